@@ -1,0 +1,202 @@
+"""The llvm-cpu lowering of each named op: its templates in ``templates/cpu/``, filled in.
+
+Every function here returns the text of one ``func.func private`` definition for a declaration
+the recipe pass emitted (same name, same type, same attributes).
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+from iree.compiler import ir
+
+from passes.errors import QmlirError
+from passes.formats import FORMATS, FloatFormat
+from passes.ir_types import TensorInfo, shape_text, tensor_info
+from passes.named_ops import OP_ATTR, op_kind, symbol_name
+
+TEMPLATES = Path(__file__).parent / "templates" / "cpu"
+
+
+@cache
+def template(name: str) -> string.Template:
+    return string.Template((TEMPLATES / name).read_text())
+
+
+def _attr_text(decl: ir.Operation) -> str:
+    items = []
+    for key in decl.attributes:
+        name = key if isinstance(key, str) else key.name
+        if name.startswith("qmlir."):
+            items.append(f"{_quote(name)} = {decl.attributes[name]}")
+    return ", ".join(items)
+
+
+def _quote(key: str) -> str:
+    return f'"{key}"'
+
+
+def _str(decl: ir.Operation, key: str) -> str:
+    return ir.StringAttr(decl.attributes[f"qmlir.{key}"]).value
+
+
+def _bool(decl: ir.Operation, key: str) -> bool:
+    return ir.BoolAttr(decl.attributes[f"qmlir.{key}"]).value
+
+
+def _float(decl: ir.Operation, key: str) -> float:
+    return ir.FloatAttr(decl.attributes[f"qmlir.{key}"]).value
+
+
+def _f32_literal(value: float) -> str:
+    import struct
+
+    return "0x" + struct.pack(">f", value).hex().upper()
+
+
+def _signature(decl: ir.Operation) -> tuple[list[TensorInfo], list[TensorInfo]]:
+    ftype = ir.FunctionType(ir.TypeAttr(decl.attributes["function_type"]).value)
+    ins = [tensor_info(t) for t in ftype.inputs]
+    outs = [tensor_info(t) for t in ftype.results]
+    if any(i is None for i in ins + outs):
+        raise QmlirError(f"named op @{symbol_name(decl)} has a non-static tensor type")
+    return ins, outs  # type: ignore[return-value]
+
+
+def _dims(rank: int, prefix: str = "d") -> list[str]:
+    return [f"{prefix}{i}" for i in range(rank)]
+
+
+def _iterators(kinds: list[str]) -> str:
+    return ", ".join(f'"{k}"' for k in kinds)
+
+
+def _common(decl: ir.Operation, shape: tuple[int, ...]) -> dict[str, str]:
+    dims = _dims(len(shape))
+    return {
+        "name": symbol_name(decl),
+        "attrs": _attr_text(decl),
+        "shape": shape_text(shape),
+        "dims": ", ".join(dims),
+        "parallels": _iterators(["parallel"] * len(shape)),
+        "reductions": _iterators(["reduction"] * len(shape)),
+    }
+
+
+def _format(name: str) -> FloatFormat:
+    fmt = FORMATS.get(name)
+    if fmt is None:
+        raise QmlirError(f"no CPU lowering for element format '{name}'")
+    return fmt
+
+
+def lower_amax(decl: ir.Operation) -> str:
+    (x,), _ = _signature(decl)
+    return template("amax.mlir").substitute(_common(decl, x.shape))
+
+
+def lower_compute_scale(decl: ir.Operation) -> str:
+    rule = _str(decl, "rule")
+    if rule != "fp8_per_tensor":
+        raise QmlirError(f"no CPU lowering for compute_scale rule '{rule}'")
+    mask = 0xFF800000 if _bool(decl, "pow2") else 0xFFFFFFFF
+    return template("compute_scale_fp8.mlir").substitute(
+        name=symbol_name(decl),
+        attrs=_attr_text(decl),
+        epsilon=_f32_literal(_float(decl, "epsilon")),
+        fp8_max=_f32_literal(_float(decl, "fp8_max")),
+        pow2_mask=str(mask - (1 << 32)),
+    )
+
+
+def lower_quantize(decl: ir.Operation) -> str:
+    (x, _), _ = _signature(decl)
+    fmt = _format(_str(decl, "format"))
+    if _str(decl, "scaling") != "per_tensor":
+        raise QmlirError(f"no CPU lowering for quantize scaling '{_str(decl, 'scaling')}'")
+    return template("quantize_fp8_per_tensor.mlir").substitute(
+        _common(decl, x.shape),
+        fmt_max=_f32_literal(fmt.max_finite),
+        emin=fmt.emin,
+        mbits=fmt.mbits,
+        nan_code=fmt.nan_code,
+    )
+
+
+def _decode(prefix: str, fmt: FloatFormat) -> str:
+    if fmt.name != "e4m3":
+        raise QmlirError(f"no CPU decoder for element format '{fmt.name}'")
+    return template("decode_fp8.mlir").substitute(
+        p=prefix,
+        mbits=fmt.mbits,
+        man_shift=23 - fmt.mbits,
+        exp_mask=(1 << fmt.ebits) - 1,
+        man_mask=(1 << fmt.mbits) - 1,
+        rebias=127 - fmt.bias,
+        subnormal_ulp=_f32_literal(2.0 ** (fmt.emin - fmt.mbits)),
+    )
+
+
+def _matmul_maps(a: TensorInfo, b: TensorInfo, b_transposed: bool) -> dict[str, str]:
+    """Indexing maps of ``[..., M, K] @ [K, N]`` or batched ``[B..., M, K] @ [B..., K, N]``."""
+    if b.rank == 2:
+        lead = _dims(a.rank - 1, "m")
+        batch: list[str] = []
+    else:
+        batch = _dims(a.rank - 2, "b")
+        lead = ["m"]
+    dims = batch + lead + ["n", "k"]
+    b_idx = batch + (["n", "k"] if b_transposed else ["k", "n"])
+    kinds = ["parallel"] * (len(dims) - 1) + ["reduction"]
+
+    def amap(idx: list[str]) -> str:
+        return f"affine_map<({', '.join(dims)}) -> ({', '.join(idx)})>"
+
+    return {
+        "mm_a_map": amap(batch + lead + ["k"]),
+        "mm_b_map": amap(b_idx),
+        "mm_out_map": amap(batch + lead + ["n"]),
+        "mm_iterators": _iterators(kinds),
+    }
+
+
+def lower_scaled_matmul(decl: ir.Operation) -> str:
+    (a, _, b, _), (out,) = _signature(decl)
+    if _str(decl, "scaling") != "per_tensor":
+        raise QmlirError(f"no CPU lowering for scaled_matmul scaling '{_str(decl, 'scaling')}'")
+    a_fmt, b_fmt = _format(_str(decl, "a_format")), _format(_str(decl, "b_format"))
+    return template("scaled_matmul_per_tensor.mlir").substitute(
+        name=symbol_name(decl),
+        attrs=_attr_text(decl),
+        a_shape=shape_text(a.shape),
+        b_shape=shape_text(b.shape),
+        out_shape=shape_text(out.shape),
+        a_dims=", ".join(_dims(a.rank)),
+        b_dims=", ".join(_dims(b.rank)),
+        out_dims=", ".join(_dims(out.rank)),
+        a_parallels=_iterators(["parallel"] * a.rank),
+        b_parallels=_iterators(["parallel"] * b.rank),
+        out_parallels=_iterators(["parallel"] * out.rank),
+        decode_a=_decode("a_", a_fmt),
+        decode_b=_decode("b_", b_fmt),
+        **_matmul_maps(a, b, _bool(decl, "b_transposed")),
+    )
+
+
+LOWERINGS: dict[str, Callable[[ir.Operation], str]] = {
+    "amax": lower_amax,
+    "compute_scale": lower_compute_scale,
+    "quantize": lower_quantize,
+    "scaled_matmul": lower_scaled_matmul,
+}
+
+
+def lower_text(decl: ir.Operation) -> str:
+    kind = op_kind(decl)
+    lowering = LOWERINGS.get(kind)
+    if lowering is None:
+        raise QmlirError(f"no CPU lowering for named op '{kind}' ({OP_ATTR})")
+    return lowering(decl)

@@ -1,0 +1,173 @@
+"""Pass ``fold-constant-quantize``: quantizes weights at compile time.
+
+Expects the recipe pass's output. Every named-op call whose operands are all constants (a
+``torch.vtensor.literal`` through ``convert_element_type``/``to_builtin_tensor``, or an earlier
+folded result) is evaluated by compiling and running that op's own llvm-cpu lowering, and its
+results become ``arith.constant``s: FP8 codes as ``i8``, scales as ``f32``. The f32 weight and its
+chain are then dead and erased, so the artifact carries FP8 bytes, not f32.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import ml_dtypes
+import numpy as np
+from iree.compiler import ir
+
+from passes.evaluate import NamedOpEvaluator
+from passes.named_ops import OP_ATTR, PURE_OPS, callee_name
+from passes.pass_registry import ModulePass, register_pass
+from passes.torch_ops import defining_op
+
+# Ops that may be erased once nothing uses them (pure producers of the constant chains).
+_ERASABLE = (
+    "torch.vtensor.literal",
+    "torch.prims.convert_element_type",
+    "torch_c.to_builtin_tensor",
+    "torch.constant.int",
+    "arith.constant",
+)
+
+_NP_DTYPES = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "f16": np.float16}
+
+
+def elements_to_numpy(attr: ir.Attribute) -> np.ndarray:
+    """Values of a dense elements attribute (f32/bf16/f16/ints) as a numpy array."""
+    dense = ir.DenseElementsAttr(attr)
+    shaped = ir.ShapedType(dense.type)
+    elem = str(shaped.element_type)
+    shape = tuple(shaped.shape)
+    if elem == "bf16":
+        raw = np.frombuffer(bytes(_hex_payload(dense)), dtype=np.uint16)
+        arr = raw.view(ml_dtypes.bfloat16)
+        return np.broadcast_to(arr, shape).copy() if dense.is_splat else arr.reshape(shape)
+    if dense.is_splat:
+        return np.full(shape, np.array(dense.get_splat_value().value), dtype=_NP_DTYPES[elem])
+    return np.array(dense).reshape(shape)
+
+
+def _hex_payload(dense: ir.DenseElementsAttr) -> bytes:
+    text = str(dense)
+    start = text.index('"0x') + 3
+    return bytes.fromhex(text[start : text.index('"', start)])
+
+
+def _constant_value(value: ir.Value, known: dict[ir.Value, np.ndarray]) -> np.ndarray | None:
+    if value in known:
+        return known[value]
+    op = defining_op(value)
+    if op is None:
+        return None
+    result: np.ndarray | None = None
+    if op.name in ("torch.vtensor.literal", "arith.constant"):
+        result = elements_to_numpy(op.attributes["value"])
+    elif op.name == "torch_c.to_builtin_tensor":
+        result = _constant_value(op.operands[0], known)
+    elif op.name == "torch.prims.convert_element_type":
+        source = _constant_value(op.operands[0], known)
+        if source is not None and "f32" in str(value.type):
+            result = source.astype(np.float32)
+    if result is not None:
+        known[value] = result
+    return result
+
+
+def _is_named_call(op: ir.Operation, decls: dict[str, ir.Operation]) -> bool:
+    return op.name == "func.call" and callee_name(op) in decls
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class FoldConstantQuantize(ModulePass):
+    name = "fold-constant-quantize"
+
+    def apply(self, module: ir.Module) -> None:
+        decls = {
+            ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+            for op in module.body.operations
+            if op.operation.name == "func.func" and OP_ATTR in op.operation.attributes
+        }
+        calls: list[ir.Operation] = []
+
+        def collect(op: ir.Operation) -> ir.WalkResult:
+            if _is_named_call(op, decls):
+                calls.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(collect)
+        known: dict[ir.Value, np.ndarray] = {}
+        foldable: list[tuple[ir.Operation, list[np.ndarray]]] = []
+        for call in calls:
+            if ir.StringAttr(decls[callee_name(call)].attributes[OP_ATTR]).value not in PURE_OPS:
+                continue
+            args = [_constant_value(v, known) for v in call.operands]
+            if any(a is None for a in args):
+                continue
+            foldable.append((call, args))  # type: ignore[arg-type]
+            for r in call.results:
+                known[r] = np.empty(0)  # placeholder: marks the result constant for later calls
+        if not foldable:
+            return
+        evaluator = NamedOpEvaluator(
+            [decls[n] for n in dict.fromkeys(callee_name(c) for c, _ in foldable)]
+        )
+        for call, _ in foldable:
+            args = [known[v] if v in known else _constant_value(v, known) for v in call.operands]
+            outputs = evaluator(callee_name(call), *args)
+            with ir.InsertionPoint(call), call.location:
+                for result, array in zip(call.results, outputs, strict=True):
+                    const = _make_constant(array, result.type)
+                    known[const] = array
+                    result.replace_all_uses_with(const)
+                    known[result] = array
+        for call, _ in foldable:
+            call.erase()
+        _erase_dead(module)
+        _erase_uncalled(module, decls)
+
+
+def _make_constant(array: np.ndarray, result_type: ir.Type) -> ir.Value:
+    shaped = ir.ShapedType(result_type)
+    shape = list(shaped.shape)
+    data = np.ascontiguousarray(array.view(np.int8) if str(shaped.element_type) == "i8" else array)
+    attr = ir.DenseElementsAttr.get(
+        data.reshape(shape), type=shaped.element_type, shape=shape
+    )
+    return ir.Operation.create(
+        "arith.constant", results=[result_type], attributes={"value": attr}
+    ).result
+
+
+def _erase_dead(module: ir.Module) -> None:
+    while True:
+        dead: list[ir.Operation] = []
+
+        def collect(op: ir.Operation) -> ir.WalkResult:
+            if op.name in _ERASABLE and all(_unused(r) for r in op.results):
+                dead.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(collect)
+        if not dead:
+            return
+        for op in dead:
+            op.erase()
+
+
+def _unused(value: ir.Value) -> bool:
+    return next(iter(value.uses), None) is None
+
+
+def _erase_uncalled(module: ir.Module, decls: dict[str, ir.Operation]) -> None:
+    called: set[str] = set()
+
+    def collect(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "func.call":
+            called.add(callee_name(op))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    for name, decl in decls.items():
+        if name not in called:
+            decl.erase()

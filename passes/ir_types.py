@@ -1,0 +1,67 @@
+"""Helpers for the types the passes meet: torch value tensors and builtin tensors."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from iree.compiler import ir
+
+_VTENSOR = re.compile(r"^!torch\.vtensor<\[([0-9,\s]*)\],(\w+)>$")
+
+# torch ScalarType codes, as torch.prims.convert_element_type takes them.
+TORCH_DTYPE_CODES = {"f16": 5, "f32": 6, "f64": 7, "bf16": 15}
+FLOAT_DTYPES = ("f16", "bf16", "f32")
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """Static shape and element type name of a tensor value (torch or builtin)."""
+
+    shape: tuple[int, ...]
+    dtype: str
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def builtin(self) -> ir.Type:
+        return builtin_tensor_type(self.shape, self.dtype)
+
+    def vtensor(self) -> ir.Type:
+        return vtensor_type(self.shape, self.dtype)
+
+    def with_dtype(self, dtype: str) -> TensorInfo:
+        return TensorInfo(self.shape, dtype)
+
+
+def tensor_info(t: ir.Type) -> TensorInfo | None:
+    """Shape and dtype of a static ``!torch.vtensor`` or ranked builtin tensor, else None."""
+    text = str(t)
+    m = _VTENSOR.match(text)
+    if m:
+        dims = [d.strip() for d in m.group(1).split(",") if d.strip()]
+        if any(not d.isdigit() for d in dims):
+            return None
+        return TensorInfo(tuple(int(d) for d in dims), m.group(2))
+    try:
+        rt = ir.RankedTensorType(t)
+    except ValueError:
+        return None
+    if not rt.has_static_shape:
+        return None
+    return TensorInfo(tuple(rt.shape), str(rt.element_type))
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    """``tensor<${shape}xf32>`` spelling of a shape; a 0-d tensor has none."""
+    return "x".join(str(d) for d in shape)
+
+
+def builtin_tensor_type(shape: tuple[int, ...], dtype: str) -> ir.Type:
+    dims = shape_text(shape)
+    return ir.Type.parse(f"tensor<{dims}x{dtype}>" if dims else f"tensor<{dtype}>")
+
+
+def vtensor_type(shape: tuple[int, ...], dtype: str) -> ir.Type:
+    return ir.Type.parse(f"!torch.vtensor<[{','.join(str(d) for d in shape)}],{dtype}>")

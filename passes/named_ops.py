@@ -1,0 +1,107 @@
+"""The named ops of qmlir's small dialect, as the recipe passes emit them.
+
+A named op is a call to a private function whose declaration carries the op's attributes
+(``qmlir.op = "quantize"``, ``qmlir.format = "e4m3"``, ...) and whose name spells them, e.g.
+``@qmlir.quantize.e4m3.32x1024``. The recipe pass emits declarations only, so the IR after it
+reads as the recipe; ``lower-named-ops`` gives each declaration its body for a target
+(``passes/templates/<target>/``), and ``fold-constant-quantize`` evaluates calls whose operands
+are constants (the weights) at compile time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from iree.compiler import ir
+from iree.compiler.dialects import func
+
+from passes.ir_types import shape_text
+
+OP_ATTR = "qmlir.op"
+LAYER_ATTR = "qmlir.layer"
+
+# Ops whose calls have no side effects: a call whose results are unused may be erased.
+PURE_OPS = ("amax", "compute_scale", "quantize", "scaled_matmul")
+
+
+def is_named_op_decl(op: ir.Operation) -> bool:
+    return op.name == "func.func" and OP_ATTR in op.attributes
+
+
+def op_kind(decl: ir.Operation) -> str:
+    return ir.StringAttr(decl.attributes[OP_ATTR]).value
+
+
+def symbol_name(op: ir.Operation) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
+
+
+def callee_name(call: ir.Operation) -> str:
+    return ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+
+
+def variant_suffix(*parts: object) -> str:
+    """Joins name parts; tuples are shapes (``32x1024``)."""
+    out = []
+    for p in parts:
+        out.append(shape_text(p) or "scalar" if isinstance(p, tuple) else str(p))
+    return ".".join(out)
+
+
+class NamedOpBuilder:
+    """Declares named ops in a module and emits calls to them at the current insertion point."""
+
+    def __init__(self, module: ir.Module) -> None:
+        self.module = module
+        self._declared: dict[str, ir.Operation] = {}
+        for op in module.body.operations:
+            if is_named_op_decl(op.operation):
+                self._declared[symbol_name(op.operation)] = op.operation
+
+    def declare(
+        self,
+        kind: str,
+        variant: str,
+        arg_types: Sequence[ir.Type],
+        result_types: Sequence[ir.Type],
+        attrs: dict[str, ir.Attribute],
+    ) -> str:
+        name = f"qmlir.{kind}.{variant}"
+        if name in self._declared:
+            return name
+        with ir.InsertionPoint(self.module.body), ir.Location.unknown():
+            decl = func.FuncOp(
+                name, ir.FunctionType.get(list(arg_types), list(result_types)), visibility="private"
+            )
+        decl.attributes[OP_ATTR] = ir.StringAttr.get(kind)
+        for key, value in attrs.items():
+            decl.attributes[f"qmlir.{key}"] = value
+        self._declared[name] = decl.operation
+        return name
+
+    def call(
+        self,
+        kind: str,
+        variant: str,
+        operands: Sequence[ir.Value],
+        result_types: Sequence[ir.Type],
+        attrs: dict[str, ir.Attribute] | None = None,
+        layer: str | None = None,
+    ) -> list[ir.Value]:
+        name = self.declare(kind, variant, [v.type for v in operands], result_types, attrs or {})
+        call = func.CallOp(list(result_types), ir.FlatSymbolRefAttr.get(name), list(operands))
+        if layer:
+            call.attributes[LAYER_ATTR] = ir.StringAttr.get(layer)
+        return list(call.results)
+
+
+def f32_attr(value: float) -> ir.Attribute:
+    return ir.FloatAttr.get(ir.F32Type.get(), value)
+
+
+def str_attr(value: str) -> ir.Attribute:
+    return ir.StringAttr.get(value)
+
+
+def bool_attr(value: bool) -> ir.Attribute:
+    return ir.BoolAttr.get(value)

@@ -1,0 +1,38 @@
+"""Runs passes on an MLIR file, for tests: ``python -m passes.opt -p PASS[{opts}] in.mlir``.
+
+Prints the resulting module to stdout (``-`` reads stdin). Several ``-p`` run in order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from iree.compiler import ir
+
+from passes import parse_pass
+from passes.errors import QmlirError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m passes.opt", description=__doc__)
+    parser.add_argument("-p", "--pass", dest="passes", action="append", default=[], help="pass")
+    parser.add_argument("input", help="MLIR file, or - for stdin")
+    args = parser.parse_args(argv)
+    text = sys.stdin.read() if args.input == "-" else open(args.input).read()
+    try:
+        pipeline = [parse_pass(p) for p in args.passes]
+        with ir.Context() as ctx:
+            ctx.allow_unregistered_dialects = False
+            module = ir.Module.parse(text)
+            for p in pipeline:
+                p.apply(module)
+            print(module.operation.get_asm(enable_debug_info=False, large_elements_limit=64))
+    except QmlirError as e:
+        print(f"qmlir-opt: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

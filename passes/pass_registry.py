@@ -1,0 +1,65 @@
+"""Passes are frozen dataclasses registered by name; options are their fields.
+
+``name{opt-a=1 opt-b=true}`` parses to ``Cls.from_options({"opt-a": "1", "opt-b": "true"})``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, ClassVar
+
+from iree.compiler import ir
+
+from passes.errors import QmlirError
+from passes.recipes.base import _coerce
+
+PASSES: dict[str, type[ModulePass]] = {}
+
+
+def register_pass(cls: type[ModulePass]) -> type[ModulePass]:
+    PASSES[cls.name] = cls
+    return cls
+
+
+@dataclasses.dataclass(frozen=True)
+class ModulePass:
+    name: ClassVar[str] = ""
+
+    def apply(self, module: ir.Module) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def from_options(cls, options: dict[str, str]) -> ModulePass:
+        import typing
+
+        fields = {f.name for f in dataclasses.fields(cls)}
+        hints = typing.get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for raw_key, raw in options.items():
+            key = raw_key.replace("-", "_")
+            if key not in fields:
+                raise QmlirError(f"pass '{cls.name}' has no option '{raw_key}'")
+            values[key] = _coerce(cls.name, key, hints[key], raw)
+        return cls(**values)
+
+
+_SPEC = re.compile(r"^\s*([\w-]+)\s*(?:\{(.*)\})?\s*$")
+
+
+def parse_pass(spec: str) -> ModulePass:
+    """Parses ``name`` or ``name{key=value key2=value2}``."""
+    m = _SPEC.match(spec)
+    if not m:
+        raise QmlirError(f"cannot parse pass '{spec}' (expected name{{key=value ...}})")
+    name, body = m.group(1), m.group(2) or ""
+    cls = PASSES.get(name)
+    if cls is None:
+        raise QmlirError(f"unknown pass '{name}' (known: {', '.join(sorted(PASSES))})")
+    options: dict[str, str] = {}
+    for item in body.split():
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise QmlirError(f"pass option '{item}' of '{name}' is not key=value")
+        options[key] = value
+    return cls.from_options(options)

@@ -1,0 +1,168 @@
+"""Pass ``quantize-matmuls``: the recipe pass.
+
+Expects torch-dialect IR from the FX importer (``torch.aten.linear``/``mm``/``addmm``/``matmul``/
+``bmm`` in their dtypes, weights as ``torch.vtensor.literal``). Rewrites every matmul one of whose
+operands is a weight (every matmul, with ``quantize-all-matmuls``) into the recipe's named ops:
+
+    x (f32) → amax → compute_scale → quantize ─┐
+    w (f32) → amax → compute_scale → quantize ─┴→ scaled_matmul → (+ bias in f32) → cast to dtype
+
+Weights keep their chain here (readable); ``fold-constant-quantize`` evaluates it at compile time.
+A matmul it leaves in high precision gets ``qmlir.kept_high_precision = "<reason>"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from iree.compiler import ir
+
+from passes import torch_ops
+from passes.errors import QmlirError
+from passes.ir_types import FLOAT_DTYPES, TensorInfo, tensor_info
+from passes.named_ops import NamedOpBuilder
+from passes.pass_registry import ModulePass, register_pass
+from passes.recipes import NoQuantization, Recipe, get_recipe
+
+MATMUL_OPS = (
+    "torch.aten.linear",
+    "torch.aten.mm",
+    "torch.aten.addmm",
+    "torch.aten.matmul",
+    "torch.aten.bmm",
+)
+KEPT_ATTR = "qmlir.kept_high_precision"
+
+
+@dataclass(frozen=True)
+class MatmulSite:
+    """One matmul: ``out = a @ b`` (``b`` given as ``[N, K]`` when ``b_transposed``) + bias."""
+
+    op: ir.Operation
+    a: ir.Value
+    b: ir.Value
+    b_transposed: bool
+    bias: ir.Value | None
+    layer: str
+
+
+def layer_name(op: ir.Operation) -> str:
+    """The module path the importer put in the op's location (``layers.3.fc1``), or ''."""
+    return _loc_name(op.location)
+
+
+def _loc_name(loc: ir.Location) -> str:
+    if isinstance(loc, ir.NameLoc):
+        return loc.name_str
+    if isinstance(loc, ir.CallSiteLoc):
+        return _loc_name(loc.callee)
+    if isinstance(loc, ir.FusedLoc):
+        for inner in loc.locations:
+            name = _loc_name(inner)
+            if name:
+                return name
+    return ""
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class QuantizeMatmuls(ModulePass):
+    name = "quantize-matmuls"
+
+    recipe: Recipe = NoQuantization()
+    quantize_all_matmuls: bool = False
+
+    @classmethod
+    def from_options(cls, options: dict[str, str]) -> QuantizeMatmuls:
+        opts = {k.replace("-", "_"): v for k, v in options.items()}
+        recipe_name = opts.pop("recipe", "fp8-current")
+        quantize_all = opts.pop("quantize_all_matmuls", "false").lower() in ("1", "true", "yes")
+        return cls(recipe=get_recipe(recipe_name, opts), quantize_all_matmuls=quantize_all)
+
+    def apply(self, module: ir.Module) -> None:
+        if not self.recipe.quantizes:
+            return
+        found: list[ir.Operation] = []
+
+        def collect(op: ir.Operation) -> ir.WalkResult:
+            if op.name in MATMUL_OPS:
+                found.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(collect)
+        builder = NamedOpBuilder(module)
+        for op in found:
+            site, reason = self._match(op)
+            if site is None:
+                op.attributes[KEPT_ATTR] = ir.StringAttr.get(reason)
+                continue
+            self._rewrite(site, builder)
+
+    def _match(self, op: ir.Operation) -> tuple[MatmulSite | None, str]:
+        operands = list(op.operands)
+        bias: ir.Value | None = None
+        if op.name == "torch.aten.linear":
+            a, b, bias = operands[0], operands[1], operands[2]
+            transposed = True
+            if torch_ops.is_none(bias):
+                bias = None
+        elif op.name == "torch.aten.addmm":
+            bias, a, b = operands[0], operands[1], operands[2]
+            if torch_ops.constant_number(operands[3]) != 1 or torch_ops.constant_number(
+                operands[4]
+            ) != 1:
+                return None, "addmm with beta or alpha other than 1"
+            transposed = False
+        else:
+            a, b = operands[0], operands[1]
+            transposed = False
+        has_weight = torch_ops.is_literal(a) or torch_ops.is_literal(b)
+        if torch_ops.is_literal(a) and torch_ops.is_literal(b):
+            return None, "both operands are constants"
+        if not has_weight and not self.quantize_all_matmuls:
+            return None, "no operand is a weight (use --quantize-all-matmuls)"
+        a_info, b_info = tensor_info(a.type), tensor_info(b.type)
+        out_info = tensor_info(op.results[0].type)
+        if a_info is None or b_info is None or out_info is None:
+            return None, "dynamic or unknown shape"
+        if out_info.dtype not in FLOAT_DTYPES or a_info.dtype not in FLOAT_DTYPES:
+            return None, f"element type {out_info.dtype} is not a float type qmlir quantizes"
+        if not _supported_ranks(a_info, b_info):
+            return None, f"operand shapes {list(a_info.shape)} x {list(b_info.shape)} not supported"
+        if bias is not None and tensor_info(bias.type) is None:
+            return None, "bias of unknown shape"
+        return MatmulSite(op, a, b, transposed, bias, layer_name(op)), ""
+
+    def _rewrite(self, site: MatmulSite, builder: NamedOpBuilder) -> None:
+        op = site.op
+        out_info = tensor_info(op.results[0].type)
+        assert out_info is not None
+        with ir.InsertionPoint(op), op.location:
+            a = torch_ops.to_builtin(torch_ops.convert_dtype(site.a, "f32"))
+            b = torch_ops.to_builtin(torch_ops.convert_dtype(site.b, "f32"))
+            qa = self.recipe.emit_quantize(builder, a, layer=site.layer)  # type: ignore[attr-defined]
+            qb = self.recipe.emit_quantize(builder, b, layer=site.layer)  # type: ignore[attr-defined]
+            y = self.recipe.emit_scaled_matmul(  # type: ignore[attr-defined]
+                builder, qa, qb, site.b_transposed, out_info, layer=site.layer
+            )
+            result = torch_ops.from_builtin(y, out_info.with_dtype("f32"))
+            if site.bias is not None:
+                result = torch_ops.add_tensors(result, torch_ops.convert_dtype(site.bias, "f32"))
+            result = torch_ops.convert_dtype(result, out_info.dtype)
+        op.results[0].replace_all_uses_with(result)
+        op.erase()
+
+
+def _supported_ranks(a: TensorInfo, b: TensorInfo) -> bool:
+    """``[..., M, K] @ [K, N]`` or a batched ``[B..., M, K] @ [B..., K, N]`` (same batch dims)."""
+    if a.rank < 2 or b.rank < 2:
+        return False
+    if b.rank == 2:
+        return True
+    return a.rank == b.rank and a.shape[:-2] == b.shape[:-2]
+
+
+def check_recipe_emits(recipe: Recipe) -> None:
+    if recipe.quantizes and not hasattr(recipe, "emit_quantize"):
+        raise QmlirError(f"recipe '{recipe.name}' cannot rewrite matmuls yet")

@@ -1,0 +1,128 @@
+"""Recipe ``fp8-current``: TE ``Float8CurrentScaling``, one FP32 scale per tensor.
+
+Per quantized tensor: ``amax = max|x|`` (NaN ignored) → ``compute_scale`` (TE's
+``compute_scale_from_amax``) → ``quantize`` (saturating RNE cast of ``x * scale`` to E4M3,
+``scale_inv = 1 / scale``). The GEMM is ``scaled_matmul`` with f32 accumulation and
+``alpha = scale_inv_a * scale_inv_b``. Weights go through the same chain, folded at compile time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+from dataclasses import dataclass
+
+from iree.compiler import ir
+
+from passes.formats import FloatFormat, Fp8Format
+from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
+from passes.named_ops import NamedOpBuilder, bool_attr, f32_attr, str_attr, variant_suffix
+from passes.recipes.base import Recipe, register_recipe
+
+
+@dataclass(frozen=True)
+class QuantizedOperand:
+    """A GEMM operand after quantization: element codes and what dequantizes them."""
+
+    data: ir.Value
+    scale_inv: ir.Value
+    fmt: FloatFormat
+
+
+@register_recipe
+@dataclasses.dataclass(frozen=True)
+class Fp8CurrentScaling(Recipe):
+    name = "fp8-current"
+    summary = "FP8 with one FP32 scale per tensor from the tensor's own amax (TE Float8CurrentScaling)"
+
+    fp8_format: Fp8Format = Fp8Format.E4M3
+    force_pow2_scales: bool = False
+    amax_epsilon: float = 0.0
+
+    @classmethod
+    def option_docs(cls) -> dict[str, str]:
+        return {
+            "fp8_format": "e4m3 | hybrid (hybrid = E4M3 for every forward tensor, E5M2 only for "
+            "gradients, which inference never has)",
+            "force_pow2_scales": "round each scale down to a power of 2 (mantissa zeroed)",
+            "amax_epsilon": "lower bound on amax before the scale is computed",
+        }
+
+    def __post_init__(self) -> None:
+        from passes.errors import QmlirError
+
+        if not self.amax_epsilon >= 0.0:
+            raise QmlirError("option 'amax_epsilon' of recipe 'fp8-current' must be >= 0")
+
+    @property
+    def element_format(self) -> FloatFormat:
+        return self.fp8_format.forward_format()
+
+    def _scale_variant(self) -> str:
+        parts = [self.element_format.name]
+        if self.force_pow2_scales:
+            parts.append("pow2")
+        if self.amax_epsilon:
+            parts.append("eps" + struct.pack(">f", self.amax_epsilon).hex())
+        return ".".join(parts)
+
+    def emit_quantize(
+        self, ops: NamedOpBuilder, x: ir.Value, layer: str | None = None
+    ) -> QuantizedOperand:
+        """amax → compute_scale → quantize on an f32 builtin tensor."""
+        info = tensor_info(x.type)
+        assert info is not None and info.dtype == "f32", x.type
+        fmt = self.element_format
+        scalar = builtin_tensor_type((), "f32")
+        (amax,) = ops.call("amax", variant_suffix(info.shape), [x], [scalar], layer=layer)
+        (scale,) = ops.call(
+            "compute_scale",
+            "fp8_per_tensor." + self._scale_variant(),
+            [amax],
+            [scalar],
+            {
+                "rule": str_attr("fp8_per_tensor"),
+                "fp8_max": f32_attr(fmt.max_finite),
+                "epsilon": f32_attr(self.amax_epsilon),
+                "pow2": bool_attr(self.force_pow2_scales),
+            },
+            layer=layer,
+        )
+        data, scale_inv = ops.call(
+            "quantize",
+            variant_suffix(fmt.name, "per_tensor", info.shape),
+            [x, scale],
+            [builtin_tensor_type(info.shape, "i8"), scalar],
+            {"format": str_attr(fmt.name), "scaling": str_attr("per_tensor")},
+            layer=layer,
+        )
+        return QuantizedOperand(data, scale_inv, fmt)
+
+    def emit_scaled_matmul(
+        self,
+        ops: NamedOpBuilder,
+        a: QuantizedOperand,
+        b: QuantizedOperand,
+        b_transposed: bool,
+        out: TensorInfo,
+        layer: str | None = None,
+    ) -> ir.Value:
+        a_info, b_info = tensor_info(a.data.type), tensor_info(b.data.type)
+        assert a_info is not None and b_info is not None
+        layout = "nt" if b_transposed else "nn"
+        (result,) = ops.call(
+            "scaled_matmul",
+            variant_suffix(
+                f"{a.fmt.name}x{b.fmt.name}", "per_tensor", layout, a_info.shape, b_info.shape
+            ),
+            [a.data, a.scale_inv, b.data, b.scale_inv],
+            [out.with_dtype("f32").builtin()],
+            {
+                "a_format": str_attr(a.fmt.name),
+                "b_format": str_attr(b.fmt.name),
+                "scaling": str_attr("per_tensor"),
+                "b_transposed": bool_attr(b_transposed),
+            },
+            layer=layer,
+        )
+        return result

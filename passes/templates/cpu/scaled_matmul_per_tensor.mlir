@@ -1,0 +1,50 @@
+// scaled_matmul (per-tensor FP8 operands): out = (decode(a) @ decode(b)) * (a_scale_inv * b_scale_inv),
+// products and sums in f32 (exact products: FP8 values are exact in f32).
+func.func private @${name}(%a: tensor<${a_shape}xi8>, %a_scale_inv: tensor<f32>,
+                            %b: tensor<${b_shape}xi8>, %b_scale_inv: tensor<f32>)
+    -> tensor<${out_shape}xf32> attributes {${attrs}} {
+  %a_empty = tensor.empty() : tensor<${a_shape}xf32>
+  %a_f32 = linalg.generic {
+      indexing_maps = [affine_map<(${a_dims}) -> (${a_dims})>, affine_map<(${a_dims}) -> (${a_dims})>],
+      iterator_types = [${a_parallels}]}
+      ins(%a : tensor<${a_shape}xi8>) outs(%a_empty : tensor<${a_shape}xf32>) {
+  ^bb0(%a_code: i8, %out: f32):
+${decode_a}
+    linalg.yield %a_val : f32
+  } -> tensor<${a_shape}xf32>
+  %b_empty = tensor.empty() : tensor<${b_shape}xf32>
+  %b_f32 = linalg.generic {
+      indexing_maps = [affine_map<(${b_dims}) -> (${b_dims})>, affine_map<(${b_dims}) -> (${b_dims})>],
+      iterator_types = [${b_parallels}]}
+      ins(%b : tensor<${b_shape}xi8>) outs(%b_empty : tensor<${b_shape}xf32>) {
+  ^bb0(%b_code: i8, %out: f32):
+${decode_b}
+    linalg.yield %b_val : f32
+  } -> tensor<${b_shape}xf32>
+  %zero = arith.constant 0.0 : f32
+  %acc_empty = tensor.empty() : tensor<${out_shape}xf32>
+  %acc_init = linalg.fill ins(%zero : f32) outs(%acc_empty : tensor<${out_shape}xf32>) -> tensor<${out_shape}xf32>
+  %acc = linalg.generic {
+      indexing_maps = [${mm_a_map}, ${mm_b_map}, ${mm_out_map}],
+      iterator_types = [${mm_iterators}]}
+      ins(%a_f32, %b_f32 : tensor<${a_shape}xf32>, tensor<${b_shape}xf32>)
+      outs(%acc_init : tensor<${out_shape}xf32>) {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %p = arith.mulf %x, %y : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<${out_shape}xf32>
+  %out_empty = tensor.empty() : tensor<${out_shape}xf32>
+  %out = linalg.generic {
+      indexing_maps = [affine_map<(${out_dims}) -> (${out_dims})>, affine_map<(${out_dims}) -> ()>,
+                       affine_map<(${out_dims}) -> ()>, affine_map<(${out_dims}) -> (${out_dims})>],
+      iterator_types = [${out_parallels}]}
+      ins(%acc, %a_scale_inv, %b_scale_inv : tensor<${out_shape}xf32>, tensor<f32>, tensor<f32>)
+      outs(%out_empty : tensor<${out_shape}xf32>) {
+  ^bb0(%v: f32, %sa: f32, %sb: f32, %o: f32):
+    %alpha = arith.mulf %sa, %sb : f32
+    %r = arith.mulf %v, %alpha : f32
+    linalg.yield %r : f32
+  } -> tensor<${out_shape}xf32>
+  return %out : tensor<${out_shape}xf32>
+}
