@@ -1,0 +1,44 @@
+"""The Python API: ``compile``, ``load``, ``quantize``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from compiler.model_source import ModelSource, check_model
+from compiler.pipeline import CompileOptions, compile_model
+from compiler.runtime import CompiledModule
+from passes.recipes import get_recipe
+
+
+def compile(  # noqa: A001 (the product's API name)
+    model: torch.nn.Module,
+    example_inputs: Any,
+    recipe: str = "fp8-current",
+    target: str = "llvm-cpu",
+    *,
+    quantize_all_matmuls: bool = False,
+    dump_ir: str | Path | None = None,
+    **options: Any,
+) -> CompiledModule:
+    """Compiles ``model`` for ``target`` with its matmuls quantized by ``recipe``.
+
+    ``options`` are the recipe's options (``qmlir recipes`` lists them), e.g.
+    ``compile(m, (x,), "fp8-current", force_pow2_scales=True)``.
+    """
+    module, inputs = check_model(model, example_inputs, "compile()")
+    source = ModelSource(type(module).__name__, module, inputs)
+    chosen = get_recipe(recipe, options)
+    return compile_model(
+        source,
+        CompileOptions(
+            recipe=chosen,
+            target=target,
+            quantize_all_matmuls=quantize_all_matmuls,
+            dump_ir=Path(dump_ir) if dump_ir is not None else None,
+        ),
+    )
+
+

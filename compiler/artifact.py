@@ -1,0 +1,57 @@
+"""Artifact metadata: what a ``.vmfb`` was compiled from, embedded as reflection on ``main``.
+
+``iree.reflection = {qmlir.metadata = "<json>"}`` on the entry function survives into the
+``.vmfb``; the runtime reads it back from the function's reflection.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from iree.compiler import ir
+
+from passes.ir_types import tensor_info
+
+METADATA_KEY = "qmlir.metadata"
+ENTRY = "main"
+
+
+def io_signature(module: ir.Module) -> dict[str, list[dict[str, Any]]]:
+    """Inputs and outputs of ``@main`` as ``[{"shape": [...], "dtype": "f32"}, ...]``."""
+    main = entry_function(module)
+    ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+
+    def describe(types: list[ir.Type]) -> list[dict[str, Any]]:
+        out = []
+        for t in types:
+            info = tensor_info(t)
+            if info is None:
+                out.append({"shape": None, "dtype": str(t)})
+            else:
+                out.append({"shape": list(info.shape), "dtype": info.dtype})
+        return out
+
+    return {"inputs": describe(list(ftype.inputs)), "outputs": describe(list(ftype.results))}
+
+
+def entry_function(module: ir.Module) -> ir.Operation:
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and "sym_name" in op.operation.attributes:
+            if ir.StringAttr(op.operation.attributes["sym_name"]).value == ENTRY:
+                return op.operation
+    raise ValueError("module has no @main")
+
+
+def embed_metadata(module: ir.Module, metadata: dict[str, Any]) -> None:
+    main = entry_function(module)
+    text = json.dumps(metadata, sort_keys=True)
+    with module.context:
+        main.attributes["iree.reflection"] = ir.DictAttr.get(
+            {METADATA_KEY: ir.StringAttr.get(text)}
+        )
+
+
+def read_metadata(reflection: dict[str, str]) -> dict[str, Any] | None:
+    text = reflection.get(METADATA_KEY)
+    return json.loads(text) if text else None

@@ -1,0 +1,57 @@
+"""Stage 5, IREE compile: module → ``.vmfb`` for a target, with a repro report on failure."""
+
+from __future__ import annotations
+
+import shlex
+import tempfile
+from pathlib import Path
+
+from iree import compiler as iree_compiler
+from iree.compiler import ir
+
+from passes.errors import QmlirError
+from passes.evaluate import HOST_CPU_FLAGS
+
+TARGETS = ("llvm-cpu",)
+
+
+def target_flags(target: str) -> list[str]:
+    if target == "llvm-cpu":
+        return list(HOST_CPU_FLAGS)
+    if target == "cuda":
+        raise QmlirError("the cuda target is not available in this version of qmlir")
+    raise QmlirError(f"unknown target '{target}' (known targets: {', '.join(TARGETS)})")
+
+
+def compile_module(module: ir.Module, target: str) -> bytes:
+    """Compiles a torch-input module (torch + linalg) to a ``.vmfb`` for ``target``."""
+    flags = ["--iree-input-type=torch", *target_flags(target)]
+    with tempfile.TemporaryDirectory(prefix="qmlir-") as tmp:
+        source = Path(tmp) / "input.mlirbc"
+        with open(source, "wb") as f:
+            module.operation.write_bytecode(f)
+        try:
+            return iree_compiler.compile_file(str(source), extra_args=flags)
+        except iree_compiler.CompilerToolError as e:
+            raise _repro_error(module, flags, e, target) from e
+
+
+def _repro_error(
+    module: ir.Module, flags: list[str], error: Exception, target: str
+) -> QmlirError:
+    repro_dir = Path(tempfile.mkdtemp(prefix="qmlir-repro-"))
+    failing = repro_dir / "failing.mlir"
+    failing.write_text(module.operation.get_asm(enable_debug_info=True))
+    command = shlex.join(["iree-compile", *flags, str(failing), "-o", str(repro_dir / "out.vmfb")])
+    return QmlirError(
+        f"IREE failed to compile for {target}: {_first_error(str(error))}; "
+        f"IR saved to {failing}; reproduce with: {command}"
+    )
+
+
+def _first_error(text: str) -> str:
+    for line in text.splitlines():
+        if "error:" in line:
+            return line.split("error:", 1)[1].strip()
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[0].strip() if lines else "no message"

@@ -1,0 +1,66 @@
+"""Stage 2, import: torch-mlir's FX importer → torch-dialect MLIR text.
+
+Two hooks: weights become dense ``torch.vtensor.literal``s readable from Python (the recipe pass
+quantizes them), and each op's location is a NameLoc holding its module path (``layers.3.fc1``).
+torch-mlir and IREE have separate MLIR builds, so the module crosses over as text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch_mlir import ir as tm_ir
+from torch_mlir.dialects import torch as torch_d
+from torch_mlir.extras import fx_importer
+
+from compiler.model_source import _first
+from passes.errors import QmlirError
+
+_ELEMENT_TYPES = {
+    torch.float32: lambda: tm_ir.F32Type.get(),
+    torch.bfloat16: lambda: tm_ir.BF16Type.get(),
+    torch.float16: lambda: tm_ir.F16Type.get(),
+}
+
+
+class _DenseLiterals(fx_importer.FxImporterHooks):
+    def resolve_literal(self, gni, literal, info):  # type: ignore[no-untyped-def]
+        if not isinstance(literal, torch.Tensor) or literal.dtype not in _ELEMENT_TYPES:
+            return None
+        if literal.numel() <= 1:
+            return None
+        data = literal.detach().contiguous()
+        array = (
+            data.view(torch.int16).numpy()
+            if data.dtype == torch.bfloat16
+            else data.numpy().astype(np.dtype(str(data.dtype).removeprefix("torch.")))
+        )
+        attr = tm_ir.DenseElementsAttr.get(
+            array, type=_ELEMENT_TYPES[data.dtype](), shape=list(data.shape)
+        )
+        vtype = gni._cc.tensor_to_vtensor_type(literal)
+        return tm_ir.Operation.create(
+            "torch.vtensor.literal", results=[vtype], attributes={"value": attr}
+        ).result
+
+
+class _ModulePathLocations(fx_importer.ContextCache):
+    def get_node_location(self, node):  # type: ignore[no-untyped-def]
+        stack = node.meta.get("nn_module_stack") or {}
+        path = list(stack.values())[-1][0] if stack else ""
+        if not path:
+            return tm_ir.Location.unknown(self._c)
+        return tm_ir.Location.name(path, context=self._c)
+
+
+def import_program(program: torch.export.ExportedProgram) -> str:
+    """Imports an exported program as ``func.func @main``; returns the module's text."""
+    context = tm_ir.Context()
+    torch_d.register_dialect(context)
+    importer = fx_importer.FxImporter(context=context, hooks=_DenseLiterals())
+    importer._cc = _ModulePathLocations(context, py_attr_tracker=importer._py_attr_tracker)
+    try:
+        importer.import_frozen_program(program, func_name="main")
+    except Exception as e:
+        raise QmlirError(f"torch-mlir could not import the model: {_first(e)}") from e
+    return importer.module.operation.get_asm(enable_debug_info=True)

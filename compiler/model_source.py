@@ -1,0 +1,92 @@
+"""Where a model comes from: ``file.py[:function]`` (default function ``build``) or a ``.pt2``."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from passes.errors import QmlirError
+
+DEFAULT_FUNCTION = "build"
+
+
+@dataclass
+class ModelSource:
+    """A model and its example inputs; ``program`` is set when it came as a ``.pt2``."""
+
+    name: str
+    module: torch.nn.Module
+    example_inputs: tuple[torch.Tensor, ...]
+    program: torch.export.ExportedProgram | None = None
+
+
+def load_model(spec: str) -> ModelSource:
+    path_text, _, function = spec.partition(":")
+    path = Path(path_text)
+    if not path.exists():
+        raise QmlirError(f"model file '{path}' does not exist")
+    if path.suffix == ".pt2":
+        if function:
+            raise QmlirError(f"'{spec}': a .pt2 file takes no ':function'")
+        return _load_pt2(path)
+    if path.suffix != ".py":
+        raise QmlirError(f"model '{spec}' is neither file.py[:function] nor a .pt2 file")
+    return _load_python(path, function or DEFAULT_FUNCTION)
+
+
+def _load_pt2(path: Path) -> ModelSource:
+    try:
+        program = torch.export.load(str(path))
+    except Exception as e:
+        raise QmlirError(f"cannot load '{path}' as a torch.export program: {_first(e)}") from e
+    args, kwargs = program.example_inputs or ((), {})
+    if kwargs:
+        raise QmlirError(f"'{path}': keyword example inputs are not supported")
+    if not args:
+        raise QmlirError(f"'{path}' holds no example inputs (save it from torch.export.export)")
+    return ModelSource(path.stem, program.module(), tuple(args), program)
+
+
+def _load_python(path: Path, function: str) -> ModelSource:
+    module_name = f"qmlir_model_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise QmlirError(f"cannot import '{path}'")
+    py_module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = py_module
+    try:
+        spec.loader.exec_module(py_module)
+    except Exception as e:
+        raise QmlirError(f"importing '{path}' failed: {_first(e)}") from e
+    builder = getattr(py_module, function, None)
+    if not callable(builder):
+        raise QmlirError(f"'{path}' has no function '{function}' (expected file.py:function)")
+    try:
+        built = builder()
+    except Exception as e:
+        raise QmlirError(f"'{path}:{function}()' failed: {_first(e)}") from e
+    if not (isinstance(built, tuple) and len(built) == 2):
+        raise QmlirError(f"'{path}:{function}()' must return (model, example_inputs)")
+    model, inputs = built
+    return ModelSource(f"{path.stem}:{function}", *check_model(model, inputs, f"{path}:{function}"))
+
+
+def check_model(model: object, inputs: object, where: str) -> tuple[torch.nn.Module, tuple]:
+    if not isinstance(model, torch.nn.Module):
+        raise QmlirError(f"{where}: the model must be a torch.nn.Module, not {type(model).__name__}")
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    if not isinstance(inputs, (tuple, list)) or not all(
+        isinstance(t, torch.Tensor) for t in inputs
+    ):
+        raise QmlirError(f"{where}: example inputs must be a tensor or a tuple of tensors")
+    return model, tuple(inputs)
+
+
+def _first(e: BaseException) -> str:
+    text = str(e).strip()
+    return f"{type(e).__name__}: {text.splitlines()[0]}" if text else type(e).__name__

@@ -1,0 +1,113 @@
+"""The whole compile, one stage per line: export → import → recipe → fold weights → lower → IREE.
+
+``dump_ir`` writes the module after each MLIR stage (``01-import.mlir`` ... ``04-lower.mlir``;
+large constants elided) so a user can read exactly what the recipe did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from iree.compiler import ir
+
+from compiler.artifact import embed_metadata, io_signature
+from compiler.backend import compile_module, target_flags
+from compiler.export import export_model
+from compiler.importer import import_program
+from compiler.model_source import ModelSource
+from compiler.runtime import CompiledModule
+from compiler.version import IREE_VERSION, __version__
+from passes.fold_constant_quantize import FoldConstantQuantize
+from passes.lower_named_ops import LowerNamedOps
+from passes.named_ops import LAYER_ATTR, OP_ATTR, callee_name
+from passes.quantize_matmuls import KEPT_ATTR, QuantizeMatmuls, layer_name
+from passes.recipes import Recipe
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    recipe: Recipe
+    target: str = "llvm-cpu"
+    quantize_all_matmuls: bool = False
+    dump_ir: Path | None = None
+
+
+def compile_model(
+    source: ModelSource, options: CompileOptions, progress: Progress | None = None
+) -> CompiledModule:
+    note = progress or (lambda stage: None)
+    target_flags(options.target)  # refuse an unknown target before any work
+    note("export")
+    program = export_model(source)
+    note("import")
+    text = import_program(program)
+    with ir.Context():
+        module = ir.Module.parse(text)
+        _dump(options, "01-import", module)
+        note("recipe")
+        QuantizeMatmuls(options.recipe, options.quantize_all_matmuls).apply(module)
+        _dump(options, "02-recipe", module)
+        layers = layer_map(module)
+        note("fold weights")
+        FoldConstantQuantize().apply(module)
+        _dump(options, "03-fold-weights", module)
+        note("lower")
+        LowerNamedOps(options.target).apply(module)
+        _dump(options, "04-lower", module)
+        metadata = build_metadata(source, options, module, layers)
+        embed_metadata(module, metadata)
+        note("iree compile")
+        vmfb = compile_module(module, options.target)
+    return CompiledModule(vmfb, metadata)
+
+
+def build_metadata(
+    source: ModelSource, options: CompileOptions, module: ir.Module, layers: list[dict[str, str]]
+) -> dict[str, Any]:
+    return {
+        "format": "qmlir-artifact/1",
+        "qmlir_version": __version__,
+        "iree_version": IREE_VERSION,
+        "model": source.name,
+        "recipe": options.recipe.to_dict(),
+        "target": options.target,
+        "quantize_all_matmuls": options.quantize_all_matmuls,
+        "signature": io_signature(module),
+        "layers": layers,
+    }
+
+
+def layer_map(module: ir.Module) -> list[dict[str, str]]:
+    """Each matmul after the recipe pass: its layer, and how it was compiled (and why not)."""
+    out: list[dict[str, str]] = []
+    scaled = {
+        ir.StringAttr(op.operation.attributes["sym_name"]).value
+        for op in module.body.operations
+        if OP_ATTR in op.operation.attributes
+        and ir.StringAttr(op.operation.attributes[OP_ATTR]).value == "scaled_matmul"
+    }
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "func.call" and callee_name(op) in scaled:
+            layer = ir.StringAttr(op.attributes[LAYER_ATTR]).value if LAYER_ATTR in op.attributes else ""
+            out.append({"layer": layer, "matmul": "scaled_matmul", "note": ""})
+        elif KEPT_ATTR in op.attributes:
+            reason = ir.StringAttr(op.attributes[KEPT_ATTR]).value
+            out.append({"layer": layer_name(op), "matmul": op.name, "note": reason})
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return out
+
+
+def _dump(options: CompileOptions, stage: str, module: ir.Module) -> None:
+    if options.dump_ir is None:
+        return
+    options.dump_ir.mkdir(parents=True, exist_ok=True)
+    text = module.operation.get_asm(enable_debug_info=True, large_elements_limit=16)
+    (options.dump_ir / f"{stage}.mlir").write_text(text)

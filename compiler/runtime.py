@@ -1,0 +1,143 @@
+"""Stage 6, execute: ``CompiledModule`` runs a ``.vmfb`` through ``iree.runtime``.
+
+Inputs are numpy arrays or torch tensors; outputs come back as the same kind (torch if any input
+was torch). Inputs are checked against the signature in the artifact's metadata first.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from iree import runtime as iree_runtime
+
+from compiler.artifact import ENTRY, read_metadata
+from passes.errors import QmlirError
+
+NUMPY_DTYPES: dict[str, Any] = {
+    "f32": np.dtype(np.float32),
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f64": np.dtype(np.float64),
+    "si64": np.dtype(np.int64),
+    "si32": np.dtype(np.int32),
+    "i1": np.dtype(np.bool_),
+}
+
+
+class CompiledModule:
+    """A compiled qmlir artifact: call it like the model; ``.save(path)``; ``.metadata``."""
+
+    def __init__(self, vmfb: bytes, metadata: dict[str, Any] | None = None, device: str = "") -> None:
+        self._vmfb = vmfb
+        self._device = device or "local-task"
+        try:
+            self._context = iree_runtime.SystemContext(config=iree_runtime.Config(self._device))
+            vm_module = iree_runtime.VmModule.copy_buffer(self._context.instance, vmfb)
+        except (ValueError, RuntimeError) as e:
+            raise QmlirError(f"not a valid qmlir artifact: {str(e).splitlines()[0]}") from e
+        function = vm_module.lookup_function(ENTRY)
+        found = read_metadata(function.reflection) if function is not None else None
+        if found is None:
+            raise QmlirError("not a qmlir artifact: the module has no qmlir metadata on @main")
+        self.metadata: dict[str, Any] = metadata or found
+        self._context.add_vm_module(vm_module)
+        self._main = self._context.modules[vm_module.name][ENTRY]
+
+    @property
+    def signature(self) -> dict[str, list[dict[str, Any]]]:
+        return self.metadata["signature"]
+
+    @property
+    def vmfb(self) -> bytes:
+        return self._vmfb
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        write_atomically(Path(path), self._vmfb)
+
+    def run_numpy(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        arrays = self._check_inputs(inputs)
+        results = self._main(*arrays)
+        if not isinstance(results, (tuple, list)):
+            results = (results,)
+        return [np.asarray(r.to_host()) for r in results]
+
+    def __call__(self, *inputs: Any) -> Any:
+        as_torch = any(_is_torch(x) for x in inputs)
+        outputs = self.run_numpy(*[to_numpy(x) for x in inputs])
+        if as_torch:
+            outputs = [to_torch(o) for o in outputs]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _check_inputs(self, inputs: tuple[np.ndarray, ...]) -> list[np.ndarray]:
+        expected = self.signature["inputs"]
+        if len(inputs) != len(expected):
+            raise QmlirError(f"the module takes {len(expected)} input(s), got {len(inputs)}")
+        arrays = []
+        for i, (x, spec) in enumerate(zip(inputs, expected, strict=True)):
+            want = NUMPY_DTYPES.get(spec["dtype"])
+            if tuple(x.shape) != tuple(spec["shape"]):
+                raise QmlirError(
+                    f"input {i} has shape {list(x.shape)}, the module expects {spec['shape']}"
+                )
+            if want is not None and x.dtype != want:
+                raise QmlirError(
+                    f"input {i} has dtype {x.dtype}, the module expects {spec['dtype']} ({want})"
+                )
+            arrays.append(np.ascontiguousarray(x))
+        return arrays
+
+
+def load(path: str | os.PathLike[str], device: str = "") -> CompiledModule:
+    p = Path(path)
+    if not p.is_file():
+        raise QmlirError(f"artifact '{p}' does not exist")
+    data = p.read_bytes()
+    if not data:
+        raise QmlirError(f"artifact '{p}' is empty")
+    try:
+        return CompiledModule(data, device=device)
+    except QmlirError as e:
+        raise QmlirError(f"'{p}' is {e}") from e
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Writes to a temporary file beside ``path``, then renames: never a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _is_torch(x: Any) -> bool:
+    return type(x).__module__.startswith("torch")
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    if isinstance(x, np.ndarray):
+        return x
+    if _is_torch(x):
+        import torch
+
+        t = x.detach().cpu().contiguous()
+        if t.dtype == torch.bfloat16:
+            return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+        return t.numpy()
+    return np.asarray(x)
+
+
+def to_torch(x: np.ndarray) -> Any:
+    import torch
+
+    if x.dtype == ml_dtypes.bfloat16:
+        return torch.from_numpy(x.view(np.int16).copy()).view(torch.bfloat16)
+    return torch.from_numpy(np.array(x))
