@@ -19,12 +19,15 @@ from passes.errors import QmlirError
 from passes.named_ops import symbol_name
 
 # Flags for the llvm-cpu target on the host CPU (TOOLCHAIN.md). bf16 constants need the inline
-# limit at 0 to verify on llvm-cpu.
+# limit at 0 to verify on llvm-cpu. Without const-eval, IREE decodes the FP8 weight constants once
+# in an initializer at module load (the artifact keeps FP8 bytes; measured in benchmarks/): with
+# it, IREE's compile-time evaluation of that decode made every call 2-3x slower on the MLP.
 HOST_CPU_FLAGS = (
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-llvmcpu-target-cpu=host",
     "--iree-flow-inline-constants-max-byte-length=0",
+    "--iree-opt-const-eval=false",
 )
 
 _CACHE: dict[str, iree_runtime.SystemContext] = {}

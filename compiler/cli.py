@@ -1,0 +1,295 @@
+"""``qmlir``: compile, run, quantize, recipes.
+
+Errors are one line (``qmlir: error: ...``) with a non-zero exit; ``--debug`` shows tracebacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from passes.errors import QmlirError
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"qmlir: error: {message}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="qmlir", description="Compile PyTorch models to FP8 IREE modules.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    c = sub.add_parser("compile", help="compile a model to a .vmfb")
+    c.add_argument("model", help="file.py[:function] (default function: build) or a .pt2 file")
+    c.add_argument("--recipe", default="fp8-current", help="scaling recipe (see `qmlir recipes`)")
+    c.add_argument(
+        "-O",
+        "--recipe-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a recipe option, e.g. -O force_pow2_scales=true (repeatable)",
+    )
+    c.add_argument("-o", "--output", help="output .vmfb (default: <model>.<recipe>.vmfb)")
+    c.add_argument("--target", default="llvm-cpu", help="compile target (default: llvm-cpu)")
+    c.add_argument("--quantize-all-matmuls", action="store_true", help="also activation matmuls")
+    c.add_argument("--dump-ir", metavar="DIR", help="write the IR after every stage to DIR")
+    c.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+
+    r = sub.add_parser("run", help="run a compiled .vmfb")
+    r.add_argument("artifact", help="a .vmfb written by qmlir compile")
+    src = r.add_mutually_exclusive_group()
+    src.add_argument("--inputs", help=".npz (arrays in signature order, or arg0, arg1, ...) or .npy")
+    src.add_argument("--random-inputs", action="store_true", help="standard normal inputs")
+    r.add_argument("--seed", type=int, default=0, help="seed for --random-inputs")
+    r.add_argument("--compare", metavar="MODEL", help="also run this f32 torch model and compare")
+    r.add_argument("--device", default="local-task", help="IREE driver (default: local-task)")
+    r.add_argument("-o", "--output", help="write the outputs to this .npz")
+
+    q = sub.add_parser("quantize", help="run the compiled quantize core on one tensor")
+    q.add_argument("input", help="a .npy file")
+    q.add_argument("--recipe", default="fp8-current")
+    q.add_argument("-O", "--recipe-option", action="append", default=[], metavar="KEY=VALUE")
+    q.add_argument("-o", "--output", required=True, help="output .npz: data (uint8), scale")
+
+    sub.add_parser("recipes", help="list recipes, their options and defaults")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except QmlirError as e:
+        if args.debug:
+            traceback.print_exc()
+        print(f"qmlir: error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("qmlir: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 (last resort: one line, details under --debug)
+        if args.debug:
+            traceback.print_exc()
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        print(
+            f"qmlir: internal error: {type(e).__name__}: {first} (run with --debug for details)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+def parse_options(items: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise QmlirError(f"recipe option '{item}' is not KEY=VALUE")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from compiler.model_source import load_model
+    from compiler.pipeline import CompileOptions, compile_model
+    from passes.recipes import get_recipe
+
+    recipe = get_recipe(args.recipe, parse_options(args.recipe_option))
+    output = Path(args.output) if args.output else _default_output(args.model, recipe.name)
+    if output.is_dir():
+        raise QmlirError(f"output '{output}' is a directory")
+    start = time.perf_counter()
+    source = load_model(args.model)
+    options = CompileOptions(
+        recipe=recipe,
+        target=args.target,
+        quantize_all_matmuls=args.quantize_all_matmuls,
+        dump_ir=Path(args.dump_ir) if args.dump_ir else None,
+    )
+    compiled = compile_model(source, options)
+    compiled.save(output)
+    if not args.quiet:
+        layers = compiled.metadata["layers"]
+        quantized = sum(1 for layer in layers if layer["matmul"] == "scaled_matmul")
+        print(
+            f"wrote {output} ({_size(len(compiled.vmfb))}, recipe {recipe.name}, "
+            f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
+        )
+    return 0
+
+
+def _default_output(model: str, recipe: str) -> Path:
+    stem = Path(model.partition(":")[0]).stem
+    return Path(f"{stem}.{recipe}.vmfb")
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.2f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from compiler.runtime import load
+
+    module = load(args.artifact, device=args.device)
+    specs = module.signature["inputs"]
+    if args.inputs:
+        inputs = _read_inputs(Path(args.inputs), len(specs))
+    elif args.random_inputs or args.compare:
+        inputs = random_inputs(specs, args.seed)
+    else:
+        raise QmlirError("give --inputs FILE or --random-inputs")
+    _warn_non_finite(inputs)
+    outputs = module.run_numpy(*inputs)
+    for i, out in enumerate(outputs):
+        shown = out.astype(np.float32) if out.dtype.kind == "V" or out.dtype.itemsize == 2 else out
+        print(f"output {i}: shape {list(out.shape)} dtype {out.dtype} mean {np.mean(shown):.6g}")
+    if args.output:
+        _write_npz(Path(args.output), {f"out{i}": o for i, o in enumerate(outputs)})
+    if args.compare:
+        print_comparison(args.compare, inputs, outputs, module.metadata)
+    return 0
+
+
+def random_inputs(specs: list[dict[str, Any]], seed: int) -> list[np.ndarray]:
+    from compiler.runtime import NUMPY_DTYPES
+
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for spec in specs:
+        dtype = NUMPY_DTYPES.get(spec["dtype"])
+        if dtype is None or dtype.kind not in "fV":
+            raise QmlirError(f"--random-inputs cannot make {spec['dtype']} inputs: use --inputs")
+        arrays.append(rng.standard_normal(spec["shape"], dtype=np.float32).astype(dtype))
+    return arrays
+
+
+def _read_inputs(path: Path, count: int) -> list[np.ndarray]:
+    if not path.is_file():
+        raise QmlirError(f"inputs file '{path}' does not exist")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except Exception as e:
+        raise QmlirError(f"cannot read inputs '{path}': {e}") from e
+    if isinstance(loaded, np.ndarray):
+        return [loaded]
+    names = list(loaded.files)
+    if len(names) != count:
+        raise QmlirError(f"'{path}' holds {len(names)} array(s), the module takes {count}")
+    return [loaded[n] for n in names]
+
+
+def _warn_non_finite(inputs: list[np.ndarray]) -> None:
+    for i, x in enumerate(inputs):
+        if x.dtype.kind not in "fV" and x.dtype.itemsize not in (2, 4, 8):
+            continue
+        values = x.astype(np.float32)
+        nans, infs = int(np.isnan(values).sum()), int(np.isinf(values).sum())
+        if nans or infs:
+            print(
+                f"qmlir: warning: input {i} holds {nans} NaN and {infs} inf; they propagate "
+                "as docs/numerics.md says",
+                file=sys.stderr,
+            )
+
+
+def print_comparison(
+    model_spec: str, inputs: list[np.ndarray], outputs: list[np.ndarray], metadata: dict[str, Any]
+) -> None:
+    import torch
+
+    from compiler.metrics import compare
+    from compiler.model_source import load_model
+    from compiler.runtime import to_numpy, to_torch
+
+    source = load_model(model_spec)
+    model = source.module.float().eval()
+    with torch.no_grad():
+        ref = model(*[to_torch(x).float() for x in inputs])
+    refs = list(ref) if isinstance(ref, (tuple, list)) else [ref]
+    if len(refs) != len(outputs):
+        raise QmlirError(f"'{model_spec}' returns {len(refs)} outputs, the artifact {len(outputs)}")
+    recipe = metadata["recipe"]["name"]
+    print(f"\ncomparison against the f32 torch model ({model_spec}), recipe {recipe}:")
+    for i, (r, o) in enumerate(zip(refs, outputs, strict=True)):
+        metrics = compare(to_numpy(r).astype(np.float64), o.astype(np.float64))
+        print_table([("metric", f"output {i}"), *metrics.rows()])
+
+
+def print_table(rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    for n, row in enumerate(rows):
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def cmd_quantize(args: argparse.Namespace) -> int:
+    from compiler.quantize_api import quantize
+
+    path = Path(args.input)
+    if not path.is_file():
+        raise QmlirError(f"input '{path}' does not exist")
+    try:
+        x = np.load(path, allow_pickle=False)
+    except Exception as e:
+        raise QmlirError(f"cannot read '{path}' as a .npy array: {e}") from e
+    if not isinstance(x, np.ndarray):
+        raise QmlirError(f"'{path}' is not a single .npy array")
+    q = quantize(x, args.recipe, **parse_options(args.recipe_option))
+    _write_npz(Path(args.output), {"data": q.data, "scale": q.scale})
+    print(f"wrote {args.output}: data {list(q.data.shape)} uint8, scale_inv {q.scale.tolist()}")
+    return 0
+
+
+def _write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    import io
+
+    from compiler.runtime import write_atomically
+
+    buffer = io.BytesIO()
+    np.savez(buffer, **{k: _plain(v) for k, v in arrays.items()})
+    write_atomically(path, buffer.getvalue())
+
+
+def _plain(x: np.ndarray) -> np.ndarray:
+    """bf16 arrays (ml_dtypes) are stored as float32 so any numpy can read them."""
+    return x.astype(np.float32) if x.dtype.kind == "V" else x
+
+
+def cmd_recipes(args: argparse.Namespace) -> int:
+    from passes.recipes import RECIPES
+
+    for name, cls in sorted(RECIPES.items()):
+        print(f"{name}: {cls.summary}")
+        docs = cls.option_docs()
+        for f in dataclasses.fields(cls):
+            default = f.default
+            shown = getattr(default, "value", default)
+            print(f"    {f.name} (default {shown}): {docs.get(f.name, '')}")
+    return 0
+
+
+COMMANDS = {
+    "compile": cmd_compile,
+    "run": cmd_run,
+    "quantize": cmd_quantize,
+    "recipes": cmd_recipes,
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
