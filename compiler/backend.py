@@ -10,7 +10,7 @@ from iree import compiler as iree_compiler
 from iree.compiler import ir
 
 from passes.errors import QmlirError
-from passes.evaluate import HOST_CPU_FLAGS
+from passes.evaluate import HOST_CPU_FLAGS, first_error_line
 
 TARGETS = ("llvm-cpu",)
 
@@ -44,14 +44,6 @@ def _repro_error(
     failing.write_text(module.operation.get_asm(enable_debug_info=True))
     command = shlex.join(["iree-compile", *flags, str(failing), "-o", str(repro_dir / "out.vmfb")])
     return QmlirError(
-        f"IREE failed to compile for {target}: {_first_error(str(error))}; "
+        f"IREE failed to compile for {target}: {first_error_line(str(error))}; "
         f"IR saved to {failing}; reproduce with: {command}"
     )
-
-
-def _first_error(text: str) -> str:
-    for line in text.splitlines():
-        if "error:" in line:
-            return line.split("error:", 1)[1].strip()
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[0].strip() if lines else "no message"

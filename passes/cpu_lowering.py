@@ -57,6 +57,12 @@ def _f32_literal(value: float) -> str:
     return "0x" + struct.pack(">f", value).hex().upper()
 
 
+def _f32_bits(value: float) -> int:
+    import struct
+
+    return struct.unpack(">i", struct.pack(">f", value))[0]
+
+
 def _signature(decl: ir.Operation) -> tuple[list[TensorInfo], list[TensorInfo]]:
     ftype = ir.FunctionType(ir.TypeAttr(decl.attributes["function_type"]).value)
     ins = [tensor_info(t) for t in ftype.inputs]
@@ -106,7 +112,7 @@ def lower_compute_scale(decl: ir.Operation) -> str:
     return template("compute_scale_fp8.mlir").substitute(
         name=symbol_name(decl),
         attrs=_attr_text(decl),
-        epsilon=_f32_literal(_float(decl, "epsilon")),
+        epsilon_bits=str(_f32_bits(_float(decl, "epsilon"))),
         fp8_max=_f32_literal(_float(decl, "fp8_max")),
         pow2_mask=str(mask - (1 << 32)),
     )

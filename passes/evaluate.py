@@ -28,6 +28,8 @@ HOST_CPU_FLAGS = (
     "--iree-llvmcpu-target-cpu=host",
     "--iree-flow-inline-constants-max-byte-length=0",
     "--iree-opt-const-eval=false",
+    # quantize's scale_inv divides in f64 to keep f32-subnormal results exact (see the template).
+    "--iree-input-demote-f64-to-f32=false",
 )
 
 _CACHE: dict[str, iree_runtime.SystemContext] = {}
@@ -42,12 +44,22 @@ def compile_host_module(text: str) -> iree_runtime.SystemContext:
     try:
         vmfb = iree_compiler.compile_str(text, input_type="auto", extra_args=list(HOST_CPU_FLAGS))
     except iree_compiler.CompilerToolError as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else "no message"
-        raise QmlirError(f"IREE failed to compile the named-op evaluator: {first}") from e
+        raise QmlirError(
+            f"IREE failed to compile the named-op evaluator: {first_error_line(str(e))}"
+        ) from e
     ctx = iree_runtime.SystemContext(config=iree_runtime.Config("local-task"))
     ctx.add_vm_module(iree_runtime.VmModule.copy_buffer(ctx.instance, vmfb))
     _CACHE[key] = ctx
     return ctx
+
+
+def first_error_line(text: str) -> str:
+    """The first ``error:`` line of an IREE tool's output, without its location prefix."""
+    for line in text.splitlines():
+        if "error:" in line:
+            return line.split("error:", 1)[1].strip()
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[0].strip() if lines else "no message"
 
 
 class NamedOpEvaluator:

@@ -1,6 +1,8 @@
 // compute_scale (per-tensor FP8, TE compute_scale_from_amax):
 //   amax' = max(amax, eps); amax' in {0, inf, nan} -> 1; else fp8_max / amax';
 //   inf -> FLT_MAX; optional power of 2: keep sign and exponent (mantissa zeroed).
+// Tests on amax use its bits (exact under flush-to-zero); a subnormal amax gives an infinite
+// quotient in IEEE arithmetic, so FLT_MAX directly.
 func.func private @${name}(%amax: tensor<f32>) -> tensor<f32> attributes {${attrs}} {
   %empty = tensor.empty() : tensor<f32>
   %scale = linalg.generic {
@@ -8,24 +10,30 @@ func.func private @${name}(%amax: tensor<f32>) -> tensor<f32> attributes {${attr
       iterator_types = []}
       ins(%amax : tensor<f32>) outs(%empty : tensor<f32>) {
   ^bb0(%a: f32, %out: f32):
-    %eps = arith.constant ${epsilon} : f32
+    %eps_bits = arith.constant ${epsilon_bits} : i32
     %fp8_max = arith.constant ${fp8_max} : f32
     %one = arith.constant 1.0 : f32
-    %zero = arith.constant 0.0 : f32
-    %inf = arith.constant 0x7F800000 : f32
     %flt_max = arith.constant 0x7F7FFFFF : f32
-    %lt_eps = arith.cmpf olt, %a, %eps : f32
-    %clamped = arith.select %lt_eps, %eps, %a : f32
-    %abs = math.absf %clamped : f32
-    %is_inf = arith.cmpf oeq, %abs, %inf : f32
-    %is_zero = arith.cmpf oeq, %clamped, %zero : f32
-    %is_nan = arith.cmpf uno, %clamped, %clamped : f32
-    %keep_one_a = arith.ori %is_inf, %is_zero : i1
-    %keep_one = arith.ori %keep_one_a, %is_nan : i1
+    %inf_f = arith.constant 0x7F800000 : f32
+    %abs_mask = arith.constant 2147483647 : i32
+    %inf_bits = arith.constant 2139095040 : i32
+    %exp_mask = arith.constant 2139095040 : i32
+    %c0 = arith.constant 0 : i32
+    %a_bits = arith.bitcast %a : f32 to i32
+    %lt_eps = arith.cmpi slt, %a_bits, %eps_bits : i32
+    %clamped_bits = arith.select %lt_eps, %eps_bits, %a_bits : i32
+    %abs = arith.andi %clamped_bits, %abs_mask : i32
+    %is_zero = arith.cmpi eq, %abs, %c0 : i32
+    %is_special = arith.cmpi uge, %abs, %inf_bits : i32
+    %keep_one = arith.ori %is_zero, %is_special : i1
+    %exp = arith.andi %abs, %exp_mask : i32
+    %is_subnormal = arith.cmpi eq, %exp, %c0 : i32
+    %clamped = arith.bitcast %clamped_bits : i32 to f32
     %safe = arith.select %keep_one, %one, %clamped : f32
     %quot = arith.divf %fp8_max, %safe : f32
-    %quot_inf = arith.cmpf oeq, %quot, %inf : f32
-    %finite = arith.select %quot_inf, %flt_max, %quot : f32
+    %quot_inf = arith.cmpf oeq, %quot, %inf_f : f32
+    %too_big = arith.ori %quot_inf, %is_subnormal : i1
+    %finite = arith.select %too_big, %flt_max, %quot : f32
     %bits = arith.bitcast %finite : f32 to i32
     %mask = arith.constant ${pow2_mask} : i32
     %masked = arith.andi %bits, %mask : i32
