@@ -1,0 +1,19 @@
+# lit configuration: `lit tests/lit` runs every .mlir here through `python -m passes.opt` and
+# pip's `filecheck`.
+import os
+import sys
+
+import lit.formats
+
+config.name = "qmlir"  # noqa: F821 (lit injects `config`)
+config.test_format = lit.formats.ShTest(execute_external=False)  # noqa: F821
+config.suffixes = [".mlir"]  # noqa: F821
+config.test_source_root = os.path.dirname(__file__)  # noqa: F821
+config.excludes = ["Output", "inputs"]  # noqa: F821
+
+_root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+_bin = os.path.dirname(sys.executable)
+config.environment["PYTHONPATH"] = _root  # noqa: F821
+config.environment["PATH"] = _bin + os.pathsep + os.environ.get("PATH", "")  # noqa: F821
+config.substitutions.append(("%qmlir-opt", f"{sys.executable} -m passes.opt"))  # noqa: F821
+config.substitutions.append(("FileCheck", os.path.join(_bin, "filecheck")))  # noqa: F821
