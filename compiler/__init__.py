@@ -1,9 +1,9 @@
 """qmlir: compile PyTorch models so their matmuls run in low precision, ahead of time.
 
-    import compiler
-    art = compiler.compile(model, (x,), recipe="fp8-current")
-    y = art(x); art.save("model.vmfb"); compiler.load("model.vmfb")
-    q = compiler.quantize(x, recipe="fp8-current")   # q.data (uint8 codes), q.scale (scale_inv)
+import compiler
+art = compiler.compile(model, (x,), recipe="fp8-current")
+y = art(x); art.save("model.vmfb"); compiler.load("model.vmfb")
+q = compiler.quantize(x, recipe="fp8-current")   # q.data (uint8 codes), q.scale (scale_inv)
 """
 
 from compiler.api import compile

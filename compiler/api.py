@@ -40,5 +40,3 @@ def compile(  # noqa: A001 (the product's API name)
             dump_ir=Path(dump_ir) if dump_ir is not None else None,
         ),
     )
-
-

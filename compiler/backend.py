@@ -36,9 +36,7 @@ def compile_module(module: ir.Module, target: str) -> bytes:
             raise _repro_error(module, flags, e, target) from e
 
 
-def _repro_error(
-    module: ir.Module, flags: list[str], error: Exception, target: str
-) -> QmlirError:
+def _repro_error(module: ir.Module, flags: list[str], error: Exception, target: str) -> QmlirError:
     repro_dir = Path(tempfile.mkdtemp(prefix="qmlir-repro-"))
     failing = repro_dir / "failing.mlir"
     failing.write_text(module.operation.get_asm(enable_debug_info=True))

@@ -53,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a compiled .vmfb")
     r.add_argument("artifact", help="a .vmfb written by qmlir compile")
     src = r.add_mutually_exclusive_group()
-    src.add_argument("--inputs", help=".npz (arrays in signature order, or arg0, arg1, ...) or .npy")
+    src.add_argument(
+        "--inputs", help=".npz (arrays in signature order, or arg0, arg1, ...) or .npy"
+    )
     src.add_argument("--random-inputs", action="store_true", help="standard normal inputs")
     r.add_argument("--seed", type=int, default=0, help="seed for --random-inputs")
     r.add_argument("--compare", metavar="MODEL", help="also run this f32 torch model and compare")
@@ -216,7 +218,9 @@ def print_comparison(
     from compiler.runtime import to_numpy, to_torch
 
     source = load_model(model_spec)
-    model = source.module.float().eval()
+    model = source.module
+    if source.program is None:  # a .pt2's module runs as exported (no .float()/.eval())
+        model = model.float().eval()
     with torch.no_grad():
         ref = model(*[to_torch(x).float() for x in inputs])
     refs = list(ref) if isinstance(ref, (tuple, list)) else [ref]

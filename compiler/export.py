@@ -6,7 +6,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import warnings
+from collections.abc import Iterator
 
 import torch
 
@@ -15,13 +19,25 @@ from passes.errors import QmlirError
 
 
 def export_model(source: ModelSource) -> torch.export.ExportedProgram:
-    model = source.module.eval()
     try:
-        with torch.no_grad(), warnings.catch_warnings():
+        with torch.no_grad(), warnings.catch_warnings(), _quiet_logging():
             warnings.simplefilter("ignore", FutureWarning)  # torch's own deprecation chatter
             if source.program is not None:
                 return source.program.run_decompositions({})
+            model = source.module.eval()
             program = torch.export.export(model, source.example_inputs, strict=False)
             return program.run_decompositions({})
     except Exception as e:
         raise QmlirError(f"torch.export rejected the model: {_first(e)}") from e
+
+
+@contextlib.contextmanager
+def _quiet_logging() -> Iterator[None]:
+    """torch.export prints whole graphs to stderr when it fails; the CLI's error says enough."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        logging.disable(previous)

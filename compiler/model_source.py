@@ -77,13 +77,21 @@ def _load_python(path: Path, function: str) -> ModelSource:
 
 def check_model(model: object, inputs: object, where: str) -> tuple[torch.nn.Module, tuple]:
     if not isinstance(model, torch.nn.Module):
-        raise QmlirError(f"{where}: the model must be a torch.nn.Module, not {type(model).__name__}")
+        raise QmlirError(
+            f"{where}: the model must be a torch.nn.Module, not {type(model).__name__}"
+        )
     if isinstance(inputs, torch.Tensor):
         inputs = (inputs,)
     if not isinstance(inputs, (tuple, list)) or not all(
         isinstance(t, torch.Tensor) for t in inputs
     ):
         raise QmlirError(f"{where}: example inputs must be a tensor or a tuple of tensors")
+    for i, t in enumerate(inputs):
+        if 0 in t.shape:
+            raise QmlirError(
+                f"{where}: example input {i} has a zero-size dimension {list(t.shape)} "
+                "(qmlir compiles static, non-empty shapes)"
+            )
     return model, tuple(inputs)
 
 

@@ -94,7 +94,11 @@ def layer_map(module: ir.Module) -> list[dict[str, str]]:
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "func.call" and callee_name(op) in scaled:
-            layer = ir.StringAttr(op.attributes[LAYER_ATTR]).value if LAYER_ATTR in op.attributes else ""
+            layer = (
+                ir.StringAttr(op.attributes[LAYER_ATTR]).value
+                if LAYER_ATTR in op.attributes
+                else ""
+            )
             out.append({"layer": layer, "matmul": "scaled_matmul", "note": ""})
         elif KEPT_ATTR in op.attributes:
             reason = ir.StringAttr(op.attributes[KEPT_ATTR]).value

@@ -32,7 +32,9 @@ NUMPY_DTYPES: dict[str, Any] = {
 class CompiledModule:
     """A compiled qmlir artifact: call it like the model; ``.save(path)``; ``.metadata``."""
 
-    def __init__(self, vmfb: bytes, metadata: dict[str, Any] | None = None, device: str = "") -> None:
+    def __init__(
+        self, vmfb: bytes, metadata: dict[str, Any] | None = None, device: str = ""
+    ) -> None:
         self._vmfb = vmfb
         self._device = device or "local-task"
         try:

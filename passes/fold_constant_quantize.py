@@ -131,28 +131,28 @@ def _make_constant(array: np.ndarray, result_type: ir.Type) -> ir.Value:
     shaped = ir.ShapedType(result_type)
     shape = list(shaped.shape)
     data = np.ascontiguousarray(array.view(np.int8) if str(shaped.element_type) == "i8" else array)
-    attr = ir.DenseElementsAttr.get(
-        data.reshape(shape), type=shaped.element_type, shape=shape
-    )
+    attr = ir.DenseElementsAttr.get(data.reshape(shape), type=shaped.element_type, shape=shape)
     return ir.Operation.create(
         "arith.constant", results=[result_type], attributes={"value": attr}
     ).result
 
 
 def _erase_dead(module: ir.Module) -> None:
-    while True:
-        dead: list[ir.Operation] = []
-
-        def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name in _ERASABLE and all(_unused(r) for r in op.results):
-                dead.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(collect)
-        if not dead:
-            return
+    while dead := _dead_ops(module):
         for op in dead:
             op.erase()
+
+
+def _dead_ops(module: ir.Module) -> list[ir.Operation]:
+    dead: list[ir.Operation] = []
+
+    def collect(op: ir.Operation) -> ir.WalkResult:
+        if op.name in _ERASABLE and all(_unused(r) for r in op.results):
+            dead.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    return dead
 
 
 def _unused(value: ir.Value) -> bool:

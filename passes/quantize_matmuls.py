@@ -109,9 +109,10 @@ class QuantizeMatmuls(ModulePass):
                 bias = None
         elif op.name == "torch.aten.addmm":
             bias, a, b = operands[0], operands[1], operands[2]
-            if torch_ops.constant_number(operands[3]) != 1 or torch_ops.constant_number(
-                operands[4]
-            ) != 1:
+            if (
+                torch_ops.constant_number(operands[3]) != 1
+                or torch_ops.constant_number(operands[4]) != 1
+            ):
                 return None, "addmm with beta or alpha other than 1"
             transposed = False
         else:

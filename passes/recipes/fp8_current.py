@@ -33,7 +33,9 @@ class QuantizedOperand:
 @dataclasses.dataclass(frozen=True)
 class Fp8CurrentScaling(Recipe):
     name = "fp8-current"
-    summary = "FP8 with one FP32 scale per tensor from the tensor's own amax (TE Float8CurrentScaling)"
+    summary = (
+        "FP8 with one FP32 scale per tensor from the tensor's own amax (TE Float8CurrentScaling)"
+    )
 
     fp8_format: Fp8Format = Fp8Format.E4M3
     force_pow2_scales: bool = False

@@ -1,4 +1,4 @@
-"""fp8-current's compiled quantize core (compiler.quantize) vs the independent reference, bit for bit."""
+"""fp8-current's compiled quantize core (compiler.quantize) vs the test reference, bit for bit."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ SHAPES = [(1,), (7,), (64,), (3, 100)]
 def check(x: np.ndarray, **options: object) -> None:
     q = compiler.quantize(x, "fp8-current", **options)
     codes, scale_inv = fp8.quantize_per_tensor(
-        x, pow2=bool(options.get("force_pow2_scales", False)),
+        x,
+        pow2=bool(options.get("force_pow2_scales", False)),
         epsilon=float(options.get("amax_epsilon", 0.0)),  # type: ignore[arg-type]
     )
     assert q.data.dtype == np.uint8 and q.data.shape == x.shape

@@ -1,0 +1,60 @@
+"""Small models for the CLI and error tests (each builder returns (model, example_inputs))."""
+
+import torch
+from torch import nn
+
+
+class Tiny(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(64, 32)
+        self.fc2 = nn.Linear(32, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class DataDependent(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.sum() > 0:  # control flow on data: torch.export refuses it
+            return x * 2
+        return x
+
+
+class Variants(nn.Module):
+    """linear, mm with a [K, N] weight, addmm, and x @ w."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(3)
+        self.lin = nn.Linear(64, 48)
+        self.w_kn = nn.Parameter(torch.randn(48, 40, generator=g) * 0.1)
+        self.w_add = nn.Parameter(torch.randn(40, 24, generator=g) * 0.1)
+        self.b_add = nn.Parameter(torch.randn(24, generator=g))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.lin(x)
+        h = torch.mm(h, self.w_kn)
+        return torch.addmm(self.b_add, h, self.w_add)
+
+
+def build() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    return Tiny().eval(), (torch.randn(8, 64),)
+
+
+def rejected() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    return DataDependent(), (torch.randn(4, 4),)
+
+
+def empty() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    return Tiny().eval(), (torch.randn(0, 64),)
+
+
+def not_a_model() -> tuple[object, tuple[torch.Tensor, ...]]:
+    return "model", (torch.randn(2, 2),)
+
+
+def variants() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    return Variants().eval(), (torch.randn(16, 64),)
