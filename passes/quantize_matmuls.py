@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from iree.compiler import ir
 
 from passes import torch_ops
-from passes.errors import QmlirError
 from passes.ir_types import FLOAT_DTYPES, TensorInfo, tensor_info
 from passes.named_ops import NamedOpBuilder
 from passes.pass_registry import ModulePass, register_pass
@@ -163,7 +162,3 @@ def _supported_ranks(a: TensorInfo, b: TensorInfo) -> bool:
         return True
     return a.rank == b.rank and a.shape[:-2] == b.shape[:-2]
 
-
-def check_recipe_emits(recipe: Recipe) -> None:
-    if recipe.quantizes and not hasattr(recipe, "emit_quantize"):
-        raise QmlirError(f"recipe '{recipe.name}' cannot rewrite matmuls yet")

@@ -1,0 +1,66 @@
+"""Recipes and passes: registration, option parsing and validation, serialization."""
+
+import math
+
+import numpy as np
+import pytest
+
+from compiler.metrics import compare
+from passes import PASSES, QmlirError, parse_pass
+from passes.formats import E4M3, E5M2, Fp8Format
+from passes.quantize_matmuls import QuantizeMatmuls
+from passes.recipes import RECIPES, Fp8CurrentScaling, get_recipe
+
+
+def test_recipes_registered_by_name() -> None:
+    assert set(RECIPES) == {"none", "fp8-current"}
+    assert get_recipe("none").quantizes is False
+
+
+def test_recipe_options_parse_from_strings_and_serialize() -> None:
+    r = get_recipe("fp8-current", {"force-pow2-scales": "yes", "amax_epsilon": "1e-3"})
+    assert r == Fp8CurrentScaling(force_pow2_scales=True, amax_epsilon=1e-3)
+    assert r.to_dict() == {
+        "name": "fp8-current",
+        "options": {"fp8_format": "e4m3", "force_pow2_scales": True, "amax_epsilon": 1e-3},
+    }
+    assert get_recipe("fp8-current", {"fp8_format": "HYBRID"}).fp8_format is Fp8Format.HYBRID
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"nope": "1"}, "has no option 'nope'"),
+        ({"amax_epsilon": "abc"}, "must be a number"),
+        ({"amax_epsilon": "-1"}, "must be >= 0"),
+        ({"amax_epsilon": "nan"}, "must be >= 0"),
+        ({"fp8_format": "e5m2"}, "must be one of e4m3, hybrid"),
+    ],
+)
+def test_bad_recipe_options(options: dict[str, str], message: str) -> None:
+    with pytest.raises(QmlirError, match=message):
+        get_recipe("fp8-current", options)
+
+
+def test_pass_registry_and_spec_parsing() -> None:
+    assert {"quantize-matmuls", "fold-constant-quantize", "lower-named-ops"} <= set(PASSES)
+    p = parse_pass("quantize-matmuls{recipe=fp8-current quantize-all-matmuls=true}")
+    assert p == QuantizeMatmuls(recipe=Fp8CurrentScaling(), quantize_all_matmuls=True)
+    with pytest.raises(QmlirError, match="unknown pass"):
+        parse_pass("fold-everything")
+    with pytest.raises(QmlirError, match="not key=value"):
+        parse_pass("lower-named-ops{target}")
+
+
+def test_format_parameters() -> None:
+    assert (E4M3.bias, E4M3.emin, E4M3.max_finite) == (7, -6, 448.0)
+    assert (E5M2.bias, E5M2.emin, E5M2.max_finite) == (15, -14, 57344.0)
+
+
+def test_metrics() -> None:
+    ref = np.array([1.0, -2.0, 3.0, 4.0])
+    same = compare(ref, ref)
+    assert same.sqnr_db == math.inf and same.rel_l2_error == 0 and same.cosine == pytest.approx(1)
+    noisy = compare(ref, ref + np.array([0.1, 0, 0, 0]))
+    assert noisy.sqnr_db == pytest.approx(10 * math.log10(30 / 0.01))
+    assert noisy.max_abs_error == pytest.approx(0.1)
