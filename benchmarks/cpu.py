@@ -5,9 +5,10 @@
 Each compile runs in a fresh child process, which reports its wall time and peak RSS (the
 child's whole process, torch and IREE imports included; the import-only baseline is printed
 too). Latency: median over two rounds of `--repeats` back-to-back calls per variant after
-warm-up, the rounds alternating between variants (calling them interleaved one by one made IREE's
-thread pool wake up cold each time); inputs fixed; IREE uses the `local-task` driver on every core, torch
-its default threads. Prints a Markdown table (ratios against `none` in the same run).
+warm-up, the rounds alternating between variants (calling them interleaved one by one made
+IREE's thread pool wake up cold each time); inputs fixed; IREE uses the `local-task` driver on
+every core, torch its default threads. Prints a Markdown table (ratios against `none` in the
+same run).
 """
 
 from __future__ import annotations

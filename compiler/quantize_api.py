@@ -57,9 +57,7 @@ def quantize_module_text(recipe: Recipe, shape: tuple[int, ...]) -> str:
         x_type = builtin_tensor_type(shape, "f32")
         with ir.InsertionPoint(module.body):
             entry = func.FuncOp(ENTRY, ir.FunctionType.get([x_type], []))
-        block = entry.add_entry_blocks()[0] if hasattr(entry, "add_entry_blocks") else None
-        if block is None:
-            block = entry.add_entry_block()
+        block = entry.add_entry_block()
         with ir.InsertionPoint(block):
             q = recipe.emit_quantize(NamedOpBuilder(module), block.arguments[0])  # type: ignore[attr-defined]
             func.ReturnOp([q.data, q.scale_inv])

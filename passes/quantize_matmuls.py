@@ -161,4 +161,3 @@ def _supported_ranks(a: TensorInfo, b: TensorInfo) -> bool:
     if b.rank == 2:
         return True
     return a.rank == b.rank and a.shape[:-2] == b.shape[:-2]
-

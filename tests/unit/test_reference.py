@@ -23,8 +23,8 @@ def test_every_code_decodes_like_ml_dtypes() -> None:
 def test_encoder_matches_ml_dtypes_on_ties_and_random_bits() -> None:
     rng = np.random.default_rng(1)
     random = rng.integers(0, 2**32, 20000, dtype=np.uint64).astype(np.uint32).view(np.float32)
-    values = np.concatenate([fp8.e4m3_ties(), random, [0.0, -0.0, 448, 464, 465, np.inf, -np.inf]])
-    values = values.astype(np.float32)
+    specials = np.float32([0.0, -0.0, 448, 464, 465, np.inf, -np.inf])
+    values = np.concatenate([fp8.e4m3_ties(), random, specials])
     np.testing.assert_array_equal(fp8.encode_e4m3(values), _ml_dtypes_saturating(values))
 
 
