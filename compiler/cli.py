@@ -179,13 +179,18 @@ def random_inputs(specs: list[dict[str, Any]], seed: int) -> list[np.ndarray]:
     return arrays
 
 
-def _read_inputs(path: Path, count: int) -> list[np.ndarray]:
+def _load_arrays(path: Path, what: str) -> Any:
+    """``np.load`` with one-line errors (a .npy gives an array, a .npz a mapping)."""
     if not path.is_file():
-        raise QmlirError(f"inputs file '{path}' does not exist")
+        raise QmlirError(f"{what} '{path}' does not exist")
     try:
-        loaded = np.load(path, allow_pickle=False)
+        return np.load(path, allow_pickle=False)
     except Exception as e:
-        raise QmlirError(f"cannot read inputs '{path}': {e}") from e
+        raise QmlirError(f"cannot read {what} '{path}': {e}") from e
+
+
+def _read_inputs(path: Path, count: int) -> list[np.ndarray]:
+    loaded = _load_arrays(path, "inputs file")
     if isinstance(loaded, np.ndarray):
         return [loaded]
     names = list(loaded.files)
@@ -245,12 +250,7 @@ def cmd_quantize(args: argparse.Namespace) -> int:
     from compiler.quantize_api import quantize
 
     path = Path(args.input)
-    if not path.is_file():
-        raise QmlirError(f"input '{path}' does not exist")
-    try:
-        x = np.load(path, allow_pickle=False)
-    except Exception as e:
-        raise QmlirError(f"cannot read '{path}' as a .npy array: {e}") from e
+    x = _load_arrays(path, "input")
     if not isinstance(x, np.ndarray):
         raise QmlirError(f"'{path}' is not a single .npy array")
     q = quantize(x, args.recipe, **parse_options(args.recipe_option))

@@ -31,7 +31,8 @@ _POSITIVE_VALUES = np.array([e4m3_value(int(c)) for c in _POSITIVE_CODES], dtype
 
 def encode_e4m3(v: np.ndarray) -> np.ndarray:
     """Saturating round-to-nearest-even cast of float32 values to E4M3 codes (uint8)."""
-    v = np.asarray(v, dtype=np.float32).astype(np.float64)
+    with np.errstate(invalid="ignore"):  # signaling-NaN payloads warn on the widening cast
+        v = np.asarray(v, dtype=np.float32).astype(np.float64)
     out = np.empty(v.shape, dtype=np.uint8)
     flat, res = v.ravel(), out.ravel()
     for i, x in enumerate(flat):
