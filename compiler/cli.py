@@ -61,6 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--compare", metavar="MODEL", help="also run this f32 torch model and compare")
     r.add_argument("--device", default="local-task", help="IREE driver (default: local-task)")
     r.add_argument("-o", "--output", help="write the outputs to this .npz")
+    r.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="call the module N times on the same inputs; with scaling state (fp8-delayed), "
+        "print each call's scales (and SQNR with --compare)",
+    )
 
     q = sub.add_parser("quantize", help="run the compiled quantize core on one tensor")
     q.add_argument("input", help="a .npy file")
@@ -155,7 +163,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         raise QmlirError("give --inputs FILE or --random-inputs")
     _warn_non_finite(inputs)
-    outputs = module.run_numpy(*inputs)
+    if args.repeat < 1:
+        raise QmlirError("--repeat must be at least 1")
+    if args.repeat > 1:
+        outputs = _run_repeated(module, inputs, args.repeat, args.compare)
+    else:
+        outputs = module.run_numpy(*inputs)
     for i, out in enumerate(outputs):
         shown = out.astype(np.float32) if out.dtype.kind == "V" or out.dtype.itemsize == 2 else out
         print(f"output {i}: shape {list(out.shape)} dtype {out.dtype} mean {np.mean(shown):.6g}")
@@ -164,6 +177,32 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.compare:
         print_comparison(args.compare, inputs, outputs, module.metadata)
     return 0
+
+
+def _run_repeated(
+    module: Any, inputs: list[np.ndarray], repeat: int, compare_spec: str | None
+) -> list[np.ndarray]:
+    """Calls the module ``repeat`` times, a table row each; returns the last call's outputs."""
+    from compiler.metrics import compare
+
+    reference = _reference_outputs(compare_spec, inputs)[0] if compare_spec else None
+    keys = list(module.scaling_state())[:4]
+    header = ["call", *[f"scale {k}" for k in keys]] + (["SQNR (dB)"] if compare_spec else [])
+    rows: list[tuple[str, ...]] = [tuple(header)]
+    outputs: list[np.ndarray] = []
+    for call in range(1, repeat + 1):
+        before = module.scaling_state()
+        outputs = module.run_numpy(*inputs)
+        row = [str(call), *[f"{float(before[k]['scale']):.6g}" for k in keys]]
+        if reference is not None:
+            row.append(f"{compare(reference, outputs[0].astype(np.float64)).sqnr_db:.2f}")
+        rows.append(tuple(row))
+    more = len(module.scaling_state()) - len(keys)
+    note = f" (first {len(keys)} of {len(keys) + more} states)" if more > 0 else ""
+    print(f"scales each call used{note}:" if keys else "calls (the module has no scaling state):")
+    print_table(rows)
+    print()
+    return outputs
 
 
 def random_inputs(specs: list[dict[str, Any]], seed: int) -> list[np.ndarray]:
@@ -216,9 +255,22 @@ def _warn_non_finite(inputs: list[np.ndarray]) -> None:
 def print_comparison(
     model_spec: str, inputs: list[np.ndarray], outputs: list[np.ndarray], metadata: dict[str, Any]
 ) -> None:
+    from compiler.metrics import compare
+
+    refs = _reference_outputs(model_spec, inputs)
+    if len(refs) != len(outputs):
+        raise QmlirError(f"'{model_spec}' returns {len(refs)} outputs, the artifact {len(outputs)}")
+    recipe = metadata["recipe"]["name"]
+    print(f"\ncomparison against the f32 torch model ({model_spec}), recipe {recipe}:")
+    for i, (r, o) in enumerate(zip(refs, outputs, strict=True)):
+        metrics = compare(r, o.astype(np.float64))
+        print_table([("metric", f"output {i}"), *metrics.rows()])
+
+
+def _reference_outputs(model_spec: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The f32 torch model's outputs on ``inputs``, as float64 arrays."""
     import torch
 
-    from compiler.metrics import compare
     from compiler.model_source import load_model
     from compiler.runtime import to_numpy, to_torch
 
@@ -229,13 +281,7 @@ def print_comparison(
     with torch.no_grad():
         ref = model(*[to_torch(x).float() for x in inputs])
     refs = list(ref) if isinstance(ref, (tuple, list)) else [ref]
-    if len(refs) != len(outputs):
-        raise QmlirError(f"'{model_spec}' returns {len(refs)} outputs, the artifact {len(outputs)}")
-    recipe = metadata["recipe"]["name"]
-    print(f"\ncomparison against the f32 torch model ({model_spec}), recipe {recipe}:")
-    for i, (r, o) in enumerate(zip(refs, outputs, strict=True)):
-        metrics = compare(to_numpy(r).astype(np.float64), o.astype(np.float64))
-        print_table([("metric", f"output {i}"), *metrics.rows()])
+    return [to_numpy(r).astype(np.float64) for r in refs]
 
 
 def print_table(rows: list[tuple[str, ...]]) -> None:

@@ -20,6 +20,7 @@ from compiler.importer import import_program
 from compiler.model_source import ModelSource
 from compiler.runtime import CompiledModule
 from compiler.version import IREE_VERSION, __version__
+from passes.expose_scaling_state import ExposeScalingState, state_globals
 from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.lower_named_ops import LowerNamedOps
 from passes.named_ops import LAYER_ATTR, OP_ATTR, callee_name
@@ -51,6 +52,7 @@ def compile_model(
         _dump(options, "01-import", module)
         note("recipe")
         QuantizeMatmuls(options.recipe, options.quantize_all_matmuls).apply(module)
+        ExposeScalingState().apply(module)
         _dump(options, "02-recipe", module)
         layers = layer_map(module)
         note("fold weights")
@@ -79,7 +81,25 @@ def build_metadata(
         "quantize_all_matmuls": options.quantize_all_matmuls,
         "signature": io_signature(module),
         "layers": layers,
+        "scaling_state": scaling_state_entries(module),
     }
+
+
+def scaling_state_entries(module: ir.Module) -> list[dict[str, Any]]:
+    """The state globals in the order ``qmlir.get_scaling_state`` returns them."""
+    out = []
+    for g in state_globals(module):
+        attrs = ir.DictAttr(g.attributes["qmlir.state"])
+        info = ir.ShapedType(ir.TypeAttr(g.attributes["type"]).value)
+        out.append(
+            {
+                "key": ir.StringAttr(attrs["key"]).value,
+                "layer": ir.StringAttr(attrs["layer"]).value,
+                "kind": ir.StringAttr(attrs["kind"]).value,
+                "shape": list(info.shape),
+            }
+        )
+    return out
 
 
 def layer_map(module: ir.Module) -> list[dict[str, str]]:

@@ -17,6 +17,7 @@ from iree import runtime as iree_runtime
 
 from compiler.artifact import ENTRY, read_metadata
 from passes.errors import QmlirError
+from passes.expose_scaling_state import GET_STATE, SET_STATE
 
 NUMPY_DTYPES: dict[str, Any] = {
     "f32": np.dtype(np.float32),
@@ -48,6 +49,7 @@ class CompiledModule:
             raise QmlirError("not a qmlir artifact: the module has no qmlir metadata on @main")
         self.metadata: dict[str, Any] = metadata or found
         self._context.add_vm_module(vm_module)
+        self._module_name = vm_module.name
         self._main = self._context.modules[vm_module.name][ENTRY]
 
     @property
@@ -74,6 +76,58 @@ class CompiledModule:
         if as_torch:
             outputs = [to_torch(o) for o in outputs]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def scaling_state(self) -> dict[str, dict[str, np.ndarray]]:
+        """fp8-delayed's state: ``{key: {"amax_history": [L] f32, "scale": f32}}`` (a copy)."""
+        entries = self.metadata.get("scaling_state", [])
+        if not entries:
+            return {}
+        values = self._call(GET_STATE)
+        state: dict[str, dict[str, np.ndarray]] = {}
+        for entry, value in zip(entries, values, strict=True):
+            state.setdefault(entry["key"], {})[entry["kind"]] = value
+        return state
+
+    def reset_scaling_state(self) -> None:
+        """Back to the initial state: histories of zeros, scales of 1."""
+        initial = {"amax_history": 0.0, "scale": 1.0}
+        self._set_state(
+            [
+                np.full(e["shape"], initial[e["kind"]], np.float32)
+                for e in self.metadata.get("scaling_state", [])
+            ]
+        )
+
+    def load_scaling_state(self, state: dict[str, dict[str, Any]]) -> None:
+        """Restores a state from :meth:`scaling_state` (every key and kind must be there)."""
+        arrays = []
+        for e in self.metadata.get("scaling_state", []):
+            try:
+                value = np.asarray(state[e["key"]][e["kind"]], dtype=np.float32)
+            except (KeyError, TypeError):
+                raise QmlirError(f"scaling state misses {e['key']}.{e['kind']}") from None
+            if list(value.shape) != e["shape"]:
+                raise QmlirError(
+                    f"scaling state {e['key']}.{e['kind']} has shape {list(value.shape)}, "
+                    f"the module keeps {e['shape']}"
+                )
+            arrays.append(value)
+        unknown = set(state) - {e["key"] for e in self.metadata.get("scaling_state", [])}
+        if unknown:
+            raise QmlirError(f"the module has no scaling state named {sorted(unknown)[0]}")
+        self._set_state(arrays)
+
+    def _set_state(self, arrays: list[np.ndarray]) -> None:
+        if arrays:
+            self._call(SET_STATE, *arrays)
+
+    def _call(self, name: str, *args: np.ndarray) -> list[np.ndarray]:
+        results = self._context.modules[self._module_name][name](*args)
+        if results is None:
+            return []
+        if not isinstance(results, (tuple, list)):
+            results = (results,)
+        return [np.asarray(r.to_host()).copy() for r in results]
 
     def _check_inputs(self, inputs: tuple[np.ndarray, ...]) -> list[np.ndarray]:
         expected = self.signature["inputs"]

@@ -192,7 +192,21 @@ def lower_scaled_matmul(decl: ir.Operation) -> str:
     )
 
 
+def lower_amax_history_update(decl: ir.Operation) -> str:
+    (history, _, _), _ = _signature(decl)
+    margin = int(ir.IntegerAttr(decl.attributes["qmlir.margin"]).value)
+    return template("amax_history_update.mlir").substitute(
+        name=symbol_name(decl),
+        attrs=_attr_text(decl),
+        length=history.shape[0],
+        use_max="1" if _str(decl, "algo") == "max" else "0",
+        fp8_max=_f32_literal(_float(decl, "fp8_max")),
+        inv_margin=_f32_literal(2.0**-margin),
+    )
+
+
 LOWERINGS: dict[str, Callable[[ir.Operation], str]] = {
+    "amax_history_update": lower_amax_history_update,
     "amax": lower_amax,
     "compute_scale": lower_compute_scale,
     "quantize": lower_quantize,

@@ -21,7 +21,8 @@ OP_ATTR = "qmlir.op"
 LAYER_ATTR = "qmlir.layer"
 
 # Ops whose calls have no side effects: a call whose results are unused may be erased.
-PURE_OPS = ("amax", "compute_scale", "quantize", "scaled_matmul")
+PURE_OPS = ("amax", "compute_scale", "quantize", "scaled_matmul", "amax_history_update")
+STATE_ATTR = "qmlir.state"
 
 
 def is_named_op_decl(op: ir.Operation) -> bool:
@@ -93,6 +94,54 @@ class NamedOpBuilder:
         if layer:
             call.attributes[LAYER_ATTR] = ir.StringAttr.get(layer)
         return list(call.results)
+
+    def symbol_taken(self, name: str) -> bool:
+        return any(
+            "sym_name" in op.operation.attributes
+            and ir.StringAttr(op.operation.attributes["sym_name"]).value == name
+            for op in self.module.body.operations
+        )
+
+    def add_global(self, name: str, initial: ir.Attribute, attrs: dict[str, ir.Attribute]) -> str:
+        """A private mutable ``util.global`` (module state) after the existing globals."""
+        assert not self.symbol_taken(name), name
+        first_other = next(
+            (op for op in self.module.body.operations if op.operation.name != "util.global"), None
+        )
+        point = (
+            ir.InsertionPoint(first_other)
+            if first_other is not None
+            else ir.InsertionPoint(self.module.body)
+        )
+        with point, ir.Location.unknown():
+            op = ir.Operation.create(
+                "util.global",
+                attributes={
+                    "sym_name": ir.StringAttr.get(name),
+                    "sym_visibility": ir.StringAttr.get("private"),
+                    "type": ir.TypeAttr.get(ir.DenseElementsAttr(initial).type),
+                    "initial_value": initial,
+                    "is_mutable": ir.UnitAttr.get(),
+                },
+            )
+        op.attributes[STATE_ATTR] = ir.DictAttr.get(attrs)
+        return name
+
+
+def load_global(name: str, value_type: ir.Type) -> ir.Value:
+    return ir.Operation.create(
+        "util.global.load",
+        results=[value_type],
+        attributes={"global": ir.FlatSymbolRefAttr.get(name)},
+    ).result
+
+
+def store_global(name: str, value: ir.Value) -> None:
+    ir.Operation.create(
+        "util.global.store",
+        operands=[value],
+        attributes={"global": ir.FlatSymbolRefAttr.get(name)},
+    )
 
 
 def f32_attr(value: float) -> ir.Attribute:

@@ -141,8 +141,12 @@ class QuantizeMatmuls(ModulePass):
         with ir.InsertionPoint(op), op.location:
             a = torch_ops.to_builtin(torch_ops.convert_dtype(site.a, "f32"))
             b = torch_ops.to_builtin(torch_ops.convert_dtype(site.b, "f32"))
-            qa = self.recipe.emit_quantize(builder, a, layer=site.layer)  # type: ignore[attr-defined]
-            qb = self.recipe.emit_quantize(builder, b, layer=site.layer)  # type: ignore[attr-defined]
+            qa = self.recipe.emit_quantize(  # type: ignore[attr-defined]
+                builder, a, layer=site.layer, constant=torch_ops.is_literal(site.a)
+            )
+            qb = self.recipe.emit_quantize(  # type: ignore[attr-defined]
+                builder, b, layer=site.layer, constant=torch_ops.is_literal(site.b)
+            )
             y = self.recipe.emit_scaled_matmul(  # type: ignore[attr-defined]
                 builder, qa, qb, site.b_transposed, out_info, layer=site.layer
             )

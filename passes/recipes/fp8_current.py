@@ -69,9 +69,9 @@ class Fp8CurrentScaling(Recipe):
         return ".".join(parts)
 
     def emit_quantize(
-        self, ops: NamedOpBuilder, x: ir.Value, layer: str | None = None
+        self, ops: NamedOpBuilder, x: ir.Value, layer: str | None = None, constant: bool = False
     ) -> QuantizedOperand:
-        """amax → compute_scale → quantize on an f32 builtin tensor."""
+        """amax → compute_scale → quantize on an f32 builtin tensor (weights: the same)."""
         info = tensor_info(x.type)
         assert info is not None and info.dtype == "f32", x.type
         fmt = self.element_format

@@ -1,0 +1,143 @@
+"""Recipe ``fp8-delayed``: TE ``DelayedScaling``, per-tensor FP8 with scales from past amaxes.
+
+Each quantized activation owns two module globals, ``amax_history[L]`` (zeros) and ``scale``
+(1.0). One call of the compiled function is one step: quantize with the current scale (no amax
+pass before the cast), then ``amax_history_update`` records this call's amax, computes the next
+scale (``max`` or ``most_recent``, ``margin``) and rolls the history; both are stored back.
+Weights are constants: they use current scaling, at compile time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any
+
+import numpy as np
+from iree.compiler import ir
+
+from passes.errors import QmlirError
+from passes.formats import FloatFormat, Fp8Format
+from passes.ir_types import builtin_tensor_type, tensor_info
+from passes.named_ops import (
+    NamedOpBuilder,
+    f32_attr,
+    load_global,
+    store_global,
+    str_attr,
+    variant_suffix,
+)
+from passes.recipes.base import Recipe, register_recipe
+from passes.recipes.fp8_current import Fp8CurrentScaling, QuantizedOperand
+
+
+class AmaxComputeAlgo(enum.Enum):
+    """How the scale's amax comes from the history.
+
+    ``MAX``: the largest amax in the history (the current call's included).
+    ``MOST_RECENT``: the current call's amax (slot 0 after recording).
+    """
+
+    MAX = "max"
+    MOST_RECENT = "most_recent"
+
+
+@register_recipe
+@dataclasses.dataclass(frozen=True)
+class Fp8DelayedScaling(Recipe):
+    name = "fp8-delayed"
+    summary = "FP8, per-tensor scales from an amax history kept in the module (TE DelayedScaling)"
+
+    fp8_format: Fp8Format = Fp8Format.E4M3
+    amax_history_len: int = 1024
+    amax_compute_algo: AmaxComputeAlgo = AmaxComputeAlgo.MAX
+    margin: int = 0
+
+    @classmethod
+    def option_docs(cls) -> dict[str, str]:
+        return {
+            "fp8_format": "e4m3 | hybrid (identical for inference: E5M2 is for gradients)",
+            "amax_history_len": "length L of each activation's amax history",
+            "amax_compute_algo": "max (largest amax in the history) | most_recent",
+            "margin": "scale = (fp8_max / amax) / 2^margin",
+        }
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.amax_history_len <= 1 << 20:
+            raise QmlirError("option 'amax_history_len' of recipe 'fp8-delayed' must be >= 1")
+        if not 0 <= self.margin <= 100:
+            raise QmlirError("option 'margin' of recipe 'fp8-delayed' must be in 0..100")
+
+    @property
+    def element_format(self) -> FloatFormat:
+        return self.fp8_format.forward_format()
+
+    @property
+    def weight_recipe(self) -> Fp8CurrentScaling:
+        """Weights are constants: current scaling, once, at compile time."""
+        return Fp8CurrentScaling(fp8_format=self.fp8_format)
+
+    def emit_scaled_matmul(self, *args: Any, **kwargs: Any) -> ir.Value:
+        return self.weight_recipe.emit_scaled_matmul(*args, **kwargs)
+
+    def emit_quantize(
+        self, ops: NamedOpBuilder, x: ir.Value, layer: str | None = None, constant: bool = False
+    ) -> QuantizedOperand:
+        if constant:
+            return self.weight_recipe.emit_quantize(ops, x, layer, constant=True)
+        info = tensor_info(x.type)
+        assert info is not None and info.dtype == "f32", x.type
+        fmt = self.element_format
+        scalar = builtin_tensor_type((), "f32")
+        history_type = builtin_tensor_type((self.amax_history_len,), "f32")
+        key = _symbol_safe(layer or "matmul")
+        n = 1
+        while ops.symbol_taken(f"qmlir.state.{key}.scale"):
+            key, n = f"{_symbol_safe(layer or 'matmul')}_{n}", n + 1
+        base = f"qmlir.state.{key}"
+        history_name = ops.add_global(
+            base + ".amax_history",
+            ir.DenseElementsAttr.get(np.zeros(self.amax_history_len, np.float32)),
+            {
+                "key": str_attr(key),
+                "layer": str_attr(layer or ""),
+                "kind": str_attr("amax_history"),
+            },
+        )
+        scale_name = ops.add_global(
+            base + ".scale",
+            ir.DenseElementsAttr.get(np.array(1.0, np.float32), shape=[]),
+            {"key": str_attr(key), "layer": str_attr(layer or ""), "kind": str_attr("scale")},
+        )
+        scale = load_global(scale_name, scalar)
+        history = load_global(history_name, history_type)
+        (amax,) = ops.call("amax", variant_suffix(info.shape), [x], [scalar], layer=layer)
+        data, scale_inv = ops.call(
+            "quantize",
+            variant_suffix(fmt.name, "per_tensor", info.shape),
+            [x, scale],
+            [builtin_tensor_type(info.shape, "i8"), scalar],
+            {"format": str_attr(fmt.name), "scaling": str_attr("per_tensor")},
+            layer=layer,
+        )
+        new_history, new_scale = ops.call(
+            "amax_history_update",
+            variant_suffix(
+                self.amax_compute_algo.value, f"m{self.margin}", fmt.name, self.amax_history_len
+            ),
+            [history, amax, scale],
+            [history_type, scalar],
+            {
+                "algo": str_attr(self.amax_compute_algo.value),
+                "margin": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), self.margin),
+                "fp8_max": f32_attr(fmt.max_finite),
+            },
+            layer=layer,
+        )
+        store_global(history_name, new_history)
+        store_global(scale_name, new_scale)
+        return QuantizedOperand(data, scale_inv, fmt)
+
+
+def _symbol_safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "._" else "_" for c in text)
