@@ -197,3 +197,29 @@ def test_run_wrong_inputs(capsys, tmp_path, tiny_vmfb) -> None:  # type: ignore[
 def test_debug_shows_traceback(capsys) -> None:  # type: ignore[no-untyped-def]
     code, _, err = run(capsys, "--debug", "compile", f"{TINY}:build", "--recipe", "fp9")
     assert code == 1 and "Traceback" in err and "unknown recipe" in err
+
+
+def test_run_repeat_shows_delayed_scales_settling(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "d.vmfb"
+    code, _, _ = run(
+        capsys,
+        "compile",
+        f"{TINY}:build",
+        "--recipe",
+        "fp8-delayed",
+        "-O",
+        "amax_history_len=4",
+        "-o",
+        str(out),
+        "-q",
+    )
+    assert code == 0
+    code, stdout, _ = run(
+        capsys, "run", str(out), "--random-inputs", "--repeat", "3", "--compare", f"{TINY}:build"
+    )
+    assert code == 0
+    table = stdout.split("scales each call used:")[1].splitlines()
+    assert table[1].split() == ["call", "scale", "fc1", "scale", "fc2", "SQNR", "(dB)"]
+    first, second, third = (line.split() for line in table[3:6])
+    assert first[1:3] == ["1", "1"]  # the initial scales
+    assert second[1] != "1" and second[1:3] == third[1:3]  # settled after one call

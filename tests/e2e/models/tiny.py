@@ -43,6 +43,11 @@ def build() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     return Tiny().eval(), (torch.randn(8, 64),)
 
 
+def single() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(1)
+    return nn.Linear(64, 32).eval(), (torch.randn(8, 64),)
+
+
 def rejected() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     return DataDependent(), (torch.randn(4, 4),)
 
