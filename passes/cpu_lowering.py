@@ -118,17 +118,28 @@ def lower_compute_scale(decl: ir.Operation) -> str:
     )
 
 
+def encode_snippet(fmt: FloatFormat) -> str:
+    """The FP8 encoder body (``%xv * %s -> %byte``) for ``fmt``."""
+    return template("encode_fp8.mlir").substitute(
+        fmt_max=_f32_literal(fmt.max_finite), emin=fmt.emin, mbits=fmt.mbits, nan_code=fmt.nan_code
+    )
+
+
+def reciprocal_snippet() -> str:
+    """``%s -> %result = 1 / %s``, exact when the result is an f32 subnormal."""
+    return template("reciprocal_f32.mlir").template
+
+
 def lower_quantize(decl: ir.Operation) -> str:
+    scaling = _str(decl, "scaling")
+    if scaling != "per_tensor":
+        from passes.cpu_lowering_blocks import lower_block_quantize
+
+        return lower_block_quantize(decl)
     (x, _), _ = _signature(decl)
     fmt = _format(_str(decl, "format"))
-    if _str(decl, "scaling") != "per_tensor":
-        raise QmlirError(f"no CPU lowering for quantize scaling '{_str(decl, 'scaling')}'")
     return template("quantize_fp8_per_tensor.mlir").substitute(
-        _common(decl, x.shape),
-        fmt_max=_f32_literal(fmt.max_finite),
-        emin=fmt.emin,
-        mbits=fmt.mbits,
-        nan_code=fmt.nan_code,
+        _common(decl, x.shape), encode=encode_snippet(fmt), reciprocal=reciprocal_snippet()
     )
 
 
