@@ -118,10 +118,15 @@ def lower_compute_scale(decl: ir.Operation) -> str:
     )
 
 
-def encode_snippet(fmt: FloatFormat) -> str:
-    """The FP8 encoder body (``%xv * %s -> %byte``) for ``fmt``."""
+def encode_snippet(fmt: FloatFormat, x: str = "%xv", s: str = "%s") -> str:
+    """The FP8 encoder body (``x * s -> %byte``) for ``fmt``."""
     return template("encode_fp8.mlir").substitute(
-        fmt_max=_f32_literal(fmt.max_finite), emin=fmt.emin, mbits=fmt.mbits, nan_code=fmt.nan_code
+        fmt_max=_f32_literal(fmt.max_finite),
+        emin=fmt.emin,
+        mbits=fmt.mbits,
+        nan_code=fmt.nan_code,
+        x=x,
+        s=s,
     )
 
 
@@ -131,11 +136,6 @@ def reciprocal_snippet() -> str:
 
 
 def lower_quantize(decl: ir.Operation) -> str:
-    scaling = _str(decl, "scaling")
-    if scaling != "per_tensor":
-        from passes.cpu_lowering_blocks import lower_block_quantize
-
-        return lower_block_quantize(decl)
     (x, _), _ = _signature(decl)
     fmt = _format(_str(decl, "format"))
     return template("quantize_fp8_per_tensor.mlir").substitute(
@@ -182,8 +182,6 @@ def _matmul_maps(a: TensorInfo, b: TensorInfo, b_transposed: bool) -> dict[str, 
 
 def lower_scaled_matmul(decl: ir.Operation) -> str:
     (a, _, b, _), (out,) = _signature(decl)
-    if _str(decl, "scaling") != "per_tensor":
-        raise QmlirError(f"no CPU lowering for scaled_matmul scaling '{_str(decl, 'scaling')}'")
     a_fmt, b_fmt = _format(_str(decl, "a_format")), _format(_str(decl, "b_format"))
     return template("scaled_matmul_per_tensor.mlir").substitute(
         name=symbol_name(decl),
@@ -216,12 +214,44 @@ def lower_amax_history_update(decl: ir.Operation) -> str:
     )
 
 
+def _by_scaling(per_tensor: Callable[[ir.Operation], str], block: str) -> Callable[..., str]:
+    """Per-tensor lowering here, block-scaled ones in cpu_lowering_blocks (``block`` names it)."""
+
+    def lower(decl: ir.Operation) -> str:
+        if "qmlir.block" in decl.attributes or _scaling(decl) == "block":
+            from passes import cpu_lowering_blocks
+
+            return getattr(cpu_lowering_blocks, block)(decl)
+        return per_tensor(decl)
+
+    return lower
+
+
+def _scaling(decl: ir.Operation) -> str:
+    return _str(decl, "scaling") if "qmlir.scaling" in decl.attributes else ""
+
+
+def _lower_swizzle(decl: ir.Operation) -> str:
+    from passes.cpu_lowering_blocks import lower_swizzle
+
+    return lower_swizzle(decl)
+
+
+def _lower_compute_scale_any(decl: ir.Operation) -> str:
+    if _str(decl, "rule").startswith("e8m0_"):
+        from passes.cpu_lowering_blocks import lower_compute_scale_e8m0
+
+        return lower_compute_scale_e8m0(decl)
+    return lower_compute_scale(decl)
+
+
 LOWERINGS: dict[str, Callable[[ir.Operation], str]] = {
     "amax_history_update": lower_amax_history_update,
-    "amax": lower_amax,
-    "compute_scale": lower_compute_scale,
-    "quantize": lower_quantize,
-    "scaled_matmul": lower_scaled_matmul,
+    "amax": _by_scaling(lower_amax, "lower_block_amax"),
+    "compute_scale": _lower_compute_scale_any,
+    "quantize": _by_scaling(lower_quantize, "lower_block_quantize"),
+    "scaled_matmul": _by_scaling(lower_scaled_matmul, "lower_block_scaled_matmul"),
+    "swizzle": _lower_swizzle,
 }
 
 

@@ -21,7 +21,7 @@ OP_ATTR = "qmlir.op"
 LAYER_ATTR = "qmlir.layer"
 
 # Ops whose calls have no side effects: a call whose results are unused may be erased.
-PURE_OPS = ("amax", "compute_scale", "quantize", "scaled_matmul", "amax_history_update")
+PURE_OPS = ("amax", "compute_scale", "quantize", "scaled_matmul", "amax_history_update", "swizzle")
 STATE_ATTR = "qmlir.state"
 
 
@@ -154,3 +154,7 @@ def str_attr(value: str) -> ir.Attribute:
 
 def bool_attr(value: bool) -> ir.Attribute:
     return ir.BoolAttr.get(value)
+
+
+def i64_array_attr(values: tuple[int, ...]) -> ir.Attribute:
+    return ir.DenseI64ArrayAttr.get(list(values))

@@ -130,6 +130,8 @@ class QuantizeMatmuls(ModulePass):
             return None, f"element type {out_info.dtype} is not a float type qmlir quantizes"
         if not _supported_ranks(a_info, b_info):
             return None, f"operand shapes {list(a_info.shape)} x {list(b_info.shape)} not supported"
+        if self.recipe.two_dimensional and b_info.rank != 2:
+            return None, f"recipe '{self.recipe.name}' quantizes 2-D operands (batched matmul)"
         if bias is not None and tensor_info(bias.type) is None:
             return None, "bias of unknown shape"
         return MatmulSite(op, a, b, transposed, bias, layer_name(op)), ""
@@ -138,24 +140,40 @@ class QuantizeMatmuls(ModulePass):
         op = site.op
         out_info = tensor_info(op.results[0].type)
         assert out_info is not None
+        recipe = self.recipe
+        flat = recipe.two_dimensional
+        # Block-scaled recipes: a [K, N] operand's blocks run down dim 0 (columnwise).
+        b_options = {"columnwise": not site.b_transposed} if flat else {}
         with ir.InsertionPoint(op), op.location:
             a = torch_ops.to_builtin(torch_ops.convert_dtype(site.a, "f32"))
             b = torch_ops.to_builtin(torch_ops.convert_dtype(site.b, "f32"))
-            qa = self.recipe.emit_quantize(  # type: ignore[attr-defined]
+            if flat:
+                a = torch_ops.collapse_to_2d(a)
+            qa = recipe.emit_quantize(  # type: ignore[attr-defined]
                 builder, a, layer=site.layer, constant=torch_ops.is_literal(site.a)
             )
-            qb = self.recipe.emit_quantize(  # type: ignore[attr-defined]
-                builder, b, layer=site.layer, constant=torch_ops.is_literal(site.b)
+            qb = recipe.emit_quantize(  # type: ignore[attr-defined]
+                builder, b, layer=site.layer, constant=torch_ops.is_literal(site.b), **b_options
             )
-            y = self.recipe.emit_scaled_matmul(  # type: ignore[attr-defined]
-                builder, qa, qb, site.b_transposed, out_info, layer=site.layer
+            gemm_out = _flat_out(out_info) if flat else out_info
+            y = recipe.emit_scaled_matmul(  # type: ignore[attr-defined]
+                builder, qa, qb, site.b_transposed, gemm_out, layer=site.layer
             )
+            if flat:
+                y = torch_ops.expand_from_2d(y, out_info.with_dtype("f32"))
             result = torch_ops.from_builtin(y, out_info.with_dtype("f32"))
             if site.bias is not None:
                 result = torch_ops.add_tensors(result, torch_ops.convert_dtype(site.bias, "f32"))
             result = torch_ops.convert_dtype(result, out_info.dtype)
         op.results[0].replace_all_uses_with(result)
         op.erase()
+
+
+def _flat_out(out: TensorInfo) -> TensorInfo:
+    rows = 1
+    for d in out.shape[:-1]:
+        rows *= d
+    return TensorInfo((rows, out.shape[-1]), out.dtype)
 
 
 def _supported_ranks(a: TensorInfo, b: TensorInfo) -> bool:

@@ -75,3 +75,37 @@ def add_tensors(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
     return ir.Operation.create(
         "torch.aten.add.Tensor", results=[lhs.type], operands=[lhs, rhs, constant_int(1)]
     ).result
+
+
+def collapse_to_2d(value: ir.Value) -> ir.Value:
+    """``[d0, ..., dn-1, K]`` → ``[d0 * ... * dn-1, K]`` (builtin tensors); 2-D passes."""
+    info = tensor_info(value.type)
+    assert info is not None
+    if info.rank == 2:
+        return value
+    rows = 1
+    for d in info.shape[:-1]:
+        rows *= d
+    lead = ", ".join(str(i) for i in range(info.rank - 1))
+    return ir.Operation.create(
+        "tensor.collapse_shape",
+        results=[TensorInfo((rows, info.shape[-1]), info.dtype).builtin()],
+        operands=[value],
+        attributes={"reassociation": ir.Attribute.parse(f"[[{lead}], [{info.rank - 1}]]")},
+    ).result
+
+
+def expand_from_2d(value: ir.Value, target: TensorInfo) -> ir.Value:
+    """The inverse of :func:`collapse_to_2d` for a result of shape ``target``."""
+    if target.rank == 2:
+        return value
+    lead = ", ".join(str(i) for i in range(target.rank - 1))
+    return ir.Operation.create(
+        "tensor.expand_shape",
+        results=[target.builtin()],
+        operands=[value],
+        attributes={
+            "reassociation": ir.Attribute.parse(f"[[{lead}], [{target.rank - 1}]]"),
+            "static_output_shape": ir.DenseI64ArrayAttr.get(list(target.shape)),
+        },
+    ).result

@@ -3,12 +3,14 @@
 from passes.recipes.base import RECIPES, Recipe, get_recipe, register_recipe
 from passes.recipes.fp8_current import Fp8CurrentScaling
 from passes.recipes.fp8_delayed import Fp8DelayedScaling
+from passes.recipes.mxfp8 import Mxfp8BlockScaling
 from passes.recipes.none import NoQuantization
 
 __all__ = [
     "RECIPES",
     "Fp8CurrentScaling",
     "Fp8DelayedScaling",
+    "Mxfp8BlockScaling",
     "NoQuantization",
     "Recipe",
     "get_recipe",

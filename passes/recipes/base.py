@@ -24,6 +24,8 @@ class Recipe:
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
     quantizes: ClassVar[bool] = True
+    # Block-scaled recipes quantize 2-D operands: N-D activations are flattened to [M, K].
+    two_dimensional: ClassVar[bool] = False
 
     @classmethod
     def option_docs(cls) -> dict[str, str]:

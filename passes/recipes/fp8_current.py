@@ -22,11 +22,16 @@ from passes.recipes.base import Recipe, register_recipe
 
 @dataclass(frozen=True)
 class QuantizedOperand:
-    """A GEMM operand after quantization: element codes and what dequantizes them."""
+    """A GEMM operand after quantization: element codes and what dequantizes them.
+
+    ``scale_inv`` is the stored scale: FP32 ``scale_inv`` (per tensor or per block) or block scale
+    codes (E8M0, E4M3). ``columnwise``: its blocks run down dim 0 (a ``[K, N]`` operand).
+    """
 
     data: ir.Value
     scale_inv: ir.Value
     fmt: FloatFormat
+    columnwise: bool = False
 
 
 @register_recipe

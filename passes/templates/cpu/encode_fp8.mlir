@@ -1,4 +1,4 @@
-    // FP8 encoder: %xv * %s -> %byte, the saturating round-to-nearest-even E4M3/E5M2 code.
+    // FP8 encoder: ${x} * ${s} -> %byte, the saturating round-to-nearest-even E4M3/E5M2 code.
     // Integer-only (never arith.truncf): saturate in f32 (+-inf -> +-max), ulp =
     // 2^(max(e, emin) - mbits), q = roundeven(|v| / ulp), code = ((max(e, emin) - emin) << mbits)
     // + q (a carry of q lands on the next binade), sign OR-ed in; NaN -> ${nan_code} (the
@@ -21,7 +21,7 @@
     %man_mask = arith.constant 8388607 : i32
     %two_m23 = arith.constant 0x34000000 : f32
     %two_m126 = arith.constant 0x00800000 : f32
-    %x_bits = arith.bitcast %xv : f32 to i32
+    %x_bits = arith.bitcast ${x} : f32 to i32
     %x_sign_bit = arith.andi %x_bits, %sign_only : i32
     %x_exp_field = arith.shrui %x_bits, %c23 : i32
     %x_exp = arith.andi %x_exp_field, %c255 : i32
@@ -29,12 +29,12 @@
     %x_man = arith.andi %x_bits, %man_mask : i32
     %x_man_f = arith.uitofp %x_man : i32 to f32
     %t1 = arith.mulf %x_man_f, %two_m23 : f32
-    %t2 = arith.mulf %t1, %s : f32
+    %t2 = arith.mulf %t1, ${s} : f32
     %t3 = arith.mulf %t2, %two_m126 : f32
     %t3_bits = arith.bitcast %t3 : f32 to i32
     %sub_bits = arith.xori %t3_bits, %x_sign_bit : i32
     %v_sub = arith.bitcast %sub_bits : i32 to f32
-    %v_normal = arith.mulf %xv, %s : f32
+    %v_normal = arith.mulf ${x}, ${s} : f32
     %v = arith.select %x_is_sub, %v_sub, %v_normal : f32
     %is_nan = arith.cmpf uno, %v, %v : f32
     %v_num = arith.select %is_nan, %zero, %v : f32

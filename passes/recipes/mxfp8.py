@@ -1,0 +1,166 @@
+"""Recipe ``mxfp8``: TE ``MXFP8BlockScaling`` (OCP MX), E4M3 data with an E8M0 scale per 32.
+
+Per operand: ``amax`` per 1x32 block (32x1 when the blocks run down dim 0, e.g. a ``[K, N]``
+weight) → ``compute_scale`` (E8M0 code by ``e8m0_rounding``) → ``quantize`` (``x * 2^(127-e)``
+cast to E4M3); then ``swizzle`` (the 128x4 GEMM layout) → ``scaled_matmul``. Weights go through
+the same chain, folded at compile time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+from iree.compiler import ir
+
+from passes.formats import FloatFormat, Fp8Format
+from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
+from passes.named_ops import (
+    NamedOpBuilder,
+    bool_attr,
+    f32_attr,
+    i64_array_attr,
+    str_attr,
+    variant_suffix,
+)
+from passes.recipes.base import Recipe, register_recipe
+from passes.recipes.fp8_current import QuantizedOperand
+
+BLOCK = 32
+
+
+class E8m0Rounding(enum.Enum):
+    """How a block's E8M0 scale comes from its amax (v = amax / fp8_max).
+
+    ``CEIL``: TE/cuBLAS: v's exponent, one more if v is not a power of two (never overflows).
+    ``FLOOR``: OCP MX spec, torchao's default: floor(log2(amax)) - emax_elem (may saturate).
+    ``RNE``: PyTorch's ``.to(torch.float8_e8m0fnu)`` of v.
+    """
+
+    CEIL = "ceil"
+    FLOOR = "floor"
+    RNE = "rne"
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@register_recipe
+@dataclasses.dataclass(frozen=True)
+class Mxfp8BlockScaling(Recipe):
+    name = "mxfp8"
+    summary = "MXFP8: E4M3 data, one E8M0 scale per 32 elements (TE MXFP8BlockScaling)"
+    two_dimensional = True
+
+    fp8_format: Fp8Format = Fp8Format.E4M3
+    e8m0_rounding: E8m0Rounding = E8m0Rounding.CEIL
+
+    @classmethod
+    def option_docs(cls) -> dict[str, str]:
+        return {
+            "fp8_format": "e4m3 | hybrid (identical for inference: E5M2 is for gradients)",
+            "e8m0_rounding": "ceil (TE, cuBLAS) | floor (OCP, torchao) | rne (PyTorch cast)",
+        }
+
+    @property
+    def element_format(self) -> FloatFormat:
+        return self.fp8_format.forward_format()
+
+    def emit_quantize(
+        self,
+        ops: NamedOpBuilder,
+        x: ir.Value,
+        layer: str | None = None,
+        constant: bool = False,
+        columnwise: bool = False,
+    ) -> QuantizedOperand:
+        info = tensor_info(x.type)
+        assert info is not None and info.rank == 2 and info.dtype == "f32", x.type
+        fmt = self.element_format
+        block = (BLOCK, 1) if columnwise else (1, BLOCK)
+        grid = (ceil_div(info.shape[0], block[0]), ceil_div(info.shape[1], block[1]))
+        block_name = f"block{block[0]}x{block[1]}"
+        (amax,) = ops.call(
+            "amax",
+            variant_suffix(block_name, info.shape),
+            [x],
+            [builtin_tensor_type(grid, "f32")],
+            {"block": i64_array_attr(block)},
+            layer=layer,
+        )
+        rule = f"e8m0_{self.e8m0_rounding.value}"
+        (codes,) = ops.call(
+            "compute_scale",
+            variant_suffix(rule, fmt.name, grid),
+            [amax],
+            [builtin_tensor_type(grid, "i8")],
+            {"rule": str_attr(rule), "fp8_max": f32_attr(fmt.max_finite)},
+            layer=layer,
+        )
+        data, scale = ops.call(
+            "quantize",
+            variant_suffix(fmt.name, block_name, "e8m0", info.shape),
+            [x, codes],
+            [builtin_tensor_type(info.shape, "i8"), builtin_tensor_type(grid, "i8")],
+            {
+                "format": str_attr(fmt.name),
+                "scaling": str_attr("block"),
+                "block": i64_array_attr(block),
+                "scale_format": str_attr("e8m0"),
+            },
+            layer=layer,
+        )
+        return QuantizedOperand(data, scale, fmt, columnwise=columnwise)
+
+    def emit_swizzle(
+        self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
+    ) -> ir.Value:
+        """Compact block scales → the 128x4 GEMM layout of S[row, k_block]."""
+        from passes.cpu_lowering_blocks import swizzled_size
+
+        grid = tensor_info(q.scale_inv.type)
+        assert grid is not None
+        rows, cols = (grid.shape[1], grid.shape[0]) if q.columnwise else grid.shape
+        size = swizzled_size("mx", rows, cols)
+        (swizzled,) = ops.call(
+            "swizzle",
+            variant_suffix("mx", "t" if q.columnwise else "n", grid.shape),
+            [q.scale_inv],
+            [builtin_tensor_type(size, "i8")],
+            {"layout": str_attr("mx"), "transpose": bool_attr(q.columnwise)},
+            layer=layer,
+        )
+        return swizzled
+
+    def emit_scaled_matmul(
+        self,
+        ops: NamedOpBuilder,
+        a: QuantizedOperand,
+        b: QuantizedOperand,
+        b_transposed: bool,
+        out: TensorInfo,
+        layer: str | None = None,
+    ) -> ir.Value:
+        a_info, b_info = tensor_info(a.data.type), tensor_info(b.data.type)
+        assert a_info is not None and b_info is not None
+        sa = self.emit_swizzle(ops, a, layer)
+        sb = self.emit_swizzle(ops, b, layer)
+        layout = "nt" if b_transposed else "nn"
+        (result,) = ops.call(
+            "scaled_matmul",
+            variant_suffix(f"{a.fmt.name}x{b.fmt.name}", "mx", layout, a_info.shape, b_info.shape),
+            [a.data, sa, b.data, sb],
+            [out.with_dtype("f32").builtin()],
+            {
+                "a_format": str_attr(a.fmt.name),
+                "b_format": str_attr(b.fmt.name),
+                "scaling": str_attr("block"),
+                "scale_format": str_attr("e8m0"),
+                "layout": str_attr("mx"),
+                "a_block": i64_array_attr((1, BLOCK)),
+                "b_transposed": bool_attr(b_transposed),
+            },
+            layer=layer,
+        )
+        return result

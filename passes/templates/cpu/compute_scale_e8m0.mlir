@@ -1,0 +1,47 @@
+// compute_scale (E8M0, rule ${rule}) per block: amax [${Mb}, ${Kb}] -> biased exponent codes.
+// v = amax * f32(1/${fmt_max_int}) is formed exactly (the product is exact in f64; an f32-subnormal
+// v is rounded to its grid by hand, which flush-to-zero arithmetic would lose), then:
+${rule_doc}
+func.func private @${name}(%amax: tensor<${Mb}x${Kb}xf32>) -> tensor<${Mb}x${Kb}xi8>
+    attributes {${attrs}} {
+  %empty = tensor.empty() : tensor<${Mb}x${Kb}xi8>
+  %codes = linalg.generic {
+      indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i, k)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%amax : tensor<${Mb}x${Kb}xf32>) outs(%empty : tensor<${Mb}x${Kb}xi8>) {
+  ^bb0(%a: f32, %o: i8):
+    %inv_max = arith.constant ${inv_max_f64} : f64
+    %min_normal = arith.constant 0x3810000000000000 : f64
+    %two_p149 = arith.constant 0x4940000000000000 : f64
+    %abs_mask = arith.constant 2147483647 : i32
+    %inf_bits = arith.constant 2139095040 : i32
+    %c23 = arith.constant 23 : i32
+    %man_mask = arith.constant 8388607 : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c254 = arith.constant 254 : i32
+    %c255 = arith.constant 255 : i32
+    %a_bits = arith.bitcast %a : f32 to i32
+    %a_abs = arith.andi %a_bits, %abs_mask : i32
+    %is_nan = arith.cmpi ugt, %a_abs, %inf_bits : i32
+    %is_inf = arith.cmpi eq, %a_abs, %inf_bits : i32
+    %a64 = arith.extf %a : f32 to f64
+    %p = arith.mulf %a64, %inv_max : f64
+    %p_abs = math.absf %p : f64
+    %is_normal = arith.cmpf oge, %p_abs, %min_normal : f64
+    %v_normal = arith.truncf %p_abs : f64 to f32
+    %v_normal_bits = arith.bitcast %v_normal : f32 to i32
+    %grid = arith.mulf %p_abs, %two_p149 : f64
+    %grid_r = math.roundeven %grid : f64
+    %v_sub_bits = arith.fptosi %grid_r : f64 to i32
+    %v_bits = arith.select %is_normal, %v_normal_bits, %v_sub_bits : i32
+    %exponent = arith.shrui %v_bits, %c23 : i32
+    %mantissa = arith.andi %v_bits, %man_mask : i32
+${rule_body}
+    %with_inf = arith.select %is_inf, %c254, %e : i32
+    %with_nan = arith.select %is_nan, %c255, %with_inf : i32
+    %byte = arith.trunci %with_nan : i32 to i8
+    linalg.yield %byte : i8
+  } -> tensor<${Mb}x${Kb}xi8>
+  return %codes : tensor<${Mb}x${Kb}xi8>
+}

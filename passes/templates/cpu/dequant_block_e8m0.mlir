@@ -1,0 +1,18 @@
+    // dequantize one element of operand ${p}: decode its FP8 code, then multiply by
+    // 2^(e - 127) of its block's E8M0 scale read from the swizzled layout (exact, on bits);
+    // a NaN scale (0xFF) gives NaN.
+${decode}
+    %${p}row = linalg.index ${row_dim} : index
+    %${p}kk = linalg.index ${k_dim} : index
+    %${p}bk = arith.constant ${bk} : index
+    %${p}kb = arith.divui %${p}kk, %${p}bk : index
+${offset}
+    %${p}e8 = tensor.extract ${scales}[%${p}off] : tensor<${scale_size}xi8>
+    %${p}e = arith.extui %${p}e8 : i8 to i32
+    %${p}c127 = arith.constant 127 : i32
+    %${p}c255 = arith.constant 255 : i32
+    %${p}shift = arith.subi %${p}e, %${p}c127 : i32
+${ldexp}
+    %${p}nan_s = arith.constant 0x7FC00000 : f32
+    %${p}scale_nan = arith.cmpi eq, %${p}e, %${p}c255 : i32
+    %${p}deq = arith.select %${p}scale_nan, %${p}nan_s, %${p}l_out : f32

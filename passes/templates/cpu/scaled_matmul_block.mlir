@@ -1,0 +1,39 @@
+// scaled_matmul (block-scaled operands, ${scale_format} scales in the ${layout} layout):
+// out = dequantize(a) @ dequantize(b), f32 products and sums. Each element is dequantized exactly
+// (FP8 value * power-of-two scale), so this is the GEMM of the values the quantized operands hold.
+func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: tensor<${sa_size}xi8>,
+                            %b: tensor<${b_shape}xi8>, %sb: tensor<${sb_size}xi8>)
+    -> tensor<${out_shape}xf32> attributes {${attrs}} {
+  %a_empty = tensor.empty() : tensor<${a_shape}xf32>
+  %a_f32 = linalg.generic {
+      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<${a_shape}xi8>) outs(%a_empty : tensor<${a_shape}xf32>) {
+  ^bb0(%a_code: i8, %out: f32):
+${dequant_a}
+    linalg.yield %a_deq : f32
+  } -> tensor<${a_shape}xf32>
+  %b_empty = tensor.empty() : tensor<${b_shape}xf32>
+  %b_f32 = linalg.generic {
+      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<${b_shape}xi8>) outs(%b_empty : tensor<${b_shape}xf32>) {
+  ^bb0(%b_code: i8, %out: f32):
+${dequant_b}
+    linalg.yield %b_deq : f32
+  } -> tensor<${b_shape}xf32>
+  %zero = arith.constant 0.0 : f32
+  %acc_empty = tensor.empty() : tensor<${out_shape}xf32>
+  %acc_init = linalg.fill ins(%zero : f32) outs(%acc_empty : tensor<${out_shape}xf32>) -> tensor<${out_shape}xf32>
+  %acc = linalg.generic {
+      indexing_maps = [${mm_a_map}, ${mm_b_map}, ${mm_out_map}],
+      iterator_types = [${mm_iterators}]}
+      ins(%a_f32, %b_f32 : tensor<${a_shape}xf32>, tensor<${b_shape}xf32>)
+      outs(%acc_init : tensor<${out_shape}xf32>) {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %p = arith.mulf %x, %y : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<${out_shape}xf32>
+  return %acc : tensor<${out_shape}xf32>
+}
