@@ -57,34 +57,15 @@ def lower_block_amax(decl: ir.Operation) -> str:
     )
 
 
-_E8M0_RULES = {
-    "e8m0_ceil": (
-        "//   ceil (TE float_to_e8m0): v's biased exponent, plus one when its mantissa is non-zero,\n"
-        "//   except at 0xFE and for v <= 2^-127 (exponent 0, mantissa <= 0x400000); NaN -> 0xFF,\n"
-        "//   inf -> 0xFE.",
-        """    %man_nz = arith.cmpi ne, %mantissa, %c0 : i32
-    %not_fe = arith.cmpi ne, %exponent, %c254 : i32
-    %half_man = arith.constant 4194304 : i32
-    %exp_zero = arith.cmpi eq, %exponent, %c0 : i32
-    %small = arith.cmpi ule, %mantissa, %half_man : i32
-    %sub_small = arith.andi %exp_zero, %small : i1
-    %true = arith.constant 1 : i1
-    %not_sub_small = arith.xori %sub_small, %true : i1
-    %inc_a = arith.andi %man_nz, %not_fe : i1
-    %inc = arith.andi %inc_a, %not_sub_small : i1
-    %inc_i = arith.extui %inc : i1 to i32
-    %e = arith.addi %exponent, %inc_i : i32""",
-    ),
-}
+E8M0_RULES = ("e8m0_ceil",)  # rule e8m0_<r> is templates/cpu/e8m0_rule_<r>.mlir
 
 
 def lower_compute_scale_e8m0(decl: ir.Operation) -> str:
     (amax,), _ = _signature(decl)
     rule = _str(decl, "rule")
-    if rule not in _E8M0_RULES:
+    if rule not in E8M0_RULES:
         raise QmlirError(f"no CPU lowering for compute_scale rule '{rule}'")
     fmt_max = _float(decl, "fp8_max")
-    doc, body = _E8M0_RULES[rule]
     import struct
 
     inv = struct.unpack(">f", struct.pack(">f", 1.0 / fmt_max))[0]  # f32(1/max), as TE has it
@@ -92,8 +73,7 @@ def lower_compute_scale_e8m0(decl: ir.Operation) -> str:
         name=symbol_name(decl),
         attrs=_attr_text(decl),
         rule=rule,
-        rule_doc=doc,
-        rule_body=body,
+        rule_body=template(f"e8m0_rule_{rule.removeprefix('e8m0_')}.mlir").template,
         fmt_max_int=int(fmt_max),
         inv_max_f64="0x" + struct.pack(">d", inv).hex().upper(),
         Mb=amax.shape[0],

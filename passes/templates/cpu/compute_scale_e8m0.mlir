@@ -1,7 +1,7 @@
 // compute_scale (E8M0, rule ${rule}) per block: amax [${Mb}, ${Kb}] -> biased exponent codes.
 // v = amax * f32(1/${fmt_max_int}) is formed exactly (the product is exact in f64; an f32-subnormal
-// v is rounded to its grid by hand, which flush-to-zero arithmetic would lose), then:
-${rule_doc}
+// v is rounded to its grid by hand, which flush-to-zero arithmetic would lose), then the rule
+// gives the code; NaN amax -> 0xFF, inf -> 0xFE.
 func.func private @${name}(%amax: tensor<${Mb}x${Kb}xf32>) -> tensor<${Mb}x${Kb}xi8>
     attributes {${attrs}} {
   %empty = tensor.empty() : tensor<${Mb}x${Kb}xi8>
