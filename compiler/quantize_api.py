@@ -1,7 +1,8 @@
 """``compiler.quantize``: one tensor through a recipe's compiled quantize core.
 
-It builds a module whose body is exactly what the recipe pass emits for an activation
-(``recipe.emit_quantize``), lowers it with the same CPU lowering, compiles and runs it.
+It builds a module whose body is exactly what the recipe pass emits for an operand
+(``recipe.emit_quantize``, then ``emit_swizzle`` when asked), lowers it with the same CPU
+lowering, compiles and runs it. Nothing here re-implements the numerics.
 """
 
 from __future__ import annotations
@@ -23,46 +24,110 @@ from passes.named_ops import NamedOpBuilder
 from passes.recipes import Recipe, get_recipe
 
 ENTRY = "quantize"
+ROLES = ("activation", "weight")
+USAGES = ("rowwise", "columnwise")
 
 
 @dataclass(frozen=True)
 class QuantizedTensor:
-    """``data``: uint8 element codes (same shape as the input); ``scale``: float32 ``scale_inv``."""
+    """A quantized tensor, as the compiled quantize core wrote it.
+
+    ``data``: uint8 element codes, the input's shape (a 2-D view ``[-1, K]`` for block recipes).
+    ``scale``: per-tensor recipes: float32 ``scale_inv`` (``x ≈ decode(data) * scale``); mxfp8:
+    uint8 E8M0 codes, compact ``[M, ceil(K/32)]`` rowwise or ``[ceil(M/32), K]`` columnwise, or the
+    1-D 128x4-tiled GEMM layout when ``swizzled``.
+    """
 
     data: np.ndarray
     scale: np.ndarray
     recipe: dict[str, Any]
+    usage: str = "rowwise"
+    swizzled: bool = False
 
     def dequantize(self) -> np.ndarray:
         values = self.data.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
-        return values * self.scale
+        if self.recipe["name"] in ("fp8-current", "fp8-delayed"):
+            return values * self.scale
+        if self.swizzled:
+            raise QmlirError("dequantize() reads compact scales: quantize with swizzle=False")
+        exponents = self.scale.astype(np.int32) - 127
+        axis = 0 if self.usage == "columnwise" else 1
+        expanded = np.repeat(exponents, 32, axis=axis)[: values.shape[0], : values.shape[1]]
+        result = np.ldexp(values, expanded).astype(np.float32)
+        result[expanded == 0xFF - 127] = np.nan  # a NaN scale
+        return result
 
 
-def quantize(x: Any, recipe: str | Recipe = "fp8-current", **options: Any) -> QuantizedTensor:
+def quantize(
+    x: Any,
+    recipe: str | Recipe = "fp8-current",
+    *,
+    role: str = "activation",
+    usage: str = "rowwise",
+    swizzle: bool = False,
+    **options: Any,
+) -> QuantizedTensor:
     chosen = recipe if isinstance(recipe, Recipe) else get_recipe(recipe, options)
     if not hasattr(chosen, "emit_quantize"):
         raise QmlirError(f"recipe '{chosen.name}' does not quantize tensors")
+    if role not in ROLES:
+        raise QmlirError(f"role must be one of {', '.join(ROLES)}, not '{role}'")
+    if usage not in USAGES:
+        raise QmlirError(f"usage must be one of {', '.join(USAGES)}, not '{usage}'")
+    if chosen.name == "fp8-delayed" and role == "activation":
+        raise QmlirError(
+            "fp8-delayed scales activations from state carried across calls: run a compiled "
+            "module (CompiledModule.scaling_state()), or quantize with role='weight'"
+        )
+    blocked = chosen.two_dimensional
+    if swizzle and not blocked:
+        raise QmlirError(f"recipe '{chosen.name}' has one scale per tensor: nothing to swizzle")
     array = _as_f32(to_numpy(x))
-    shape = array.shape if array.ndim else (1,)
-    ctx = compile_host_module(quantize_module_text(chosen, shape))
-    data, scale_inv = ctx.modules.module[ENTRY](array.reshape(shape))
-    codes = np.asarray(data.to_host()).view(np.uint8).reshape(array.shape)
-    return QuantizedTensor(codes, np.asarray(scale_inv.to_host(), np.float32), chosen.to_dict())
+    shape = _quantize_shape(array, blocked)
+    text = quantize_module_text(chosen, shape, role, usage, swizzle)
+    data, scale = compile_host_module(text).modules.module[ENTRY](array.reshape(shape))
+    codes = np.array(data.to_host(), copy=True).view(np.uint8)
+    scale_np = np.array(scale.to_host(), copy=True)
+    scale_np = scale_np.view(np.uint8) if scale_np.dtype == np.int8 else scale_np
+    codes = codes.reshape(array.shape) if not blocked or array.ndim >= 2 else codes
+    return QuantizedTensor(codes, scale_np, chosen.to_dict(), usage, swizzle)
 
 
-def quantize_module_text(recipe: Recipe, shape: tuple[int, ...]) -> str:
-    """The lowered module ``@quantize(x: f32) -> (codes, scale_inv)`` for ``recipe``."""
+def _quantize_shape(array: np.ndarray, blocked: bool) -> tuple[int, ...]:
+    if not blocked:
+        return array.shape if array.ndim else (1,)
+    if array.ndim == 0:
+        return (1, 1)
+    if array.ndim == 1:
+        return (1, array.shape[0])
+    rows = int(np.prod(array.shape[:-1]))
+    return (rows, array.shape[-1])
+
+
+def quantize_module_text(
+    recipe: Recipe,
+    shape: tuple[int, ...],
+    role: str = "activation",
+    usage: str = "rowwise",
+    swizzle: bool = False,
+) -> str:
+    """The lowered module ``@quantize(x: f32) -> (codes, scale)`` for ``recipe``."""
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.create()
         x_type = builtin_tensor_type(shape, "f32")
         with ir.InsertionPoint(module.body):
             entry = func.FuncOp(ENTRY, ir.FunctionType.get([x_type], []))
         block = entry.add_entry_block()
+        ops = NamedOpBuilder(module)
+        extra = {"columnwise": usage == "columnwise"} if recipe.two_dimensional else {}
         with ir.InsertionPoint(block):
-            q = recipe.emit_quantize(NamedOpBuilder(module), block.arguments[0])  # type: ignore[attr-defined]
-            func.ReturnOp([q.data, q.scale_inv])
+            q = recipe.emit_quantize(  # type: ignore[attr-defined]
+                ops, block.arguments[0], constant=role == "weight", **extra
+            )
+            scale = recipe.emit_swizzle(ops, q) if swizzle else q.scale_inv  # type: ignore[attr-defined]
+            func.ReturnOp([q.data, scale])
         entry.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get([x_type], [q.data.type, q.scale_inv.type])
+            ir.FunctionType.get([x_type], [q.data.type, scale.type])
         )
         lower_declarations(module, named_op_declarations(module))
         return str(module)

@@ -68,7 +68,7 @@ class CompiledModule:
         results = self._main(*arrays)
         if not isinstance(results, (tuple, list)):
             results = (results,)
-        return [np.asarray(r.to_host()) for r in results]
+        return [np.array(r.to_host(), copy=True) for r in results]
 
     def __call__(self, *inputs: Any) -> Any:
         as_torch = any(_is_torch(x) for x in inputs)

@@ -8,6 +8,8 @@ that layout while it dequantizes, so the layouts live in one place: :func:`layou
 
 from __future__ import annotations
 
+import math
+
 from iree.compiler import ir
 
 from passes.cpu_lowering import (
@@ -57,7 +59,7 @@ def lower_block_amax(decl: ir.Operation) -> str:
     )
 
 
-E8M0_RULES = ("e8m0_ceil",)  # rule e8m0_<r> is templates/cpu/e8m0_rule_<r>.mlir
+E8M0_RULES = ("e8m0_ceil", "e8m0_floor", "e8m0_rne")  # templates/cpu/e8m0_rule_<r>.mlir
 
 
 def lower_compute_scale_e8m0(decl: ir.Operation) -> str:
@@ -69,13 +71,19 @@ def lower_compute_scale_e8m0(decl: ir.Operation) -> str:
     import struct
 
     inv = struct.unpack(">f", struct.pack(">f", 1.0 / fmt_max))[0]  # f32(1/max), as TE has it
+    short = rule.removeprefix("e8m0_")
+    divide = short == "rne"  # PyTorch divides by max; TE multiplies by f32(1/max)
+    constant = fmt_max if divide else inv
     return template("compute_scale_e8m0.mlir").substitute(
         name=symbol_name(decl),
         attrs=_attr_text(decl),
         rule=rule,
-        rule_body=template(f"e8m0_rule_{rule.removeprefix('e8m0_')}.mlir").template,
-        fmt_max_int=int(fmt_max),
-        inv_max_f64="0x" + struct.pack(">d", inv).hex().upper(),
+        rule_body=template(f"e8m0_rule_{short}.mlir").substitute(
+            emax_elem=int(math.floor(math.log2(fmt_max)))
+        ),
+        v_doc=f"amax / {fmt_max:g}" if divide else f"amax * f32(1/{fmt_max:g})",
+        p_op="divf" if divide else "mulf",
+        p_const="0x" + struct.pack(">d", constant).hex().upper(),
         Mb=amax.shape[0],
         Kb=amax.shape[1],
     )

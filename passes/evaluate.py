@@ -75,4 +75,4 @@ class NamedOpEvaluator:
         results = self._ctx.modules.module[name](*args)
         if not isinstance(results, (tuple, list)):
             results = (results,)
-        return [np.asarray(r.to_host()) for r in results]
+        return [np.array(r.to_host(), copy=True) for r in results]

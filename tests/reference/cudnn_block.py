@@ -37,7 +37,7 @@ _E4M3_POSITIVE = np.array([fp8.e4m3_value(c) for c in range(0x7F)], dtype=np.flo
 
 
 def round_up_e8m0(v: np.ndarray) -> np.ndarray:
-    """Smallest power of two >= v (float32, v >= 0) as an E8M0 byte, saturating at 2^-127 / 2^127."""
+    """Smallest power of two >= v (float32, v >= 0) as an E8M0 byte, within [2^-127, 2^127]."""
     f = np.asarray(v, dtype=np.float32).astype(np.float64)
     nan, inf = np.isnan(f), np.isinf(f)
     safe = np.where(nan | inf, 1.0, f)

@@ -83,12 +83,16 @@ def quantize_1d(
     raise ValueError(f"axis must be 0 or 1, got {axis}")
 
 
-def quantize_2d(w: np.ndarray, pow2: bool = True, eps: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """2D (128x128 tile) quantize of w [N, K]: (codes [N, K], scale_inv [ceil(N/128), ceil(K/128)])."""
+def quantize_2d(
+    w: np.ndarray, pow2: bool = True, eps: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """2D (128x128 tiles) quantize of w [N, K]: (codes, scale_inv [ceil(N/128), ceil(K/128)])."""
     return _quantize_tiles(w, BLOCK, BLOCK, pow2, eps)
 
 
-def dequantize(codes: np.ndarray, scale_inv: np.ndarray, block_shape: tuple[int, int]) -> np.ndarray:
+def dequantize(
+    codes: np.ndarray, scale_inv: np.ndarray, block_shape: tuple[int, int]
+) -> np.ndarray:
     """float32 ``decode_e4m3(codes) * scale_inv`` with each scale_inv broadcast over its block.
 
     ``block_shape`` is (1, 128) for axis=1, (128, 1) for axis=0 and (128, 128) for 2D.
@@ -109,7 +113,7 @@ def _pad_cols4(s: np.ndarray) -> np.ndarray:
 
 
 def gemm_ready_1d(scale_inv_compact: np.ndarray, axis: int = 1) -> np.ndarray:
-    """GEMM-ready 1D scales: rowwise [A, Bb] -> [Bb, pad4(A)]; columnwise (axis=0) [Ab, B] -> [Ab, pad4(B)]."""
+    """GEMM-ready 1D scales: rowwise [A, Bb] -> [Bb, pad4(A)]; axis=0 [Ab, B] -> [Ab, pad4(B)]."""
     s = np.asarray(scale_inv_compact, dtype=np.float32)
     if axis == 1:
         return _pad_cols4(np.ascontiguousarray(s.T))

@@ -1,4 +1,4 @@
-"""Independent reference for MXFP8 (TE ``MXFP8BlockScaling``), written from SEMANTICS.md (tests only).
+"""Independent reference for MXFP8 (TE ``MXFP8BlockScaling``) from SEMANTICS.md (tests only).
 
 Blocks of 32 (1x32 rowwise, 32x1 columnwise), E4M3 data, one E8M0 scale byte per block.
 
@@ -146,7 +146,7 @@ def e8m0_from_amax(amax: np.ndarray, rounding: str = "ceil") -> np.ndarray:
 def decode_e8m0(e: np.ndarray) -> np.ndarray:
     """Value of E8M0 bytes as float32: 2^(e-127) (0x00 -> 2^-127, a subnormal), 0xFF -> NaN."""
     e = np.asarray(e, dtype=np.uint8)
-    out = np.ldexp(1.0, e.astype(np.int64) - 127).astype(np.float32)
+    out = np.ldexp(1.0, np.minimum(e, 0xFE).astype(np.int64) - 127).astype(np.float32)
     out[e == E8M0_NAN] = np.nan
     return out
 

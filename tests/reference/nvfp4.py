@@ -1,4 +1,4 @@
-"""Independent reference for NVFP4 (TE ``NVFP4BlockScaling``), written from SEMANTICS.md (tests only).
+"""Independent reference for NVFP4 (TE ``NVFP4BlockScaling``) from SEMANTICS.md (tests only).
 
 Blocks of 16 along K, E2M1 data packed two per byte (low nibble = even element), one E4M3 decode
 scale per block and one float32 per-tensor global scale. Mode ``"te"`` follows SEMANTICS.md, i.e.

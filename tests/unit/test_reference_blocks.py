@@ -23,7 +23,7 @@ def bits(u: int) -> np.float32:
 
 
 def row32(fill: float, first: float | None = None) -> np.ndarray:
-    """A 32-element float32 block filled with ``fill``, optionally with a different first element."""
+    """A 32-element float32 block of ``fill``, optionally with a different first element."""
     r = np.full(32, fill, dtype=np.float32)
     if first is not None:
         r[0] = first
@@ -115,14 +115,17 @@ def test_e8m0_rne_matches_torch_cast() -> None:
     a = np.abs(random_bits(50000, 4))
     edges = F32([0, 2.0**-118, 448 * 2.0**-127, 448 * 1.5 * 2.0**-127, 448 * 2.0**-128, np.inf])
     a = np.concatenate([a, edges, [FLT_MAX, F32(np.nan)]])
-    v = (a / F32(448)).astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        v = (a / F32(448)).astype(np.float32)
     peer = torch.from_numpy(v).to(torch.float8_e8m0fnu).view(torch.uint8).numpy()
     np.testing.assert_array_equal(mxfp8.e8m0_from_amax(a, "rne"), peer)
 
 
 def test_e8m0_decode_and_multiplier() -> None:
     e = np.array([0, 1, 127, 135, 254, 255], dtype=np.uint8)
-    np.testing.assert_array_equal(mxfp8.decode_e8m0(e)[:5], F32([2.0**-127, 2.0**-126, 1, 256, 2.0**127]))
+    np.testing.assert_array_equal(
+        mxfp8.decode_e8m0(e)[:5], F32([2.0**-127, 2.0**-126, 1, 256, 2.0**127])
+    )
     assert np.isnan(mxfp8.decode_e8m0(e)[5])
     m = mxfp8.data_multiplier(e)
     np.testing.assert_array_equal(m[:5], F32([1, 2.0**126, 1, 2.0**-8, 2.0**-127]))
@@ -154,7 +157,7 @@ _TINY = float(bits(0x00000001))
 _FMAX = float(FLT_MAX)
 
 
-def _data(fill: int, first: int | None = None) -> list[int]:
+def _d(fill: int, first: int | None = None) -> list[int]:
     d = [fill] * 32
     if first is not None:
         d[0] = first
@@ -162,29 +165,29 @@ def _data(fill: int, first: int | None = None) -> list[int]:
 
 
 MXFP8_CASES = [
-    ("zero", row32(0.0), 0, _data(0), 0, _data(0)),
+    ("zero", row32(0.0), 0, _d(0), 0, _d(0)),
     # 2^-126: v is subnormal <= 2^-127 -> e = 0, multiplier 1 -> 0 (newer torchao: 0x40)
-    ("smallest_normal", row32(2.0**-126), 0, _data(0), 0, _data(0)),
+    ("smallest_normal", row32(2.0**-126), 0, _d(0), 0, _d(0)),
     # inf amax -> 0xFE (ceil) / 247 (floor); inf saturates, 1.0 underflows (newer torchao: NaN)
-    ("mixed_inf", row32(1.0, _INF), 0xFE, _data(0, 0x7E), 247, _data(0, 0x7E)),
+    ("mixed_inf", row32(1.0, _INF), 0xFE, _d(0, 0x7E), 247, _d(0, 0x7E)),
     # NaN skipped by the amax: scale from the 1.0s (torchao: 0xFF and all NaN)
-    ("mixed_nan", row32(1.0, _NAN), 119, _data(0x78, 0x7F), 119, _data(0x78, 0x7F)),
-    ("positive_fp8_max", row32(448.0), 127, _data(0x7E), 127, _data(0x7E)),
-    ("negative_fp8_max", row32(-448.0), 127, _data(0xFE), 127, _data(0xFE)),
+    ("mixed_nan", row32(1.0, _NAN), 119, _d(0x78, 0x7F), 119, _d(0x78, 0x7F)),
+    ("positive_fp8_max", row32(448.0), 127, _d(0x7E), 127, _d(0x7E)),
+    ("negative_fp8_max", row32(-448.0), 127, _d(0xFE), 127, _d(0xFE)),
     # FLT_MAX: ceil 2^120 -> 256; floor 2^119 -> 512 saturates to 448
-    ("positive_dtype_max", row32(_FMAX), 247, _data(0x78), 246, _data(0x7E)),
-    ("negative_dtype_max", row32(-_FMAX), 247, _data(0xF8), 246, _data(0xFE)),
-    ("positive_smallest_subnormal", row32(_TINY), 0, _data(0x00), 0, _data(0x00)),
-    ("negative_smallest_subnormal", row32(-_TINY), 0, _data(0x80), 0, _data(0x80)),
-    ("mixed_positive_underflow", row32(1.0, _TINY), 119, _data(0x78, 0x00), 119, _data(0x78, 0x00)),
-    ("mixed_negative_underflow", row32(1.0, -_TINY), 119, _data(0x78, 0x80), 119, _data(0x78, 0x80)),
-    ("mixed_saturation_and_underflow", row32(1.0, _FMAX), 247, _data(0, 0x78), 246, _data(0, 0x7E)),
-    ("rceil_boundary_3.5+ulp", row32(float(bits(0x40600001))), 121, _data(0x76), 120, _data(0x7E)),
-    ("floor_boundary_512-ulp", row32(float(bits(0x43FFFFFF))), 128, _data(0x78), 127, _data(0x7E)),
+    ("positive_dtype_max", row32(_FMAX), 247, _d(0x78), 246, _d(0x7E)),
+    ("negative_dtype_max", row32(-_FMAX), 247, _d(0xF8), 246, _d(0xFE)),
+    ("positive_smallest_subnormal", row32(_TINY), 0, _d(0x00), 0, _d(0x00)),
+    ("negative_smallest_subnormal", row32(-_TINY), 0, _d(0x80), 0, _d(0x80)),
+    ("mixed_positive_underflow", row32(1.0, _TINY), 119, _d(0x78, 0x00), 119, _d(0x78, 0x00)),
+    ("mixed_negative_underflow", row32(1.0, -_TINY), 119, _d(0x78, 0x80), 119, _d(0x78, 0x80)),
+    ("mixed_saturation_and_underflow", row32(1.0, _FMAX), 247, _d(0, 0x78), 246, _d(0, 0x7E)),
+    ("rceil_boundary_3.5+ulp", row32(float(bits(0x40600001))), 121, _d(0x76), 120, _d(0x7E)),
+    ("floor_boundary_512-ulp", row32(float(bits(0x43FFFFFF))), 128, _d(0x78), 127, _d(0x7E)),
     # all NaN: amax 0 -> scale 0x00, NaN * 1 stays NaN (torchao: scale 0xFF)
-    ("all_nan", row32(_NAN), 0, _data(0x7F), 0, _data(0x7F)),
-    ("positive_satfinite", row32(480.0), 128, _data(0x77), 127, _data(0x7E)),
-    ("negative_satfinite", row32(-480.0), 128, _data(0xF7), 127, _data(0xFE)),
+    ("all_nan", row32(_NAN), 0, _d(0x7F), 0, _d(0x7F)),
+    ("positive_satfinite", row32(480.0), 128, _d(0x77), 127, _d(0x7E)),
+    ("negative_satfinite", row32(-480.0), 128, _d(0xF7), 127, _d(0xFE)),
 ]
 
 
@@ -349,7 +352,9 @@ def test_fp8_block_2d_tiles_equal_per_tensor_quantization() -> None:
         for j in range(2):
             tile = w[128 * i : 128 * (i + 1), 128 * j : 128 * (j + 1)]
             ref_codes, ref_scale_inv = fp8.quantize_per_tensor(tile, pow2=True)
-            np.testing.assert_array_equal(codes[128 * i : 128 * (i + 1), 128 * j : 128 * (j + 1)], ref_codes)
+            np.testing.assert_array_equal(
+                codes[128 * i : 128 * (i + 1), 128 * j : 128 * (j + 1)], ref_codes
+            )
             assert scale_inv[i, j] == ref_scale_inv
 
 
@@ -447,6 +452,18 @@ def test_nvfp4_hand_computed() -> None:
     deq = nvfp4.dequantize(packed, scales, s_dec, 32)
     np.testing.assert_array_equal(deq[0, :4], (F32([6.0, 3.0, -1.5, 0.5]) * F32(448)) * s_dec)
     np.testing.assert_allclose(deq[0, 16:24], x[0, 16:24] * F32([1, 1, 1, 1, 0.8, 1, 0, 1]), 1e-6)
+
+
+def test_nvfp4_te_order_of_operations() -> None:
+    x = np.zeros((1, 48), dtype=np.float32)
+    x[0, 0] = 6.0  # S = 448, S_dec = fp32(1/448), S * fp32(1/6) = 74.66667175
+    x[0, 16] = 1.125 * 2.0**-12  # d = 0.0205078140 = 10.5000029 * 2^-9 -> 11 * 2^-9 (0x0B);
+    # (amax / 6) * S would give exactly 10.5 * 2^-9, a tie, -> 0x0A.
+    x[0, 32:34] = [0.0134, 2.0**-8]  # d = 1.0005 -> 1.0 (0x38); enc = 1 / (1 * S_dec) = 447.99997
+    # so 2^-8 -> 1.7499999 -> 1.5 (code 3), where S / d = 448 would give the tie 1.75 -> 2 (code 4)
+    packed, scales, _ = nvfp4.quantize(x)
+    np.testing.assert_array_equal(scales, [[0x7E, 0x0B, 0x38]])
+    assert packed[0, 16] == 0x37
 
 
 def test_nvfp4_zero_tensor() -> None:
@@ -549,7 +566,7 @@ def test_cudnn_mxfp8_like_hand_computed() -> None:
 
 
 @pytest.mark.parametrize("axis", [0, 1])
-def test_cudnn_e4m3_e8m0_equals_mxfp8_on_normal_data(axis: int) -> None:
+def test_cudnn_e4m3_e8m0_equals_mxfp8_on_normal_d(axis: int) -> None:
     x = wide_random((70, 90), 13)
     y, s = cudnn_block.block_scale_quantize(x, 32, axis, "e4m3", "e8m0")
     codes, scales = mxfp8.quantize(x, axis=axis)

@@ -1,7 +1,7 @@
 // compute_scale (E8M0, rule ${rule}) per block: amax [${Mb}, ${Kb}] -> biased exponent codes.
-// v = amax * f32(1/${fmt_max_int}) is formed exactly (the product is exact in f64; an f32-subnormal
-// v is rounded to its grid by hand, which flush-to-zero arithmetic would lose), then the rule
-// gives the code; NaN amax -> 0xFF, inf -> 0xFE.
+// v = ${v_doc} is formed exactly as f32 (in f64, exact or correctly rounded, then
+// rounded to f32 by hand when it is subnormal, which flush-to-zero arithmetic would lose), then
+// the rule gives the code.
 func.func private @${name}(%amax: tensor<${Mb}x${Kb}xf32>) -> tensor<${Mb}x${Kb}xi8>
     attributes {${attrs}} {
   %empty = tensor.empty() : tensor<${Mb}x${Kb}xi8>
@@ -10,7 +10,7 @@ func.func private @${name}(%amax: tensor<${Mb}x${Kb}xf32>) -> tensor<${Mb}x${Kb}
       iterator_types = ["parallel", "parallel"]}
       ins(%amax : tensor<${Mb}x${Kb}xf32>) outs(%empty : tensor<${Mb}x${Kb}xi8>) {
   ^bb0(%a: f32, %o: i8):
-    %inv_max = arith.constant ${inv_max_f64} : f64
+    %p_const = arith.constant ${p_const} : f64
     %min_normal = arith.constant 0x3810000000000000 : f64
     %two_p149 = arith.constant 0x4940000000000000 : f64
     %abs_mask = arith.constant 2147483647 : i32
@@ -26,7 +26,7 @@ func.func private @${name}(%amax: tensor<${Mb}x${Kb}xf32>) -> tensor<${Mb}x${Kb}
     %is_nan = arith.cmpi ugt, %a_abs, %inf_bits : i32
     %is_inf = arith.cmpi eq, %a_abs, %inf_bits : i32
     %a64 = arith.extf %a : f32 to f64
-    %p = arith.mulf %a64, %inv_max : f64
+    %p = arith.${p_op} %a64, %p_const : f64
     %p_abs = math.absf %p : f64
     %is_normal = arith.cmpf oge, %p_abs, %min_normal : f64
     %v_normal = arith.truncf %p_abs : f64 to f32
@@ -38,9 +38,7 @@ func.func private @${name}(%amax: tensor<${Mb}x${Kb}xf32>) -> tensor<${Mb}x${Kb}
     %exponent = arith.shrui %v_bits, %c23 : i32
     %mantissa = arith.andi %v_bits, %man_mask : i32
 ${rule_body}
-    %with_inf = arith.select %is_inf, %c254, %e : i32
-    %with_nan = arith.select %is_nan, %c255, %with_inf : i32
-    %byte = arith.trunci %with_nan : i32 to i8
+    %byte = arith.trunci %code : i32 to i8
     linalg.yield %byte : i8
   } -> tensor<${Mb}x${Kb}xi8>
   return %codes : tensor<${Mb}x${Kb}xi8>

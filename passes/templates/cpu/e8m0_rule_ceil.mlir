@@ -12,3 +12,5 @@
     %inc = arith.andi %inc_a, %not_sub_small : i1
     %inc_i = arith.extui %inc : i1 to i32
     %e = arith.addi %exponent, %inc_i : i32
+    %with_inf = arith.select %is_inf, %c254, %e : i32
+    %code = arith.select %is_nan, %c255, %with_inf : i32

@@ -1,4 +1,5 @@
-// quantize (E8M0-scaled blocks of ${bm}x${bk}): data = cast(x * 2^(127 - e)) per block, the
+// quantize (E8M0-scaled blocks of ${bm}x${bk}): data = cast(x * 2^(127 - e)) per block (a
+// multiplier of 1 for e = 0, as TE has it), the
 // multiply exact on bits (ldexp_f32.mlir) and the cast the FP8 encoder of encode_fp8.mlir; a block
 // whose scale is NaN (0xFF) encodes as NaN codes. The scale codes pass through unchanged.
 func.func private @${name}(%x: tensor<${M}x${K}xf32>, %scale: tensor<${Mb}x${Kb}xi8>)
@@ -20,7 +21,10 @@ func.func private @${name}(%x: tensor<${M}x${K}xf32>, %scale: tensor<${Mb}x${Kb}
     %scale_e = arith.extui %ec : i8 to i32
     %e_c127 = arith.constant 127 : i32
     %c255_e = arith.constant 255 : i32
-    %shift = arith.subi %e_c127, %scale_e : i32
+    %shift_e = arith.subi %e_c127, %scale_e : i32
+    %e_zero = arith.constant 0 : i32
+    %scale_is_zero = arith.cmpi eq, %scale_e, %e_zero : i32
+    %shift = arith.select %scale_is_zero, %e_zero, %shift_e : i32
 ${ldexp}
     %one = arith.constant 1.0 : f32
 ${encode}
