@@ -106,12 +106,17 @@ def lower_amax(decl: ir.Operation) -> str:
 
 def lower_compute_scale(decl: ir.Operation) -> str:
     rule = _str(decl, "rule")
-    if rule != "fp8_per_tensor":
+    if rule not in ("fp8_per_tensor", "fp8_block"):
         raise QmlirError(f"no CPU lowering for compute_scale rule '{rule}'")
+    (amax,), _ = _signature(decl)
+    dims = ", ".join(_dims(amax.rank))
     mask = 0xFF800000 if _bool(decl, "pow2") else 0xFFFFFFFF
     return template("compute_scale_fp8.mlir").substitute(
         name=symbol_name(decl),
         attrs=_attr_text(decl),
+        type=str(amax.builtin()),
+        map=f"affine_map<({dims}) -> ({dims})>",
+        iterators=_iterators(["parallel"] * amax.rank),
         epsilon_bits=str(_f32_bits(_float(decl, "epsilon"))),
         fp8_max=_f32_literal(_float(decl, "fp8_max")),
         pow2_mask=str(mask - (1 << 32)),

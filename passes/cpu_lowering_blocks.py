@@ -95,10 +95,26 @@ def ldexp_snippet(prefix: str, src: str, k: str) -> str:
 
 def lower_block_quantize(decl: ir.Operation) -> str:
     (x, scale), _ = _signature(decl)
-    if _str(decl, "scaling") != "block" or _str(decl, "scale_format") != "e8m0":
-        raise QmlirError(f"no CPU lowering for quantize @{symbol_name(decl)}")
+    scale_format = _str(decl, "scale_format")
     fmt = _format(_str(decl, "format"))
     bm, bk = block_of(decl)
+    if scale_format == "fp32":
+        from passes.cpu_lowering import reciprocal_snippet
+
+        return template("quantize_block_fp32.mlir").substitute(
+            name=symbol_name(decl),
+            attrs=_attr_text(decl),
+            M=x.shape[0],
+            K=x.shape[1],
+            Mb=scale.shape[0],
+            Kb=scale.shape[1],
+            bm=bm,
+            bk=bk,
+            encode=encode_snippet(fmt),
+            reciprocal=reciprocal_snippet(),
+        )
+    if scale_format != "e8m0":
+        raise QmlirError(f"no CPU lowering for quantize @{symbol_name(decl)}")
     return template("quantize_block_e8m0.mlir").substitute(
         name=symbol_name(decl),
         attrs=_attr_text(decl),
@@ -130,9 +146,51 @@ def swizzled_size(layout: str, rows: int, cols: int) -> tuple[int, ...]:
     return (tiles * MX_TILE_ROWS * MX_TILE_COLS,)
 
 
+BLOCK_LAYOUT_DOCS = {
+    "block1d": "[k_blocks, pad4(rows)]: out[kb, r] = S[r, kb] (transposed, padded)",
+    "block2d": "[row_blocks, pad4(k_blocks)]: out[rb, kb] = S[rb, kb] (padded)",
+}
+
+
+def block_layout_shape(layout: str, rows: int, k_blocks: int) -> tuple[int, int]:
+    """GEMM-ready shape of S [rows, k_blocks] (rows are row blocks for block2d)."""
+    pad4 = lambda n: ceil_div(n, 4) * 4  # noqa: E731
+    if layout == "block1d":
+        return (k_blocks, pad4(rows))
+    if layout == "block2d":
+        return (rows, pad4(k_blocks))
+    raise QmlirError(f"unknown scale layout '{layout}'")
+
+
+def _lower_block_swizzle(decl: ir.Operation, layout: str, transpose: bool) -> str:
+    (compact,), (out,) = _signature(decl)
+    rows, kbs = (compact.shape[1], compact.shape[0]) if transpose else compact.shape
+    # S[r, kb] = compact[kb, r] when transposed, else compact[r, kb]
+    if layout == "block1d":  # out[d0 = kb, d1 = r]
+        r, kb, padded, limit = "%d1", "%d0", "%d1", rows
+    else:  # out[d0 = r, d1 = kb]
+        r, kb, padded, limit = "%d0", "%d1", "%d1", kbs
+    read0, read1 = (kb, r) if transpose else (r, kb)
+    return template("swizzle_block.mlir").substitute(
+        name=symbol_name(decl),
+        attrs=_attr_text(decl),
+        layout=layout,
+        layout_doc=BLOCK_LAYOUT_DOCS[layout],
+        transposed_note=" transposed" if transpose else "",
+        in_shape=shape_text(compact.shape),
+        out_shape=shape_text(out.shape),
+        limit=limit,
+        padded_index=padded,
+        read0=read0,
+        read1=read1,
+    )
+
+
 def lower_swizzle(decl: ir.Operation) -> str:
     (compact,), (out,) = _signature(decl)
     layout, transpose = _str(decl, "layout"), _bool(decl, "transpose")
+    if layout in BLOCK_LAYOUT_DOCS:
+        return _lower_block_swizzle(decl, layout, transpose)
     if layout != "mx":
         raise QmlirError(f"no CPU lowering for scale layout '{layout}'")
     rows, cols = (compact.shape[1], compact.shape[0]) if transpose else compact.shape
@@ -176,38 +234,72 @@ def _dequant(
     )
 
 
+def _dequant_fp32(
+    prefix: str,
+    fmt_name: str,
+    scales: str,
+    scale_type: str,
+    layout: str,
+    row_dim: int,
+    k_dim: int,
+    block: tuple[int, int],
+) -> str:
+    from passes.cpu_lowering import _decode
+
+    kb = f"%{prefix}kb"
+    rb = f"%{prefix}rb" if block[0] > 1 else f"%{prefix}row"
+    read = f"{kb}, {rb}" if layout == "block1d" else f"{rb}, {kb}"
+    return template("dequant_block_fp32.mlir").substitute(
+        p=prefix,
+        decode=_decode(prefix, _format(fmt_name)),
+        layout=layout,
+        row_dim=row_dim,
+        k_dim=k_dim,
+        bk=block[1],
+        br=block[0],
+        scales=scales,
+        read=read,
+        scale_type=scale_type,
+    )
+
+
 def lower_block_scaled_matmul(decl: ir.Operation) -> str:
     from passes.cpu_lowering import _matmul_maps
 
     (a, sa, b, sb), (out,) = _signature(decl)
-    if _str(decl, "scale_format") != "e8m0" or _str(decl, "layout") != "mx":
-        raise QmlirError(f"no CPU lowering for scaled_matmul @{symbol_name(decl)}")
+    scale_format = _str(decl, "scale_format")
+    a_layout, b_layout = _str(decl, "a_layout"), _str(decl, "b_layout")
     transposed = _bool(decl, "b_transposed")
-    _, bk = block_of(decl, "a_block")
+    a_block, b_block = block_of(decl, "a_block"), block_of(decl, "b_block")
     m, k = a.shape
     n = b.shape[0] if transposed else b.shape[1]
-    kb = ceil_div(k, bk)
+    kb = ceil_div(k, a_block[1])
+    b_row_dim, b_k_dim = (0, 1) if transposed else (1, 0)
+    # b's blocks in S[n, k_block] terms: (rows per block, K per block)
+    b_block_rk = b_block if transposed else (b_block[1], b_block[0])
+    a_fmt, b_fmt = _str(decl, "a_format"), _str(decl, "b_format")
+    if scale_format == "fp32":
+        dequant_a = _dequant_fp32("a_", a_fmt, "%sa", str(sa.builtin()), a_layout, 0, 1, a_block)
+        dequant_b = _dequant_fp32(
+            "b_", b_fmt, "%sb", str(sb.builtin()), b_layout, b_row_dim, b_k_dim, b_block_rk
+        )
+    elif scale_format == "e8m0" and a_layout == b_layout == "mx":
+        bk = a_block[1]
+        dequant_a = _dequant("a_", a_fmt, "%sa", sa.shape[0], m, kb, 0, 1, bk)
+        dequant_b = _dequant("b_", b_fmt, "%sb", sb.shape[0], n, kb, b_row_dim, b_k_dim, bk)
+    else:
+        raise QmlirError(f"no CPU lowering for scaled_matmul @{symbol_name(decl)}")
     return template("scaled_matmul_block.mlir").substitute(
         name=symbol_name(decl),
         attrs=_attr_text(decl),
-        scale_format="e8m0",
-        layout="mx",
+        scale_format=scale_format,
+        layout=a_layout if a_layout == b_layout else f"{a_layout}/{b_layout}",
         a_shape=shape_text(a.shape),
         b_shape=shape_text(b.shape),
-        sa_size=sa.shape[0],
-        sb_size=sb.shape[0],
+        sa_type=str(sa.builtin()),
+        sb_type=str(sb.builtin()),
         out_shape=shape_text(out.shape),
-        dequant_a=_dequant("a_", _str(decl, "a_format"), "%sa", sa.shape[0], m, kb, 0, 1, bk),
-        dequant_b=_dequant(
-            "b_",
-            _str(decl, "b_format"),
-            "%sb",
-            sb.shape[0],
-            n,
-            kb,
-            0 if transposed else 1,
-            1 if transposed else 0,
-            bk,
-        ),
+        dequant_a=dequant_a,
+        dequant_b=dequant_b,
         **_matmul_maps(a, b, transposed),
     )

@@ -1,6 +1,7 @@
 """Scaling recipes: frozen dataclasses registered by name (``--recipe NAME``)."""
 
 from passes.recipes.base import RECIPES, Recipe, get_recipe, register_recipe
+from passes.recipes.fp8_block import Fp8BlockScaling
 from passes.recipes.fp8_current import Fp8CurrentScaling
 from passes.recipes.fp8_delayed import Fp8DelayedScaling
 from passes.recipes.mxfp8 import Mxfp8BlockScaling
@@ -8,6 +9,7 @@ from passes.recipes.none import NoQuantization
 
 __all__ = [
     "RECIPES",
+    "Fp8BlockScaling",
     "Fp8CurrentScaling",
     "Fp8DelayedScaling",
     "Mxfp8BlockScaling",

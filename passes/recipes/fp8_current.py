@@ -25,13 +25,15 @@ class QuantizedOperand:
     """A GEMM operand after quantization: element codes and what dequantizes them.
 
     ``scale_inv`` is the stored scale: FP32 ``scale_inv`` (per tensor or per block) or block scale
-    codes (E8M0, E4M3). ``columnwise``: its blocks run down dim 0 (a ``[K, N]`` operand).
+    codes (E8M0, E4M3). ``columnwise``: its blocks run down dim 0 (a ``[K, N]`` operand);
+    ``block``: the block shape over ``data`` (block-scaled recipes), ``()`` for one per tensor.
     """
 
     data: ir.Value
     scale_inv: ir.Value
     fmt: FloatFormat
     columnwise: bool = False
+    block: tuple[int, ...] = ()
 
 
 @register_recipe

@@ -14,7 +14,7 @@ import enum
 from iree.compiler import ir
 
 from passes.formats import FloatFormat, Fp8Format
-from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
+from passes.ir_types import TensorInfo, tensor_info
 from passes.named_ops import (
     NamedOpBuilder,
     bool_attr,
@@ -24,6 +24,7 @@ from passes.named_ops import (
     variant_suffix,
 )
 from passes.recipes.base import Recipe, register_recipe
+from passes.recipes.blocks import emit_block_quantize, emit_swizzle
 from passes.recipes.fp8_current import QuantizedOperand
 
 BLOCK = 32
@@ -40,10 +41,6 @@ class E8m0Rounding(enum.Enum):
     CEIL = "ceil"
     FLOOR = "floor"
     RNE = "rne"
-
-
-def ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 @register_recipe
@@ -75,43 +72,18 @@ class Mxfp8BlockScaling(Recipe):
         constant: bool = False,
         columnwise: bool = False,
     ) -> QuantizedOperand:
-        info = tensor_info(x.type)
-        assert info is not None and info.rank == 2 and info.dtype == "f32", x.type
         fmt = self.element_format
-        block = (BLOCK, 1) if columnwise else (1, BLOCK)
-        grid = (ceil_div(info.shape[0], block[0]), ceil_div(info.shape[1], block[1]))
-        block_name = f"block{block[0]}x{block[1]}"
-        (amax,) = ops.call(
-            "amax",
-            variant_suffix(block_name, info.shape),
-            [x],
-            [builtin_tensor_type(grid, "f32")],
-            {"block": i64_array_attr(block)},
-            layer=layer,
+        return emit_block_quantize(
+            ops,
+            x,
+            (BLOCK, 1) if columnwise else (1, BLOCK),
+            fmt,
+            f"e8m0_{self.e8m0_rounding.value}",
+            {"fp8_max": f32_attr(fmt.max_finite)},
+            "e8m0",
+            columnwise,
+            layer,
         )
-        rule = f"e8m0_{self.e8m0_rounding.value}"
-        (codes,) = ops.call(
-            "compute_scale",
-            variant_suffix(rule, fmt.name, grid),
-            [amax],
-            [builtin_tensor_type(grid, "i8")],
-            {"rule": str_attr(rule), "fp8_max": f32_attr(fmt.max_finite)},
-            layer=layer,
-        )
-        data, scale = ops.call(
-            "quantize",
-            variant_suffix(fmt.name, block_name, "e8m0", info.shape),
-            [x, codes],
-            [builtin_tensor_type(info.shape, "i8"), builtin_tensor_type(grid, "i8")],
-            {
-                "format": str_attr(fmt.name),
-                "scaling": str_attr("block"),
-                "block": i64_array_attr(block),
-                "scale_format": str_attr("e8m0"),
-            },
-            layer=layer,
-        )
-        return QuantizedOperand(data, scale, fmt, columnwise=columnwise)
 
     def emit_swizzle(
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
@@ -122,16 +94,9 @@ class Mxfp8BlockScaling(Recipe):
         grid = tensor_info(q.scale_inv.type)
         assert grid is not None
         rows, cols = (grid.shape[1], grid.shape[0]) if q.columnwise else grid.shape
-        size = swizzled_size("mx", rows, cols)
-        (swizzled,) = ops.call(
-            "swizzle",
-            variant_suffix("mx", "t" if q.columnwise else "n", grid.shape),
-            [q.scale_inv],
-            [builtin_tensor_type(size, "i8")],
-            {"layout": str_attr("mx"), "transpose": bool_attr(q.columnwise)},
-            layer=layer,
+        return emit_swizzle(
+            ops, q.scale_inv, "mx", q.columnwise, swizzled_size("mx", rows, cols), layer
         )
-        return swizzled
 
     def emit_scaled_matmul(
         self,
@@ -157,8 +122,10 @@ class Mxfp8BlockScaling(Recipe):
                 "b_format": str_attr(b.fmt.name),
                 "scaling": str_attr("block"),
                 "scale_format": str_attr("e8m0"),
-                "layout": str_attr("mx"),
-                "a_block": i64_array_attr((1, BLOCK)),
+                "a_layout": str_attr("mx"),
+                "b_layout": str_attr("mx"),
+                "a_block": i64_array_attr(a.block),
+                "b_block": i64_array_attr(b.block),
                 "b_transposed": bool_attr(b_transposed),
             },
             layer=layer,

@@ -3,12 +3,13 @@
 //   inf -> FLT_MAX; optional power of 2: keep sign and exponent (mantissa zeroed).
 // Tests on amax use its bits (exact under flush-to-zero); a subnormal amax gives an infinite
 // quotient in IEEE arithmetic, so FLT_MAX directly.
-func.func private @${name}(%amax: tensor<f32>) -> tensor<f32> attributes {${attrs}} {
-  %empty = tensor.empty() : tensor<f32>
+// Elementwise: one amax per tensor (0-d) or per block (a grid).
+func.func private @${name}(%amax: ${type}) -> ${type} attributes {${attrs}} {
+  %empty = tensor.empty() : ${type}
   %scale = linalg.generic {
-      indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>],
-      iterator_types = []}
-      ins(%amax : tensor<f32>) outs(%empty : tensor<f32>) {
+      indexing_maps = [${map}, ${map}],
+      iterator_types = [${iterators}]}
+      ins(%amax : ${type}) outs(%empty : ${type}) {
   ^bb0(%a: f32, %out: f32):
     %eps_bits = arith.constant ${epsilon_bits} : i32
     %fp8_max = arith.constant ${fp8_max} : f32
@@ -40,6 +41,6 @@ func.func private @${name}(%amax: tensor<f32>) -> tensor<f32> attributes {${attr
     %rounded = arith.bitcast %masked : i32 to f32
     %scale = arith.select %keep_one, %one, %rounded : f32
     linalg.yield %scale : f32
-  } -> tensor<f32>
-  return %scale : tensor<f32>
+  } -> ${type}
+  return %scale : ${type}
 }

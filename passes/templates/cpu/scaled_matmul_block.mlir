@@ -1,8 +1,8 @@
 // scaled_matmul (block-scaled operands, ${scale_format} scales in the ${layout} layout):
-// out = dequantize(a) @ dequantize(b), f32 products and sums. Each element is dequantized exactly
-// (FP8 value * power-of-two scale), so this is the GEMM of the values the quantized operands hold.
-func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: tensor<${sa_size}xi8>,
-                            %b: tensor<${b_shape}xi8>, %sb: tensor<${sb_size}xi8>)
+// out = dequantize(a) @ dequantize(b), f32 products and sums. Each element is dequantized as
+// FP8 value * its block scale (exact for power-of-two scales, one f32 rounding otherwise).
+func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type},
+                            %b: tensor<${b_shape}xi8>, %sb: ${sb_type})
     -> tensor<${out_shape}xf32> attributes {${attrs}} {
   %a_empty = tensor.empty() : tensor<${a_shape}xf32>
   %a_f32 = linalg.generic {

@@ -1,0 +1,155 @@
+"""Recipe ``fp8-block``: TE ``Float8BlockScaling`` (DeepSeek-V3 style), FP32 scale per block.
+
+Activations: 1x128 blocks along the contraction dim (``x_block_scaling_dim=1``); weights:
+128x128 tiles (``w_block_scaling_dim=2``); a ``[K, N]`` operand's 1-D blocks run down dim 0
+(columnwise). Per block TE's ``compute_scale_from_amax`` (power-of-2 scales by default), cast to
+E4M3, ``scale_inv`` stored; ``swizzle`` to the GEMM-ready layouts (1D: transposed and padded,
+2D: padded); ``scaled_matmul``. Shapes not divisible by 128 are zero-padded inside the core.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from iree.compiler import ir
+
+from passes.errors import QmlirError
+from passes.formats import FloatFormat, Fp8Format
+from passes.ir_types import TensorInfo, tensor_info
+from passes.named_ops import (
+    NamedOpBuilder,
+    bool_attr,
+    f32_attr,
+    i64_array_attr,
+    str_attr,
+    variant_suffix,
+)
+from passes.recipes.base import Recipe, register_recipe
+from passes.recipes.blocks import ceil_div, emit_block_quantize, emit_swizzle
+from passes.recipes.fp8_current import QuantizedOperand
+
+BLOCK = 128
+
+
+@register_recipe
+@dataclasses.dataclass(frozen=True)
+class Fp8BlockScaling(Recipe):
+    name = "fp8-block"
+    summary = "FP8 with an FP32 scale per 1x128 / 128x128 block (TE Float8BlockScaling)"
+    two_dimensional = True
+
+    fp8_format: Fp8Format = Fp8Format.E4M3
+    x_block_scaling_dim: int = 1
+    w_block_scaling_dim: int = 2
+    pow2_scales: bool = True
+    amax_epsilon: float = 0.0
+
+    @classmethod
+    def option_docs(cls) -> dict[str, str]:
+        return {
+            "fp8_format": "e4m3 | hybrid (identical for inference: E5M2 is for gradients)",
+            "x_block_scaling_dim": "1 (1x128 blocks) or 2 (128x128) for activations",
+            "w_block_scaling_dim": "1 (1x128 blocks) or 2 (128x128) for weights",
+            "pow2_scales": "round each block scale down to a power of 2",
+            "amax_epsilon": "lower bound on each block's amax",
+        }
+
+    def __post_init__(self) -> None:
+        for key in ("x_block_scaling_dim", "w_block_scaling_dim"):
+            if getattr(self, key) not in (1, 2):
+                raise QmlirError(f"option '{key}' of recipe 'fp8-block' must be 1 or 2")
+        if self.x_block_scaling_dim == 2 and self.w_block_scaling_dim == 2:
+            raise QmlirError(
+                "recipe 'fp8-block' does not support 2D x 2D block scaling "
+                "(x_block_scaling_dim=2 with w_block_scaling_dim=2), as TE does not"
+            )
+        if not self.amax_epsilon >= 0.0:
+            raise QmlirError("option 'amax_epsilon' of recipe 'fp8-block' must be >= 0")
+
+    @property
+    def element_format(self) -> FloatFormat:
+        return self.fp8_format.forward_format()
+
+    def block_shape(self, constant: bool, columnwise: bool) -> tuple[int, int]:
+        dim = self.w_block_scaling_dim if constant else self.x_block_scaling_dim
+        if dim == 2:
+            return (BLOCK, BLOCK)
+        return (BLOCK, 1) if columnwise else (1, BLOCK)
+
+    def emit_quantize(
+        self,
+        ops: NamedOpBuilder,
+        x: ir.Value,
+        layer: str | None = None,
+        constant: bool = False,
+        columnwise: bool = False,
+    ) -> QuantizedOperand:
+        fmt = self.element_format
+        return emit_block_quantize(
+            ops,
+            x,
+            self.block_shape(constant, columnwise),
+            fmt,
+            "fp8_block",
+            {
+                "fp8_max": f32_attr(fmt.max_finite),
+                "epsilon": f32_attr(self.amax_epsilon),
+                "pow2": bool_attr(self.pow2_scales),
+            },
+            "fp32",
+            columnwise,
+            layer,
+        )
+
+    def emit_swizzle(
+        self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
+    ) -> ir.Value:
+        """Compact FP32 scales → GEMM-ready: 1D [k_blocks, pad4(rows)], 2D [rows/128, pad4(.)]."""
+        grid = tensor_info(q.scale_inv.type)
+        assert grid is not None
+        rows, k_blocks = (grid.shape[1], grid.shape[0]) if q.columnwise else grid.shape
+        two_d = q.block == (BLOCK, BLOCK)
+        layout = "block2d" if two_d else "block1d"
+        pad4 = ceil_div(k_blocks if two_d else rows, 4) * 4
+        shape = (rows, pad4) if two_d else (k_blocks, pad4)
+        return emit_swizzle(ops, q.scale_inv, layout, q.columnwise, shape, layer)
+
+    def emit_scaled_matmul(
+        self,
+        ops: NamedOpBuilder,
+        a: QuantizedOperand,
+        b: QuantizedOperand,
+        b_transposed: bool,
+        out: TensorInfo,
+        layer: str | None = None,
+    ) -> ir.Value:
+        a_info, b_info = tensor_info(a.data.type), tensor_info(b.data.type)
+        assert a_info is not None and b_info is not None
+        sa, sb = self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer)
+        a_layout = "block2d" if a.block == (BLOCK, BLOCK) else "block1d"
+        b_layout = "block2d" if b.block == (BLOCK, BLOCK) else "block1d"
+        (result,) = ops.call(
+            "scaled_matmul",
+            variant_suffix(
+                f"{a.fmt.name}x{b.fmt.name}",
+                f"{a_layout}x{b_layout}",
+                "nt" if b_transposed else "nn",
+                a_info.shape,
+                b_info.shape,
+            ),
+            [a.data, sa, b.data, sb],
+            [out.with_dtype("f32").builtin()],
+            {
+                "a_format": str_attr(a.fmt.name),
+                "b_format": str_attr(b.fmt.name),
+                "scaling": str_attr("block"),
+                "scale_format": str_attr("fp32"),
+                "a_layout": str_attr(a_layout),
+                "b_layout": str_attr(b_layout),
+                "a_block": i64_array_attr(a.block),
+                "b_block": i64_array_attr(b.block),
+                "b_transposed": bool_attr(b_transposed),
+            },
+            layer=layer,
+        )
+        return result
