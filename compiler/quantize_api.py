@@ -32,10 +32,13 @@ USAGES = ("rowwise", "columnwise")
 class QuantizedTensor:
     """A quantized tensor, as the compiled quantize core wrote it.
 
-    ``data``: uint8 element codes, the input's shape (a 2-D view ``[-1, K]`` for block recipes).
-    ``scale``: per-tensor recipes: float32 ``scale_inv`` (``x ≈ decode(data) * scale``); mxfp8:
-    uint8 E8M0 codes, compact ``[M, ceil(K/32)]`` rowwise or ``[ceil(M/32), K]`` columnwise, or the
-    1-D 128x4-tiled GEMM layout when ``swizzled``.
+    ``data``: uint8 element codes, the input's shape; nvfp4: E2M1 codes packed two per byte
+    (low nibble = even element), ``[..., ceil(K/16) * 8]``.
+    ``scale``: fp8-current/-delayed: float32 ``scale_inv`` (``x ≈ decode(data) * scale``);
+    fp8-block: float32 ``scale_inv`` per block; mxfp8: uint8 E8M0 codes; nvfp4: uint8 E4M3 block
+    decode scales. Compact (``[M, blocks of K]`` rowwise, ``[blocks of M, K]`` columnwise) unless
+    ``swizzled`` (the GEMM-ready layout). nvfp4's columnwise usage quantizes the transpose.
+    ``global_scale``: nvfp4's float32 per-tensor decode scale ``S_dec``.
     """
 
     data: np.ndarray
@@ -43,8 +46,11 @@ class QuantizedTensor:
     recipe: dict[str, Any]
     usage: str = "rowwise"
     swizzled: bool = False
+    global_scale: np.ndarray | None = None
 
     def dequantize(self) -> np.ndarray:
+        if self.recipe["name"] in ("nvfp4", "fp8-block"):
+            raise QmlirError(f"dequantize() is not provided for {self.recipe['name']}")
         values = self.data.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
         if self.recipe["name"] in ("fp8-current", "fp8-delayed"):
             return values * self.scale
@@ -85,12 +91,16 @@ def quantize(
     array = _as_f32(to_numpy(x))
     shape = _quantize_shape(array, blocked)
     text = quantize_module_text(chosen, shape, role, usage, swizzle)
-    data, scale = compile_host_module(text).modules.module[ENTRY](array.reshape(shape))
-    codes = np.array(data.to_host(), copy=True).view(np.uint8)
-    scale_np = np.array(scale.to_host(), copy=True)
-    scale_np = scale_np.view(np.uint8) if scale_np.dtype == np.int8 else scale_np
-    codes = codes.reshape(array.shape) if not blocked or array.ndim >= 2 else codes
-    return QuantizedTensor(codes, scale_np, chosen.to_dict(), usage, swizzle)
+    outputs = compile_host_module(text).modules.module[ENTRY](array.reshape(shape))
+    data, scale, *rest = (np.array(o.to_host(), copy=True) for o in outputs)
+    codes = data.view(np.uint8)
+    scale = scale.view(np.uint8) if scale.dtype == np.int8 else scale
+    if codes.size == array.size:  # unpacked codes: the input's shape
+        codes = codes.reshape(array.shape)
+    elif array.ndim > 2:  # packed FP4: the input's leading dims, packed K
+        codes = codes.reshape(*array.shape[:-1], codes.shape[-1])
+    global_scale = rest[0].astype(np.float32) if rest else None
+    return QuantizedTensor(codes, scale, chosen.to_dict(), usage, swizzle, global_scale)
 
 
 def _quantize_shape(array: np.ndarray, blocked: bool) -> tuple[int, ...]:
@@ -125,9 +135,10 @@ def quantize_module_text(
                 ops, block.arguments[0], constant=role == "weight", **extra
             )
             scale = recipe.emit_swizzle(ops, q) if swizzle else q.scale_inv  # type: ignore[attr-defined]
-            func.ReturnOp([q.data, scale])
+            results = [q.data, scale] + ([q.global_scale] if q.global_scale is not None else [])
+            func.ReturnOp(results)
         entry.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get([x_type], [q.data.type, scale.type])
+            ir.FunctionType.get([x_type], [r.type for r in results])
         )
         lower_declarations(module, named_op_declarations(module))
         return str(module)

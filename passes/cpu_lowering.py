@@ -123,13 +123,16 @@ def lower_compute_scale(decl: ir.Operation) -> str:
     )
 
 
-def encode_snippet(fmt: FloatFormat, x: str = "%xv", s: str = "%s") -> str:
-    """The FP8 encoder body (``x * s -> %byte``) for ``fmt``."""
+def encode_snippet(fmt: FloatFormat, x: str = "%xv", s: str = "%s", prefix: str = "") -> str:
+    """The encoder body (``x * s -> %<prefix>byte``, the code) for ``fmt`` (FP8 or E2M1)."""
     return template("encode_fp8.mlir").substitute(
+        p=prefix,
         fmt_max=_f32_literal(fmt.max_finite),
         emin=fmt.emin,
         mbits=fmt.mbits,
         nan_code=fmt.nan_code,
+        sign_shift=fmt.ebits + fmt.mbits,
+        drop_zero_sign=int(not fmt.signed_zero),
         x=x,
         s=s,
     )
@@ -243,7 +246,7 @@ def _lower_swizzle(decl: ir.Operation) -> str:
 
 
 def _lower_compute_scale_any(decl: ir.Operation) -> str:
-    if _str(decl, "rule").startswith("e8m0_"):
+    if _str(decl, "rule").startswith(("e8m0_", "nvfp4_")):
         from passes.cpu_lowering_blocks import lower_compute_scale_e8m0
 
         return lower_compute_scale_e8m0(decl)

@@ -63,8 +63,10 @@ E8M0_RULES = ("e8m0_ceil", "e8m0_floor", "e8m0_rne")  # templates/cpu/e8m0_rule_
 
 
 def lower_compute_scale_e8m0(decl: ir.Operation) -> str:
-    (amax,), _ = _signature(decl)
     rule = _str(decl, "rule")
+    if rule.startswith("nvfp4_"):
+        return _nvfp4_compute_scale(decl)
+    (amax,), _ = _signature(decl)
     if rule not in E8M0_RULES:
         raise QmlirError(f"no CPU lowering for compute_scale rule '{rule}'")
     fmt_max = _float(decl, "fp8_max")
@@ -94,6 +96,8 @@ def ldexp_snippet(prefix: str, src: str, k: str) -> str:
 
 
 def lower_block_quantize(decl: ir.Operation) -> str:
+    if _str(decl, "format") == "e2m1":
+        return lower_nvfp4_quantize(decl)
     (x, scale), _ = _signature(decl)
     scale_format = _str(decl, "scale_format")
     fmt = _format(_str(decl, "format"))
@@ -266,6 +270,8 @@ def _dequant_fp32(
 def lower_block_scaled_matmul(decl: ir.Operation) -> str:
     from passes.cpu_lowering import _matmul_maps
 
+    if _str(decl, "scale_format") == "nvfp4":
+        return lower_nvfp4_scaled_matmul(decl)
     (a, sa, b, sb), (out,) = _signature(decl)
     scale_format = _str(decl, "scale_format")
     a_layout, b_layout = _str(decl, "a_layout"), _str(decl, "b_layout")
@@ -302,4 +308,93 @@ def lower_block_scaled_matmul(decl: ir.Operation) -> str:
         dequant_a=dequant_a,
         dequant_b=dequant_b,
         **_matmul_maps(a, b, transposed),
+    )
+
+
+def _nvfp4_compute_scale(decl: ir.Operation) -> str:
+    from passes.cpu_lowering import reciprocal_snippet
+    from passes.formats import E4M3
+
+    rule = _str(decl, "rule")
+    if rule == "nvfp4_global":
+        return template("compute_scale_nvfp4_global.mlir").substitute(
+            name=symbol_name(decl), attrs=_attr_text(decl), reciprocal=reciprocal_snippet()
+        )
+    (amax, _), _ = _signature(decl)
+    import struct
+
+    sixth = "0x" + struct.pack(">f", 1.0 / 6.0).hex().upper()  # f32(1/6), as TE folds it
+    return template("compute_scale_nvfp4_block.mlir").substitute(
+        name=symbol_name(decl),
+        attrs=_attr_text(decl),
+        Mb=amax.shape[0],
+        Kb=amax.shape[1],
+        sixth=sixth,
+        encode=encode_snippet(E4M3, x="%a", s="%mult"),
+    )
+
+
+def lower_nvfp4_quantize(decl: ir.Operation) -> str:
+    from passes.cpu_lowering import _decode
+    from passes.formats import E2M1, E4M3
+
+    (x, d, _), (packed, _) = _signature(decl)
+    return template("quantize_nvfp4.mlir").substitute(
+        name=symbol_name(decl),
+        attrs=_attr_text(decl),
+        M=x.shape[0],
+        K=x.shape[1],
+        Kb=d.shape[1],
+        Kh=packed.shape[1],
+        decode_d=_decode("d_", E4M3),
+        sd_f64=template("f64_from_f32.mlir").substitute(p="sd_", src="%sd"),
+        p_f32=template("f32_from_f64.mlir").substitute(p="p_", src="%p64"),
+        p_back=template("f64_from_f32.mlir").substitute(p="pb_", src="%p_f32"),
+        encode_lo=encode_snippet(E2M1, x="%x0", s="%s", prefix="lo_"),
+        encode_hi=encode_snippet(E2M1, x="%x1", s="%s", prefix="hi_"),
+    )
+
+
+def _dequant_nvfp4(
+    prefix: str,
+    data: str,
+    data_type: str,
+    scales: str,
+    scale_type: str,
+    rows: int,
+    k_blocks: int,
+) -> str:
+    from passes.cpu_lowering import _decode
+    from passes.formats import E4M3
+
+    return template("dequant_nvfp4.mlir").substitute(
+        p=prefix,
+        row_dim=0,
+        k_dim=1,
+        data=data,
+        data_type=data_type,
+        offset=layout_offset("mx", rows, k_blocks, f"%{prefix}row", f"%{prefix}bk", f"{prefix}off"),
+        scales=scales,
+        scale_type=scale_type,
+        decode=_decode(f"{prefix}s_", E4M3),
+    )
+
+
+def lower_nvfp4_scaled_matmul(decl: ir.Operation) -> str:
+    (a, sa, _, b, sb, _), (out,) = _signature(decl)
+    m, n = out.shape
+    kp = a.shape[1] * 2
+    kb = kp // 16
+    return template("scaled_matmul_nvfp4.mlir").substitute(
+        name=symbol_name(decl),
+        attrs=_attr_text(decl),
+        a_shape=shape_text(a.shape),
+        b_shape=shape_text(b.shape),
+        sa_type=str(sa.builtin()),
+        sb_type=str(sb.builtin()),
+        M=m,
+        N=n,
+        Kp=kp,
+        dequant_a=_dequant_nvfp4("a_", "%a", str(a.builtin()), "%sa", str(sa.builtin()), m, kb),
+        dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), "%sb", str(sb.builtin()), n, kb),
     )

@@ -27,6 +27,8 @@ _ERASABLE = (
     "torch_c.to_builtin_tensor",
     "torch.constant.int",
     "arith.constant",
+    "linalg.transpose",
+    "tensor.empty",
 )
 
 _NP_DTYPES = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "f16": np.float16}
@@ -79,6 +81,11 @@ def _constant_value(value: ir.Value, known: dict[ir.Value, np.ndarray]) -> np.nd
         result = elements_to_numpy(op.attributes["value"])
     elif op.name == "torch_c.to_builtin_tensor":
         result = _constant_value(op.operands[0], known)
+    elif op.name == "linalg.transpose":
+        source = _constant_value(op.operands[0], known)
+        if source is not None:
+            permutation = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+            result = np.ascontiguousarray(np.transpose(source, permutation))
     elif op.name == "torch.prims.convert_element_type":
         source = _constant_value(op.operands[0], known)
         if source is not None and "f32" in str(value.type):

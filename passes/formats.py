@@ -14,7 +14,8 @@ class FloatFormat:
     ebits: int
     mbits: int
     max_finite: float
-    nan_code: int  # canonical NaN byte written by the encoder (positive, as PTX cvt writes it)
+    nan_code: int  # code the encoder writes for NaN (FP8: the canonical NaN PTX cvt writes)
+    signed_zero: bool = True  # False: -0.0 encodes as +0 (E2M1, as TE's cast_to_fp4x2)
 
     @property
     def bias(self) -> int:
@@ -29,7 +30,11 @@ class FloatFormat:
 E4M3 = FloatFormat("e4m3", ebits=4, mbits=3, max_finite=448.0, nan_code=0x7F)
 E5M2 = FloatFormat("e5m2", ebits=5, mbits=2, max_finite=57344.0, nan_code=0x7F)
 
-FORMATS = {f.name: f for f in (E4M3, E5M2)}
+# E2M1 (FP4): no inf/NaN; TE's cast_to_fp4x2 writes NaN as +0 and -0.0 as +0, but keeps the sign
+# of a negative value that rounds to zero.
+E2M1 = FloatFormat("e2m1", ebits=2, mbits=1, max_finite=6.0, nan_code=0, signed_zero=False)
+
+FORMATS = {f.name: f for f in (E4M3, E5M2, E2M1)}
 
 
 class Fp8Format(enum.Enum):

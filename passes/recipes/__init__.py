@@ -6,6 +6,7 @@ from passes.recipes.fp8_current import Fp8CurrentScaling
 from passes.recipes.fp8_delayed import Fp8DelayedScaling
 from passes.recipes.mxfp8 import Mxfp8BlockScaling
 from passes.recipes.none import NoQuantization
+from passes.recipes.nvfp4 import Nvfp4BlockScaling
 
 __all__ = [
     "RECIPES",
@@ -14,6 +15,7 @@ __all__ = [
     "Fp8DelayedScaling",
     "Mxfp8BlockScaling",
     "NoQuantization",
+    "Nvfp4BlockScaling",
     "Recipe",
     "get_recipe",
     "register_recipe",

@@ -34,6 +34,8 @@ class QuantizedOperand:
     fmt: FloatFormat
     columnwise: bool = False
     block: tuple[int, ...] = ()
+    global_scale: ir.Value | None = None  # NVFP4's per-tensor decode scale S_dec
+    transposed: bool = False  # data holds the operand transposed ([N, K] for a [K, N] operand)
 
 
 @register_recipe

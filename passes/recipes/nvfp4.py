@@ -1,0 +1,149 @@
+"""Recipe ``nvfp4``: TE ``NVFP4BlockScaling``, E2M1 data, E4M3 scale per 16, FP32 global scale.
+
+Per operand (two-level scaling, TE's reference order of operations, all in f32):
+``amax`` of the tensor → ``compute_scale`` (global: S, S_dec) → ``amax`` per 1x16 block →
+``compute_scale`` (block: E4M3 decode scale d) → ``quantize`` (E2M1, packed two per byte, low
+nibble = even element) → ``swizzle`` (128x4 tiles) → ``scaled_matmul`` (S_dec_a * S_dec_b as the
+GEMM's alpha). An operand whose blocks would run down dim 0 (a ``[K, N]`` weight) is transposed
+first, as TE quantizes NVFP4 columnwise data. Random Hadamard transforms and stochastic rounding
+are training features: not applied.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from iree.compiler import ir
+from iree.compiler.dialects import linalg, tensor
+
+from passes.formats import E2M1, FloatFormat
+from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
+from passes.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
+from passes.recipes.base import Recipe, register_recipe
+from passes.recipes.blocks import ceil_div, emit_swizzle
+from passes.recipes.fp8_current import QuantizedOperand
+
+BLOCK = 16
+
+
+@register_recipe
+@dataclasses.dataclass(frozen=True)
+class Nvfp4BlockScaling(Recipe):
+    name = "nvfp4"
+    summary = "NVFP4: E2M1 data, E4M3 scale per 16 elements, FP32 global scale (TE NVFP4)"
+    two_dimensional = True
+
+    @property
+    def element_format(self) -> FloatFormat:
+        return E2M1
+
+    def emit_quantize(
+        self,
+        ops: NamedOpBuilder,
+        x: ir.Value,
+        layer: str | None = None,
+        constant: bool = False,
+        columnwise: bool = False,
+    ) -> QuantizedOperand:
+        if columnwise:
+            x = _transpose(x)
+        info = tensor_info(x.type)
+        assert info is not None and info.rank == 2 and info.dtype == "f32", x.type
+        rows, k = info.shape
+        grid = (rows, ceil_div(k, BLOCK))
+        scalar = builtin_tensor_type((), "f32")
+        (amax,) = ops.call("amax", variant_suffix(info.shape), [x], [scalar], layer=layer)
+        s_enc, s_dec = ops.call(
+            "compute_scale",
+            "nvfp4_global",
+            [amax],
+            [scalar, scalar],
+            {"rule": str_attr("nvfp4_global")},
+            layer=layer,
+        )
+        (block_amax,) = ops.call(
+            "amax",
+            variant_suffix(f"block1x{BLOCK}", info.shape),
+            [x],
+            [builtin_tensor_type(grid, "f32")],
+            {"block": i64_array_attr((1, BLOCK))},
+            layer=layer,
+        )
+        (d,) = ops.call(
+            "compute_scale",
+            variant_suffix("nvfp4_block", grid),
+            [block_amax, s_enc],
+            [builtin_tensor_type(grid, "i8")],
+            {"rule": str_attr("nvfp4_block")},
+            layer=layer,
+        )
+        data, scale = ops.call(
+            "quantize",
+            variant_suffix("e2m1", f"block1x{BLOCK}", "e4m3", info.shape),
+            [x, d, s_dec],
+            [
+                builtin_tensor_type((rows, grid[1] * BLOCK // 2), "i8"),
+                builtin_tensor_type(grid, "i8"),
+            ],
+            {
+                "format": str_attr("e2m1"),
+                "scaling": str_attr("block"),
+                "block": i64_array_attr((1, BLOCK)),
+                "scale_format": str_attr("e4m3"),
+                "packed": bool_attr(True),
+            },
+            layer=layer,
+        )
+        return QuantizedOperand(
+            data, scale, E2M1, block=(1, BLOCK), global_scale=s_dec, transposed=columnwise
+        )
+
+    def emit_swizzle(
+        self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
+    ) -> ir.Value:
+        from passes.cpu_lowering_blocks import swizzled_size
+
+        grid = tensor_info(q.scale_inv.type)
+        assert grid is not None
+        return emit_swizzle(ops, q.scale_inv, "mx", False, swizzled_size("mx", *grid.shape), layer)
+
+    def emit_scaled_matmul(
+        self,
+        ops: NamedOpBuilder,
+        a: QuantizedOperand,
+        b: QuantizedOperand,
+        b_transposed: bool,
+        out: TensorInfo,
+        layer: str | None = None,
+    ) -> ir.Value:
+        a_info, b_info = tensor_info(a.data.type), tensor_info(b.data.type)
+        assert a_info is not None and b_info is not None
+        assert b_transposed or b.transposed, "NVFP4 operands are [rows, K]"
+        sa, sb = self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer)
+        assert a.global_scale is not None and b.global_scale is not None
+        (result,) = ops.call(
+            "scaled_matmul",
+            variant_suffix("e2m1xe2m1", "nvfp4", a_info.shape, b_info.shape),
+            [a.data, sa, a.global_scale, b.data, sb, b.global_scale],
+            [out.with_dtype("f32").builtin()],
+            {
+                "a_format": str_attr("e2m1"),
+                "b_format": str_attr("e2m1"),
+                "scaling": str_attr("block"),
+                "scale_format": str_attr("nvfp4"),
+                "a_layout": str_attr("mx"),
+                "b_layout": str_attr("mx"),
+                "a_block": i64_array_attr((1, BLOCK)),
+                "b_block": i64_array_attr((1, BLOCK)),
+                "b_transposed": bool_attr(True),
+            },
+            layer=layer,
+        )
+        return result
+
+
+def _transpose(x: ir.Value) -> ir.Value:
+    info = tensor_info(x.type)
+    assert info is not None and info.rank == 2
+    empty = tensor.EmptyOp([info.shape[1], info.shape[0]], ir.F32Type.get())
+    return linalg.transpose(x, outs=[empty.result], permutation=[1, 0]).results[0]

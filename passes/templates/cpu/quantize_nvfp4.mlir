@@ -1,0 +1,63 @@
+// quantize (NVFP4, TE's reference order, f32): per block enc = min(1 / (float(d) * S_dec),
+// FLT_MAX) (the product and quotient exact also around f32 subnormals), then
+// data = cast_e2m1(clamp(x * enc, +-6)), two codes per byte, low nibble = even element;
+// elements past K (the last block's padding) are zeros. Block scale codes pass through.
+func.func private @${name}(%x: tensor<${M}x${K}xf32>, %d: tensor<${M}x${Kb}xi8>,
+                            %s_dec: tensor<f32>)
+    -> (tensor<${M}x${Kh}xi8>, tensor<${M}x${Kb}xi8>) attributes {${attrs}} {
+  %empty_enc = tensor.empty() : tensor<${M}x${Kb}xf32>
+  %enc = linalg.generic {
+      indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> ()>,
+                       affine_map<(i, k) -> (i, k)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%d, %s_dec : tensor<${M}x${Kb}xi8>, tensor<f32>)
+      outs(%empty_enc : tensor<${M}x${Kb}xf32>) {
+  ^bb0(%d_code: i8, %sd: f32, %o: f32):
+${decode_d}
+${sd_f64}
+    %d64 = arith.extf %d_val : f32 to f64
+    %p64 = arith.mulf %d64, %sd_f64 : f64
+${p_f32}
+${p_back}
+    %one64 = arith.constant 1.0 : f64
+    %r64 = arith.divf %one64, %pb_f64 : f64
+    %r32 = arith.truncf %r64 : f64 to f32
+    %flt_max = arith.constant 0x7F7FFFFF : f32
+    %over = arith.cmpf ogt, %r32, %flt_max : f32
+    %e = arith.select %over, %flt_max, %r32 : f32
+    linalg.yield %e : f32
+  } -> tensor<${M}x${Kb}xf32>
+  %empty = tensor.empty() : tensor<${M}x${Kh}xi8>
+  %packed = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%empty : tensor<${M}x${Kh}xi8>) {
+  ^bb0(%o: i8):
+    %m = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c0_i = arith.constant 0 : index
+    %c1_i = arith.constant 1 : index
+    %c2_i = arith.constant 2 : index
+    %c8_i = arith.constant 8 : index
+    %k_len = arith.constant ${K} : index
+    %zero_f = arith.constant 0.0 : f32
+    %k0 = arith.muli %j, %c2_i : index
+    %k1 = arith.addi %k0, %c1_i : index
+    %in0 = arith.cmpi ult, %k0, %k_len : index
+    %in1 = arith.cmpi ult, %k1, %k_len : index
+    %i0 = arith.select %in0, %k0, %c0_i : index
+    %i1 = arith.select %in1, %k1, %c0_i : index
+    %x0_raw = tensor.extract %x[%m, %i0] : tensor<${M}x${K}xf32>
+    %x1_raw = tensor.extract %x[%m, %i1] : tensor<${M}x${K}xf32>
+    %x0 = arith.select %in0, %x0_raw, %zero_f : f32
+    %x1 = arith.select %in1, %x1_raw, %zero_f : f32
+    %blk = arith.divui %j, %c8_i : index
+    %s = tensor.extract %enc[%m, %blk] : tensor<${M}x${Kb}xf32>
+${encode_lo}
+${encode_hi}
+    %c4_8 = arith.constant 4 : i8
+    %hi_shift = arith.shli %hi_byte, %c4_8 : i8
+    %byte = arith.ori %lo_byte, %hi_shift : i8
+    linalg.yield %byte : i8
+  } -> tensor<${M}x${Kh}xi8>
+  return %packed, %d : tensor<${M}x${Kh}xi8>, tensor<${M}x${Kb}xi8>
+}

@@ -1,0 +1,51 @@
+// scaled_matmul (NVFP4 operands): out = (dequant(a) @ dequant(b)) * (S_dec_a * S_dec_b), where
+// dequant = E2M1 value * E4M3 block scale (exact in f32) and the global decode scales are
+// applied to the f32 accumulation, as the GEMM's alpha. The contraction runs over the padded K
+// (${Kp}): padding encodes as zeros.
+func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type}, %ga: tensor<f32>,
+                            %b: tensor<${b_shape}xi8>, %sb: ${sb_type}, %gb: tensor<f32>)
+    -> tensor<${M}x${N}xf32> attributes {${attrs}} {
+  %a_empty = tensor.empty() : tensor<${M}x${Kp}xf32>
+  %a_f32 = linalg.generic {
+      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      outs(%a_empty : tensor<${M}x${Kp}xf32>) {
+  ^bb0(%out: f32):
+${dequant_a}
+    linalg.yield %a_deq : f32
+  } -> tensor<${M}x${Kp}xf32>
+  %b_empty = tensor.empty() : tensor<${N}x${Kp}xf32>
+  %b_f32 = linalg.generic {
+      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      outs(%b_empty : tensor<${N}x${Kp}xf32>) {
+  ^bb0(%out: f32):
+${dequant_b}
+    linalg.yield %b_deq : f32
+  } -> tensor<${N}x${Kp}xf32>
+  %zero = arith.constant 0.0 : f32
+  %acc_empty = tensor.empty() : tensor<${M}x${N}xf32>
+  %acc_init = linalg.fill ins(%zero : f32) outs(%acc_empty : tensor<${M}x${N}xf32>) -> tensor<${M}x${N}xf32>
+  %acc = linalg.generic {
+      indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                       affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a_f32, %b_f32 : tensor<${M}x${Kp}xf32>, tensor<${N}x${Kp}xf32>)
+      outs(%acc_init : tensor<${M}x${N}xf32>) {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %p = arith.mulf %x, %y : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<${M}x${N}xf32>
+  %out_empty = tensor.empty() : tensor<${M}x${N}xf32>
+  %out = linalg.generic {
+      indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> ()>,
+                       affine_map<(m, n) -> ()>, affine_map<(m, n) -> (m, n)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %ga, %gb : tensor<${M}x${N}xf32>, tensor<f32>, tensor<f32>)
+      outs(%out_empty : tensor<${M}x${N}xf32>) {
+  ^bb0(%v: f32, %g1: f32, %g2: f32, %o: f32):
+    %alpha = arith.mulf %g1, %g2 : f32
+    %r = arith.mulf %v, %alpha : f32
+    linalg.yield %r : f32
+  } -> tensor<${M}x${N}xf32>
+  return %out : tensor<${M}x${N}xf32>
+}
