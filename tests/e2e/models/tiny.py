@@ -48,6 +48,22 @@ def single() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     return nn.Linear(64, 32).eval(), (torch.randn(8, 64),)
 
 
+class MatmulKN(nn.Module):
+    """x @ w with w stored [K, N]: block recipes quantize it down its columns."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(64, 40, generator=torch.Generator().manual_seed(5)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x @ self.w
+
+
+def matmul_kn() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(2)
+    return MatmulKN().eval(), (torch.randn(8, 64),)
+
+
 def rejected() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     return DataDependent(), (torch.randn(4, 4),)
 

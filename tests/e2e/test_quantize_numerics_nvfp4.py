@@ -1,0 +1,74 @@
+"""nvfp4's compiled quantize core vs the independent reference (TE's order), bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import compiler
+from tests.reference import nvfp4
+
+SHAPES = [(2, 16), (5, 70), (33, 48)]
+
+
+def check(x: np.ndarray, usage: str = "rowwise") -> None:
+    q = compiler.quantize(x, "nvfp4", usage=usage)
+    source = x.T.copy() if usage == "columnwise" else x
+    packed, scales, s_dec = nvfp4.quantize(source)
+    assert q.global_scale is not None
+    assert q.global_scale.tobytes() == np.float32(s_dec).tobytes()
+    np.testing.assert_array_equal(q.scale, scales, err_msg="E4M3 block scales")
+    np.testing.assert_array_equal(q.data, packed, err_msg="packed E2M1 data")
+
+
+@pytest.mark.parametrize("usage", ["rowwise", "columnwise"])
+@given(data=st.data())
+def test_random_tensors_bit_exact(usage: str, data: st.DataObject) -> None:
+    shape = data.draw(st.sampled_from(SHAPES))
+    scale = data.draw(st.sampled_from([1.0, 1e-30, 1e30]))
+    x = data.draw(hnp.arrays(np.float32, shape, elements=st.floats(-1e4, 1e4, width=32)))
+    check((x * np.float32(scale)).astype(np.float32), usage)
+
+
+@given(
+    x=hnp.arrays(
+        np.float32, (5, 70), elements=st.floats(width=32, allow_nan=True, allow_infinity=True)
+    )
+)
+def test_arbitrary_bit_patterns_bit_exact(x: np.ndarray) -> None:
+    check(x)
+
+
+def _rows(*rows: list[float]) -> np.ndarray:
+    return np.stack([np.resize(np.float32(r), 32) for r in rows]).astype(np.float32)
+
+
+EDGE_CASES = {
+    "zeros": np.zeros((2, 32), np.float32),
+    "every e2m1 tie": _rows([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 6.0], [-0.25, -2.5, -5, 6]),
+    "negative zero and tiny negatives": _rows([-0.0, 0.0, 6.0, -1e-3], [-0.0, -1e-30, 1.0]),
+    "nan and inf": _rows([np.nan, 1.0, -2.0, 6.0], [np.inf, 1.0, -3.0], [-np.inf, 0.5]),
+    "f32 subnormal tensor": _rows([1e-40, -3e-39, 1e-45, 0.0], [2e-38, -1e-44]),
+    "tiny global amax": _rows([1e-36, -2e-36, 5e-37], [3e-37, 1e-38]),
+    "huge": _rows([3e38, -1e38, 1.0], [1e30, 6.0]),
+    "mixed block scales": _rows([1e4, 1e-4, 1.0, -7.0], [1e-4, 2e-4, -3e-4]),
+}
+
+
+@pytest.mark.parametrize("name", list(EDGE_CASES))
+def test_edge_cases_bit_exact(name: str) -> None:
+    check(EDGE_CASES[name])
+
+
+def test_swizzled_block_scales_and_nd_input() -> None:
+    x = np.random.default_rng(1).standard_normal((2, 65, 48)).astype(np.float32)
+    q = compiler.quantize(x, "nvfp4")
+    assert q.data.shape == (2, 65, 24)
+    flat = x.reshape(130, 48)
+    packed, scales, _ = nvfp4.quantize(flat)
+    np.testing.assert_array_equal(q.data.reshape(130, 24), packed)
+    swizzled = compiler.quantize(x, "nvfp4", swizzle=True).scale
+    np.testing.assert_array_equal(swizzled, nvfp4.swizzle(scales))
