@@ -7,6 +7,7 @@ q = compiler.quantize(x, recipe="fp8-current")   # q.data (uint8 codes), q.scale
 """
 
 from compiler.api import compile
+from compiler.block_scale import block_scale_dequantize, block_scale_quantize
 from compiler.quantize_api import QuantizedTensor, quantize
 from compiler.runtime import CompiledModule, load
 from compiler.version import __version__
@@ -17,6 +18,8 @@ __all__ = [
     "QmlirError",
     "QuantizedTensor",
     "__version__",
+    "block_scale_dequantize",
+    "block_scale_quantize",
     "compile",
     "load",
     "quantize",

@@ -246,7 +246,7 @@ def _lower_swizzle(decl: ir.Operation) -> str:
 
 
 def _lower_compute_scale_any(decl: ir.Operation) -> str:
-    if _str(decl, "rule").startswith(("e8m0_", "nvfp4_")):
+    if _str(decl, "rule").startswith(("e8m0_", "nvfp4_", "cudnn_")):
         from passes.cpu_lowering_blocks import lower_compute_scale_e8m0
 
         return lower_compute_scale_e8m0(decl)
@@ -260,7 +260,14 @@ LOWERINGS: dict[str, Callable[[ir.Operation], str]] = {
     "quantize": _by_scaling(lower_quantize, "lower_block_quantize"),
     "scaled_matmul": _by_scaling(lower_scaled_matmul, "lower_block_scaled_matmul"),
     "swizzle": _lower_swizzle,
+    "block_scale_dequantize": lambda decl: _cudnn().lower_block_scale_dequantize(decl),
 }
+
+
+def _cudnn():  # type: ignore[no-untyped-def]
+    from passes import cpu_lowering_cudnn
+
+    return cpu_lowering_cudnn
 
 
 def lower_text(decl: ir.Operation) -> str:

@@ -66,6 +66,8 @@ def lower_compute_scale_e8m0(decl: ir.Operation) -> str:
     rule = _str(decl, "rule")
     if rule.startswith("nvfp4_"):
         return _nvfp4_compute_scale(decl)
+    if rule == "cudnn_round_up":
+        return _cudnn_compute_scale(decl)
     (amax,), _ = _signature(decl)
     if rule not in E8M0_RULES:
         raise QmlirError(f"no CPU lowering for compute_scale rule '{rule}'")
@@ -96,6 +98,10 @@ def ldexp_snippet(prefix: str, src: str, k: str) -> str:
 
 
 def lower_block_quantize(decl: ir.Operation) -> str:
+    if "qmlir.divide" in decl.attributes:
+        from passes.cpu_lowering_cudnn import lower_divide_quantize
+
+        return lower_divide_quantize(decl)
     if _str(decl, "format") == "e2m1":
         return lower_nvfp4_quantize(decl)
     (x, scale), _ = _signature(decl)
@@ -377,6 +383,7 @@ def _dequant_nvfp4(
         scales=scales,
         scale_type=scale_type,
         decode=_decode(f"{prefix}s_", E4M3),
+        decode_fp4=template("decode_e2m1.mlir").substitute(p=prefix, out=f"%{prefix}fp4"),
     )
 
 
@@ -397,4 +404,29 @@ def lower_nvfp4_scaled_matmul(decl: ir.Operation) -> str:
         Kp=kp,
         dequant_a=_dequant_nvfp4("a_", "%a", str(a.builtin()), "%sa", str(sa.builtin()), m, kb),
         dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), "%sb", str(sb.builtin()), n, kb),
+    )
+
+
+def _cudnn_compute_scale(decl: ir.Operation) -> str:
+    """cuDNN: v = amax / vmax (one f32 division), rounded up into E8M0 or E4M3."""
+    import struct
+
+    (amax,), _ = _signature(decl)
+    vmax = _float(decl, "fp8_max")
+    scale_format = _str(decl, "scale_format")
+    body = (
+        "e8m0_rule_cudnn_round_up.mlir"
+        if scale_format == "e8m0"
+        else ("e8m0_rule_cudnn_e4m3_round_up.mlir")
+    )
+    return template("compute_scale_e8m0.mlir").substitute(
+        name=symbol_name(decl),
+        attrs=_attr_text(decl),
+        rule=f"cudnn_round_up into {scale_format}",
+        rule_body=template(body).template,
+        v_doc=f"amax / {vmax:g}",
+        p_op="divf",
+        p_const="0x" + struct.pack(">d", vmax).hex().upper(),
+        Mb=amax.shape[0],
+        Kb=amax.shape[1],
     )

@@ -21,7 +21,15 @@ OP_ATTR = "qmlir.op"
 LAYER_ATTR = "qmlir.layer"
 
 # Ops whose calls have no side effects: a call whose results are unused may be erased.
-PURE_OPS = ("amax", "compute_scale", "quantize", "scaled_matmul", "amax_history_update", "swizzle")
+PURE_OPS = (
+    "amax",
+    "compute_scale",
+    "quantize",
+    "scaled_matmul",
+    "amax_history_update",
+    "swizzle",
+    "block_scale_dequantize",
+)
 STATE_ATTR = "qmlir.state"
 
 

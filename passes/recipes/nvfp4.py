@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 
 from iree.compiler import ir
-from iree.compiler.dialects import linalg, tensor
 
+from passes.block_scale_ops import transpose_2d
 from passes.formats import E2M1, FloatFormat
 from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
@@ -46,7 +46,7 @@ class Nvfp4BlockScaling(Recipe):
         columnwise: bool = False,
     ) -> QuantizedOperand:
         if columnwise:
-            x = _transpose(x)
+            x = transpose_2d(x)
         info = tensor_info(x.type)
         assert info is not None and info.rank == 2 and info.dtype == "f32", x.type
         rows, k = info.shape
@@ -140,10 +140,3 @@ class Nvfp4BlockScaling(Recipe):
             layer=layer,
         )
         return result
-
-
-def _transpose(x: ir.Value) -> ir.Value:
-    info = tensor_info(x.type)
-    assert info is not None and info.rank == 2
-    empty = tensor.EmptyOp([info.shape[1], info.shape[0]], ir.F32Type.get())
-    return linalg.transpose(x, outs=[empty.result], permutation=[1, 0]).results[0]

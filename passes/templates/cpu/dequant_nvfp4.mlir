@@ -14,31 +14,7 @@
     %${p}nib_sh = arith.shrui %${p}b32, %${p}shift : i32
     %${p}c15 = arith.constant 15 : i32
     %${p}nib = arith.andi %${p}nib_sh, %${p}c15 : i32
-    %${p}c1 = arith.constant 1 : i32
-    %${p}c3 = arith.constant 3 : i32
-    %${p}c8 = arith.constant 8 : i32
-    %${p}c0 = arith.constant 0 : i32
-    %${p}c23 = arith.constant 23 : i32
-    %${p}c125 = arith.constant 125 : i32
-    %${p}m = arith.andi %${p}nib, %${p}c1 : i32
-    %${p}e_sh = arith.shrui %${p}nib, %${p}c1 : i32
-    %${p}e = arith.andi %${p}e_sh, %${p}c3 : i32
-    %${p}half = arith.constant 0.5 : f32
-    %${p}m_f = arith.uitofp %${p}m : i32 to f32
-    %${p}sub = arith.mulf %${p}m_f, %${p}half : f32
-    %${p}two_m = arith.addi %${p}m, %${p}c1 : i32
-    %${p}two_m2 = arith.addi %${p}two_m, %${p}c1 : i32
-    %${p}sig = arith.uitofp %${p}two_m2 : i32 to f32
-    %${p}pexp = arith.addi %${p}e, %${p}c125 : i32
-    %${p}pbits = arith.shli %${p}pexp, %${p}c23 : i32
-    %${p}pow = arith.bitcast %${p}pbits : i32 to f32
-    %${p}norm = arith.mulf %${p}sig, %${p}pow : f32
-    %${p}is_sub = arith.cmpi eq, %${p}e, %${p}c0 : i32
-    %${p}mag = arith.select %${p}is_sub, %${p}sub, %${p}norm : f32
-    %${p}sbit = arith.andi %${p}nib, %${p}c8 : i32
-    %${p}neg = arith.cmpi ne, %${p}sbit, %${p}c0 : i32
-    %${p}negv = arith.negf %${p}mag : f32
-    %${p}fp4 = arith.select %${p}neg, %${p}negv, %${p}mag : f32
+${decode_fp4}
     %${p}bk = arith.divui %${p}kk, %${p}c16 : index
 ${offset}
     %${p}s_code = tensor.extract ${scales}[%${p}off] : ${scale_type}

@@ -1,0 +1,2 @@
+    // %scale64 = the block scale code %sc_code (i8, ${scale_format}) decoded exactly in f64
+${decode}

@@ -1,0 +1,17 @@
+    // cuDNN round-up into E8M0: the smallest power of two >= v within [2^-127, 2^127]: v's
+    // exponent, plus one when the mantissa is non-zero (not past 0xFE; v <= 2^-127 gives 0x00);
+    // inf -> 0xFE (saturated), NaN -> 0xFF.
+    %man_nz = arith.cmpi ne, %mantissa, %c0 : i32
+    %not_fe = arith.cmpi ne, %exponent, %c254 : i32
+    %half_man = arith.constant 4194304 : i32
+    %exp_zero = arith.cmpi eq, %exponent, %c0 : i32
+    %small = arith.cmpi ule, %mantissa, %half_man : i32
+    %sub_small = arith.andi %exp_zero, %small : i1
+    %true = arith.constant 1 : i1
+    %not_sub_small = arith.xori %sub_small, %true : i1
+    %inc_a = arith.andi %man_nz, %not_fe : i1
+    %inc = arith.andi %inc_a, %not_sub_small : i1
+    %inc_i = arith.extui %inc : i1 to i32
+    %e = arith.addi %exponent, %inc_i : i32
+    %with_inf = arith.select %is_inf, %c254, %e : i32
+    %code = arith.select %is_nan, %c255, %with_inf : i32
