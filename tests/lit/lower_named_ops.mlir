@@ -25,11 +25,14 @@
 // CHECK: arith.divf
 // CHECK: arith.andi %{{.*}}, %c-1_i32
 
-// The cast is the integer-only encoder: round-to-even on the scaled magnitude, never truncf.
+// The cast is the integer-only encoder: round-to-even on the scaled magnitude (adding and removing
+// 2^23), never truncf.
 // CHECK-LABEL: func.func private @qmlir.quantize.e4m3.per_tensor.4x8(
 // CHECK-NOT: arith.truncf
 // CHECK: arith.minimumf
-// CHECK: math.roundeven
+// CHECK: %[[MAGIC:.*]] = arith.constant 0x4B000000 : f32
+// CHECK: %[[SHIFTED:.*]] = arith.addf %{{.*}}, %[[MAGIC]] : f32
+// CHECK: arith.subf %[[SHIFTED]], %[[MAGIC]] : f32
 // CHECK: arith.trunci %{{.*}} : i32 to i8
 // CHECK: return %{{.*}}, %{{.*}} : tensor<4x8xi8>, tensor<f32>
 

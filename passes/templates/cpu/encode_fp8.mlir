@@ -69,7 +69,11 @@
     %${p}inv_ulp_bits = arith.shli %${p}inv_ulp_biased, %${p}c23 : i32
     %${p}inv_ulp = arith.bitcast %${p}inv_ulp_bits : i32 to f32
     %${p}scaled = arith.mulf %${p}sat, %${p}inv_ulp : f32
-    %${p}rounded = math.roundeven %${p}scaled : f32
+    // round to nearest even: |scaled| <= 2^(mbits+1) < 2^23, so adding and removing 2^23 rounds
+    // it exactly in the default IEEE mode (IREE expands math.roundeven into ~25 instructions)
+    %${p}magic = arith.constant 8388608.0 : f32
+    %${p}shifted = arith.addf %${p}scaled, %${p}magic : f32
+    %${p}rounded = arith.subf %${p}shifted, %${p}magic : f32
     %${p}q = arith.fptosi %${p}rounded : f32 to i32
     %${p}binade = arith.subi %${p}e_clamped, %${p}emin : i32
     %${p}binade_bits = arith.shli %${p}binade, %${p}mbits : i32
