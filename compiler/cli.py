@@ -74,7 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("input", help="a .npy file")
     q.add_argument("--recipe", default="fp8-current")
     q.add_argument("-O", "--recipe-option", action="append", default=[], metavar="KEY=VALUE")
-    q.add_argument("-o", "--output", required=True, help="output .npz: data (uint8), scale")
+    q.add_argument("--role", choices=["activation", "weight"], default="activation")
+    q.add_argument("--usage", choices=["rowwise", "columnwise"], default="rowwise")
+    q.add_argument("--swizzle", action="store_true", help="block scales in the GEMM layout")
+    q.add_argument(
+        "-o", "--output", required=True, help="output .npz: data, scale (and global_scale)"
+    )
 
     sub.add_parser("recipes", help="list recipes, their options and defaults")
     return parser
@@ -299,9 +304,24 @@ def cmd_quantize(args: argparse.Namespace) -> int:
     x = _load_arrays(path, "input")
     if not isinstance(x, np.ndarray):
         raise QmlirError(f"'{path}' is not a single .npy array")
-    q = quantize(x, args.recipe, **parse_options(args.recipe_option))
-    _write_npz(Path(args.output), {"data": q.data, "scale": q.scale})
-    print(f"wrote {args.output}: data {list(q.data.shape)} uint8, scale_inv {q.scale.tolist()}")
+    q = quantize(
+        x,
+        args.recipe,
+        role=args.role,
+        usage=args.usage,
+        swizzle=args.swizzle,
+        **parse_options(args.recipe_option),
+    )
+    arrays = {"data": q.data, "scale": q.scale}
+    if q.global_scale is not None:
+        arrays["global_scale"] = q.global_scale
+    _write_npz(Path(args.output), arrays)
+    shown = (
+        f"scale {q.scale.tolist()}"
+        if q.scale.size == 1
+        else f"scale {list(q.scale.shape)} {q.scale.dtype}"
+    )
+    print(f"wrote {args.output}: data {list(q.data.shape)} uint8, {shown}")
     return 0
 
 

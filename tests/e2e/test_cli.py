@@ -223,3 +223,43 @@ def test_run_repeat_shows_delayed_scales_settling(capsys, tmp_path) -> None:  # 
     first, second, third = (line.split() for line in table[3:6])
     assert first[1:3] == ["1", "1"]  # the initial scales
     assert second[1] != "1" and second[1:3] == third[1:3]  # settled after one call
+
+
+def test_quantize_command_block_recipes(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    x = np.random.default_rng(2).standard_normal((6, 64)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "q.npz"
+    code, stdout, _ = run(
+        capsys,
+        "quantize",
+        str(tmp_path / "x.npy"),
+        "--recipe",
+        "nvfp4",
+        "--swizzle",
+        "-o",
+        str(out),
+    )
+    assert code == 0 and "data [6, 32] uint8" in stdout
+    saved = np.load(out)
+    expected = compiler.quantize(x, "nvfp4", swizzle=True)
+    np.testing.assert_array_equal(saved["data"], expected.data)
+    np.testing.assert_array_equal(saved["scale"], expected.scale)
+    assert saved["global_scale"] == expected.global_scale
+    code, _, _ = run(
+        capsys,
+        "quantize",
+        str(tmp_path / "x.npy"),
+        "--recipe",
+        "mxfp8",
+        "--usage",
+        "columnwise",
+        "-O",
+        "e8m0_rounding=floor",
+        "-o",
+        str(out),
+    )
+    assert code == 0
+    np.testing.assert_array_equal(
+        np.load(out)["scale"],
+        compiler.quantize(x, "mxfp8", usage="columnwise", e8m0_rounding="floor").scale,
+    )
