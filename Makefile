@@ -31,6 +31,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/cpu.py
+	$(PY) benchmarks/quantize_throughput.py
 
 clean:
 	rm -rf $(BUILD) tests/lit/Output

@@ -1,4 +1,4 @@
-"""CPU benchmark: torch eager f32 vs IREE `none` vs `fp8-current`, measured in one run.
+"""CPU benchmark: torch eager f32 vs IREE `none` vs every recipe, measured in one run.
 
     python benchmarks/cpu.py [--repeats 30] [--models mlp transformer_block]
 
@@ -28,7 +28,7 @@ MODELS = {
     "mlp": "samples/mlp.py:build",
     "transformer_block": "samples/transformer_block.py:build",
 }
-RECIPES = ("none", "fp8-current")
+RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
 
 
 def _child_compile(spec: str, recipe: str, out: str) -> None:
