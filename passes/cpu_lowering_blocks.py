@@ -23,7 +23,7 @@ from passes.cpu_lowering import (
     template,
 )
 from passes.errors import QmlirError
-from passes.ir_types import shape_text
+from passes.ir_types import TensorInfo, shape_text
 from passes.named_ops import symbol_name
 
 MX_TILE_ROWS, MX_TILE_COLS = 128, 4
@@ -36,6 +36,21 @@ def block_of(decl: ir.Operation, key: str = "block") -> tuple[int, int]:
 
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def block_params(decl: ir.Operation, data: TensorInfo, grid: TensorInfo) -> dict[str, object]:
+    """Template fields every block op shares: its name and attributes, data and grid shapes."""
+    bm, bk = block_of(decl)
+    return {
+        "name": symbol_name(decl),
+        "attrs": _attr_text(decl),
+        "M": data.shape[0],
+        "K": data.shape[1],
+        "Mb": grid.shape[0],
+        "Kb": grid.shape[1],
+        "bm": bm,
+        "bk": bk,
+    }
 
 
 def lower_block_amax(decl: ir.Operation) -> str:
@@ -107,33 +122,18 @@ def lower_block_quantize(decl: ir.Operation) -> str:
     (x, scale), _ = _signature(decl)
     scale_format = _str(decl, "scale_format")
     fmt = _format(_str(decl, "format"))
-    bm, bk = block_of(decl)
     if scale_format == "fp32":
         from passes.cpu_lowering import reciprocal_snippet
 
         return template("quantize_block_fp32.mlir").substitute(
-            name=symbol_name(decl),
-            attrs=_attr_text(decl),
-            M=x.shape[0],
-            K=x.shape[1],
-            Mb=scale.shape[0],
-            Kb=scale.shape[1],
-            bm=bm,
-            bk=bk,
+            block_params(decl, x, scale),
             encode=encode_snippet(fmt),
             reciprocal=reciprocal_snippet(),
         )
     if scale_format != "e8m0":
         raise QmlirError(f"no CPU lowering for quantize @{symbol_name(decl)}")
     return template("quantize_block_e8m0.mlir").substitute(
-        name=symbol_name(decl),
-        attrs=_attr_text(decl),
-        M=x.shape[0],
-        K=x.shape[1],
-        Mb=scale.shape[0],
-        Kb=scale.shape[1],
-        bm=bm,
-        bk=bk,
+        block_params(decl, x, scale),
         ldexp=ldexp_snippet("l_", "%in", "%shift"),
         encode=encode_snippet(fmt, x="%l_out", s="%one"),
         nan_code=fmt.nan_code,

@@ -10,7 +10,6 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from passes.cpu_lowering import (
-    _attr_text,
     _decode,
     _format,
     _signature,
@@ -18,10 +17,9 @@ from passes.cpu_lowering import (
     encode_snippet,
     template,
 )
-from passes.cpu_lowering_blocks import block_of
+from passes.cpu_lowering_blocks import block_params
 from passes.errors import QmlirError
 from passes.formats import E4M3
-from passes.named_ops import symbol_name
 
 
 def decode_scale_f64(scale_format: str) -> str:
@@ -48,18 +46,10 @@ def decode_value(fmt_name: str, prefix: str) -> str:
 
 def lower_divide_quantize(decl: ir.Operation) -> str:
     (x, scale), _ = _signature(decl)
-    bm, bk = block_of(decl)
     out_format = _str(decl, "format")
     scale_format = _str(decl, "scale_format")
     return template("quantize_block_divide.mlir").substitute(
-        name=symbol_name(decl),
-        attrs=_attr_text(decl),
-        M=x.shape[0],
-        K=x.shape[1],
-        Mb=scale.shape[0],
-        Kb=scale.shape[1],
-        bm=bm,
-        bk=bk,
+        block_params(decl, x, scale),
         scale_format=scale_format,
         out_format=out_format,
         decode_scale=decode_scale_f64(scale_format),
@@ -71,18 +61,10 @@ def lower_divide_quantize(decl: ir.Operation) -> str:
 
 def lower_block_scale_dequantize(decl: ir.Operation) -> str:
     (y, scale), _ = _signature(decl)
-    bm, bk = block_of(decl)
     out_format = _str(decl, "format")
     scale_format = _str(decl, "scale_format")
     return template("block_scale_dequantize.mlir").substitute(
-        name=symbol_name(decl),
-        attrs=_attr_text(decl),
-        M=y.shape[0],
-        K=y.shape[1],
-        Mb=scale.shape[0],
-        Kb=scale.shape[1],
-        bm=bm,
-        bk=bk,
+        block_params(decl, y, scale),
         scale_format=scale_format,
         out_format=out_format,
         decode_scale=decode_scale_f64(scale_format),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from passes.formats import FloatFormat
-from passes.ir_types import builtin_tensor_type, tensor_info
+from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
 from passes.recipes.fp8_current import QuantizedOperand
 
@@ -86,3 +86,50 @@ def emit_swizzle(
         layer=layer,
     )
     return swizzled
+
+
+def emit_block_scaled_matmul(
+    ops: NamedOpBuilder,
+    a: QuantizedOperand,
+    b: QuantizedOperand,
+    scales: tuple[ir.Value, ir.Value],
+    b_transposed: bool,
+    out: TensorInfo,
+    scale_format: str,
+    layouts: tuple[str, str],
+    layer: str | None = None,
+) -> ir.Value:
+    """``scaled_matmul`` of two block-quantized operands with GEMM-ready (swizzled) scales.
+
+    Operands: ``a, scale_a, [global_a], b, scale_b, [global_b]`` (globals for NVFP4).
+    """
+    a_info, b_info = tensor_info(a.data.type), tensor_info(b.data.type)
+    assert a_info is not None and b_info is not None
+    a_layout, b_layout = layouts
+    ga = [a.global_scale] if a.global_scale is not None else []
+    gb = [b.global_scale] if b.global_scale is not None else []
+    (result,) = ops.call(
+        "scaled_matmul",
+        variant_suffix(
+            f"{a.fmt.name}x{b.fmt.name}",
+            a_layout if a_layout == b_layout else f"{a_layout}x{b_layout}",
+            "nt" if b_transposed else "nn",
+            a_info.shape,
+            b_info.shape,
+        ),
+        [a.data, scales[0], *ga, b.data, scales[1], *gb],
+        [out.with_dtype("f32").builtin()],
+        {
+            "a_format": str_attr(a.fmt.name),
+            "b_format": str_attr(b.fmt.name),
+            "scaling": str_attr("block"),
+            "scale_format": str_attr(scale_format),
+            "a_layout": str_attr(a_layout),
+            "b_layout": str_attr(b_layout),
+            "a_block": i64_array_attr(a.block),
+            "b_block": i64_array_attr(b.block),
+            "b_transposed": bool_attr(b_transposed),
+        },
+        layer=layer,
+    )
+    return result

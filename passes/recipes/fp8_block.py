@@ -20,12 +20,14 @@ from passes.named_ops import (
     NamedOpBuilder,
     bool_attr,
     f32_attr,
-    i64_array_attr,
-    str_attr,
-    variant_suffix,
 )
 from passes.recipes.base import Recipe, register_recipe
-from passes.recipes.blocks import ceil_div, emit_block_quantize, emit_swizzle
+from passes.recipes.blocks import (
+    ceil_div,
+    emit_block_quantize,
+    emit_block_scaled_matmul,
+    emit_swizzle,
+)
 from passes.recipes.fp8_current import QuantizedOperand
 
 BLOCK = 128
@@ -123,33 +125,16 @@ class Fp8BlockScaling(Recipe):
         out: TensorInfo,
         layer: str | None = None,
     ) -> ir.Value:
-        a_info, b_info = tensor_info(a.data.type), tensor_info(b.data.type)
-        assert a_info is not None and b_info is not None
-        sa, sb = self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer)
-        a_layout = "block2d" if a.block == (BLOCK, BLOCK) else "block1d"
-        b_layout = "block2d" if b.block == (BLOCK, BLOCK) else "block1d"
-        (result,) = ops.call(
-            "scaled_matmul",
-            variant_suffix(
-                f"{a.fmt.name}x{b.fmt.name}",
-                f"{a_layout}x{b_layout}",
-                "nt" if b_transposed else "nn",
-                a_info.shape,
-                b_info.shape,
-            ),
-            [a.data, sa, b.data, sb],
-            [out.with_dtype("f32").builtin()],
-            {
-                "a_format": str_attr(a.fmt.name),
-                "b_format": str_attr(b.fmt.name),
-                "scaling": str_attr("block"),
-                "scale_format": str_attr("fp32"),
-                "a_layout": str_attr(a_layout),
-                "b_layout": str_attr(b_layout),
-                "a_block": i64_array_attr(a.block),
-                "b_block": i64_array_attr(b.block),
-                "b_transposed": bool_attr(b_transposed),
-            },
-            layer=layer,
+        scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
+        layouts = tuple("block2d" if q.block == (BLOCK, BLOCK) else "block1d" for q in (a, b))
+        return emit_block_scaled_matmul(
+            ops,
+            a,
+            b,
+            scales,
+            b_transposed,
+            out,
+            "fp32",
+            layouts,
+            layer,  # type: ignore[arg-type]
         )
-        return result

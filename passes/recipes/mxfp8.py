@@ -17,14 +17,10 @@ from passes.formats import FloatFormat, Fp8Format
 from passes.ir_types import TensorInfo, tensor_info
 from passes.named_ops import (
     NamedOpBuilder,
-    bool_attr,
     f32_attr,
-    i64_array_attr,
-    str_attr,
-    variant_suffix,
 )
 from passes.recipes.base import Recipe, register_recipe
-from passes.recipes.blocks import emit_block_quantize, emit_swizzle
+from passes.recipes.blocks import emit_block_quantize, emit_block_scaled_matmul, emit_swizzle
 from passes.recipes.fp8_current import QuantizedOperand
 
 BLOCK = 32
@@ -107,27 +103,7 @@ class Mxfp8BlockScaling(Recipe):
         out: TensorInfo,
         layer: str | None = None,
     ) -> ir.Value:
-        a_info, b_info = tensor_info(a.data.type), tensor_info(b.data.type)
-        assert a_info is not None and b_info is not None
-        sa = self.emit_swizzle(ops, a, layer)
-        sb = self.emit_swizzle(ops, b, layer)
-        layout = "nt" if b_transposed else "nn"
-        (result,) = ops.call(
-            "scaled_matmul",
-            variant_suffix(f"{a.fmt.name}x{b.fmt.name}", "mx", layout, a_info.shape, b_info.shape),
-            [a.data, sa, b.data, sb],
-            [out.with_dtype("f32").builtin()],
-            {
-                "a_format": str_attr(a.fmt.name),
-                "b_format": str_attr(b.fmt.name),
-                "scaling": str_attr("block"),
-                "scale_format": str_attr("e8m0"),
-                "a_layout": str_attr("mx"),
-                "b_layout": str_attr("mx"),
-                "a_block": i64_array_attr(a.block),
-                "b_block": i64_array_attr(b.block),
-                "b_transposed": bool_attr(b_transposed),
-            },
-            layer=layer,
+        scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
+        return emit_block_scaled_matmul(
+            ops, a, b, scales, b_transposed, out, "e8m0", ("mx", "mx"), layer
         )
-        return result

@@ -20,7 +20,7 @@ from passes.formats import E2M1, FloatFormat
 from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
 from passes.recipes.base import Recipe, register_recipe
-from passes.recipes.blocks import ceil_div, emit_swizzle
+from passes.recipes.blocks import ceil_div, emit_block_scaled_matmul, emit_swizzle
 from passes.recipes.fp8_current import QuantizedOperand
 
 BLOCK = 16
@@ -116,27 +116,7 @@ class Nvfp4BlockScaling(Recipe):
         out: TensorInfo,
         layer: str | None = None,
     ) -> ir.Value:
-        a_info, b_info = tensor_info(a.data.type), tensor_info(b.data.type)
-        assert a_info is not None and b_info is not None
         assert b_transposed or b.transposed, "NVFP4 operands are [rows, K]"
-        sa, sb = self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer)
         assert a.global_scale is not None and b.global_scale is not None
-        (result,) = ops.call(
-            "scaled_matmul",
-            variant_suffix("e2m1xe2m1", "nvfp4", a_info.shape, b_info.shape),
-            [a.data, sa, a.global_scale, b.data, sb, b.global_scale],
-            [out.with_dtype("f32").builtin()],
-            {
-                "a_format": str_attr("e2m1"),
-                "b_format": str_attr("e2m1"),
-                "scaling": str_attr("block"),
-                "scale_format": str_attr("nvfp4"),
-                "a_layout": str_attr("mx"),
-                "b_layout": str_attr("mx"),
-                "a_block": i64_array_attr((1, BLOCK)),
-                "b_block": i64_array_attr((1, BLOCK)),
-                "b_transposed": bool_attr(True),
-            },
-            layer=layer,
-        )
-        return result
+        scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
+        return emit_block_scaled_matmul(ops, a, b, scales, True, out, "nvfp4", ("mx", "mx"), layer)

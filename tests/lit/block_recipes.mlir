@@ -43,7 +43,7 @@
 // FP4: %[[BA:.*]] = call @qmlir.amax.block1x16.8x64(
 // FP4: %[[D:.*]] = call @qmlir.compute_scale.nvfp4_block.8x4(%[[BA]], %[[S]]#0)
 // FP4: %[[Q:.*]]:2 = call @qmlir.quantize.e2m1.block1x16.e4m3.8x64(%{{.*}}, %[[D]], %[[S]]#1) {{.*}} -> (tensor<8x32xi8>, tensor<8x4xi8>)
-// FP4: call @qmlir.scaled_matmul.e2m1xe2m1.nvfp4.8x32.16x32(%[[Q]]#0, %{{.*}}, %[[S]]#1,
+// FP4: call @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.8x32.16x32(%[[Q]]#0, %{{.*}}, %[[S]]#1,
 // FP4-LABEL: func.func @matmul_kn
 // FP4: linalg.transpose ins(%{{.*}} : tensor<64x40xf32>) outs(%{{.*}} : tensor<40x64xf32>) permutation = [1, 0]
 func.func @linear_3d(%x: !torch.vtensor<[2,4,64],f32>) -> !torch.vtensor<[2,4,16],f32> {
