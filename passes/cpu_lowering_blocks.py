@@ -318,6 +318,8 @@ def lower_block_scaled_matmul(decl: ir.Operation) -> str:
 
 
 def _nvfp4_compute_scale(decl: ir.Operation) -> str:
+    import struct
+
     from passes.cpu_lowering import reciprocal_snippet
     from passes.formats import E4M3
 
@@ -326,9 +328,27 @@ def _nvfp4_compute_scale(decl: ir.Operation) -> str:
         return template("compute_scale_nvfp4_global.mlir").substitute(
             name=symbol_name(decl), attrs=_attr_text(decl), reciprocal=reciprocal_snippet()
         )
+    if rule == "nvfp4_global_torchao":
+        return template("compute_scale_nvfp4_global_torchao.mlir").substitute(
+            name=symbol_name(decl),
+            attrs=_attr_text(decl),
+            a_f64=template("f64_from_f32.mlir").substitute(p="a_", src="%a"),
+            g_f32=template("f32_from_f64.mlir").substitute(p="g_", src="%g_abs"),
+            g_back=template("f64_from_f32.mlir").substitute(p="gb_", src="%g_f32"),
+        )
     (amax, _), _ = _signature(decl)
-    import struct
-
+    if rule == "nvfp4_block_torchao":
+        return template("compute_scale_nvfp4_block_torchao.mlir").substitute(
+            name=symbol_name(decl),
+            attrs=_attr_text(decl),
+            Mb=amax.shape[0],
+            Kb=amax.shape[1],
+            a_f64=template("f64_from_f32.mlir").substitute(p="a_", src="%a"),
+            q1_f32=template("f32_from_f64.mlir").substitute(p="q1_", src="%q1_abs"),
+            q1_back=template("f64_from_f32.mlir").substitute(p="q1b_", src="%q1_f32"),
+            g_f64=template("f64_from_f32.mlir").substitute(p="g_", src="%gv"),
+            encode=encode_snippet(E4M3, x="%clamped", s="%one"),
+        )
     sixth = "0x" + struct.pack(">f", 1.0 / 6.0).hex().upper()  # f32(1/6), as TE folds it
     return template("compute_scale_nvfp4_block.mlir").substitute(
         name=symbol_name(decl),
@@ -341,10 +361,26 @@ def _nvfp4_compute_scale(decl: ir.Operation) -> str:
 
 
 def lower_nvfp4_quantize(decl: ir.Operation) -> str:
+    import dataclasses
+
     from passes.cpu_lowering import _decode
     from passes.formats import E2M1, E4M3
 
     (x, d, _), (packed, _) = _signature(decl)
+    torchao = _str(decl, "order") == "torchao"
+    # torchao's encoder keeps -0.0 as code 8; TE's writes +0
+    fp4 = dataclasses.replace(E2M1, signed_zero=True) if torchao else E2M1
+    if torchao:
+        enc = template("nvfp4_enc_torchao.mlir").substitute(decode_d=_decode("d_", E4M3))
+        enc_doc = "torchao: (1 / g) / float(d), f32"
+    else:
+        enc = template("nvfp4_enc_te.mlir").substitute(
+            decode_d=_decode("d_", E4M3),
+            sd_f64=template("f64_from_f32.mlir").substitute(p="sd_", src="%sd"),
+            p_f32=template("f32_from_f64.mlir").substitute(p="p_", src="%p64"),
+            p_back=template("f64_from_f32.mlir").substitute(p="pb_", src="%p_f32"),
+        )
+        enc_doc = "TE: min(1 / (float(d) * S_dec), FLT_MAX), exact around f32 subnormals"
     return template("quantize_nvfp4.mlir").substitute(
         name=symbol_name(decl),
         attrs=_attr_text(decl),
@@ -352,12 +388,10 @@ def lower_nvfp4_quantize(decl: ir.Operation) -> str:
         K=x.shape[1],
         Kb=d.shape[1],
         Kh=packed.shape[1],
-        decode_d=_decode("d_", E4M3),
-        sd_f64=template("f64_from_f32.mlir").substitute(p="sd_", src="%sd"),
-        p_f32=template("f32_from_f64.mlir").substitute(p="p_", src="%p64"),
-        p_back=template("f64_from_f32.mlir").substitute(p="pb_", src="%p_f32"),
-        encode_lo=encode_snippet(E2M1, x="%x0", s="%s", prefix="lo_"),
-        encode_hi=encode_snippet(E2M1, x="%x1", s="%s", prefix="hi_"),
+        enc_doc=enc_doc,
+        enc_body=enc,
+        encode_lo=encode_snippet(fp4, x="%x0", s="%s", prefix="lo_"),
+        encode_hi=encode_snippet(fp4, x="%x1", s="%s", prefix="hi_"),
     )
 
 

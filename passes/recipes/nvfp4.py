@@ -12,6 +12,7 @@ are training features: not applied.
 from __future__ import annotations
 
 import dataclasses
+import enum
 
 from iree.compiler import ir
 
@@ -26,12 +27,30 @@ from passes.recipes.fp8_current import QuantizedOperand
 BLOCK = 16
 
 
+class Nvfp4ScaleOrder(enum.Enum):
+    """The order of the two-level scaling's f32 operations.
+
+    ``TE``: S = 2688 / amax, d = cast(block_amax * (S * f32(1/6))), enc = 1 / (d * (1/S)).
+    ``TORCHAO``: g = amax / 2688, d = cast(clamp((block_amax / 6) / g, 2^-6, 448)),
+    enc = (1 / g) / d, and -0.0 keeps its sign (torchao's ``nvfp4_quantize``).
+    """
+
+    TE = "te"
+    TORCHAO = "torchao"
+
+
 @register_recipe
 @dataclasses.dataclass(frozen=True)
 class Nvfp4BlockScaling(Recipe):
     name = "nvfp4"
     summary = "NVFP4: E2M1 data, E4M3 scale per 16 elements, FP32 global scale (TE NVFP4)"
     two_dimensional = True
+
+    scale_order: Nvfp4ScaleOrder = Nvfp4ScaleOrder.TE
+
+    @classmethod
+    def option_docs(cls) -> dict[str, str]:
+        return {"scale_order": "te (TE's reference) | torchao (torchao's nvfp4_quantize)"}
 
     @property
     def element_format(self) -> FloatFormat:
@@ -53,12 +72,15 @@ class Nvfp4BlockScaling(Recipe):
         grid = (rows, ceil_div(k, BLOCK))
         scalar = builtin_tensor_type((), "f32")
         (amax,) = ops.call("amax", variant_suffix(info.shape), [x], [scalar], layer=layer)
-        s_enc, s_dec = ops.call(
+        torchao = self.scale_order is Nvfp4ScaleOrder.TORCHAO
+        suffix = "_torchao" if torchao else ""
+        # TE: (S, S_dec); torchao: (1 / g, g). The second is the decode scale in both.
+        to_encode, decode = ops.call(
             "compute_scale",
-            "nvfp4_global",
+            f"nvfp4_global{suffix}",
             [amax],
             [scalar, scalar],
-            {"rule": str_attr("nvfp4_global")},
+            {"rule": str_attr(f"nvfp4_global{suffix}")},
             layer=layer,
         )
         (block_amax,) = ops.call(
@@ -71,16 +93,16 @@ class Nvfp4BlockScaling(Recipe):
         )
         (d,) = ops.call(
             "compute_scale",
-            variant_suffix("nvfp4_block", grid),
-            [block_amax, s_enc],
+            variant_suffix(f"nvfp4_block{suffix}", grid),
+            [block_amax, decode if torchao else to_encode],
             [builtin_tensor_type(grid, "i8")],
-            {"rule": str_attr("nvfp4_block")},
+            {"rule": str_attr(f"nvfp4_block{suffix}")},
             layer=layer,
         )
         data, scale = ops.call(
             "quantize",
-            variant_suffix("e2m1", f"block1x{BLOCK}", "e4m3", info.shape),
-            [x, d, s_dec],
+            variant_suffix("e2m1", f"block1x{BLOCK}", "e4m3", self.scale_order.value, info.shape),
+            [x, d, to_encode if torchao else decode],
             [
                 builtin_tensor_type((rows, grid[1] * BLOCK // 2), "i8"),
                 builtin_tensor_type(grid, "i8"),
@@ -91,11 +113,12 @@ class Nvfp4BlockScaling(Recipe):
                 "block": i64_array_attr((1, BLOCK)),
                 "scale_format": str_attr("e4m3"),
                 "packed": bool_attr(True),
+                "order": str_attr(self.scale_order.value),
             },
             layer=layer,
         )
         return QuantizedOperand(
-            data, scale, E2M1, block=(1, BLOCK), global_scale=s_dec, transposed=columnwise
+            data, scale, E2M1, block=(1, BLOCK), global_scale=decode, transposed=columnwise
         )
 
     def emit_swizzle(

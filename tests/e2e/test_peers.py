@@ -93,3 +93,16 @@ def test_nvfp4_matches_torchao_on_ordinary_data() -> None:
     peer_packed, peer_scales = _torchao_nvfp4(x)
     np.testing.assert_array_equal(q.scale, peer_scales)
     np.testing.assert_array_equal(q.data, peer_packed)
+
+
+def test_nvfp4_torchao_order_matches_torchao_everywhere() -> None:
+    """scale_order=torchao reproduces nvfp4_quantize, small blocks and -0.0 included."""
+    x = np.random.default_rng(5).standard_normal((8, 64)).astype(np.float32)
+    x[1, :16] *= np.float32(2.0**-12)
+    x[2, 16:32] *= np.float32(2.0**-20)
+    x[3, :16] = 0.0
+    x[4, :4] = -0.0
+    q = compiler.quantize(x, "nvfp4", scale_order="torchao")
+    peer_packed, peer_scales = _torchao_nvfp4(x)
+    np.testing.assert_array_equal(q.scale, peer_scales)
+    np.testing.assert_array_equal(q.data, peer_packed)

@@ -72,3 +72,30 @@ def test_swizzled_block_scales_and_nd_input() -> None:
     np.testing.assert_array_equal(q.data.reshape(130, 24), packed)
     swizzled = compiler.quantize(x, "nvfp4", swizzle=True).scale
     np.testing.assert_array_equal(swizzled, nvfp4.swizzle(scales))
+
+
+@given(
+    x=hnp.arrays(np.float32, (5, 70), elements=st.floats(-1e6, 1e6, width=32)).filter(
+        lambda a: bool(np.abs(a).max() > 0)
+    )
+)
+def test_torchao_order_bit_exact(x: np.ndarray) -> None:
+    q = compiler.quantize(x, "nvfp4", scale_order="torchao")
+    packed, scales, g = nvfp4.quantize(x, "torchao")
+    assert q.global_scale is not None and q.global_scale.tobytes() == np.float32(g).tobytes()
+    np.testing.assert_array_equal(q.scale, scales)
+    np.testing.assert_array_equal(q.data, packed)
+
+
+def test_torchao_order_compiles_a_model() -> None:
+    import torch
+
+    from compiler.metrics import compare
+    from tests.e2e.models import tiny
+
+    model, inputs = tiny.variants()
+    art = compiler.compile(model, inputs, "nvfp4", scale_order="torchao")
+    with torch.no_grad():
+        ref = model(*inputs).numpy()
+    assert compare(ref, art(*inputs).numpy()).sqnr_db >= 20.0
+    assert art.metadata["recipe"]["options"] == {"scale_order": "torchao"}

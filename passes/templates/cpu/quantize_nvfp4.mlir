@@ -1,30 +1,18 @@
-// quantize (NVFP4, TE's reference order, f32): per block enc = min(1 / (float(d) * S_dec),
-// FLT_MAX) (the product and quotient exact also around f32 subnormals), then
+// quantize (NVFP4): per block the element multiplier enc (${enc_doc}), then
 // data = cast_e2m1(clamp(x * enc, +-6)), two codes per byte, low nibble = even element;
 // elements past K (the last block's padding) are zeros. Block scale codes pass through.
 func.func private @${name}(%x: tensor<${M}x${K}xf32>, %d: tensor<${M}x${Kb}xi8>,
-                            %s_dec: tensor<f32>)
+                            %global_in: tensor<f32>)
     -> (tensor<${M}x${Kh}xi8>, tensor<${M}x${Kb}xi8>) attributes {${attrs}} {
   %empty_enc = tensor.empty() : tensor<${M}x${Kb}xf32>
   %enc = linalg.generic {
       indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> ()>,
                        affine_map<(i, k) -> (i, k)>],
       iterator_types = ["parallel", "parallel"]}
-      ins(%d, %s_dec : tensor<${M}x${Kb}xi8>, tensor<f32>)
+      ins(%d, %global_in : tensor<${M}x${Kb}xi8>, tensor<f32>)
       outs(%empty_enc : tensor<${M}x${Kb}xf32>) {
   ^bb0(%d_code: i8, %sd: f32, %o: f32):
-${decode_d}
-${sd_f64}
-    %d64 = arith.extf %d_val : f32 to f64
-    %p64 = arith.mulf %d64, %sd_f64 : f64
-${p_f32}
-${p_back}
-    %one64 = arith.constant 1.0 : f64
-    %r64 = arith.divf %one64, %pb_f64 : f64
-    %r32 = arith.truncf %r64 : f64 to f32
-    %flt_max = arith.constant 0x7F7FFFFF : f32
-    %over = arith.cmpf ogt, %r32, %flt_max : f32
-    %e = arith.select %over, %flt_max, %r32 : f32
+${enc_body}
     linalg.yield %e : f32
   } -> tensor<${M}x${Kb}xf32>
   %empty = tensor.empty() : tensor<${M}x${Kh}xi8>
