@@ -219,15 +219,7 @@ def lower_swizzle(decl: ir.Operation) -> str:
 
 
 def _dequant(
-    prefix: str,
-    fmt_name: str,
-    scales: str,
-    scale_size: int,
-    rows: int,
-    k_blocks: int,
-    row_dim: int,
-    k_dim: int,
-    bk: int,
+    prefix: str, fmt_name: str, rows: int, k_blocks: int, row_dim: int, k_dim: int, bk: int
 ) -> str:
     from passes.cpu_lowering import _decode
 
@@ -237,12 +229,22 @@ def _dequant(
         row_dim=row_dim,
         k_dim=k_dim,
         bk=bk,
-        offset=layout_offset("mx", rows, k_blocks, f"%{prefix}row", f"%{prefix}kb", f"{prefix}off"),
-        scales=scales,
-        scale_size=scale_size,
+        rows=rows,
+        cols=k_blocks,
         ldexp=ldexp_snippet(f"{prefix}l_", f"%{prefix}val", f"%{prefix}shift"),
     )
 
+
+def unswizzle(prefix: str, swizzled: str, swizzled_type: str, rows: int, k_blocks: int) -> str:
+    """MLIR reading S [rows, k_blocks] (``%{prefix}S``) back from mx-swizzled scales."""
+    return template("unswizzle_mx.mlir").substitute(
+        p=prefix,
+        swizzled=swizzled,
+        swizzled_type=swizzled_type,
+        rows=rows,
+        cols=k_blocks,
+        offset=layout_offset("mx", rows, k_blocks, f"%{prefix}r", f"%{prefix}c", f"{prefix}off"),
+    )
 
 def _dequant_fp32(
     prefix: str,
@@ -295,10 +297,15 @@ def lower_block_scaled_matmul(decl: ir.Operation) -> str:
         dequant_b = _dequant_fp32(
             "b_", b_fmt, "%sb", str(sb.builtin()), b_layout, b_row_dim, b_k_dim, b_block_rk
         )
+        unswizzled = ("", "")
     elif scale_format == "e8m0" and a_layout == b_layout == "mx":
         bk = a_block[1]
-        dequant_a = _dequant("a_", a_fmt, "%sa", sa.shape[0], m, kb, 0, 1, bk)
-        dequant_b = _dequant("b_", b_fmt, "%sb", sb.shape[0], n, kb, b_row_dim, b_k_dim, bk)
+        dequant_a = _dequant("a_", a_fmt, m, kb, 0, 1, bk)
+        dequant_b = _dequant("b_", b_fmt, n, kb, b_row_dim, b_k_dim, bk)
+        unswizzled = (
+            unswizzle("a_", "%sa", str(sa.builtin()), m, kb),
+            unswizzle("b_", "%sb", str(sb.builtin()), n, kb),
+        )
     else:
         raise QmlirError(f"no CPU lowering for scaled_matmul @{symbol_name(decl)}")
     return template("scaled_matmul_block.mlir").substitute(
@@ -313,6 +320,8 @@ def lower_block_scaled_matmul(decl: ir.Operation) -> str:
         out_shape=shape_text(out.shape),
         dequant_a=dequant_a,
         dequant_b=dequant_b,
+        unswizzle_a=unswizzled[0],
+        unswizzle_b=unswizzled[1],
         **_matmul_maps(a, b, transposed),
     )
 
@@ -395,15 +404,7 @@ def lower_nvfp4_quantize(decl: ir.Operation) -> str:
     )
 
 
-def _dequant_nvfp4(
-    prefix: str,
-    data: str,
-    data_type: str,
-    scales: str,
-    scale_type: str,
-    rows: int,
-    k_blocks: int,
-) -> str:
+def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: int, k_blocks: int) -> str:
     from passes.cpu_lowering import _decode
     from passes.formats import E4M3
 
@@ -413,13 +414,11 @@ def _dequant_nvfp4(
         k_dim=1,
         data=data,
         data_type=data_type,
-        offset=layout_offset("mx", rows, k_blocks, f"%{prefix}row", f"%{prefix}bk", f"{prefix}off"),
-        scales=scales,
-        scale_type=scale_type,
+        rows=rows,
+        cols=k_blocks,
         decode=_decode(f"{prefix}s_", E4M3),
         decode_fp4=template("decode_e2m1.mlir").substitute(p=prefix, out=f"%{prefix}fp4"),
     )
-
 
 def lower_nvfp4_scaled_matmul(decl: ir.Operation) -> str:
     (a, sa, _, b, sb, _), (out,) = _signature(decl)
@@ -436,8 +435,10 @@ def lower_nvfp4_scaled_matmul(decl: ir.Operation) -> str:
         M=m,
         N=n,
         Kp=kp,
-        dequant_a=_dequant_nvfp4("a_", "%a", str(a.builtin()), "%sa", str(sa.builtin()), m, kb),
-        dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), "%sb", str(sb.builtin()), n, kb),
+        dequant_a=_dequant_nvfp4("a_", "%a", str(a.builtin()), m, kb),
+        dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), n, kb),
+        unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), m, kb),
+        unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), n, kb),
     )
 
 

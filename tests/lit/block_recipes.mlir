@@ -42,7 +42,7 @@
 // FP4: %[[S:.*]]:2 = call @qmlir.compute_scale.nvfp4_global(%[[G]])
 // FP4: %[[BA:.*]] = call @qmlir.amax.block1x16.8x64(
 // FP4: %[[D:.*]] = call @qmlir.compute_scale.nvfp4_block.8x4(%[[BA]], %[[S]]#0)
-// FP4: %[[Q:.*]]:2 = call @qmlir.quantize.e2m1.block1x16.e4m3.8x64(%{{.*}}, %[[D]], %[[S]]#1) {{.*}} -> (tensor<8x32xi8>, tensor<8x4xi8>)
+// FP4: %[[Q:.*]]:2 = call @qmlir.quantize.e2m1.block1x16.e4m3.te.8x64(%{{.*}}, %[[D]], %[[S]]#1) {{.*}} -> (tensor<8x32xi8>, tensor<8x4xi8>)
 // FP4: call @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.8x32.16x32(%[[Q]]#0, %{{.*}}, %[[S]]#1,
 // FP4-LABEL: func.func @matmul_kn
 // FP4: linalg.transpose ins(%{{.*}} : tensor<64x40xf32>) outs(%{{.*}} : tensor<40x64xf32>) permutation = [1, 0]

@@ -6,8 +6,7 @@ ${decode}
     %${p}kk = linalg.index ${k_dim} : index
     %${p}bk = arith.constant ${bk} : index
     %${p}kb = arith.divui %${p}kk, %${p}bk : index
-${offset}
-    %${p}e8 = tensor.extract ${scales}[%${p}off] : tensor<${scale_size}xi8>
+    %${p}e8 = tensor.extract %${p}S[%${p}row, %${p}kb] : tensor<${rows}x${cols}xi8>
     %${p}e = arith.extui %${p}e8 : i8 to i32
     %${p}c127 = arith.constant 127 : i32
     %${p}c255 = arith.constant 255 : i32

@@ -16,7 +16,6 @@
     %${p}nib = arith.andi %${p}nib_sh, %${p}c15 : i32
 ${decode_fp4}
     %${p}bk = arith.divui %${p}kk, %${p}c16 : index
-${offset}
-    %${p}s_code = tensor.extract ${scales}[%${p}off] : ${scale_type}
+    %${p}s_code = tensor.extract %${p}S[%${p}row, %${p}bk] : tensor<${rows}x${cols}xi8>
 ${decode}
     %${p}deq = arith.mulf %${p}fp4, %${p}s_val : f32

@@ -4,6 +4,8 @@
 func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type},
                             %b: tensor<${b_shape}xi8>, %sb: ${sb_type})
     -> tensor<${out_shape}xf32> attributes {${attrs}} {
+${unswizzle_a}
+${unswizzle_b}
   %a_empty = tensor.empty() : tensor<${a_shape}xf32>
   %a_f32 = linalg.generic {
       indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],

@@ -5,6 +5,8 @@
 func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type}, %ga: tensor<f32>,
                             %b: tensor<${b_shape}xi8>, %sb: ${sb_type}, %gb: tensor<f32>)
     -> tensor<${M}x${N}xf32> attributes {${attrs}} {
+${unswizzle_a}
+${unswizzle_b}
   %a_empty = tensor.empty() : tensor<${M}x${Kp}xf32>
   %a_f32 = linalg.generic {
       indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
