@@ -134,8 +134,7 @@ def lower_block_quantize(decl: ir.Operation) -> str:
         raise QmlirError(f"no CPU lowering for quantize @{symbol_name(decl)}")
     return template("quantize_block_e8m0.mlir").substitute(
         block_params(decl, x, scale),
-        ldexp=ldexp_snippet("l_", "%in", "%shift"),
-        encode=encode_snippet(fmt, x="%l_out", s="%one"),
+        encode=encode_snippet(fmt, x="%x_in", s="%mult"),
         nan_code=fmt.nan_code,
     )
 
