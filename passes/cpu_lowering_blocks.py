@@ -245,6 +245,7 @@ def unswizzle(prefix: str, swizzled: str, swizzled_type: str, rows: int, k_block
         offset=layout_offset("mx", rows, k_blocks, f"%{prefix}r", f"%{prefix}c", f"{prefix}off"),
     )
 
+
 def _dequant_fp32(
     prefix: str,
     fmt_name: str,
@@ -418,6 +419,7 @@ def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: int, k_blocks: 
         decode=_decode(f"{prefix}s_", E4M3),
         decode_fp4=template("decode_e2m1.mlir").substitute(p=prefix, out=f"%{prefix}fp4"),
     )
+
 
 def lower_nvfp4_scaled_matmul(decl: ir.Operation) -> str:
     (a, sa, _, b, sb, _), (out,) = _signature(decl)
