@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 import time
 import traceback
@@ -97,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("qmlir: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`qmlir run ... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as e:  # noqa: BLE001 (last resort: one line, details under --debug)
         if args.debug:
             traceback.print_exc()
