@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("recipes", help="list recipes, their options and defaults")
+
+    i = sub.add_parser("inspect", help="what a .vmfb holds: recipe, layers, weights, versions")
+    i.add_argument("artifact", help="a .vmfb written by qmlir compile")
     return parser
 
 
@@ -132,6 +135,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
     if output.is_dir():
         raise QmlirError(f"output '{output}' is a directory")
     start = time.perf_counter()
+    progress = _progress_printer(args.quiet)
+    if progress:
+        progress("load model")
     source = load_model(args.model)
     options = CompileOptions(
         recipe=recipe,
@@ -139,8 +145,12 @@ def cmd_compile(args: argparse.Namespace) -> int:
         quantize_all_matmuls=args.quantize_all_matmuls,
         dump_ir=Path(args.dump_ir) if args.dump_ir else None,
     )
-    compiled = compile_model(source, options)
+    compiled = compile_model(source, options, progress=progress)
+    if progress:
+        progress("save")
     compiled.save(output)
+    if progress:
+        progress(DONE)
     if not args.quiet:
         layers = compiled.metadata["layers"]
         quantized = sum(1 for layer in layers if layer["matmul"] == "scaled_matmul")
@@ -151,13 +161,34 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress_printer(quiet: bool) -> Any:
+    """Stage-by-stage progress on stderr, a line per finished stage with its time; only on a
+    terminal, and not with -q. Call it with each stage as it starts, then with ``DONE``."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    current: list[Any] = [None, time.perf_counter()]
+
+    def report(stage: str) -> None:
+        now = time.perf_counter()
+        if current[0] is not None:
+            print(f"  {current[0]:<13} {now - current[1]:6.2f} s", file=sys.stderr, flush=True)
+        current[0], current[1] = (None if stage == DONE else stage), now
+
+    return report
+
+
+DONE = "done"
+
+
 def _default_output(model: str, recipe: str) -> Path:
     stem = Path(model.partition(":")[0]).stem
     return Path(f"{stem}.{recipe}.vmfb")
 
 
 def _size(n: int) -> str:
-    return f"{n / 1e6:.2f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
+    if n >= 100_000:
+        return f"{n / 1e6:.2f} MB"
+    return f"{n / 1e3:.1f} kB" if n >= 1000 else f"{n} B"
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -357,11 +388,58 @@ def cmd_recipes(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from compiler.runtime import load
+
+    module = load(args.artifact)
+    meta = module.metadata
+    recipe = meta["recipe"]
+    options = ", ".join(f"{k}={v}" for k, v in recipe["options"].items()) or "no options"
+    print(f"artifact  {args.artifact} ({_size(len(module.vmfb))})")
+    print(f"built by  qmlir {meta['qmlir_version']}, IREE {meta['iree_version']}")
+    print(f"model     {meta['model']}")
+    print(f"target    {meta['target']}")
+    print(f"recipe    {recipe['name']} ({options})")
+    if meta.get("quantize_all_matmuls"):
+        print("          activation x activation matmuls quantized too")
+
+    def describe(specs: list[dict[str, Any]]) -> str:
+        return ", ".join(f"{s['dtype']}{s['shape']}" for s in specs)
+
+    sig = meta["signature"]
+    print("\nfunctions")
+    print(f"  main({describe(sig['inputs'])}) -> ({describe(sig['outputs'])})")
+    for name in module.function_names:
+        if name != "main":
+            print(f"  {name}")
+    layers = meta["layers"]
+    print(f"\nmatmuls ({len(layers)})")
+    rows: list[tuple[str, ...]] = [("layer", "compiled as")]
+    for entry in layers:
+        how = (
+            recipe["name"]
+            if entry["matmul"] == "scaled_matmul"
+            else f"high precision: {entry['note']}"
+        )
+        rows.append((entry["layer"] or "(top level)", how))
+    print_table(rows)
+    weights = meta.get("weights", {})
+    if weights:
+        print("\nconstant bytes by format")
+        print_table([("format", "bytes"), *[(k, _size(v)) for k, v in weights.items()]])
+    state = meta.get("scaling_state", [])
+    if state:
+        keys = {e["key"] for e in state}
+        print(f"\nscaling state: {len(keys)} activation(s), amax history and scale each")
+    return 0
+
+
 COMMANDS = {
     "compile": cmd_compile,
     "run": cmd_run,
     "quantize": cmd_quantize,
     "recipes": cmd_recipes,
+    "inspect": cmd_inspect,
 }
 
 

@@ -17,6 +17,7 @@ from compiler.artifact import embed_metadata, io_signature
 from compiler.backend import compile_module, target_flags
 from compiler.export import export_model
 from compiler.importer import import_program
+from compiler.inspection import weight_bytes
 from compiler.model_source import ModelSource
 from compiler.runtime import CompiledModule
 from compiler.version import IREE_VERSION, __version__
@@ -58,10 +59,12 @@ def compile_model(
         note("fold weights")
         FoldConstantQuantize().apply(module)
         _dump(options, "03-fold-weights", module)
+        weights = weight_bytes(module)
         note("lower")
         LowerNamedOps(options.target).apply(module)
         _dump(options, "04-lower", module)
         metadata = build_metadata(source, options, module, layers)
+        metadata["weights"] = weights
         embed_metadata(module, metadata)
         note("iree compile")
         vmfb = compile_module(module, options.target)

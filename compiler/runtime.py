@@ -50,6 +50,9 @@ class CompiledModule:
         self.metadata: dict[str, Any] = metadata or found
         self._context.add_vm_module(vm_module)
         self._module_name = vm_module.name
+        self.function_names = [
+            n for n in vm_module.function_names if not n.endswith("$async") and n != "__init"
+        ]
         self._main = self._context.modules[vm_module.name][ENTRY]
 
     @property

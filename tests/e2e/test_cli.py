@@ -263,3 +263,29 @@ def test_quantize_command_block_recipes(capsys, tmp_path) -> None:  # type: igno
         np.load(out)["scale"],
         compiler.quantize(x, "mxfp8", usage="columnwise", e8m0_rounding="floor").scale,
     )
+
+
+def test_inspect_shows_recipe_layers_and_weight_bytes(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "m.vmfb"
+    assert main(["compile", f"{TINY}:build", "--recipe", "mxfp8", "-o", str(out), "-q"]) == 0
+    capsys.readouterr()
+    code, stdout, _ = run(capsys, "inspect", str(out))
+    assert code == 0
+    assert "recipe    mxfp8 (e8m0_rounding=ceil, fp8_format=e4m3)" in stdout
+    assert "main(f32[8, 64]) -> (f32[8, 16])" in stdout
+    lines = stdout.splitlines()
+    assert any(line.split() == ["fc1", "mxfp8"] for line in lines)
+    # fc1 is 32x64 and fc2 16x32 E4M3 codes: 2560 bytes; their E8M0 scales in 128x4 tiles
+    assert any(line.split() == ["e4m3", "data", "2.6", "kB"] for line in lines)
+    assert any(line.startswith("e8m0 block scales") for line in lines)
+
+
+def test_progress_on_a_terminal_only(capsys, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "p.vmfb"
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, _, err = run(capsys, "compile", f"{TINY}:build", "-o", str(out))
+    assert code == 0
+    stages = [line.split()[0] for line in err.splitlines()]
+    assert stages == ["load", "export", "import", "recipe", "fold", "lower", "iree", "save"]
+    code, _, err = run(capsys, "compile", f"{TINY}:build", "-o", str(out), "-q")
+    assert code == 0 and err == ""
