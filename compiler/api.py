@@ -21,12 +21,16 @@ def compile(  # noqa: A001 (the product's API name)
     *,
     quantize_all_matmuls: bool = False,
     dump_ir: str | Path | None = None,
+    exclude: list[str] | tuple[str, ...] = (),
+    layer_recipes: dict[str, str] | None = None,
     **options: Any,
 ) -> CompiledModule:
     """Compiles ``model`` for ``target`` with its matmuls quantized by ``recipe``.
 
     ``options`` are the recipe's options (``qmlir recipes`` lists them), e.g.
-    ``compile(m, (x,), "fp8-current", force_pow2_scales=True)``.
+    ``compile(m, (x,), "fp8-current", force_pow2_scales=True)``. ``exclude`` globs keep layers
+    (module paths of ``model.named_modules()``) in high precision; ``layer_recipes`` maps globs
+    to other recipes (default options), the first match winning.
     """
     module, inputs = check_model(model, example_inputs, "compile()")
     source = ModelSource(type(module).__name__, module, inputs)
@@ -38,5 +42,9 @@ def compile(  # noqa: A001 (the product's API name)
             target=target,
             quantize_all_matmuls=quantize_all_matmuls,
             dump_ir=Path(dump_ir) if dump_ir is not None else None,
+            exclude=tuple(exclude),
+            layer_recipes=tuple(
+                (glob, get_recipe(name)) for glob, name in (layer_recipes or {}).items()
+            ),
         ),
     )

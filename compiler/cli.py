@@ -48,6 +48,23 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("-o", "--output", help="output .vmfb (default: <model>.<recipe>.vmfb)")
     c.add_argument("--target", default="llvm-cpu", help="compile target (default: llvm-cpu)")
     c.add_argument("--quantize-all-matmuls", action="store_true", help="also activation matmuls")
+    c.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="keep matmuls of layers matching GLOB (module paths, e.g. 'lm_head', '*.attn.*') "
+        "in high precision (repeatable)",
+    )
+    c.add_argument(
+        "--layer-recipe",
+        action="append",
+        default=[],
+        metavar="GLOB=RECIPE",
+        help="layers matching GLOB use RECIPE (with its default options); the first match "
+        "wins (repeatable)",
+    )
+    c.add_argument("--explain", action="store_true", help="print which layer got which recipe")
     c.add_argument("--dump-ir", metavar="DIR", help="write the IR after every stage to DIR")
     c.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
@@ -144,6 +161,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
         target=args.target,
         quantize_all_matmuls=args.quantize_all_matmuls,
         dump_ir=Path(args.dump_ir) if args.dump_ir else None,
+        exclude=tuple(args.exclude),
+        layer_recipes=parse_layer_recipes(args.layer_recipe),
     )
     compiled = compile_model(source, options, progress=progress)
     if progress:
@@ -151,6 +170,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
     compiled.save(output)
     if progress:
         progress(DONE)
+    if args.explain:
+        print_layers(compiled.metadata["layers"])
     if not args.quiet:
         layers = compiled.metadata["layers"]
         quantized = sum(1 for layer in layers if layer["matmul"] == "scaled_matmul")
@@ -159,6 +180,26 @@ def cmd_compile(args: argparse.Namespace) -> int:
             f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
         )
     return 0
+
+
+def parse_layer_recipes(items: list[str]) -> tuple[tuple[str, Any], ...]:
+    from passes.recipes import get_recipe
+
+    pairs = []
+    for item in items:
+        glob, sep, name = item.rpartition("=")
+        if not sep or not glob or not name:
+            raise QmlirError(f"--layer-recipe '{item}' is not GLOB=RECIPE")
+        pairs.append((glob, get_recipe(name)))
+    return tuple(pairs)
+
+
+def print_layers(layers: list[dict[str, str]]) -> None:
+    """Each matmul: its layer, its recipe (none: high precision), and why."""
+    rows: list[tuple[str, ...]] = [("layer", "recipe", "why")]
+    for entry in layers:
+        rows.append((entry["layer"] or "(top level)", entry["recipe"], entry["note"]))
+    print_table(rows)
 
 
 def _progress_printer(quiet: bool) -> Any:
@@ -414,15 +455,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             print(f"  {name}")
     layers = meta["layers"]
     print(f"\nmatmuls ({len(layers)})")
-    rows: list[tuple[str, ...]] = [("layer", "compiled as")]
-    for entry in layers:
-        how = (
-            recipe["name"]
-            if entry["matmul"] == "scaled_matmul"
-            else f"high precision: {entry['note']}"
-        )
-        rows.append((entry["layer"] or "(top level)", how))
-    print_table(rows)
+    print_layers(layers)
     weights = meta.get("weights", {})
     if weights:
         print("\nconstant bytes by format")

@@ -25,7 +25,13 @@ from passes.expose_scaling_state import ExposeScalingState, state_globals
 from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.lower_named_ops import LowerNamedOps
 from passes.named_ops import LAYER_ATTR, OP_ATTR, callee_name
-from passes.quantize_matmuls import KEPT_ATTR, QuantizeMatmuls, layer_name
+from passes.quantize_matmuls import (
+    KEPT_ATTR,
+    RECIPE_ATTR,
+    WHY_ATTR,
+    QuantizeMatmuls,
+    layer_name,
+)
 from passes.recipes import Recipe
 
 Progress = Callable[[str], None]
@@ -37,6 +43,8 @@ class CompileOptions:
     target: str = "llvm-cpu"
     quantize_all_matmuls: bool = False
     dump_ir: Path | None = None
+    exclude: tuple[str, ...] = ()
+    layer_recipes: tuple[tuple[str, Recipe], ...] = ()
 
 
 def compile_model(
@@ -52,7 +60,9 @@ def compile_model(
         module = ir.Module.parse(text)
         _dump(options, "01-import", module)
         note("recipe")
-        QuantizeMatmuls(options.recipe, options.quantize_all_matmuls).apply(module)
+        QuantizeMatmuls(
+            options.recipe, options.quantize_all_matmuls, options.exclude, options.layer_recipes
+        ).apply(module)
         ExposeScalingState().apply(module)
         _dump(options, "02-recipe", module)
         layers = layer_map(module)
@@ -82,6 +92,8 @@ def build_metadata(
         "recipe": options.recipe.to_dict(),
         "target": options.target,
         "quantize_all_matmuls": options.quantize_all_matmuls,
+        "exclude": list(options.exclude),
+        "layer_recipes": [[glob, r.to_dict()] for glob, r in options.layer_recipes],
         "signature": io_signature(module),
         "layers": layers,
         "scaling_state": scaling_state_entries(module),
@@ -106,7 +118,7 @@ def scaling_state_entries(module: ir.Module) -> list[dict[str, Any]]:
 
 
 def layer_map(module: ir.Module) -> list[dict[str, str]]:
-    """Each matmul after the recipe pass: its layer, and how it was compiled (and why not)."""
+    """Each matmul after the recipe pass: its layer, its recipe (``none``: high precision), why."""
     out: list[dict[str, str]] = []
     scaled = {
         ir.StringAttr(op.operation.attributes["sym_name"]).value
@@ -116,16 +128,21 @@ def layer_map(module: ir.Module) -> list[dict[str, str]]:
     }
 
     def visit(op: ir.Operation) -> ir.WalkResult:
+        attrs = op.attributes
         if op.name == "func.call" and callee_name(op) in scaled:
-            layer = (
-                ir.StringAttr(op.attributes[LAYER_ATTR]).value
-                if LAYER_ATTR in op.attributes
-                else ""
+            out.append(
+                {
+                    "layer": ir.StringAttr(attrs[LAYER_ATTR]).value if LAYER_ATTR in attrs else "",
+                    "matmul": "scaled_matmul",
+                    "recipe": ir.StringAttr(attrs[RECIPE_ATTR]).value,
+                    "note": ir.StringAttr(attrs[WHY_ATTR]).value,
+                }
             )
-            out.append({"layer": layer, "matmul": "scaled_matmul", "note": ""})
-        elif KEPT_ATTR in op.attributes:
-            reason = ir.StringAttr(op.attributes[KEPT_ATTR]).value
-            out.append({"layer": layer_name(op), "matmul": op.name, "note": reason})
+        elif KEPT_ATTR in attrs:
+            reason = ir.StringAttr(attrs[KEPT_ATTR]).value
+            out.append(
+                {"layer": layer_name(op), "matmul": op.name, "recipe": "none", "note": reason}
+            )
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)

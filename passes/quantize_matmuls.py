@@ -14,6 +14,7 @@ A matmul it leaves in high precision gets ``qmlir.kept_high_precision = "<reason
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 from dataclasses import dataclass
 
 from iree.compiler import ir
@@ -32,6 +33,8 @@ MATMUL_OPS = (
     "torch.aten.bmm",
 )
 KEPT_ATTR = "qmlir.kept_high_precision"
+RECIPE_ATTR = "qmlir.recipe"
+WHY_ATTR = "qmlir.recipe_reason"
 
 
 @dataclass(frozen=True)
@@ -71,16 +74,42 @@ class QuantizeMatmuls(ModulePass):
 
     recipe: Recipe = NoQuantization()
     quantize_all_matmuls: bool = False
+    # globs over module paths (``model.named_modules()`` names): excluded layers stay in high
+    # precision; the first matching (glob, recipe) pair picks a layer's recipe
+    exclude: tuple[str, ...] = ()
+    layer_recipes: tuple[tuple[str, Recipe], ...] = ()
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> QuantizeMatmuls:
+        """``recipe=R quantize-all-matmuls=B exclude=G1,G2 layer-recipes=G1:R1,G2:R2 <R opts>``."""
         opts = {k.replace("-", "_"): v for k, v in options.items()}
         recipe_name = opts.pop("recipe", "fp8-current")
         quantize_all = opts.pop("quantize_all_matmuls", "false").lower() in ("1", "true", "yes")
-        return cls(recipe=get_recipe(recipe_name, opts), quantize_all_matmuls=quantize_all)
+        exclude = tuple(g for g in opts.pop("exclude", "").split(",") if g)
+        pairs = [item.rpartition(":") for item in opts.pop("layer_recipes", "").split(",") if item]
+        recipe = get_recipe(recipe_name, opts)
+        return cls(
+            recipe=recipe,
+            quantize_all_matmuls=quantize_all,
+            exclude=exclude,
+            layer_recipes=tuple((g, get_recipe(r)) for g, _, r in pairs),
+        )
+
+    def choose(self, layer: str) -> tuple[Recipe | None, str]:
+        """The recipe for a layer (None: high precision) and why."""
+        for glob in self.exclude:
+            if fnmatch.fnmatchcase(layer, glob):
+                return None, f"excluded by --exclude '{glob}'"
+        for glob, recipe in self.layer_recipes:
+            if fnmatch.fnmatchcase(layer, glob):
+                why = f"--layer-recipe '{glob}={recipe.name}'"
+                return (recipe if recipe.quantizes else None), why
+        if not self.recipe.quantizes:
+            return None, f"recipe '{self.recipe.name}'"
+        return self.recipe, "the default recipe"
 
     def apply(self, module: ir.Module) -> None:
-        if not self.recipe.quantizes:
+        if not self.recipe.quantizes and not any(r.quantizes for _, r in self.layer_recipes):
             return
         found: list[ir.Operation] = []
 
@@ -92,13 +121,17 @@ class QuantizeMatmuls(ModulePass):
         module.operation.walk(collect)
         builder = NamedOpBuilder(module)
         for op in found:
-            site, reason = self._match(op)
+            recipe, why = self.choose(layer_name(op))
+            if recipe is None:
+                op.attributes[KEPT_ATTR] = ir.StringAttr.get(why)
+                continue
+            site, reason = self._match(op, recipe)
             if site is None:
                 op.attributes[KEPT_ATTR] = ir.StringAttr.get(reason)
                 continue
-            self._rewrite(site, builder)
+            self._rewrite(site, builder, recipe, why)
 
-    def _match(self, op: ir.Operation) -> tuple[MatmulSite | None, str]:
+    def _match(self, op: ir.Operation, recipe: Recipe) -> tuple[MatmulSite | None, str]:
         operands = list(op.operands)
         bias: ir.Value | None = None
         if op.name == "torch.aten.linear":
@@ -130,17 +163,16 @@ class QuantizeMatmuls(ModulePass):
             return None, f"element type {out_info.dtype} is not a float type qmlir quantizes"
         if not _supported_ranks(a_info, b_info):
             return None, f"operand shapes {list(a_info.shape)} x {list(b_info.shape)} not supported"
-        if self.recipe.two_dimensional and b_info.rank != 2:
-            return None, f"recipe '{self.recipe.name}' quantizes 2-D operands (batched matmul)"
+        if recipe.two_dimensional and b_info.rank != 2:
+            return None, f"recipe '{recipe.name}' quantizes 2-D operands (batched matmul)"
         if bias is not None and tensor_info(bias.type) is None:
             return None, "bias of unknown shape"
         return MatmulSite(op, a, b, transposed, bias, layer_name(op)), ""
 
-    def _rewrite(self, site: MatmulSite, builder: NamedOpBuilder) -> None:
+    def _rewrite(self, site: MatmulSite, builder: NamedOpBuilder, recipe: Recipe, why: str) -> None:
         op = site.op
         out_info = tensor_info(op.results[0].type)
         assert out_info is not None
-        recipe = self.recipe
         flat = recipe.two_dimensional
         # Block-scaled recipes: a [K, N] operand's blocks run down dim 0 (columnwise).
         b_options = {"columnwise": not site.b_transposed} if flat else {}
@@ -159,6 +191,8 @@ class QuantizeMatmuls(ModulePass):
             y = recipe.emit_scaled_matmul(  # type: ignore[attr-defined]
                 builder, qa, qb, site.b_transposed, gemm_out, layer=site.layer
             )
+            y.owner.attributes[RECIPE_ATTR] = ir.StringAttr.get(recipe.name)
+            y.owner.attributes[WHY_ATTR] = ir.StringAttr.get(why)
             if flat:
                 y = torch_ops.expand_from_2d(y, out_info.with_dtype("f32"))
             result = torch_ops.from_builtin(y, out_info.with_dtype("f32"))

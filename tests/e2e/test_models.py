@@ -145,3 +145,23 @@ def test_inf_input_gives_scale_one_and_saturates(mlp_model, mlp_fp8) -> None:  #
 def test_bad_inputs_are_refused(mlp_fp8, inputs, message) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(compiler.QmlirError, match=message):
         mlp_fp8(*inputs)
+
+
+def test_per_layer_recipes_and_exclusions() -> None:
+    model, inputs = transformer_block.build()
+    art = compiler.compile(
+        model, inputs, "fp8-current", exclude=["attn.*"], layer_recipes={"mlp.fc2": "nvfp4"}
+    )
+    chosen = {e["layer"]: e["recipe"] for e in art.metadata["layers"] if e["layer"] != "attn"}
+    assert chosen == {
+        "attn.qkv": "none",
+        "attn.proj": "none",
+        "mlp.fc1": "fp8-current",
+        "mlp.fc2": "nvfp4",
+    }
+    notes = {e["layer"]: e["note"] for e in art.metadata["layers"]}
+    assert notes["attn.qkv"] == "excluded by --exclude 'attn.*'"
+    assert notes["mlp.fc2"] == "--layer-recipe 'mlp.fc2=nvfp4'"
+    assert art.metadata["exclude"] == ["attn.*"]
+    metrics = compare(reference(model, inputs), art(*inputs).numpy())
+    assert metrics.sqnr_db >= 25.0, metrics

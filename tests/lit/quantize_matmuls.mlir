@@ -24,7 +24,7 @@
 // CHECK: %[[WA:.*]] = call @qmlir.amax.3x8(%[[WB]])
 // CHECK: %[[WS:.*]] = call @qmlir.compute_scale.fp8_per_tensor.e4m3(%[[WA]])
 // CHECK: %[[WQ:.*]]:2 = call @qmlir.quantize.e4m3.per_tensor.3x8(%[[WB]], %[[WS]])
-// CHECK: %[[Y:.*]] = call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.4x8.3x8(%[[XQ]]#0, %[[XQ]]#1, %[[WQ]]#0, %[[WQ]]#1) {qmlir.layer = "fc1"}
+// CHECK: %[[Y:.*]] = call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.4x8.3x8(%[[XQ]]#0, %[[XQ]]#1, %[[WQ]]#0, %[[WQ]]#1) {qmlir.layer = "fc1", qmlir.recipe = "fp8-current", qmlir.recipe_reason = "the default recipe"}
 // CHECK-SAME: -> tensor<4x3xf32>
 // CHECK: %[[YT:.*]] = torch_c.from_builtin_tensor %[[Y]]
 // CHECK: %[[OUT:.*]] = torch.aten.add.Tensor %[[YT]], %[[B]]
@@ -41,7 +41,7 @@ func.func @linear_bias(%x: !torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,3],f3
 // CHECK-LABEL: func.func @linear_bf16_3d
 // CHECK: torch.prims.convert_element_type %{{.*}}, %{{.*}} : !torch.vtensor<[2,4,8],bf16>, !torch.int -> !torch.vtensor<[2,4,8],f32>
 // CHECK: call @qmlir.quantize.e4m3.per_tensor.2x4x8
-// CHECK: %[[Y:.*]] = call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.2x4x8.3x8({{.*}}) {qmlir.layer = "blocks.0.mlp"} : {{.*}} -> tensor<2x4x3xf32>
+// CHECK: %[[Y:.*]] = call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.2x4x8.3x8({{.*}}) {qmlir.layer = "blocks.0.mlp"{{.*}}} : {{.*}} -> tensor<2x4x3xf32>
 // CHECK: %[[YT:.*]] = torch_c.from_builtin_tensor %[[Y]]
 // CHECK: torch.prims.convert_element_type %[[YT]], %{{.*}} : !torch.vtensor<[2,4,3],f32>, !torch.int -> !torch.vtensor<[2,4,3],bf16>
 func.func @linear_bf16_3d(%x: !torch.vtensor<[2,4,8],bf16>) -> !torch.vtensor<[2,4,3],bf16> {
@@ -93,3 +93,12 @@ func.func @attention_scores(%q: !torch.vtensor<[2,4,8],f32>, %k: !torch.vtensor<
 // CHECK: func.func private @qmlir.amax.4x8(tensor<4x8xf32>) -> tensor<f32> attributes {qmlir.op = "amax"}
 // CHECK: func.func private @qmlir.compute_scale.fp8_per_tensor.e4m3(tensor<f32>) -> tensor<f32> attributes {qmlir.epsilon = 0.000000e+00 : f32, qmlir.fp8_max = 4.480000e+02 : f32, qmlir.op = "compute_scale", qmlir.pow2 = false, qmlir.rule = "fp8_per_tensor"}
 // POW2: func.func private @qmlir.compute_scale.fp8_per_tensor.e4m3.pow2(tensor<f32>) -> tensor<f32> attributes {{{.*}}qmlir.pow2 = true
+
+// Per-layer choice: an excluded layer stays in high precision, a glob picks another recipe.
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current exclude=fc1 layer-recipes=blocks.*:nvfp4}' %s | FileCheck %s --check-prefix=LAYERS
+// LAYERS-LABEL: func.func @linear_bias
+// LAYERS: torch.aten.linear %{{.*}} {qmlir.kept_high_precision = "excluded by --exclude 'fc1'"}
+// LAYERS-LABEL: func.func @linear_bf16_3d
+// LAYERS: call @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.8x8.3x8({{.*}}) {qmlir.layer = "blocks.0.mlp", qmlir.recipe = "nvfp4", qmlir.recipe_reason = "--layer-recipe 'blocks.*=nvfp4'"}
+// LAYERS-LABEL: func.func @matmul_weight_kn
+// LAYERS: qmlir.recipe = "fp8-current", qmlir.recipe_reason = "the default recipe"
