@@ -1,7 +1,8 @@
 """Stage 1, export: ``torch.export`` with static shapes, ATen ops kept as they are.
 
-``run_decompositions({})`` lowers to inference ATen IR without decomposing anything, so
-``aten.linear``/``matmul`` survive in their dtypes for the recipe pass.
+``run_decompositions`` lowers to inference ATen IR decomposing only ``aten.new_ones`` and
+``aten.__and__`` (transformers' attention-mask code would otherwise leave a 0-d bool literal that
+IREE cannot legalize), so ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import warnings
 from collections.abc import Iterator
 
 import torch
+from torch._decomp import core_aten_decompositions
 
 from compiler.model_source import ModelSource, _first
 from passes.errors import QmlirError
@@ -23,12 +25,18 @@ def export_model(source: ModelSource) -> torch.export.ExportedProgram:
         with torch.no_grad(), warnings.catch_warnings(), _quiet_logging():
             warnings.simplefilter("ignore", FutureWarning)  # torch's own deprecation chatter
             if source.program is not None:
-                return source.program.run_decompositions({})
+                return source.program.run_decompositions(_decompositions())
             model = source.module.eval()
             program = torch.export.export(model, source.example_inputs, strict=False)
-            return program.run_decompositions({})
+            return program.run_decompositions(_decompositions())
     except Exception as e:
         raise QmlirError(f"torch.export rejected the model: {_first(e)}") from e
+
+
+def _decompositions() -> dict:  # type: ignore[type-arg]
+    core = core_aten_decompositions()
+    wanted = ("aten.new_ones.default", "aten.__and__.Tensor", "aten.__and__.Scalar")
+    return {op: fn for op, fn in core.items() if str(op) in wanted}
 
 
 @contextlib.contextmanager

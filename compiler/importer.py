@@ -53,8 +53,19 @@ class _ModulePathLocations(fx_importer.ContextCache):
         return tm_ir.Location.name(path, context=self._c)
 
 
+def _expose_non_persistent_buffers(program: torch.export.ExportedProgram) -> None:
+    """Non-persistent buffers (e.g. BERT's ``position_ids``) live in ``program.constants``, where
+    the importer does not look for buffers: copy them into the (freshly exported) program's
+    state dict."""
+    state = program.state_dict
+    for target in program.graph_signature.inputs_to_buffers.values():
+        if target not in state and target in program.constants:
+            state[target] = program.constants[target]
+
+
 def import_program(program: torch.export.ExportedProgram) -> str:
     """Imports an exported program as ``func.func @main``; returns the module's text."""
+    _expose_non_persistent_buffers(program)
     context = tm_ir.Context()
     torch_d.register_dialect(context)
     importer = fx_importer.FxImporter(context=context, hooks=_DenseLiterals())
