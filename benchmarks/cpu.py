@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MODELS = {
     "mlp": "samples/mlp.py:build",
     "transformer_block": "samples/transformer_block.py:build",
+    "minilm": "samples/minilm.py:build",  # batch 8, seq 128, real weights
 }
 RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
 
