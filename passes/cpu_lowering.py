@@ -246,11 +246,19 @@ def _lower_swizzle(decl: ir.Operation) -> str:
 
 
 def _lower_compute_scale_any(decl: ir.Operation) -> str:
-    if _str(decl, "rule").startswith(("e8m0_", "nvfp4_", "cudnn_")):
-        from passes.cpu_lowering_blocks import lower_compute_scale_e8m0
+    """One lowering per scale rule family: FP32 scales here, the others in cpu_lowering_blocks."""
+    from passes import cpu_lowering_blocks as blocks
 
-        return lower_compute_scale_e8m0(decl)
-    return lower_compute_scale(decl)
+    family = _str(decl, "rule").split("_")[0]
+    lowering = {
+        "fp8": lower_compute_scale,
+        "e8m0": blocks.lower_compute_scale_e8m0,
+        "nvfp4": blocks.lower_compute_scale_nvfp4,
+        "cudnn": blocks.lower_compute_scale_cudnn,
+    }.get(family)
+    if lowering is None:
+        raise QmlirError(f"no CPU lowering for compute_scale rule '{_str(decl, 'rule')}'")
+    return lowering(decl)
 
 
 LOWERINGS: dict[str, Callable[[ir.Operation], str]] = {

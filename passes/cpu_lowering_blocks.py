@@ -83,10 +83,6 @@ E8M0_RULES = ("e8m0_ceil", "e8m0_floor", "e8m0_rne")  # templates/cpu/e8m0_rule_
 
 def lower_compute_scale_e8m0(decl: ir.Operation) -> str:
     rule = _str(decl, "rule")
-    if rule.startswith("nvfp4_"):
-        return _nvfp4_compute_scale(decl)
-    if rule == "cudnn_round_up":
-        return _cudnn_compute_scale(decl)
     (amax,), _ = _signature(decl)
     if rule not in E8M0_RULES:
         raise QmlirError(f"no CPU lowering for compute_scale rule '{rule}'")
@@ -330,7 +326,7 @@ def lower_block_scaled_matmul(decl: ir.Operation) -> str:
     )
 
 
-def _nvfp4_compute_scale(decl: ir.Operation) -> str:
+def lower_compute_scale_nvfp4(decl: ir.Operation) -> str:
     import struct
 
     from passes.cpu_lowering import reciprocal_snippet
@@ -447,7 +443,7 @@ def lower_nvfp4_scaled_matmul(decl: ir.Operation) -> str:
     )
 
 
-def _cudnn_compute_scale(decl: ir.Operation) -> str:
+def lower_compute_scale_cudnn(decl: ir.Operation) -> str:
     """cuDNN: v = amax / vmax (one f32 division), rounded up into E8M0 or E4M3."""
     import struct
 

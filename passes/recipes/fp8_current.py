@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
+from passes.errors import QmlirError
 from passes.formats import FloatFormat, Fp8Format
 from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.named_ops import NamedOpBuilder, bool_attr, f32_attr, str_attr, variant_suffix
@@ -60,8 +61,6 @@ class Fp8CurrentScaling(Recipe):
         }
 
     def __post_init__(self) -> None:
-        from passes.errors import QmlirError
-
         if not self.amax_epsilon >= 0.0:
             raise QmlirError("option 'amax_epsilon' of recipe 'fp8-current' must be >= 0")
 
