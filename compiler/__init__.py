@@ -4,9 +4,10 @@ import compiler
 art = compiler.compile(model, (x,), recipe="fp8-current")
 y = art(x); art.save("model.vmfb"); compiler.load("model.vmfb")
 q = compiler.quantize(x, recipe="fp8-current")   # q.data (uint8 codes), q.scale (scale_inv)
+r = compiler.report(model, (x,), recipe="nvfp4")  # per-layer SQNR; r.suggest_excludes(20.0)
 """
 
-from compiler.api import compile
+from compiler.api import compile, report
 from compiler.block_scale import block_scale_dequantize, block_scale_quantize
 from compiler.quantize_api import QuantizedTensor, quantize
 from compiler.runtime import CompiledModule, load
@@ -23,4 +24,5 @@ __all__ = [
     "compile",
     "load",
     "quantize",
+    "report",
 ]

@@ -1,4 +1,4 @@
-"""The Python API: ``compile``, ``load``, ``quantize``."""
+"""The Python API: ``compile``, ``report`` (``load`` and ``quantize`` live beside it)."""
 
 from __future__ import annotations
 
@@ -47,4 +47,38 @@ def compile(  # noqa: A001 (the product's API name)
                 (glob, get_recipe(name)) for glob, name in (layer_recipes or {}).items()
             ),
         ),
+    )
+
+
+def report(
+    model: torch.nn.Module,
+    example_inputs: Any,
+    recipe: str = "fp8-current",
+    *,
+    inputs: Any = None,
+    quantize_all_matmuls: bool = False,
+    exclude: list[str] | tuple[str, ...] = (),
+    layer_recipes: dict[str, str] | None = None,
+    **options: Any,
+) -> Any:
+    """Per-layer accuracy of ``recipe`` on ``model`` (``qmlir report``): a ``Report`` whose
+    ``layers`` hold each matmul's weight, activation and output SQNR, underflow and saturation,
+    measured on ``inputs`` (default: ``example_inputs``); ``suggest_excludes(db)`` lists the
+    layers below ``db`` dB."""
+    from compiler.layer_accuracy import build_report
+
+    module, checked = check_model(model, example_inputs, "report()")
+    source = ModelSource(type(module).__name__, module, checked)
+    calibration = None
+    if inputs is not None:
+        calibration = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    return build_report(
+        source,
+        get_recipe(recipe, options),
+        calibration,
+        exclude=tuple(exclude),
+        layer_recipes=tuple(
+            (glob, get_recipe(name)) for glob, name in (layer_recipes or {}).items()
+        ),
+        quantize_all_matmuls=quantize_all_matmuls,
     )

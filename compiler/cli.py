@@ -1,4 +1,4 @@
-"""``qmlir``: compile, run, quantize, recipes.
+"""``qmlir``: compile, run, quantize, report, recipes, inspect.
 
 Errors are one line (``qmlir: error: ...``) with a non-zero exit; ``--debug`` shows tracebacks.
 """
@@ -103,6 +103,31 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument(
         "-o", "--output", required=True, help="output .npz: data, scale (and global_scale)"
     )
+
+    rp = sub.add_parser(
+        "report", help="per-layer accuracy of a recipe on a model: table, HTML with plots"
+    )
+    rp.add_argument("model", help="file.py[:function] (default function: build) or a .pt2 file")
+    rp.add_argument("--recipe", default="fp8-current", help="scaling recipe (see `qmlir recipes`)")
+    rp.add_argument("-O", "--recipe-option", action="append", default=[], metavar="KEY=VALUE")
+    rp.add_argument(
+        "--inputs",
+        help="calibration inputs: .npz (arrays in the model's argument order) or .npy "
+        "(default: the model's example inputs)",
+    )
+    rp.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    rp.add_argument("--layer-recipe", action="append", default=[], metavar="GLOB=RECIPE")
+    rp.add_argument("--quantize-all-matmuls", action="store_true")
+    rp.add_argument(
+        "--suggest",
+        type=float,
+        metavar="DB",
+        help="list the layers to exclude so every layer's output SQNR is at least DB",
+    )
+    rp.add_argument(
+        "--html", metavar="PATH", help="HTML report path (default: <model>.<recipe>.report.html)"
+    )
+    rp.add_argument("--no-html", action="store_true", help="print the table only")
 
     sub.add_parser("recipes", help="list recipes, their options and defaults")
 
@@ -431,6 +456,49 @@ def _plain(x: np.ndarray) -> np.ndarray:
     return x.astype(np.float32) if x.dtype.kind == "V" else x
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from compiler.model_source import load_model
+    from compiler.layer_accuracy import build_report
+    from compiler.report_render import render_html, suggestion_line, table_rows
+    from compiler.runtime import write_atomically
+    from passes.recipes import get_recipe
+
+    recipe = get_recipe(args.recipe, parse_options(args.recipe_option))
+    if not recipe.quantizes:
+        raise QmlirError(f"recipe '{recipe.name}' quantizes nothing: there is nothing to report")
+    if args.suggest is not None and not np.isfinite(args.suggest):
+        raise QmlirError("--suggest takes a finite threshold in dB")
+    html_path = None if args.no_html else Path(args.html or _default_report(args.model, recipe))
+    if html_path is not None and html_path.is_dir():
+        raise QmlirError(f"output '{html_path}' is a directory")
+    source = load_model(args.model)
+    inputs = None
+    if args.inputs:
+        inputs = _read_inputs(Path(args.inputs), len(source.example_inputs))
+    report = build_report(
+        source,
+        recipe,
+        inputs,
+        exclude=tuple(args.exclude),
+        layer_recipes=parse_layer_recipes(args.layer_recipe),
+        quantize_all_matmuls=args.quantize_all_matmuls,
+    )
+    print(f"per-layer accuracy of recipe {recipe.name} on {report.model} (SQNR in dB vs f32):")
+    print_table(table_rows(report))
+    if args.suggest is not None:
+        line = suggestion_line(report, args.suggest)
+        print(f"\nto keep every layer at or above {args.suggest:g} dB, exclude:")
+        print(f"  {line}" if line else "  nothing: every quantized layer is above it")
+    if html_path is not None:
+        write_atomically(html_path, render_html(report, args.suggest).encode())
+        print(f"\nwrote {html_path}")
+    return 0
+
+
+def _default_report(model: str, recipe: Any) -> str:
+    return f"{Path(model.partition(':')[0]).stem}.{recipe.name}.report.html"
+
+
 def cmd_recipes(args: argparse.Namespace) -> int:
     from passes.recipes import RECIPES
 
@@ -486,6 +554,7 @@ COMMANDS = {
     "compile": cmd_compile,
     "run": cmd_run,
     "quantize": cmd_quantize,
+    "report": cmd_report,
     "recipes": cmd_recipes,
     "inspect": cmd_inspect,
 }

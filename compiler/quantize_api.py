@@ -15,6 +15,7 @@ import numpy as np
 from iree.compiler import ir
 from iree.compiler.dialects import func
 
+from compiler.dequantize import dequantize_2d
 from compiler.runtime import to_numpy
 from passes.errors import QmlirError
 from passes.evaluate import compile_host_module
@@ -48,20 +49,30 @@ class QuantizedTensor:
     swizzled: bool = False
     global_scale: np.ndarray | None = None
 
+    # how the codes decode: element format, scale format (fp32 | e8m0 | e4m3), the block shape
+    # over the quantized 2-D array (None: one scale per tensor) and that array's shape
+    element_format: str = "e4m3"
+    scale_format: str = "fp32"
+    block: tuple[int, int] | None = None
+    quantized_shape: tuple[int, int] = (0, 0)
+
     def dequantize(self) -> np.ndarray:
-        if self.recipe["name"] in ("nvfp4", "fp8-block"):
-            raise QmlirError(f"dequantize() is not provided for {self.recipe['name']}")
-        values = self.data.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
-        if self.recipe["name"] in ("fp8-current", "fp8-delayed"):
-            return values * self.scale
+        """float32 values ``decode(data) * scale`` in ``data``'s frame (nvfp4's columnwise usage:
+        the transpose); needs the compact scales (``swizzle=False``)."""
         if self.swizzled:
             raise QmlirError("dequantize() reads compact scales: quantize with swizzle=False")
-        exponents = self.scale.astype(np.int32) - 127
-        axis = 0 if self.usage == "columnwise" else 1
-        expanded = np.repeat(exponents, 32, axis=axis)[: values.shape[0], : values.shape[1]]
-        result = np.ldexp(values, expanded).astype(np.float32)
-        result[expanded == 0xFF - 127] = np.nan  # a NaN scale
-        return result
+        values = dequantize_2d(
+            self.data,
+            self.scale,
+            self.element_format,
+            self.scale_format,
+            self.block,
+            self.quantized_shape,
+            self.global_scale,
+        )
+        if self.element_format == "e2m1":
+            return values.reshape(*self.data.shape[:-1], -1)
+        return values.reshape(self.data.shape)
 
 
 def quantize(
@@ -90,8 +101,8 @@ def quantize(
         raise QmlirError(f"recipe '{chosen.name}' has one scale per tensor: nothing to swizzle")
     array = _as_f32(to_numpy(x))
     shape = _quantize_shape(array, blocked)
-    text = quantize_module_text(chosen, shape, role, usage, swizzle)
-    outputs = compile_host_module(text).modules.module[ENTRY](array.reshape(shape))
+    program = quantize_program(chosen, shape, role, usage, swizzle)
+    outputs = compile_host_module(program.text).modules.module[ENTRY](array.reshape(shape))
     data, scale, *rest = (np.array(o.to_host(), copy=True) for o in outputs)
     codes = data.view(np.uint8)
     scale = scale.view(np.uint8) if scale.dtype == np.int8 else scale
@@ -100,7 +111,19 @@ def quantize(
     elif array.ndim > 2:  # packed FP4: the input's leading dims, packed K
         codes = codes.reshape(*array.shape[:-1], codes.shape[-1])
     global_scale = rest[0].astype(np.float32) if rest else None
-    return QuantizedTensor(codes, scale, chosen.to_dict(), usage, swizzle, global_scale)
+    flat = (int(np.prod(shape[:-1])), shape[-1]) if len(shape) > 1 else (1, shape[0])
+    return QuantizedTensor(
+        codes,
+        scale,
+        chosen.to_dict(),
+        usage,
+        swizzle,
+        global_scale,
+        element_format=program.element_format,
+        scale_format=program.scale_format,
+        block=program.block,
+        quantized_shape=flat[::-1] if program.transposed else flat,
+    )
 
 
 def _quantize_shape(array: np.ndarray, blocked: bool) -> tuple[int, ...]:
@@ -114,14 +137,25 @@ def _quantize_shape(array: np.ndarray, blocked: bool) -> tuple[int, ...]:
     return (rows, array.shape[-1])
 
 
-def quantize_module_text(
+@dataclass(frozen=True)
+class QuantizeProgram:
+    """The lowered module ``@quantize(x: f32) -> (codes, scale[, global_scale])`` and how its
+    outputs decode (``block`` None: one scale per tensor; ``transposed``: codes of x's T)."""
+
+    text: str
+    element_format: str
+    scale_format: str
+    block: tuple[int, int] | None
+    transposed: bool
+
+
+def quantize_program(
     recipe: Recipe,
     shape: tuple[int, ...],
     role: str = "activation",
     usage: str = "rowwise",
     swizzle: bool = False,
-) -> str:
-    """The lowered module ``@quantize(x: f32) -> (codes, scale)`` for ``recipe``."""
+) -> QuantizeProgram:
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.create()
         x_type = builtin_tensor_type(shape, "f32")
@@ -140,8 +174,26 @@ def quantize_module_text(
         entry.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get([x_type], [r.type for r in results])
         )
+        scale_is_f32 = str(ir.ShapedType(q.scale_inv.type).element_type) == "f32"
         lower_declarations(module, named_op_declarations(module))
-        return str(module)
+        return QuantizeProgram(
+            text=str(module),
+            element_format=q.fmt.name,
+            scale_format="fp32" if scale_is_f32 else ("e4m3" if q.fmt.name == "e2m1" else "e8m0"),
+            block=(q.block[0], q.block[1]) if q.block else None,
+            transposed=q.transposed,
+        )
+
+
+def quantize_module_text(
+    recipe: Recipe,
+    shape: tuple[int, ...],
+    role: str = "activation",
+    usage: str = "rowwise",
+    swizzle: bool = False,
+) -> str:
+    """The lowered module ``@quantize(x: f32) -> (codes, scale)`` for ``recipe``."""
+    return quantize_program(recipe, shape, role, usage, swizzle).text
 
 
 def _as_f32(array: np.ndarray) -> np.ndarray:

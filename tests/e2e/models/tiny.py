@@ -96,3 +96,25 @@ def not_a_model() -> tuple[object, tuple[torch.Tensor, ...]]:
 def variants() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(0)
     return Variants().eval(), (torch.randn(16, 64),)
+
+
+class Outlier(nn.Module):
+    """fc1 well-behaved, but its output channel 0 carries a huge bias that fc2 ignores (zero
+    weights): a per-tensor FP8 scale for fc2's input then flushes every other channel to zero,
+    the weak layer ``qmlir report --suggest`` should name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(64, 64)
+        self.fc2 = nn.Linear(64, 32)
+        with torch.no_grad():
+            self.fc1.bias[0] = 1.0e6
+            self.fc2.weight[:, 0] = 0.0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def outlier() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(6)
+    return Outlier().eval(), (torch.randn(16, 64),)

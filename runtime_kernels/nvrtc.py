@@ -1,0 +1,210 @@
+"""Build the hand-written CUDA kernels into PTX with NVRTC (from pip), cached on disk.
+
+``compile_ptx("mxfp8", "sm_90")`` returns the PTX text (bytes) of ``src/mxfp8.cu`` for that GPU.
+The NVRTC program gets the family's ``.cu`` and every header of ``include/`` in memory, so what is
+compiled is exactly what is hashed: the cache key is the sources, the options, the architecture
+and the NVRTC version. Results live under ``$XDG_CACHE_HOME/qmlir/ptx`` (default
+``~/.cache/qmlir/ptx``), written atomically (a temporary file, then a rename).
+
+NVRTC comes from the ``cuda`` extra (``cuda-bindings`` + ``nvidia-cuda-nvrtc-cu12``); without it
+:func:`compile_ptx` raises :class:`passes.errors.QmlirError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from passes.errors import QmlirError
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+SOURCE_DIR = PACKAGE_DIR / "src"
+INCLUDE_DIR = PACKAGE_DIR / "include"
+
+NVRTC_MISSING = "the cuda target needs NVRTC: pip install 'qmlir[cuda]'"
+
+# Family -> its `extern "C" __global__` entry points (README.md documents each one's ABI).
+ENTRY_POINTS: dict[str, tuple[str, ...]] = {
+    "per_tensor": (
+        "qmlir_amax_f32",
+        "qmlir_fp8_scale_from_amax",
+        "qmlir_quantize_fp8_e4m3",
+        "qmlir_quantize_fp8_e5m2",
+        "qmlir_quantize_fp8_delayed_e4m3",
+        "qmlir_quantize_fp8_delayed_e5m2",
+    ),
+    "block_fp8": (
+        "qmlir_quantize_fp8_block1d",
+        "qmlir_quantize_fp8_block1d_rowwise",
+        "qmlir_quantize_fp8_block2d",
+    ),
+    "mxfp8": (
+        "qmlir_quantize_mxfp8",
+        "qmlir_quantize_mxfp8_rowwise",
+    ),
+    "nvfp4": (
+        "qmlir_nvfp4_decode_scale",
+        "qmlir_nvfp4_quantize",
+    ),
+    "gemm_block_scaled": (
+        "qmlir_gemm_fp8_per_tensor",
+        "qmlir_gemm_fp8_block",
+        "qmlir_gemm_mxfp8",
+        "qmlir_gemm_nvfp4",
+    ),
+}
+KERNEL_FAMILIES: tuple[str, ...] = tuple(ENTRY_POINTS)
+
+# IEEE-exact float arithmetic on the device (no FMA contraction, no flush to zero), so every
+# element's bytes equal the CPU path's; these are NVRTC's defaults except --fmad.
+NVRTC_OPTIONS: tuple[str, ...] = (
+    "--std=c++17",
+    "--fmad=false",
+    "--ftz=false",
+    "--prec-div=true",
+    "--prec-sqrt=true",
+)
+
+_ARCH = re.compile(r"^(?:sm_|compute_)?(\d{2,3})(a|f)?$")
+
+
+def entry_points(kernel_family: str) -> list[str]:
+    """The kernel names ``compile_ptx(kernel_family, ...)``'s PTX defines (``.entry``)."""
+    _check_family(kernel_family)
+    return list(ENTRY_POINTS[kernel_family])
+
+
+def virtual_arch(arch: str) -> str:
+    """``sm_90`` / ``90`` / ``compute_90`` -> ``compute_90`` (a suffix ``a``/``f`` is kept)."""
+    match = _ARCH.match(arch.strip())
+    if match is None:
+        raise QmlirError(f"unknown CUDA architecture '{arch}'; expected e.g. sm_89, sm_90, sm_100")
+    number, suffix = match.groups()
+    if int(number) < 89:
+        raise QmlirError(f"CUDA architecture '{arch}' has no FP8 tensor cores; need sm_89 or newer")
+    return f"compute_{number}{suffix or ''}"
+
+
+def compile_ptx(kernel_family: str, arch: str) -> bytes:
+    """PTX text of one kernel family for ``arch`` (``sm_89``, ``sm_90``, ``sm_100``, ...)."""
+    _check_family(kernel_family)
+    target = virtual_arch(arch)
+    nvrtc = _load_nvrtc()
+    version = _nvrtc_version(nvrtc)
+    source = (SOURCE_DIR / f"{kernel_family}.cu").read_bytes()
+    headers = _headers()
+    options = (*NVRTC_OPTIONS, f"--gpu-architecture={target}")
+    key = _cache_key(kernel_family, source, headers, options, version)
+    cached = _cache_dir() / f"{kernel_family}-{target}-{key}.ptx"
+    if cached.is_file():
+        return cached.read_bytes()
+    ptx = _nvrtc_compile(nvrtc, kernel_family, source, headers, options)
+    _write_atomic(cached, ptx)
+    return ptx
+
+
+def _check_family(kernel_family: str) -> None:
+    if kernel_family not in ENTRY_POINTS:
+        known = ", ".join(KERNEL_FAMILIES)
+        raise QmlirError(f"unknown kernel family '{kernel_family}'; known: {known}")
+
+
+def _load_nvrtc() -> Any:
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as exc:
+        raise QmlirError(NVRTC_MISSING) from exc
+    try:
+        _nvrtc_version(nvrtc)  # loads libnvrtc: fails when only cuda-bindings is installed
+    except (OSError, RuntimeError) as exc:
+        raise QmlirError(f"{NVRTC_MISSING} ({exc})") from exc
+    return nvrtc
+
+
+def _nvrtc_version(nvrtc: Any) -> str:
+    err, major, minor = nvrtc.nvrtcVersion()
+    _check(nvrtc, err, "nvrtcVersion")
+    return f"{major}.{minor}"
+
+
+def _check(nvrtc: Any, err: Any, what: str, log: str = "") -> None:
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        detail = f":\n{log}" if log else ""
+        raise QmlirError(f"NVRTC {what} failed ({err.name}){detail}")
+
+
+def _headers() -> list[tuple[str, bytes]]:
+    return [(p.name, p.read_bytes()) for p in sorted(INCLUDE_DIR.glob("*.cuh"))]
+
+
+def _cache_key(
+    family: str,
+    source: bytes,
+    headers: list[tuple[str, bytes]],
+    options: tuple[str, ...],
+    version: str,
+) -> str:
+    digest = hashlib.sha256()
+    for part in (family.encode(), source, *options, version):
+        digest.update(part if isinstance(part, bytes) else part.encode())
+        digest.update(b"\0")
+    for name, text in headers:
+        digest.update(name.encode() + b"\0" + text + b"\0")
+    return digest.hexdigest()[:20]
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "qmlir" / "ptx"
+
+
+def _nvrtc_compile(
+    nvrtc: Any,
+    family: str,
+    source: bytes,
+    headers: list[tuple[str, bytes]],
+    options: tuple[str, ...],
+) -> bytes:
+    names = [name.encode() for name, _ in headers]
+    texts = [text for _, text in headers]
+    err, prog = nvrtc.nvrtcCreateProgram(
+        source, f"{family}.cu".encode(), len(headers), texts, names
+    )
+    _check(nvrtc, err, "nvrtcCreateProgram")
+    try:
+        opts = [o.encode() for o in options]
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        _check(nvrtc, err, f"compile of {family}.cu", _program_log(nvrtc, prog))
+        err, size = nvrtc.nvrtcGetPTXSize(prog)
+        _check(nvrtc, err, "nvrtcGetPTXSize")
+        buffer = b" " * size
+        (err,) = nvrtc.nvrtcGetPTX(prog, buffer)
+        _check(nvrtc, err, "nvrtcGetPTX")
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+    return buffer.rstrip(b"\0")
+
+
+def _program_log(nvrtc: Any, prog: Any) -> str:
+    err, size = nvrtc.nvrtcGetProgramLogSize(prog)
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS or size <= 1:
+        return ""
+    log = b" " * size
+    nvrtc.nvrtcGetProgramLog(prog, log)
+    return log.rstrip(b"\0").decode(errors="replace")
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,111 @@
+// block_fp8.cu: FP8 blockwise scaling (fp8-block: TE Float8BlockScaling, DeepSeek-V3 style).
+//
+// Fused amax + scale + cast + GEMM-ready scale layout, one read of the f32 input per kernel.
+// Grid (ceil(cols/128), ceil(rows/128)), block 256 (8 warps): one workgroup per 128x128 tile;
+// warp w holds tile rows 16w..16w+15, lane l columns 4l..4l+3 (float4 loads, 4-byte stores when
+// cols % 4 == 0), 64 values per thread in registers.
+// Constants: rows, cols, pow2 (power-of-2 scales, TE default 1), eps_bits (f32 bits of eps).
+// E4M3 data in x's shape; scale_inv f32 in the GEMM-ready layouts (padding written as 0):
+//   1D rowwise (1x128 along cols):    sinv[kb, r]  of [ceil(cols/128), pad4(rows)]  (block1d)
+//   1D columnwise (128x1 down rows):  sinv[rb, c]  of [ceil(rows/128), pad4(cols)]
+//   2D (128x128 tiles):               sinv[rb, kb] of [ceil(rows/128), pad4(ceil(cols/128))]
+// Partial tiles are zero-padded: a block's amax is over its real elements.
+#include "qmlir_device.cuh"
+
+namespace {
+
+constexpr int kTile = 128;
+constexpr int kRowsPerWarp = 16;
+
+using Tile = QmlirTile<kRowsPerWarp>;
+
+// data[row, col..col+3] = encode_e4m3(v * scale[j]) (in bounds only)
+__device__ __forceinline__ void store_codes(uint8_t* data, const Tile& t, int i, const float s[4],
+                                            int32_t rows, int32_t cols) {
+  uint8_t c[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) c[j] = qmlir_encode_e4m3(t.v[i][j] * s[j]);
+  qmlir_store4(data, t, i, c, rows, cols);
+}
+
+// 1x128 rowwise blocks of the tile: data and sinv[kb, r] (block1d), padding rows written as 0.
+__device__ __forceinline__ void rowwise(const Tile& t, uint8_t* data, float* sinv, int32_t rows,
+                                        int32_t cols, bool pow2, float eps) {
+  const int lane = threadIdx.x % 32;
+  const uint32_t kb = blockIdx.x;
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+    const float amax = qmlir_group_max(qmlir_lane_amax(t.v[i]), 32);
+    const float scale = qmlir_fp8_scale(amax, QMLIR_E4M3_MAX, eps, pow2);
+    const float s[4] = {scale, scale, scale, scale};
+    store_codes(data, t, i, s, rows, cols);
+    const int64_t row = t.row0 + i;
+    if (lane == 0 && row < (int64_t)qmlir_pad4(rows)) {
+      sinv[qmlir_block1d_offset(row, kb, rows)] = row < rows ? 1.0f / scale : 0.0f;
+    }
+  }
+}
+
+// 128x1 columnwise blocks of the tile: data and sinv[rb, c], padding columns written as 0.
+__device__ __forceinline__ void columnwise(const Tile& t, uint8_t* data, float* sinv,
+                                           int32_t rows, int32_t cols, bool pow2, float eps) {
+  const int warp = threadIdx.x / 32;
+  float amax[4], s[4];
+  qmlir_tile_column_amax(t, amax);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) s[j] = qmlir_fp8_scale(amax[j], QMLIR_E4M3_MAX, eps, pow2);
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; ++i) store_codes(data, t, i, s, rows, cols);
+  if (warp != 0) return;
+  const int64_t padded = qmlir_pad4(cols);
+  float* out = sinv + (int64_t)blockIdx.y * padded;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    if (t.col + j < padded) out[t.col + j] = t.col + j < cols ? 1.0f / s[j] : 0.0f;
+  }
+}
+
+}  // namespace
+
+// Rowwise (1x128) and columnwise (128x1) quantization from one read of x.
+extern "C" __global__ void qmlir_quantize_fp8_block1d(const float* x, uint8_t* data_row,
+                                                      float* sinv_row, uint8_t* data_col,
+                                                      float* sinv_col, int32_t rows, int32_t cols,
+                                                      int32_t pow2, int32_t eps_bits) {
+  const Tile t = qmlir_load_tile<kRowsPerWarp>(x, rows, cols);
+  const float eps = qmlir_bits_f32((uint32_t)eps_bits);
+  rowwise(t, data_row, sinv_row, rows, cols, pow2 != 0, eps);
+  columnwise(t, data_col, sinv_col, rows, cols, pow2 != 0, eps);
+}
+
+// Rowwise (1x128) quantization only: activations in inference.
+extern "C" __global__ void qmlir_quantize_fp8_block1d_rowwise(const float* x, uint8_t* data,
+                                                              float* sinv, int32_t rows,
+                                                              int32_t cols, int32_t pow2,
+                                                              int32_t eps_bits) {
+  const Tile t = qmlir_load_tile<kRowsPerWarp>(x, rows, cols);
+  rowwise(t, data, sinv, rows, cols, pow2 != 0, qmlir_bits_f32((uint32_t)eps_bits));
+}
+
+// 2D (128x128 tiles): one scale per tile, sinv[rb, kb] (block2d), padding kb written as 0.
+extern "C" __global__ void qmlir_quantize_fp8_block2d(const float* x, uint8_t* data, float* sinv,
+                                                      int32_t rows, int32_t cols, int32_t pow2,
+                                                      int32_t eps_bits) {
+  const Tile t = qmlir_load_tile<kRowsPerWarp>(x, rows, cols);
+  float m = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; ++i) m = fmaxf(m, qmlir_lane_amax(t.v[i]));
+  const float amax = qmlir_block_max(m);
+  const float scale =
+      qmlir_fp8_scale(amax, QMLIR_E4M3_MAX, qmlir_bits_f32((uint32_t)eps_bits), pow2 != 0);
+  const float s[4] = {scale, scale, scale, scale};
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; ++i) store_codes(data, t, i, s, rows, cols);
+  if (threadIdx.x != 0) return;
+  const uint32_t k_blocks = qmlir_ceil_div(cols, kTile), kb = blockIdx.x, rb = blockIdx.y;
+  sinv[qmlir_block2d_offset(rb, kb, k_blocks)] = 1.0f / scale;
+  if (kb + 1 != k_blocks) return;
+  for (uint32_t pad = k_blocks; pad < qmlir_pad4(k_blocks); ++pad) {
+    sinv[qmlir_block2d_offset(rb, pad, k_blocks)] = 0.0f;
+  }
+}

@@ -1,0 +1,105 @@
+"""Every CUDA kernel family builds into PTX with NVRTC (from pip) for sm_89, sm_90 and sm_100,
+defines every entry point runtime_kernels.nvrtc lists, and ptxas accepts it.
+
+Skips with a reason when NVRTC (the ``cuda`` extra) is not installed; the ptxas check also skips
+when no ``ptxas`` is on PATH (users' machines need none: PTX is JIT-compiled by the driver).
+PTX is cached on disk (runtime_kernels.nvrtc), so only the first run pays for NVRTC.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from passes.errors import QmlirError
+from runtime_kernels import nvrtc
+
+ARCHS = ["sm_89", "sm_90", "sm_100"]
+
+
+def nvrtc_available() -> bool:
+    try:
+        nvrtc._load_nvrtc()
+    except QmlirError:
+        return False
+    return True
+
+
+needs_nvrtc = pytest.mark.skipif(
+    not nvrtc_available(), reason="NVRTC not installed (pip install 'qmlir[cuda]')"
+)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("family", nvrtc.KERNEL_FAMILIES)
+def test_family_compiles_with_every_entry_point(family: str, arch: str, tmp_path: Path) -> None:
+    ptx = nvrtc.compile_ptx(family, arch).decode()
+    assert f".target {arch}" in ptx
+    entries = re.findall(r"\.entry\s+(\w+)\s*\(", ptx)
+    assert sorted(entries) == sorted(nvrtc.entry_points(family))
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("no ptxas on PATH to check the PTX")
+    path = tmp_path / f"{family}.ptx"
+    path.write_text(ptx)
+    done = subprocess.run(
+        [ptxas, f"-arch={arch}", str(path), "-o", str(tmp_path / "out.cubin")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@needs_nvrtc
+def test_gemm_uses_fp8_tensor_cores() -> None:
+    ptx = nvrtc.compile_ptx("gemm_block_scaled", "sm_90").decode()
+    assert "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" in ptx
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
+
+
+@needs_nvrtc
+def test_ptx_is_cached_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = nvrtc.compile_ptx("nvfp4", "sm_90")
+    (cached,) = (tmp_path / "qmlir" / "ptx").glob("nvfp4-compute_90-*.ptx")
+    assert cached.read_bytes() == first
+    cached.write_bytes(b"// from the cache\n")  # a second call reads the file, not NVRTC
+    assert nvrtc.compile_ptx("nvfp4", "sm_90") == b"// from the cache\n"
+    assert list((tmp_path / "qmlir" / "ptx").glob("*.tmp")) == []
+
+
+def test_missing_nvrtc_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "cuda.bindings", None)
+    monkeypatch.setitem(sys.modules, "cuda.bindings.nvrtc", None)
+    with pytest.raises(QmlirError, match=r"needs NVRTC: pip install 'qmlir\[cuda\]'"):
+        nvrtc.compile_ptx("per_tensor", "sm_90")
+
+
+@pytest.mark.parametrize(
+    ("arch", "virtual"),
+    [
+        ("sm_89", "compute_89"),
+        ("90", "compute_90"),
+        ("sm_100a", "compute_100a"),
+        ("compute_120", "compute_120"),
+    ],
+)
+def test_virtual_arch(arch: str, virtual: str) -> None:
+    assert nvrtc.virtual_arch(arch) == virtual
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "gfx942", ""])
+def test_unsupported_arch_is_refused(arch: str) -> None:
+    with pytest.raises(QmlirError):
+        nvrtc.virtual_arch(arch)
+
+
+def test_unknown_family_is_refused() -> None:
+    with pytest.raises(QmlirError, match="unknown kernel family"):
+        nvrtc.entry_points("fp16")
