@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.qmlir-installed
 BUILD := build
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench clean gpu-build gpu-run gpu-check
 
 install: $(STAMP)
 
@@ -32,6 +32,18 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/cpu.py
 	$(PY) benchmarks/quantize_throughput.py
+
+# The cuda target: gpu-build needs no GPU (it writes build/gpu-check/); gpu-run needs one, with
+# only iree-base-runtime, numpy and torch (it fails with a message when there is no cuda device).
+CUDA_ARCH ?= sm_90
+
+gpu-build: $(STAMP)
+	PYTHONPATH=. $(PY) benchmarks/gpu_check_build.py --out $(BUILD)/gpu-check --cuda-arch $(CUDA_ARCH)
+
+gpu-run:
+	$(PY) benchmarks/gpu_check_run.py --dir $(BUILD)/gpu-check
+
+gpu-check: gpu-build gpu-run
 
 clean:
 	rm -rf $(BUILD) tests/lit/Output

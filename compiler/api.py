@@ -23,6 +23,7 @@ def compile(  # noqa: A001 (the product's API name)
     dump_ir: str | Path | None = None,
     exclude: list[str] | tuple[str, ...] = (),
     layer_recipes: dict[str, str] | None = None,
+    cuda_arch: str | None = None,
     **options: Any,
 ) -> CompiledModule:
     """Compiles ``model`` for ``target`` with its matmuls quantized by ``recipe``.
@@ -30,7 +31,8 @@ def compile(  # noqa: A001 (the product's API name)
     ``options`` are the recipe's options (``qmlir recipes`` lists them), e.g.
     ``compile(m, (x,), "fp8-current", force_pow2_scales=True)``. ``exclude`` globs keep layers
     (module paths of ``model.named_modules()``) in high precision; ``layer_recipes`` maps globs
-    to other recipes (default options), the first match winning.
+    to other recipes (default options), the first match winning. ``target="cuda"`` builds for
+    an NVIDIA GPU of ``cuda_arch`` (``sm_89``, ``sm_90`` (default), ``sm_100``); no GPU needed.
     """
     module, inputs = check_model(model, example_inputs, "compile()")
     source = ModelSource(type(module).__name__, module, inputs)
@@ -46,6 +48,7 @@ def compile(  # noqa: A001 (the product's API name)
             layer_recipes=tuple(
                 (glob, get_recipe(name)) for glob, name in (layer_recipes or {}).items()
             ),
+            cuda_arch=cuda_arch,
         ),
     )
 

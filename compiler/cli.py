@@ -46,7 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="a recipe option, e.g. -O force_pow2_scales=true (repeatable)",
     )
     c.add_argument("-o", "--output", help="output .vmfb (default: <model>.<recipe>.vmfb)")
-    c.add_argument("--target", default="llvm-cpu", help="compile target (default: llvm-cpu)")
+    c.add_argument(
+        "--target", default="llvm-cpu", help="compile target: llvm-cpu (default) or cuda"
+    )
+    c.add_argument(
+        "--cuda-arch",
+        metavar="ARCH",
+        help="with --target cuda: sm_89, sm_90 (default) or sm_100 (no GPU needed to compile)",
+    )
     c.add_argument("--quantize-all-matmuls", action="store_true", help="also activation matmuls")
     c.add_argument(
         "--exclude",
@@ -189,6 +196,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     options = CompileOptions(
         recipe=recipe,
         target=args.target,
+        cuda_arch=args.cuda_arch,
         quantize_all_matmuls=args.quantize_all_matmuls,
         dump_ir=Path(args.dump_ir) if args.dump_ir else None,
         exclude=tuple(args.exclude),
@@ -457,8 +465,8 @@ def _plain(x: np.ndarray) -> np.ndarray:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from compiler.model_source import load_model
     from compiler.layer_accuracy import build_report
+    from compiler.model_source import load_model
     from compiler.report_render import render_html, suggestion_line, table_rows
     from compiler.runtime import write_atomically
     from passes.recipes import get_recipe
@@ -522,7 +530,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     print(f"artifact  {args.artifact} ({_size(len(module.vmfb))})")
     print(f"built by  qmlir {meta['qmlir_version']}, IREE {meta['iree_version']}")
     print(f"model     {meta['model']}")
-    print(f"target    {meta['target']}")
+    arch = f" ({meta['cuda_arch']})" if meta.get("cuda_arch") else ""
+    print(f"target    {meta['target']}{arch}")
     print(f"recipe    {recipe['name']} ({options})")
     if meta.get("quantize_all_matmuls"):
         print("          activation x activation matmuls quantized too")

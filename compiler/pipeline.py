@@ -1,5 +1,8 @@
 """The whole compile, one stage per line: export → import → recipe → fold weights → lower → IREE.
 
+On cuda, ``fuse-quantize-core`` runs before the lowering: each activation's block quantize chain
+becomes one ``fused_quantize`` named op (one kernel). Weights are quantized on the host either way.
+
 ``dump_ir`` writes the module after each MLIR stage (``01-import.mlir`` ... ``04-lower.mlir``;
 large constants elided) so a user can read exactly what the recipe did.
 """
@@ -21,8 +24,10 @@ from compiler.inspection import weight_bytes
 from compiler.model_source import ModelSource
 from compiler.runtime import CompiledModule
 from compiler.version import IREE_VERSION, __version__
+from passes.cuda_targets import DEFAULT_CUDA_ARCH
 from passes.expose_scaling_state import ExposeScalingState, state_globals
 from passes.fold_constant_quantize import FoldConstantQuantize
+from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.lower_named_ops import LowerNamedOps
 from passes.named_ops import LAYER_ATTR, OP_ATTR, callee_name
 from passes.quantize_matmuls import (
@@ -45,13 +50,19 @@ class CompileOptions:
     dump_ir: Path | None = None
     exclude: tuple[str, ...] = ()
     layer_recipes: tuple[tuple[str, Recipe], ...] = ()
+    cuda_arch: str | None = None  # --target cuda only; default sm_90
+
+    @property
+    def arch(self) -> str | None:
+        """The CUDA architecture compiled for (None on llvm-cpu)."""
+        return (self.cuda_arch or DEFAULT_CUDA_ARCH) if self.target == "cuda" else None
 
 
 def compile_model(
     source: ModelSource, options: CompileOptions, progress: Progress | None = None
 ) -> CompiledModule:
     note = progress or (lambda stage: None)
-    target_flags(options.target)  # refuse an unknown target before any work
+    target_flags(options.target, options.cuda_arch)  # refuse an unknown target before any work
     note("export")
     program = export_model(source)
     note("import")
@@ -71,13 +82,15 @@ def compile_model(
         _dump(options, "03-fold-weights", module)
         weights = weight_bytes(module)
         note("lower")
-        LowerNamedOps(options.target).apply(module)
+        if options.arch is not None:
+            FuseQuantizeCore().apply(module)
+        LowerNamedOps(options.target, options.arch or DEFAULT_CUDA_ARCH).apply(module)
         _dump(options, "04-lower", module)
         metadata = build_metadata(source, options, module, layers)
         metadata["weights"] = weights
         embed_metadata(module, metadata)
         note("iree compile")
-        vmfb = compile_module(module, options.target)
+        vmfb = compile_module(module, options.target, options.arch)
     return CompiledModule(vmfb, metadata)
 
 
@@ -91,6 +104,7 @@ def build_metadata(
         "model": source.name,
         "recipe": options.recipe.to_dict(),
         "target": options.target,
+        "cuda_arch": options.arch,
         "quantize_all_matmuls": options.quantize_all_matmuls,
         "exclude": list(options.exclude),
         "layer_recipes": [[glob, r.to_dict()] for glob, r in options.layer_recipes],

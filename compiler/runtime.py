@@ -37,10 +37,8 @@ class CompiledModule:
         self, vmfb: bytes, metadata: dict[str, Any] | None = None, device: str = ""
     ) -> None:
         self._vmfb = vmfb
-        self._device = device or "local-task"
         try:
-            self._context = iree_runtime.SystemContext(config=iree_runtime.Config(self._device))
-            vm_module = iree_runtime.VmModule.copy_buffer(self._context.instance, vmfb)
+            vm_module = iree_runtime.VmModule.copy_buffer(iree_runtime.VmInstance(), vmfb)
         except (ValueError, RuntimeError) as e:
             raise QmlirError(f"not a valid qmlir artifact: {str(e).splitlines()[0]}") from e
         function = vm_module.lookup_function(ENTRY)
@@ -48,12 +46,34 @@ class CompiledModule:
         if found is None:
             raise QmlirError("not a qmlir artifact: the module has no qmlir metadata on @main")
         self.metadata: dict[str, Any] = metadata or found
-        self._context.add_vm_module(vm_module)
         self._module_name = vm_module.name
         self.function_names = [
             n for n in vm_module.function_names if not n.endswith("$async") and n != "__init"
         ]
-        self._main = self._context.modules[vm_module.name][ENTRY]
+        cuda = self.metadata.get("target") == "cuda"
+        self._device = device or ("cuda" if cuda else "local-task")
+        self._context: Any = None
+        if not cuda:  # a GPU artifact loads on first use: compile, save, inspect need no GPU
+            self._load()
+
+    def _load(self) -> Any:
+        if self._context is not None:
+            return self._context
+        if self.metadata.get("target") == "cuda" and self._device != "cuda":
+            arch = self.metadata.get("cuda_arch") or "cuda"
+            raise QmlirError(
+                f"the artifact is compiled for an NVIDIA GPU ({arch}): run it with --device cuda"
+            )
+        try:
+            context = iree_runtime.SystemContext(config=iree_runtime.Config(self._device))
+            vm_module = iree_runtime.VmModule.copy_buffer(context.instance, self._vmfb)
+            context.add_vm_module(vm_module)
+        except (ValueError, RuntimeError) as e:
+            raise QmlirError(
+                f"cannot load the artifact on device '{self._device}': {str(e).splitlines()[0]}"
+            ) from e
+        self._context = context
+        return context
 
     @property
     def signature(self) -> dict[str, list[dict[str, Any]]]:
@@ -68,7 +88,7 @@ class CompiledModule:
 
     def run_numpy(self, *inputs: np.ndarray) -> list[np.ndarray]:
         arrays = self._check_inputs(inputs)
-        results = self._main(*arrays)
+        results = self._load().modules[self._module_name][ENTRY](*arrays)
         if not isinstance(results, (tuple, list)):
             results = (results,)
         return [np.array(r.to_host(), copy=True) for r in results]
@@ -125,7 +145,7 @@ class CompiledModule:
             self._call(SET_STATE, *arrays)
 
     def _call(self, name: str, *args: np.ndarray) -> list[np.ndarray]:
-        results = self._context.modules[self._module_name][name](*args)
+        results = self._load().modules[self._module_name][name](*args)
         if results is None:
             return []
         if not isinstance(results, (tuple, list)):

@@ -3,6 +3,7 @@
 from passes import (  # noqa: F401 (registers the passes)
     expose_scaling_state,
     fold_constant_quantize,
+    fuse_quantize_core,
     lower_named_ops,
     quantize_matmuls,
 )

@@ -137,7 +137,11 @@ def test_pt2_model(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
         (["compile", f"{TINY}:not_a_model"], "must be a torch.nn.Module"),
         (["compile", f"{TINY}:missing"], "has no function 'missing'"),
         (["compile", "no/such/model.py"], "does not exist"),
-        (["compile", f"{TINY}:build", "--target", "cuda"], "cuda target is not available"),
+        (
+            ["compile", f"{TINY}:build", "--target", "cuda", "--cuda-arch", "sm_75"],
+            "unknown CUDA architecture 'sm_75'",
+        ),
+        (["compile", f"{TINY}:build", "--cuda-arch", "sm_90"], "--cuda-arch needs --target cuda"),
         (["compile", f"{TINY}:build", "--target", "tpu"], "unknown target 'tpu'"),
     ],
 )

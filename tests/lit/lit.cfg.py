@@ -17,3 +17,19 @@ config.environment["PYTHONPATH"] = _root  # noqa: F821
 config.environment["PATH"] = _bin + os.pathsep + os.environ.get("PATH", "")  # noqa: F821
 config.substitutions.append(("%qmlir-opt", f"{sys.executable} -m passes.opt"))  # noqa: F821
 config.substitutions.append(("FileCheck", os.path.join(_bin, "filecheck")))  # noqa: F821
+
+
+def _nvrtc_available() -> bool:
+    """``REQUIRES: nvrtc`` tests (the cuda lowering builds PTX) need the ``cuda`` extra."""
+    sys.path.insert(0, _root)
+    try:
+        from runtime_kernels.nvrtc import _load_nvrtc
+
+        _load_nvrtc()
+    except Exception:
+        return False
+    return True
+
+
+if _nvrtc_available():
+    config.available_features.add("nvrtc")  # noqa: F821

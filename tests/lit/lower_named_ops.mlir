@@ -1,7 +1,7 @@
 // RUN: %qmlir-opt -p lower-named-ops %s | FileCheck %s
 // RUN: not %qmlir-opt -p 'lower-named-ops{target=rocm}' %s 2>&1 | FileCheck %s --check-prefix=ERR
 
-// ERR: error: named ops have no lowering for target 'rocm' (available: llvm-cpu)
+// ERR: error: named ops have no lowering for target 'rocm' (available: llvm-cpu, cuda)
 
 // The contraction's maps: a [M, K], b given as [N, K] ("nt"), out [M, N].
 // CHECK-DAG: #[[A_MAP:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>

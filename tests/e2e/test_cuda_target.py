@@ -1,0 +1,141 @@
+"""The cuda target, compile-only (no GPU needed): targets, recipes, kernels in the artifact.
+
+Every recipe compiles for sm_89, sm_90 and sm_100 on the MLP (the transformer block for sm_90),
+the ``.vmfb`` carries the hand-written kernels' entry points that ``lower-named-ops{target=cuda}``
+called, and the device-target templates stay valid. Recipe compiles skip with a reason when
+NVRTC (the ``cuda`` extra) is not installed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from iree import compiler as iree_compiler
+from iree.compiler import ir
+
+import compiler
+from compiler.backend import compile_module, target_flags
+from passes import cuda_targets
+from passes.errors import QmlirError
+from runtime_kernels import nvrtc
+from samples import mlp, transformer_block
+
+
+def nvrtc_available() -> bool:
+    try:
+        nvrtc._load_nvrtc()
+    except QmlirError:
+        return False
+    return True
+
+
+needs_nvrtc = pytest.mark.skipif(
+    not nvrtc_available(), reason="NVRTC not installed (pip install 'qmlir[cuda]')"
+)
+
+# The kernels each recipe's activations and GEMMs run on cuda (weights are quantized at compile
+# time on the host, so no weight-side kernel appears).
+KERNELS = {
+    "none": set(),
+    "fp8-current": {
+        "qmlir_amax_f32",
+        "qmlir_fp8_scale_from_amax",
+        "qmlir_quantize_fp8_e4m3",
+        "qmlir_gemm_fp8_per_tensor",
+    },
+    "fp8-delayed": {"qmlir_amax_f32", "qmlir_quantize_fp8_e4m3", "qmlir_gemm_fp8_per_tensor"},
+    "fp8-block": {"qmlir_quantize_fp8_block1d_rowwise", "qmlir_gemm_fp8_block"},
+    "mxfp8": {"qmlir_quantize_mxfp8_rowwise", "qmlir_gemm_mxfp8"},
+    "nvfp4": {"qmlir_amax_f32", "qmlir_nvfp4_quantize", "qmlir_gemm_nvfp4"},
+}
+
+TINY = """
+func.func @main(%a: tensor<64x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<64x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>)
+                     outs(%init : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %c : tensor<64x64xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("arch", cuda_targets.CUDA_ARCHS)
+def test_target_template_parses_and_compiles(arch: str) -> None:
+    text = cuda_targets.target_file(arch).read_text()
+    assert f'arch = "{arch}"' in text
+    assert f'arch = "{arch}"' in cuda_targets.executable_target_text(arch)
+    with ir.Context():
+        module = ir.Module.parse(TINY)
+        vmfb = compile_module(module, "cuda", arch)
+    assert f".target {arch}".encode() in vmfb  # the PTX IREE generated for the matmul
+
+
+def test_sm89_template_is_iree_own_description() -> None:
+    out = _executable_targets(TINY)
+    printed = re.search(r'#hal\.executable\.target<"cuda".*?>>}>', out)
+    assert printed is not None
+    assert printed.group(0) == cuda_targets.executable_target_text("sm_89")
+
+
+def _executable_targets(source: str) -> str:
+    """What IREE prints at ``--compile-to=executable-targets`` for ``--iree-cuda-target=sm_89``."""
+    out = iree_compiler.compile_str(
+        source,
+        extra_args=[
+            "--iree-hal-target-device=cuda",
+            "--iree-cuda-target=sm_89",
+            "--compile-to=executable-targets",
+        ],
+    )
+    return out.decode() if isinstance(out, bytes) else out
+
+
+def test_unknown_arch_is_one_line_error() -> None:
+    with pytest.raises(QmlirError, match=r"^unknown CUDA architecture 'sm_75' \(known: sm_89, "):
+        target_flags("cuda", "sm_75")
+    with pytest.raises(QmlirError, match="--cuda-arch needs --target cuda"):
+        target_flags("llvm-cpu", "sm_90")
+    model, inputs = mlp.build()
+    with pytest.raises(QmlirError, match="unknown CUDA architecture 'sm_120'"):
+        compiler.compile(model, inputs, "fp8-current", target="cuda", cuda_arch="sm_120")
+
+
+def _compile_and_check(build, recipe: str, arch: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    model, inputs = build()
+    art = compiler.compile(model, inputs, recipe, target="cuda", cuda_arch=arch, dump_ir=tmp_path)
+    lowered = (tmp_path / "04-lower.mlir").read_text()
+    called = set(re.findall(r'hal\.dispatch\.extern "(\w+)"', lowered))
+    assert called == KERNELS[recipe]
+    for kernel in called:
+        assert kernel.encode() in art.vmfb, kernel
+    assert art.metadata["target"] == "cuda"
+    assert art.metadata["cuda_arch"] == arch
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("arch", cuda_targets.CUDA_ARCHS)
+@pytest.mark.parametrize("recipe", sorted(KERNELS))
+def test_mlp_compiles_for_cuda(recipe: str, arch: str, tmp_path: Path) -> None:
+    _compile_and_check(mlp.build, recipe, arch, tmp_path)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("recipe", sorted(KERNELS))
+def test_transformer_block_compiles_for_sm90(recipe: str, tmp_path: Path) -> None:
+    _compile_and_check(transformer_block.build, recipe, "sm_90", tmp_path)
+
+
+@needs_nvrtc
+def test_cuda_artifact_saves_loads_and_inspects_without_gpu(tmp_path: Path) -> None:
+    model, inputs = mlp.build()
+    art = compiler.compile(model, inputs, "mxfp8", target="cuda", cuda_arch="sm_100")
+    path = tmp_path / "mlp.vmfb"
+    art.save(path)
+    loaded = compiler.load(path)
+    assert loaded.metadata["cuda_arch"] == "sm_100"
+    with pytest.raises(QmlirError, match="compiled for an NVIDIA GPU"):
+        compiler.load(path, device="local-task")(*inputs)
