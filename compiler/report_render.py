@@ -134,7 +134,8 @@ def _sqnr_bars(layers: list[LayerReport], threshold_db: float | None) -> str:
     """Horizontal grouped bars, one group per quantized matmul."""
     if not layers:
         return "<p>No quantized matmuls.</p>"
-    label_w, plot_w, bar_h, gap = 220, 560, 7, 8
+    longest = max(len(_short(e.layer or TOP_LEVEL)) for e in layers)
+    label_w, plot_w, bar_h, gap = int(min(longest, _LABEL_CHARS) * 6.6) + 16, 560, 7, 8
     group_h = 3 * bar_h + gap
     finite = [
         v for e in layers for v in _series_values(e) if v is not None and math.isfinite(v) and v > 0
@@ -189,7 +190,10 @@ def _series_values(entry: LayerReport) -> list[float | None]:
     return [entry.output_sqnr_db, w.sqnr_db if w else None, x.sqnr_db if x else None]
 
 
-def _short(name: str, limit: int = 34) -> str:
+_LABEL_CHARS = 60
+
+
+def _short(name: str, limit: int = _LABEL_CHARS) -> str:
     return name if len(name) <= limit else "…" + name[-(limit - 1) :]
 
 
@@ -211,7 +215,10 @@ def _exponent_histogram(layers: list[LayerReport]) -> str:
     width, height, left, bottom = 640, 220, 50, 30
     slot = width / len(bins)
     tallest = max(int(np.count_nonzero(counts[r] == b)) for r in counts for b in bins) or 1
-    parts = [f'<svg width="{left + width + 20}" height="{height + bottom + 20}" role="img">']
+    parts = [
+        f'<svg width="{left + width + 20}" height="{height + bottom + 30}" role="img">',
+        '<g transform="translate(0, 10)">',  # headroom above the tallest bar
+    ]
     colors = {"weight": "#7fb0e0", "activation": "#e0a050"}
     for i, exponent in enumerate(bins):
         for k, role in enumerate(("weight", "activation")):
@@ -243,6 +250,6 @@ def _exponent_histogram(layers: list[LayerReport]) -> str:
             f'fill="{colors[role]}"/><text x="{x + 14}" y="{height + bottom + 15}">{role} '
             f"({total} scales)</text>"
         )
-        x += 170
-    parts.append("</svg>")
+        x += 260
+    parts.append("</g></svg>")
     return "\n".join(parts)
