@@ -8,7 +8,7 @@ too). Latency: median over two rounds of `--repeats` back-to-back calls per vari
 warm-up, the rounds alternating between variants (calling them interleaved one by one made
 IREE's thread pool wake up cold each time); inputs fixed; IREE uses the `local-task` driver on
 every core, torch its default threads. Prints a Markdown table (ratios against `none` in the
-same run).
+same run; top-1 agreement with f32 for models whose output rows are logits).
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ MODELS = {
     "mlp": "samples/mlp.py:build",
     "transformer_block": "samples/transformer_block.py:build",
     "minilm": "samples/minilm.py:build",  # batch 8, seq 128, real weights
+    "decoder_lm": "samples/decoder_lm.py:build",  # Llama-style, batch 32, seq 64, next-token logits
 }
+LOGITS = {"decoder_lm"}  # models whose output rows are logits: top-1 agreement is reported
 RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
 
 
@@ -119,12 +121,14 @@ def bench_model(name: str, spec: str, repeats: int, tmp: Path) -> list[dict[str,
             b = builds[recipe]
             size = b["path"].stat().st_size
             out = modules[recipe].run_numpy(*arrays)[0]
+            metrics = compare(ref, np.asarray(out, np.float64))
             row.update(
                 compile_s=b["compile_s"],
                 peak_mb=b["peak_mb"],
                 size_mb=size / 1e6,
                 size_vs_none=size / none_size,
-                sqnr_db=compare(ref, np.asarray(out, np.float64)).sqnr_db,
+                sqnr_db=metrics.sqnr_db,
+                top1=metrics.top1 if name in LOGITS else None,
             )
         rows.append(row)
     return rows
@@ -156,9 +160,9 @@ def main() -> None:
     )
     print(
         "| model | variant | latency ms | vs IREE none | compile s | compile peak MB "
-        "| artifact MB | artifact vs none | SQNR dB vs f32 |"
+        "| artifact MB | artifact vs none | SQNR dB vs f32 | top-1 vs f32 |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="qmlir-bench-") as tmp:
         for name in args.models:
             for row in bench_model(name, MODELS[name], args.repeats, Path(tmp)):
@@ -167,7 +171,7 @@ def main() -> None:
                     f"| {row['vs_none']:.2f}x | {_fmt(row.get('compile_s'), '.2f')} "
                     f"| {_fmt(row.get('peak_mb'), '.0f')} | {_fmt(row.get('size_mb'), '.2f')} "
                     f"| {_fmt(row.get('size_vs_none'), '.3f')} "
-                    f"| {_fmt(row.get('sqnr_db'), '.1f')} |",
+                    f"| {_fmt(row.get('sqnr_db'), '.1f')} | {_fmt(row.get('top1'), '.3f')} |",
                     flush=True,
                 )
 

@@ -2,7 +2,8 @@
 
 ``run_decompositions`` lowers to inference ATen IR decomposing only ``aten.new_ones`` and
 ``aten.__and__`` (transformers' attention-mask code would otherwise leave a 0-d bool literal that
-IREE cannot legalize), so ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass.
+IREE cannot legalize) and ``aten.diff`` (transformers' packed-sequence check on position ids; no
+lowering in torch-mlir), so ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass.
 """
 
 from __future__ import annotations
@@ -35,7 +36,12 @@ def export_model(source: ModelSource) -> torch.export.ExportedProgram:
 
 def _decompositions() -> dict:  # type: ignore[type-arg]
     core = core_aten_decompositions()
-    wanted = ("aten.new_ones.default", "aten.__and__.Tensor", "aten.__and__.Scalar")
+    wanted = (
+        "aten.new_ones.default",
+        "aten.__and__.Tensor",
+        "aten.__and__.Scalar",
+        "aten.diff.default",
+    )
     return {op: fn for op, fn in core.items() if str(op) in wanted}
 
 

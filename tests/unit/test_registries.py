@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from compiler.metrics import compare
+from compiler.metrics import compare, top1_agreement
 from passes import PASSES, QmlirError, parse_pass
 from passes.formats import E4M3, E5M2, Fp8Format
 from passes.quantize_matmuls import QuantizeMatmuls
@@ -64,3 +64,13 @@ def test_metrics() -> None:
     noisy = compare(ref, ref + np.array([0.1, 0, 0, 0]))
     assert noisy.sqnr_db == pytest.approx(10 * math.log10(30 / 0.01))
     assert noisy.max_abs_error == pytest.approx(0.1)
+
+
+def test_top1_agreement() -> None:
+    ref = np.array([[0.0, 2.0, 1.0], [3.0, 0.0, 1.0], [0.0, 0.0, 5.0], [1.0, 2.0, 0.0]])
+    out = ref.copy()
+    out[1, 2] = 4.0  # row 1's argmax moves; the others keep theirs
+    assert top1_agreement(ref, out) == 0.75
+    assert compare(ref, out).top1 == 0.75
+    assert compare(ref[0], out[0]).top1 is None  # a vector has no rows
+    assert ("top-1 agreement (last axis)", "0.7500") in compare(ref, out).rows()
