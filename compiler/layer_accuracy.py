@@ -43,6 +43,9 @@ _MATMULS = {
     torch.ops.aten.bmm.default: "bmm",
 }
 _MAX_CODE = {"e4m3": 448.0, "e5m2": 57344.0, "e2m1": 6.0}
+# Half the step below the largest value, relative to it: a value up to this far past the largest
+# value rounds to it even in a format with more range, so it is rounded, not clipped.
+_HALF_STEP_AT_MAX = {"e4m3": 16.0 / 448.0, "e5m2": 4096.0 / 57344.0, "e2m1": 1.0 / 6.0}
 
 
 @dataclass
@@ -280,20 +283,28 @@ def _quantize_operand(
     values = x.detach().float().contiguous().numpy()
     if recipe.name == "fp8-delayed" and not is_weight:
         deq, codes_max, exponents = _delayed_steady_state(values, recipe)
+        fmt_name = recipe.element_format.name  # type: ignore[attr-defined]
     else:
         q = quantize(values, recipe, role=role)
         deq = q.dequantize()
         codes_max = _at_max_code(q).reshape(values.shape)
+        fmt_name = q.element_format
         exponents = _scale_exponents(q)
     deq = deq.reshape(values.shape)
     stats = OperandStats(
         role=role,
         sqnr_db=compare(values, deq).sqnr_db,
         underflow=_share((values != 0) & np.isfinite(values) & (deq == 0), values),
-        saturated=_share(codes_max & np.isfinite(values) & (np.abs(values) > np.abs(deq)), values),
+        saturated=_share(codes_max & np.isfinite(values) & _clipped(values, deq, fmt_name), values),
         scale_exponents=exponents,
     )
     return torch.from_numpy(deq), stats
+
+
+def _clipped(values: np.ndarray, deq: np.ndarray, fmt: str) -> np.ndarray:
+    """At the max code, ``|x|`` beyond it by more than half a step: clipped, not rounded."""
+    limit = np.abs(deq).astype(np.float64) * (1.0 + _HALF_STEP_AT_MAX[fmt])
+    return np.abs(values).astype(np.float64) > limit
 
 
 def _share(mask: np.ndarray, values: np.ndarray) -> float:

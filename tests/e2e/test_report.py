@@ -65,10 +65,11 @@ def test_underflow_share_is_exact() -> None:
 def test_saturated_share_is_exact() -> None:
     """mxfp8 with floor E8M0 scales (OCP: 2^(floor(log2 amax) - 8)): a block of 0.875 maps
     exactly onto 448; blocks whose amax lies in [256, 512) get scale 1, so 480, -470 and 500
-    are clipped to ±448, and nothing else is."""
+    (past 448 by more than half of E4M3's top step, 16) are clipped to ±448, and nothing else
+    is; 460 there rounds to 448 as it would in a wider format: not clipped."""
     model, _ = tiny.single()
     x = torch.full((8, 64), 0.875)
-    x[2, 0], x[2, 5], x[5, 40] = 480.0, -470.0, 500.0
+    x[2, 0], x[2, 5], x[5, 40], x[5, 41] = 480.0, -470.0, 500.0, 460.0
     (layer,) = compiler.report(model, (x,), "mxfp8", e8m0_rounding="floor").layers
     assert layer.activation.saturated == pytest.approx(3 / 512)
     assert layer.activation.underflow == 0.0
