@@ -1,15 +1,30 @@
 """``make gpu-build``: everything the GPU check runs, built on a CPU-only machine.
 
-Writes to ``build/gpu-check/`` (or ``--out``): per recipe, the activation quantize core as its own
-module (``quantize-<recipe>-<shape>.vmfb``: the fused cuda kernels vs the llvm-cpu lowering) at a
-checking shape and at a benchmark shape, one ``Linear`` per recipe for the GEMM benchmark, the
-MLP sample per recipe; the inputs (``inputs.npz``) and what llvm-cpu computes from them
-(``expected.npz``), and ``manifest.json`` for ``benchmarks/gpu_check_run.py``.
+Writes to ``build/gpu-check/`` (or ``--out``; modules gzipped as ``<name>.vmfb.gz``), small enough
+to carry to a lent GPU machine with the working tree and the iree-base-runtime wheel (at most
+``LIMIT_MB``; the build fails above):
+
+- ``quantize-<recipe>``: the activation quantize core as its own module (the fused cuda kernels)
+  at ``CHECK_SHAPE``, its input generated from a seed on both machines (checked by sha256) and
+  the llvm-cpu outputs stored; fp8-delayed is called twice, so its second call's scale checks
+  the fused kernel's amax; ``quantize-<recipe>-rowcol`` (fp8-block, mxfp8) adds the columnwise
+  outputs (a ``[K, N]`` GEMM operand), one combined kernel on cuda. ``bench-quantize-*``: the
+  same at ``BENCH_SHAPE`` (the input is generated on the GPU machine).
+- ``gemm-<recipe>-<M>x<N>x<K>``: the recipe's GEMM alone, its quantized operands (codes and
+  GEMM-ready scales) as arguments: random operands at ``GEMM_CHECK`` (stored, with the llvm-cpu
+  result) and at the ``GEMM_BENCH`` shapes (generated on the GPU machine from a seed).
+- ``block-<recipe>``: ``samples/transformer_block.py`` per recipe (batch ``SAMPLE_BATCH``), its
+  input and the llvm-cpu output stored.
+
+``inputs.npz`` and ``expected.npz`` (compressed) and ``manifest.json`` are what
+``benchmarks/gpu_check_run.py`` reads; it also generates the seeded inputs.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -22,23 +37,37 @@ from iree.compiler import ir
 from iree.compiler.dialects import func
 
 import compiler
+from benchmarks.gpu_check_run import check_input, random_operand
 from compiler.backend import compile_module
 from passes.fuse_quantize_core import FuseQuantizeCore
-from passes.ir_types import builtin_tensor_type
+from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.lower_named_ops import LowerNamedOps
-from passes.named_ops import NamedOpBuilder
+from passes.named_ops import NamedOpBuilder, callee_name, is_named_op_decl, op_kind
 from passes.recipes import get_recipe
-from samples import mlp
+from samples import transformer_block
 
-QUANTIZE_RECIPES = ("fp8-current", "fp8-block", "mxfp8", "nvfp4")
+QUANTIZE_RECIPES = ("fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
+COLUMNWISE_RECIPES = ("fp8-block", "mxfp8")  # also -rowcol: rowwise + columnwise of one x
+GEMM_RECIPES = ("fp8-current", "fp8-block", "mxfp8", "nvfp4")
 MODEL_RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
-CHECK_SHAPE = (1024, 2048)
+CHECK_SHAPE = (512, 2048)
 BENCH_SHAPE = (8192, 8192)
-GEMM_SHAPE = (4096, 4096, 4096)  # M, N, K
+GEMM_CHECK = (256, 384, 512)  # M, N, K
+GEMM_BENCH = ((4096, 4096, 4096), (8192, 8192, 8192))
+SAMPLE_BATCH = 1
+SEED = 0
+# The device tool carries at most 64 MiB: the working tree, this directory and the runtime wheel.
+LIMIT_MB = 40.0
+# What this script writes (a stale file of an older layout is removed first).
+OWNED = ("*.vmfb", "*.vmfb.gz", "*.npz", "manifest.json")
 
 
-def quantize_vmfb(recipe_name: str, shape: tuple[int, int], target: str, arch: str) -> bytes:
-    """``@main(x) -> (data, GEMM-ready scales)``: what the recipe emits for an activation."""
+def quantize_vmfb(
+    recipe_name: str, shape: tuple[int, int], target: str, arch: str, both: bool = False
+) -> tuple[bytes, int]:
+    """``@main(x) -> (data, GEMM-ready scales)``: what the recipe emits for an activation; with
+    ``both`` (block recipes) also the columnwise ``(data, scales)`` of a ``[K, N]`` operand (on
+    cuda one combined kernel). And the bytes the outputs take."""
     recipe = get_recipe(recipe_name)
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.create()
@@ -48,26 +77,119 @@ def quantize_vmfb(recipe_name: str, shape: tuple[int, int], target: str, arch: s
         block = entry.add_entry_block()
         ops = NamedOpBuilder(module)
         with ir.InsertionPoint(block):
-            q = recipe.emit_quantize(ops, block.arguments[0])  # type: ignore[attr-defined]
-            two_d = recipe.two_dimensional
-            scale = recipe.emit_swizzle(ops, q) if two_d else q.scale_inv  # type: ignore[attr-defined]
-            func.ReturnOp([q.data, scale])
-        entry.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get([x_type], [q.data.type, scale.type])
-        )
-        if target == "cuda":
-            FuseQuantizeCore().apply(module)
-        LowerNamedOps(target, arch).apply(module)
-        return compile_module(module, target, arch if target == "cuda" else None)
+            x = block.arguments[0]
+            quantized = [recipe.emit_quantize(ops, x)]  # type: ignore[attr-defined]
+            if both:
+                quantized.append(recipe.emit_quantize(ops, x, columnwise=True))  # type: ignore[attr-defined]
+            results = []
+            for q in quantized:
+                two_d = recipe.two_dimensional
+                scale = recipe.emit_swizzle(ops, q) if two_d else q.scale_inv  # type: ignore[attr-defined]
+                results += [q.data, scale]
+            func.ReturnOp(results)
+        types = [r.type for r in results]
+        entry.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([x_type], types))
+        out_bytes = 0
+        for ty in types:
+            info = tensor_info(ty)
+            assert info is not None
+            out_bytes += int(np.prod(info.shape)) * (4 if info.dtype == "f32" else 1)
+        return _lower_and_compile(module, target, arch), out_bytes
 
 
-def run_cpu(vmfb: bytes, *inputs: np.ndarray) -> list[np.ndarray]:
+def _lower_and_compile(module: ir.Module, target: str, arch: str) -> bytes:
+    if target == "cuda":
+        FuseQuantizeCore().apply(module)
+    LowerNamedOps(target, arch).apply(module)
+    return compile_module(module, target, arch if target == "cuda" else None)
+
+
+def gemm_vmfb(
+    recipe_name: str, mnk: tuple[int, int, int], target: str, arch: str
+) -> tuple[bytes, list[dict[str, Any]]]:
+    """``@main(GEMM-ready A and B operands) -> C f32 [M, N]``: the recipe's ``scaled_matmul``
+    alone, and a spec per argument (shape, kind) for ``gpu_check_run.random_operand``."""
+    recipe = get_recipe(recipe_name)
+    m, n, k = mnk
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        a_type, b_type = builtin_tensor_type((m, k), "f32"), builtin_tensor_type((n, k), "f32")
+        with ir.InsertionPoint(module.body):
+            chain = func.FuncOp("chain", ir.FunctionType.get([a_type, b_type], []))
+        block = chain.add_entry_block()
+        ops = NamedOpBuilder(module)
+        with ir.InsertionPoint(block):
+            a, b = block.arguments
+            qa = recipe.emit_quantize(ops, a)  # type: ignore[attr-defined]
+            qb = recipe.emit_quantize(ops, b, constant=True)  # type: ignore[attr-defined]
+            y = recipe.emit_scaled_matmul(  # type: ignore[attr-defined]
+                ops, qa, qb, True, TensorInfo((m, n), "f32")
+            )
+            func.ReturnOp([])
+        gemm = callee_name(y.owner)
+        decls = {
+            ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+            for op in module.body.operations
+            if is_named_op_decl(op.operation)
+        }
+        decl = decls[gemm]
+        fn_type = ir.FunctionType(ir.TypeAttr(decl.attributes["function_type"]).value)
+        with ir.InsertionPoint(module.body):
+            entry = func.FuncOp("main", fn_type)
+        body = entry.add_entry_block()
+        with ir.InsertionPoint(body):
+            call = func.CallOp(
+                list(fn_type.results), ir.FlatSymbolRefAttr.get(gemm), body.arguments
+            )
+            func.ReturnOp(list(call.results))
+        chain.operation.erase()
+        for name, op in decls.items():
+            if name != gemm:
+                op.erase()
+        specs = _operand_specs(decl, list(fn_type.inputs))
+        return _lower_and_compile(module, target, arch), specs
+
+
+def _operand_specs(decl: ir.Operation, types: list[ir.Type]) -> list[dict[str, Any]]:
+    """Per argument of a ``scaled_matmul``: A's (data, scale[, s_dec]), then B's."""
+    assert op_kind(decl) == "scaled_matmul"
+    attrs = decl.attributes
+    scale_format = (
+        ir.StringAttr(attrs["qmlir.scale_format"]).value
+        if "qmlir.scale_format" in attrs
+        else "fp32"
+    )
+    scale_kind = {"fp32": "f32_scale", "e8m0": "e8m0", "nvfp4": "e4m3_scale"}[scale_format]
+    half = len(types) // 2
+    specs = []
+    for side, side_types in (("a", types[:half]), ("b", types[half:])):
+        fmt = ir.StringAttr(attrs[f"qmlir.{side}_format"]).value
+        kinds = ["e2m1x2" if fmt == "e2m1" else fmt, scale_kind, "f32_scale"]
+        for kind, ty in zip(kinds, side_types, strict=False):
+            info = tensor_info(ty)
+            assert info is not None
+            specs.append({"shape": list(info.shape), "kind": kind})
+    return specs
+
+
+def run_cpu(vmfb: bytes, inputs: list[np.ndarray], calls: int = 1) -> list[np.ndarray]:
+    """The outputs of the last of ``calls`` calls (module state carries over between them)."""
     ctx = iree_runtime.SystemContext(config=iree_runtime.Config("local-task"))
     module = iree_runtime.VmModule.copy_buffer(ctx.instance, vmfb)
     ctx.add_vm_module(module)
-    results = ctx.modules[module.name]["main"](*inputs)
+    for _ in range(calls):
+        results = ctx.modules[module.name]["main"](*inputs)
     results = results if isinstance(results, (tuple, list)) else (results,)
     return [np.array(r.to_host(), copy=True) for r in results]
+
+
+def as_stored(value: np.ndarray) -> np.ndarray:
+    """Codes and low-precision scales as raw bytes (uint8), f32 as is."""
+    return value if value.dtype == np.float32 else value.view(np.uint8)
+
+
+def total_mb(out: Path) -> float:
+    return sum(p.stat().st_size for p in out.iterdir() if p.is_file()) / 1e6
 
 
 def main() -> int:
@@ -77,55 +199,87 @@ def main() -> int:
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    for pattern in OWNED:
+        for stale in out.glob(pattern):
+            stale.unlink()
     arch = args.cuda_arch
-    rng = np.random.default_rng(0)
     inputs: dict[str, np.ndarray] = {}
     expected: dict[str, np.ndarray] = {}
     entries: list[dict[str, Any]] = []
 
-    def note(kind: str, name: str, **extra: Any) -> None:
-        entries.append({"kind": kind, "name": name, "vmfb": f"{name}.vmfb", **extra})
-        print(f"built {name}", flush=True)
+    def note(kind: str, name: str, vmfb: bytes, **extra: Any) -> None:
+        packed = gzip.compress(vmfb, compresslevel=6, mtime=0)  # the embedded PTX shrinks 5-10x
+        (out / f"{name}.vmfb.gz").write_bytes(packed)
+        entries.append({"kind": kind, "name": name, "vmfb": f"{name}.vmfb.gz", **extra})
+        print(
+            f"built {name} ({len(vmfb) / 1e6:.2f} MB, {len(packed) / 1e6:.2f} gzipped)", flush=True
+        )
 
-    x = rng.standard_normal(CHECK_SHAPE, dtype=np.float32)
-    inputs["quantize_x"] = x
+    x = check_input(list(CHECK_SHAPE), SEED)
+    x_spec = {"shape": list(CHECK_SHAPE), "seed": SEED, "sha256": hashlib.sha256(x).hexdigest()}
     for recipe in QUANTIZE_RECIPES:
-        name = f"quantize-{recipe}"
-        (out / f"{name}.vmfb").write_bytes(quantize_vmfb(recipe, CHECK_SHAPE, "cuda", arch))
-        cpu = run_cpu(quantize_vmfb(recipe, CHECK_SHAPE, "llvm-cpu", arch), x)
-        for i, value in enumerate(cpu):
-            expected[f"{name}/{i}"] = value.view(np.uint8) if value.dtype != np.float32 else value
-        note("quantize", name, input="quantize_x", outputs=len(cpu))
-        bench = f"bench-quantize-{recipe}"
-        (out / f"{bench}.vmfb").write_bytes(quantize_vmfb(recipe, BENCH_SHAPE, "cuda", arch))
-        note("bench_quantize", bench, shape=list(BENCH_SHAPE))
+        for both in (False, True) if recipe in COLUMNWISE_RECIPES else (False,):
+            name = f"quantize-{recipe}" + ("-rowcol" if both else "")
+            calls = 2 if recipe == "fp8-delayed" else 1
+            cpu_vmfb, _ = quantize_vmfb(recipe, CHECK_SHAPE, "llvm-cpu", arch, both)
+            cpu = run_cpu(cpu_vmfb, [x], calls)
+            keys = []
+            for i, value in enumerate(cpu):
+                # the rowwise outputs of -rowcol are quantize-<recipe>'s: stored once
+                key = f"quantize-{recipe}/{i}" if both and i < 2 else f"{name}/{i}"
+                if key in expected:
+                    assert expected[key].tobytes() == as_stored(value).tobytes(), key
+                expected[key] = as_stored(value)
+                keys.append(key)
+            vmfb, _ = quantize_vmfb(recipe, CHECK_SHAPE, "cuda", arch, both)
+            note("quantize", name, vmfb, input=x_spec, calls=calls, expected=keys)
+            vmfb, out_bytes = quantize_vmfb(recipe, BENCH_SHAPE, "cuda", arch, both)
+            moved = int(np.prod(BENCH_SHAPE)) * 4 + out_bytes  # f32 in, codes and scales out
+            note("bench_quantize", f"bench-{name}", vmfb, shape=list(BENCH_SHAPE), bytes=moved)
 
-    m, n, k = GEMM_SHAPE
-    torch.manual_seed(0)
-    linear = torch.nn.Linear(k, n, bias=False).eval()
-    a = torch.randn(m, k)
-    for recipe in ("fp8-current", "fp8-block", "mxfp8", "nvfp4"):
-        name = f"gemm-{recipe}"
-        art = compiler.compile(linear, (a,), recipe, target="cuda", cuda_arch=arch)
-        (out / f"{name}.vmfb").write_bytes(art.vmfb)
-        note("bench_gemm", name, shape=[m, n, k])
+    rng = np.random.default_rng(SEED)
+    for recipe in GEMM_RECIPES:
+        name = f"gemm-{recipe}-{'x'.join(map(str, GEMM_CHECK))}"
+        cpu_vmfb, specs = gemm_vmfb(recipe, GEMM_CHECK, "llvm-cpu", arch)
+        operands = [random_operand(s["kind"], s["shape"], rng) for s in specs]
+        for i, value in enumerate(operands):
+            inputs[f"{name}/{i}"] = value
+        (expected[f"{name}/0"],) = run_cpu(cpu_vmfb, operands)
+        vmfb, _ = gemm_vmfb(recipe, GEMM_CHECK, "cuda", arch)
+        note("gemm", name, vmfb, inputs=len(operands), shape=list(GEMM_CHECK))
+        for mnk in GEMM_BENCH:
+            bench = f"gemm-{recipe}-{'x'.join(map(str, mnk))}"
+            vmfb, specs = gemm_vmfb(recipe, mnk, "cuda", arch)
+            note("bench_gemm", bench, vmfb, shape=list(mnk), operands=specs, seed=SEED)
 
-    model, (mx,) = mlp.build()
-    inputs["mlp_x"] = mx.numpy()
+    torch.manual_seed(SEED)
+    model, (bx,) = transformer_block.build()
+    bx = bx[:SAMPLE_BATCH].contiguous()
+    inputs["block_x"] = bx.numpy()
     for recipe in MODEL_RECIPES:
-        name = f"mlp-{recipe}"
+        name = f"block-{recipe}"
+        calls = 2 if recipe == "fp8-delayed" else 1
         start = time.perf_counter()
-        gpu = compiler.compile(model, (mx,), recipe, target="cuda", cuda_arch=arch)
-        (out / f"{name}.vmfb").write_bytes(gpu.vmfb)
-        cpu = compiler.compile(model, (mx,), recipe)
-        expected[f"{name}/0"] = cpu.run_numpy(mx.numpy())[0]
-        note("model", name, input="mlp_x", seconds=round(time.perf_counter() - start, 1))
+        gpu = compiler.compile(model, (bx,), recipe, target="cuda", cuda_arch=arch)
+        cpu = compiler.compile(model, (bx,), recipe)
+        for _ in range(calls):
+            (want,) = cpu.run_numpy(bx.numpy())
+        expected[f"{name}/0"] = want
+        seconds = round(time.perf_counter() - start, 1)
+        note("model", name, gpu.vmfb, input="block_x", calls=calls, seconds=seconds)
 
-    np.savez(out / "inputs.npz", **inputs)
-    np.savez(out / "expected.npz", **expected)
+    np.savez_compressed(out / "inputs.npz", **inputs)
+    np.savez_compressed(out / "expected.npz", **expected)
     manifest = {"cuda_arch": arch, "entries": entries}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"wrote {len(entries)} artifacts, inputs and llvm-cpu outputs to {out}")
+    size = total_mb(out)
+    print(f"wrote {len(entries)} artifacts, inputs and llvm-cpu outputs to {out}: {size:.1f} MB")
+    if size > LIMIT_MB:
+        print(
+            f"gpu-build: {out} is {size:.1f} MB, over the {LIMIT_MB:.0f} MB that fit the device "
+            "tool's 64 MiB carry limit with the working tree and the iree-base-runtime wheel"
+        )
+        return 1
     return 0
 
 

@@ -1,15 +1,20 @@
 """``make gpu-check``'s run step, on a GPU machine: needs only iree-base-runtime, numpy and torch.
 
 Runs every artifact of ``build/gpu-check/`` (``benchmarks/gpu_check_build.py``) on IREE's
-``cuda`` device: quantize outputs must equal the llvm-cpu bytes, model outputs be within 1e-3
-relative L2 of llvm-cpu's. Then measures the quantize kernels in GB/s (f32 read + codes and scales
-written) next to a device-to-device copy (torch ``copy_``, 8192x8192 bf16) taken in the same run,
-and each recipe's Linear in TFLOP/s next to ``torch._scaled_mm`` (FP8, per-tensor scales).
+``cuda`` device and checks it against what llvm-cpu computed on the build machine: quantize
+outputs byte for byte, the GEMMs within ``GEMM_TOLERANCE`` and the transformer block within
+``MODEL_TOLERANCE`` relative L2. Then measures the quantize kernels in GB/s (f32 read, codes and
+scales written) next to a device-to-device copy (torch ``copy_``, 8192x8192 bf16) taken in the same
+run, and each recipe's GEMM in TFLOP/s next to ``torch._scaled_mm`` (FP8, per-tensor scales) and
+bf16 ``torch.matmul`` at the same shape. Inputs too large to carry are generated here from a seed
+(``check_input``, ``random_operand``; the build imports them too).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import hashlib
 import json
 import sys
 import time
@@ -19,10 +24,36 @@ from typing import Any
 
 import numpy as np
 
+MODEL_TOLERANCE = 1e-3
+GEMM_TOLERANCE = 1e-5
+
 
 def fail(message: str) -> int:
     print(f"gpu-check: {message}", file=sys.stderr)
     return 1
+
+
+def check_input(shape: list[int], seed: int) -> np.ndarray:
+    """The quantize modules' input: standard normal f32 (the build hashes it, this checks)."""
+    return np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+
+
+def random_operand(kind: str, shape: list[int], rng: np.random.Generator) -> np.ndarray:
+    """A valid random GEMM operand: codes (no NaN) or positive scales, as the module takes them."""
+    if kind == "f32_scale":
+        return rng.uniform(0.5, 2.0, shape).astype(np.float32)
+    if kind == "e4m3":  # any E4M3 code but NaN (S.1111.111)
+        codes = rng.integers(0, 256, shape, dtype=np.uint8)
+        codes[(codes & 0x7F) == 0x7F] = 0
+    elif kind == "e2m1x2":  # two E2M1 codes per byte: every byte is valid
+        codes = rng.integers(0, 256, shape, dtype=np.uint8)
+    elif kind == "e8m0":  # 2^-10 .. 2^10
+        codes = rng.integers(127 - 10, 127 + 11, shape, dtype=np.uint8)
+    elif kind == "e4m3_scale":  # positive normal E4M3, 2^-3 .. 2^2 (x 1.875)
+        codes = rng.integers(0x20, 0x48, shape, dtype=np.uint8)
+    else:
+        raise ValueError(f"unknown operand kind '{kind}'")
+    return codes.view(np.int8)
 
 
 def load(path: Path) -> tuple[Callable[..., Any], Any]:
@@ -31,20 +62,41 @@ def load(path: Path) -> tuple[Callable[..., Any], Any]:
 
     config = rt.Config("cuda")
     ctx = rt.SystemContext(config=config)
-    module = rt.VmModule.copy_buffer(ctx.instance, path.read_bytes())
+    data = path.read_bytes()
+    module = rt.VmModule.copy_buffer(
+        ctx.instance, gzip.decompress(data) if path.suffix == ".gz" else data
+    )
     ctx.add_vm_module(module)
     return ctx.modules[module.name]["main"], config.device
 
 
-def on_device(device: Any, shape: list[int]) -> Any:
+def on_device(device: Any, array: np.ndarray) -> Any:
     from iree import runtime as rt
 
-    return rt.asdevicearray(device, np.random.default_rng(0).standard_normal(shape, np.float32))
+    return rt.asdevicearray(device, array)
 
 
 def host(results: Any) -> list[np.ndarray]:
     results = results if isinstance(results, (tuple, list)) else (results,)
     return [np.array(r.to_host(), copy=True) for r in results]
+
+
+def call(fn: Callable[..., Any], args: list[Any], calls: int) -> list[np.ndarray]:
+    """The outputs of the last of ``calls`` calls (fp8-delayed: the state moves on each call)."""
+    for _ in range(calls):
+        results = fn(*args)
+    return host(results)
+
+
+def differing(got: bytes, want: bytes) -> str:
+    if len(got) != len(want):
+        return f"{len(got)} bytes, expected {len(want)}"
+    diff = np.frombuffer(got, np.uint8) != np.frombuffer(want, np.uint8)
+    return f"{int(np.count_nonzero(diff))} of {len(want)} bytes"
+
+
+def rel_l2(got: np.ndarray, want: np.ndarray) -> float:
+    return float(np.linalg.norm(got - want) / max(float(np.linalg.norm(want)), 1e-30))
 
 
 def timed(fn: Callable[[], Any], repeat: int = 20) -> float:
@@ -71,18 +123,26 @@ def copy_gbps() -> float:
     return 2 * src.numel() * 2 / timed(run) / 1e9
 
 
-def scaled_mm_tflops(m: int, n: int, k: int) -> float:
+def torch_tflops(m: int, n: int, k: int) -> tuple[float, float]:
+    """``torch._scaled_mm`` (E4M3, per-tensor scales, f32 out) and bf16 ``torch.matmul``."""
     import torch
 
-    a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
-    b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
+    a = torch.randn(m, k, device="cuda")
+    b = torch.randn(n, k, device="cuda")
+    a8, b8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
+    a16, b16 = a.to(torch.bfloat16), b.to(torch.bfloat16)
     one = torch.tensor(1.0, device="cuda")
 
-    def run() -> None:
-        torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.float32)
+    def scaled() -> None:
+        torch._scaled_mm(a8, b8.t(), scale_a=one, scale_b=one, out_dtype=torch.float32)
         torch.cuda.synchronize()
 
-    return 2 * m * n * k / timed(run) / 1e12
+    def bf16() -> None:
+        torch.matmul(a16, b16.t())
+        torch.cuda.synchronize()
+
+    flops = 2 * m * n * k
+    return flops / timed(scaled) / 1e12, flops / timed(bf16) / 1e12
 
 
 def main() -> int:
@@ -109,38 +169,62 @@ def main() -> int:
     rows: list[tuple[str, str, str]] = []
     copy = copy_gbps()
     rows.append(("copy (torch, bf16 8192x8192)", f"{copy:.0f} GB/s", ""))
+    baselines: dict[tuple[int, ...], tuple[float, float]] = {}
     for entry in manifest["entries"]:
         main_fn, device = load(root / entry["vmfb"])
         name, kind = entry["name"], entry["kind"]
         if kind == "quantize":
-            got = host(main_fn(inputs[entry["input"]]))
-            for i, value in enumerate(got):
-                want = expected[f"{name}/{i}"]
-                same = value.tobytes() == want.tobytes()
+            spec = entry["input"]
+            x = check_input(spec["shape"], spec["seed"])
+            if hashlib.sha256(x).hexdigest() != spec["sha256"]:
+                return fail(f"{name}: this numpy generates another input than the build's")
+            got = call(main_fn, [x], entry["calls"])
+            for i, (value, key) in enumerate(zip(got, entry["expected"], strict=True)):
+                want = expected[key]
+                got_bytes, want_bytes = value.tobytes(), want.tobytes()
+                same = got_bytes == want_bytes
                 failures += not same
-                rows.append((f"{name} output {i}", "identical" if same else "DIFFERS", ""))
-        elif kind == "model":
-            (got,) = host(main_fn(inputs[entry["input"]]))
-            want = expected[f"{name}/0"]
-            rel = float(np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30))
-            failures += not rel <= 1e-3
-            rows.append((name, f"rel L2 {rel:.2e}", "ok" if rel <= 1e-3 else "FAIL"))
+                verdict = "identical" if same else f"DIFFERS ({differing(got_bytes, want_bytes)})"
+                rows.append((f"{name} output {i}", verdict, ""))
+        elif kind in ("gemm", "model"):
+            if kind == "gemm":
+                args_in = [inputs[f"{name}/{i}"] for i in range(entry["inputs"])]
+                tolerance, calls = GEMM_TOLERANCE, 1
+            else:
+                args_in = [inputs[entry["input"]]]
+                tolerance, calls = MODEL_TOLERANCE, entry["calls"]
+            (got,) = call(main_fn, args_in, calls)
+            rel = rel_l2(got, expected[f"{name}/0"])
+            failures += not rel <= tolerance
+            verdict = "ok" if rel <= tolerance else f"FAIL (> {tolerance:g})"
+            rows.append((name, f"rel L2 {rel:.2e}", verdict))
         elif kind == "bench_quantize":
-            x = on_device(device, entry["shape"])
+            x = on_device(device, check_input(entry["shape"], 1))
             seconds = timed(lambda fn=main_fn, x=x: fn(x))  # IREE's call waits for the device
-            moved = float(np.prod(entry["shape"])) * (4 + 1)  # f32 in, 1-byte codes out
-            gbps = moved / seconds / 1e9
+            gbps = entry["bytes"] / seconds / 1e9  # f32 in, codes and scales out
             rows.append((name, f"{gbps:.0f} GB/s", f"{gbps / copy:.0%} of copy"))
         elif kind == "bench_gemm":
             m, n, k = entry["shape"]
-            x = on_device(device, [m, k])
-            seconds = timed(lambda fn=main_fn, x=x: fn(x))  # activation quantize included
+            rng = np.random.default_rng(entry["seed"])
+            ops = [
+                on_device(device, random_operand(s["kind"], s["shape"], rng))
+                for s in entry["operands"]
+            ]
+            seconds = timed(lambda fn=main_fn, ops=ops: fn(*ops))
             ours = 2 * m * n * k / seconds / 1e12
-            theirs = scaled_mm_tflops(m, n, k)
-            rows.append((name, f"{ours:.1f} TFLOP/s", f"torch._scaled_mm {theirs:.1f} TFLOP/s"))
+            if (m, n, k) not in baselines:
+                baselines[(m, n, k)] = torch_tflops(m, n, k)
+            scaled, bf16 = baselines[(m, n, k)]
+            rows.append(
+                (
+                    name,
+                    f"{ours:.1f} TFLOP/s",
+                    f"torch._scaled_mm {scaled:.1f}, bf16 matmul {bf16:.1f} TFLOP/s",
+                )
+            )
     width = max(len(r[0]) for r in rows)
     for row in rows:
-        print(f"{row[0]:<{width}}  {row[1]:<16}  {row[2]}")
+        print(f"{row[0]:<{width}}  {row[1]:<24}  {row[2]}")
     if failures:
         return fail(f"{failures} check(s) failed")
     print("gpu-check: all outputs match llvm-cpu")

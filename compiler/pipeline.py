@@ -1,7 +1,8 @@
 """The whole compile, one stage per line: export → import → recipe → fold weights → lower → IREE.
 
-On cuda, ``fuse-quantize-core`` runs before the lowering: each activation's block quantize chain
-becomes one ``fused_quantize`` named op (one kernel). Weights are quantized on the host either way.
+On cuda, ``fuse-quantize-core`` runs before the lowering: each activation's block quantize chain,
+and fp8-delayed's cast with the stored scale plus its amax, becomes one ``fused_quantize`` named
+op (one kernel, one read). Weights are quantized on the host either way.
 
 ``dump_ir`` writes the module after each MLIR stage (``01-import.mlir`` ... ``04-lower.mlir``;
 large constants elided) so a user can read exactly what the recipe did.

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from iree.compiler import ir
 
 from passes.cpu_lowering import _attr_text, _bool, _float, _signature, _str
+from passes.cpu_lowering_blocks import ceil_div, swizzled_size
 from passes.cuda_kernels import Extern, extern_text, has_kernel, template
 from passes.errors import QmlirError
 from passes.ir_types import TensorInfo, shape_text
@@ -88,6 +89,8 @@ def lower_amax(decl: ir.Operation, arch: str) -> str | None:
 
 
 def lower_compute_scale(decl: ir.Operation, arch: str) -> str | None:
+    if _str(decl, "rule") == "nvfp4_global_decode":
+        return _lower_nvfp4_decode_scale(decl, arch)
     if _str(decl, "rule") != "fp8_per_tensor":
         return None
     fmt = _SCALE_FORMATS.get(_float(decl, "fp8_max"))
@@ -109,6 +112,22 @@ def lower_compute_scale(decl: ir.Operation, arch: str) -> str | None:
         pow2=int(_bool(decl, "pow2")),
         eps_bits=_f32_bits(_float(decl, "epsilon")),
         extern=extern_text(ext, arch),
+    )
+
+
+def _lower_nvfp4_decode_scale(decl: ir.Operation, arch: str) -> str:
+    """``nvfp4_global_decode`` (fuse-quantize-core): S_dec = 1 / S from the global amax."""
+    ext = Extern(
+        "nvfp4",
+        "qmlir_nvfp4_decode_scale",
+        (("%amax", "tensor<f32>"),),
+        ("tensor<f32>",),
+        "%s_dec",
+        (1, 1),
+        block=32,
+    )
+    return template("compute_scale_nvfp4_decode.mlir").substitute(
+        name=symbol_name(decl), attrs=_attr_text(decl), extern=extern_text(ext, arch)
     )
 
 
@@ -210,11 +229,20 @@ def _gemm_kernel(decl: ir.Operation) -> tuple[str | None, dict[str, int]]:
 
 
 def lower_fused_quantize(decl: ir.Operation, arch: str) -> str:
-    """``fused_quantize`` (fuse-quantize-core): x [rows, cols] → data and GEMM-ready scales."""
+    """``fused_quantize`` (fuse-quantize-core): x [rows, cols] → data and GEMM-ready scales,
+    rowwise (default), columnwise, or both (``outputs``: the combined kernels write both; for
+    the columnwise alone, the rowwise outputs are written and dropped)."""
+    if _str(decl, "scaling") == "per_tensor":
+        return _lower_fused_quantize_per_tensor(decl, arch)
     ins, outs = _signature(decl)
     x = ins[0]
     rows, cols = x.shape
-    kernel, family, extra = _fused_kernel(decl)
+    outputs = _str(decl, "outputs") if "qmlir.outputs" in decl.attributes else "rowwise"
+    kernel, family, extra = _fused_kernel(decl, outputs != "rowwise")
+    kernel_outs = list(outs)
+    if outputs == "columnwise":
+        kernel_outs = _rowwise_outputs(family, rows, cols) + kernel_outs
+    returned = range(len(kernel_outs) - len(outs), len(kernel_outs))
     names = ["%x", "%global_amax"][: len(ins)]
     params = ", ".join(f"{nm}: {_ttype(t)}" for nm, t in zip(names, ins, strict=True))
     constants = [("%rows", "i32"), ("%cols", "i32")] + [(f"%{key}", "i32") for key in extra]
@@ -222,7 +250,7 @@ def lower_fused_quantize(decl: ir.Operation, arch: str) -> str:
         family,
         kernel,
         (*((nm, _ttype(t)) for nm, t in zip(names, ins, strict=True)), *constants),
-        tuple(_ttype(t) for t in outs),
+        tuple(_ttype(t) for t in kernel_outs),
         "%q",
         _fused_grid(family, rows, cols),
     )
@@ -232,6 +260,7 @@ def lower_fused_quantize(decl: ir.Operation, arch: str) -> str:
         rule=_str(decl, "rule"),
         format=_str(decl, "format"),
         layout=_str(decl, "layout"),
+        outputs=outputs,
         kernel=kernel,
         params=params,
         result_types=", ".join(_ttype(t) for t in outs),
@@ -239,18 +268,63 @@ def lower_fused_quantize(decl: ir.Operation, arch: str) -> str:
         cols=cols,
         extra_constants=_i32_constants(extra),
         extern=extern_text(ext, arch),
+        results=", ".join(f"%q#{i}" for i in returned),
     )
 
 
-def _fused_kernel(decl: ir.Operation) -> tuple[str, str, dict[str, int]]:
+def _rowwise_outputs(family: str, rows: int, cols: int) -> list[TensorInfo]:
+    """The combined kernels' rowwise data and scales (README.md), written first."""
+    data = TensorInfo((rows, cols), "i8")
+    if family == "block_fp8":  # sinv_row [ceil(cols/128), pad4(rows)]
+        return [data, TensorInfo((ceil_div(cols, 128), ceil_div(rows, 4) * 4), "f32")]
+    return [data, TensorInfo(swizzled_size("mx", rows, ceil_div(cols, 32)), "i8")]
+
+
+def _lower_fused_quantize_per_tensor(decl: ir.Operation, arch: str) -> str:
+    """fp8-delayed: (x, stored scale) → (data, scale_inv, this call's amax) in one pass."""
+    fmt = _str(decl, "format")
+    if fmt not in ("e4m3", "e5m2"):
+        raise QmlirError(f"no cuda kernel for per-tensor fused_quantize to '{fmt}'")
+    (x, _), _ = _signature(decl)
+    flat = _flat(x)
+    ext = Extern(
+        "per_tensor",
+        f"qmlir_quantize_fp8_delayed_{fmt}",
+        (
+            ("%flat", _ttype(flat)),
+            ("%scale", "tensor<f32>"),
+            ("%zero", "tensor<f32>"),
+            ("%n", "i32"),
+        ),
+        (_ttype(flat, "i8"), "tensor<f32>", "%zero"),
+        "%q",
+        _grid_1d(flat.shape[0], 4096),
+    )
+    return template("fused_quantize_per_tensor.mlir").substitute(
+        name=symbol_name(decl),
+        attrs=_attr_text(decl),
+        format=fmt,
+        shape=shape_text(x.shape),
+        flatten_x=_reshape("%x", x, flat),
+        n=flat.shape[0],
+        unflatten_data=_reshape("%q#0", flat.with_dtype("i8"), x.with_dtype("i8")),
+        extern=extern_text(ext, arch),
+    )
+
+
+def _fused_kernel(decl: ir.Operation, columnwise: bool) -> tuple[str, str, dict[str, int]]:
     rule, layout = _str(decl, "rule"), _str(decl, "layout")
     if rule == "fp8_block":
         extra = {"pow2": int(_bool(decl, "pow2")), "eps_bits": _f32_bits(_float(decl, "epsilon"))}
-        kernel = "block2d" if layout == "block2d" else "block1d_rowwise"
+        if columnwise:
+            kernel = "block1d"
+        else:
+            kernel = "block2d" if layout == "block2d" else "block1d_rowwise"
         return f"qmlir_quantize_fp8_{kernel}", "block_fp8", extra
     if rule in _E8M0_RULES:
-        return "qmlir_quantize_mxfp8_rowwise", "mxfp8", {"rule": _E8M0_RULES[rule]}
-    if rule == "nvfp4_block":
+        kernel = "qmlir_quantize_mxfp8" if columnwise else "qmlir_quantize_mxfp8_rowwise"
+        return kernel, "mxfp8", {"rule": _E8M0_RULES[rule]}
+    if rule == "nvfp4_block" and not columnwise:
         return "qmlir_nvfp4_quantize", "nvfp4", {}
     raise QmlirError(f"no cuda kernel for fused_quantize @{symbol_name(decl)}")
 

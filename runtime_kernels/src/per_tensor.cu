@@ -80,16 +80,17 @@ extern "C" __global__ void qmlir_quantize_fp8_e5m2(const float* x, const float* 
   quantize<true, false>(x, scale, data, scale_inv, nullptr, n);
 }
 
-// fp8-delayed: cast with the stored scale and reduce this call's amax in the same pass;
-// amax is in/out (the caller zero-fills it).
+// fp8-delayed: cast with the stored scale and reduce this call's amax in the same pass (one read
+// of x). amax is in/out (the caller zero-fills it) and comes before the outputs: IREE binds the
+// operands first (the tied amax among them), then the untied results (data, scale_inv).
 extern "C" __global__ void qmlir_quantize_fp8_delayed_e4m3(const float* x, const float* scale,
-                                                           uint8_t* data, float* scale_inv,
-                                                           float* amax, int32_t n) {
+                                                           float* amax, uint8_t* data,
+                                                           float* scale_inv, int32_t n) {
   quantize<false, true>(x, scale, data, scale_inv, amax, n);
 }
 
 extern "C" __global__ void qmlir_quantize_fp8_delayed_e5m2(const float* x, const float* scale,
-                                                           uint8_t* data, float* scale_inv,
-                                                           float* amax, int32_t n) {
+                                                           float* amax, uint8_t* data,
+                                                           float* scale_inv, int32_t n) {
   quantize<true, true>(x, scale, data, scale_inv, amax, n);
 }

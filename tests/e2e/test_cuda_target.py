@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+import torch
 from iree import compiler as iree_compiler
 from iree.compiler import ir
 
@@ -45,10 +46,15 @@ KERNELS = {
         "qmlir_quantize_fp8_e4m3",
         "qmlir_gemm_fp8_per_tensor",
     },
-    "fp8-delayed": {"qmlir_amax_f32", "qmlir_quantize_fp8_e4m3", "qmlir_gemm_fp8_per_tensor"},
+    "fp8-delayed": {"qmlir_quantize_fp8_delayed_e4m3", "qmlir_gemm_fp8_per_tensor"},
     "fp8-block": {"qmlir_quantize_fp8_block1d_rowwise", "qmlir_gemm_fp8_block"},
     "mxfp8": {"qmlir_quantize_mxfp8_rowwise", "qmlir_gemm_mxfp8"},
-    "nvfp4": {"qmlir_amax_f32", "qmlir_nvfp4_quantize", "qmlir_gemm_nvfp4"},
+    "nvfp4": {
+        "qmlir_amax_f32",
+        "qmlir_nvfp4_decode_scale",
+        "qmlir_nvfp4_quantize",
+        "qmlir_gemm_nvfp4",
+    },
 }
 
 TINY = """
@@ -139,3 +145,43 @@ def test_cuda_artifact_saves_loads_and_inspects_without_gpu(tmp_path: Path) -> N
     assert loaded.metadata["cuda_arch"] == "sm_100"
     with pytest.raises(QmlirError, match="compiled for an NVIDIA GPU"):
         compiler.load(path, device="local-task")(*inputs)
+
+
+class SelfProduct(torch.nn.Module):
+    """``h @ h``: h is the A operand (rowwise) and the B operand (``[K, N]``: columnwise)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(256, 256)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.proj(x)
+        return h @ h
+
+
+@needs_nvrtc
+@pytest.mark.parametrize(
+    ("recipe", "combined"),
+    [("fp8-block", "qmlir_quantize_fp8_block1d"), ("mxfp8", "qmlir_quantize_mxfp8")],
+)
+def test_rowwise_and_columnwise_of_one_x_share_a_kernel(
+    recipe: str, combined: str, tmp_path: Path
+) -> None:
+    torch.manual_seed(0)
+    model = SelfProduct().eval()
+    art = compiler.compile(
+        model,
+        (torch.randn(256, 256),),
+        recipe,
+        target="cuda",
+        cuda_arch="sm_100",
+        quantize_all_matmuls=True,
+        dump_ir=tmp_path,
+    )
+    lowered = (tmp_path / "04-lower.mlir").read_text()
+    main = lowered[lowered.index("func.func @main") :]
+    fused = re.findall(r"call @(qmlir\.fused_quantize\.[\w.]+)\(", main[: main.index("\n  }")])
+    assert len(fused) == 2 and fused[1].endswith(".rowcol"), fused  # proj's x, then h both ways
+    assert f'hal.dispatch.extern "{combined}"' in lowered
+    assert "qmlir.amax.block" not in main  # no block quantize left to the per-op templates
+    assert combined.encode() in art.vmfb
