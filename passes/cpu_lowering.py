@@ -6,6 +6,7 @@ the recipe pass emitted (same name, same type, same attributes).
 
 from __future__ import annotations
 
+import math
 import string
 from collections.abc import Callable
 from functools import cache
@@ -101,7 +102,38 @@ def _format(name: str) -> FloatFormat:
 
 def lower_amax(decl: ir.Operation) -> str:
     (x,), _ = _signature(decl)
-    return template("amax.mlir").substitute(_common(decl, x.shape))
+    if x.rank < 2:
+        return template("amax.mlir").substitute(_common(decl, x.shape))
+    from passes.cpu_lowering_blocks import block_rows_bits, rowwise_block_amax_sibling
+
+    bk = rowwise_block_amax_sibling(decl, x.shape) if x.dtype == "f32" else None
+    if bk is not None:  # x's block amax too (nvfp4): share its block reduction
+        m, k = x.shape
+        return template("amax_via_blocks.mlir").substitute(
+            name=symbol_name(decl),
+            attrs=_attr_text(decl),
+            M=m,
+            K=k,
+            Kb=k // bk,
+            bk=bk,
+            block_bits=block_rows_bits(m, k, bk),
+        )
+    # rank >= 2: per row of the [rows, last dim] view, then over the rows (spreads over cores)
+    rows, cols = math.prod(x.shape[:-1]), x.shape[-1]
+    collapse = ""  # rank 2: x is the view
+    if x.rank > 2:
+        groups = f"[{', '.join(str(i) for i in range(x.rank - 1))}], [{x.rank - 1}]"
+        collapse = (
+            f"  %x_rows = tensor.collapse_shape %x [{groups}]\n"
+            f"      : tensor<{shape_text(x.shape)}xf32> into tensor<{rows}x{cols}xf32>"
+        )
+    return template("amax_rows.mlir").substitute(
+        _common(decl, x.shape),
+        R=rows,
+        C=cols,
+        collapse=collapse,
+        rows="%x_rows" if collapse else "%x",
+    )
 
 
 def lower_compute_scale(decl: ir.Operation) -> str:

@@ -60,7 +60,13 @@ def lower_block_amax(decl: ir.Operation) -> str:
     mb, kb = out.shape
     if bm == 1 and k % bk == 0:  # rowwise blocks, no padding: a plain last-dim reduction
         return template("amax_block_rows.mlir").substitute(
-            name=symbol_name(decl), attrs=_attr_text(decl), M=m, K=k, Kb=kb, bk=bk
+            name=symbol_name(decl),
+            attrs=_attr_text(decl),
+            M=m,
+            K=k,
+            Kb=kb,
+            bk=bk,
+            block_bits=block_rows_bits(m, k, bk),
         )
     return template("amax_block.mlir").substitute(
         name=symbol_name(decl),
@@ -76,6 +82,31 @@ def lower_block_amax(decl: ir.Operation) -> str:
         pad_m=mb * bm - m,
         pad_k=kb * bk - k,
     )
+
+
+def block_rows_bits(m: int, k: int, bk: int) -> str:
+    """``%blk_bits`` [m, k / bk]: the max |x| bits of each 1 x bk block of ``%x`` [m, k]."""
+    return template("amax_block_rows_bits.mlir").substitute(p="blk_", M=m, K=k, Kb=k // bk, bk=bk)
+
+
+def rowwise_block_amax_sibling(decl: ir.Operation, shape: tuple[int, ...]) -> int | None:
+    """The block size bk of a 1 x bk block amax (K a multiple of bk) that ``decl``'s module also
+    declares on ``shape``, else None: a whole-tensor amax that starts with the same block
+    reduction shares it with that one once IREE inlines both and CSEs (nvfp4 takes both)."""
+    from passes.named_ops import is_named_op_decl, op_kind
+
+    parent = decl.parent
+    if parent is None or len(shape) != 2:
+        return None
+    for op in parent.regions[0].blocks[0].operations:
+        op = op.operation
+        if not is_named_op_decl(op) or op_kind(op) != "amax" or "qmlir.block" not in op.attributes:
+            continue
+        (y,), _ = _signature(op)
+        bm, bk = block_of(op)
+        if y.shape == shape and y.dtype == "f32" and bm == 1 and shape[1] % bk == 0:
+            return bk
+    return None
 
 
 E8M0_RULES = ("e8m0_ceil", "e8m0_floor", "e8m0_rne")  # templates/cpu/e8m0_rule_<r>.mlir
@@ -390,7 +421,10 @@ def lower_nvfp4_quantize(decl: ir.Operation) -> str:
             p_back=template("f64_from_f32.mlir").substitute(p="pb_", src="%p_f32"),
         )
         enc_doc = "TE: min(1 / (float(d) * S_dec), FLT_MAX), exact around f32 subnormals"
-    return template("quantize_nvfp4.mlir").substitute(
+    # K a multiple of 16: a broadcast of enc along each block, i4 codes that IREE stores packed
+    # (no gathers); else the codes of each byte read by index, the last block padded
+    aligned = x.shape[1] == d.shape[1] * 16
+    return template("quantize_nvfp4_rows.mlir" if aligned else "quantize_nvfp4.mlir").substitute(
         name=symbol_name(decl),
         attrs=_attr_text(decl),
         M=x.shape[0],
@@ -399,6 +433,7 @@ def lower_nvfp4_quantize(decl: ir.Operation) -> str:
         Kh=packed.shape[1],
         enc_doc=enc_doc,
         enc_body=enc,
+        encode=encode_snippet(fp4, x="%xv", s="%s"),
         encode_lo=encode_snippet(fp4, x="%x0", s="%s", prefix="lo_"),
         encode_hi=encode_snippet(fp4, x="%x1", s="%s", prefix="hi_"),
     )

@@ -41,6 +41,12 @@ def test_arbitrary_bit_patterns_bit_exact(rounding: str, x: np.ndarray) -> None:
     check(x, rounding)
 
 
+@pytest.mark.parametrize("rounding", ROUNDINGS)
+@given(x=hnp.arrays(np.float32, (5, 64), elements=floats))
+def test_arbitrary_bit_patterns_whole_blocks_bit_exact(rounding: str, x: np.ndarray) -> None:
+    check(x, rounding)  # K a multiple of 32: the lowering without padding
+
+
 def _blocks(*rows: np.ndarray) -> np.ndarray:
     return np.stack([np.resize(np.float32(r), 64) for r in rows]).astype(np.float32)
 

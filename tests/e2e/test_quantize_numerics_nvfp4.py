@@ -42,6 +42,15 @@ def test_arbitrary_bit_patterns_bit_exact(x: np.ndarray) -> None:
     check(x)
 
 
+@given(
+    x=hnp.arrays(
+        np.float32, (5, 64), elements=st.floats(width=32, allow_nan=True, allow_infinity=True)
+    )
+)
+def test_arbitrary_bit_patterns_whole_blocks_bit_exact(x: np.ndarray) -> None:
+    check(x)  # K a multiple of 16: the gather-free lowering
+
+
 def _rows(*rows: list[float]) -> np.ndarray:
     return np.stack([np.resize(np.float32(r), 32) for r in rows]).astype(np.float32)
 

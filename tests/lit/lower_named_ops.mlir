@@ -13,12 +13,15 @@
 // CHECK: call @qmlir.amax.4x8
 // CHECK: call @qmlir.quantize.e4m3.per_tensor.4x8
 
-// amax reduces the bit patterns with an unsigned max (NaN excluded).
+// amax reduces the bit patterns with an unsigned max (NaN excluded): per row, then the rows.
 // CHECK-LABEL: func.func private @qmlir.amax.4x8(
 // CHECK-SAME: attributes {qmlir.op = "amax"}
 // CHECK: linalg.generic
-// CHECK-SAME: iterator_types = ["reduction", "reduction"]
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
 // CHECK: arith.cmpi ugt
+// CHECK: arith.maxui
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction"]
 // CHECK: arith.maxui
 
 // CHECK-LABEL: func.func private @qmlir.compute_scale.fp8_per_tensor.e4m3(

@@ -41,19 +41,22 @@
     %${p}bits = arith.bitcast %${p}v_num : f32 to i32
     // the sign; an exact zero drops it when ${drop_zero_sign} (E2M1, as TE's cast_to_fp4x2)
     %${p}sign_raw = arith.shrui %${p}bits, %${p}c31 : i32
-    // "the IEEE product is exactly +-0" decided in f64 (|x * s| <= 2^-150), x from its bits, as
-    // flush-to-zero would turn a tiny negative product into -0.0
-    %${p}two_m149_64 = arith.constant 0x36A0000000000000 : f64
-    %${p}half_min_sub = arith.constant 0x3690000000000000 : f64
-    %${p}x_man_64 = arith.uitofp %${p}x_man : i32 to f64
-    %${p}x_sub_64 = arith.mulf %${p}x_man_64, %${p}two_m149_64 : f64
+    // "the IEEE product is exactly +-0" (|x * s| <= 2^-150; flush-to-zero would turn a tiny
+    // negative product into -0.0), decided exactly in f32: with x' = |x| * 2^126 (for a subnormal
+    // x, from its bits: t1 above), |x * s| <= 2^-150 iff x' * |s| <= 2^-24, and one fma gives the
+    // sign of x' * |s| - 2^-24 exactly: near 2^-24 the difference is a multiple of about 2^-70,
+    // never subnormal. x' overflows to inf only when |x| >= 4, where the product is not zero
+    // unless s is; s = 0 (or subnormal, read as 0 under denormals-are-zero) is tested alone.
     %${p}x_abs_f = math.absf ${x} : f32
-    %${p}x_norm_64 = arith.extf %${p}x_abs_f : f32 to f64
-    %${p}x_64 = arith.select %${p}x_is_sub, %${p}x_sub_64, %${p}x_norm_64 : f64
+    %${p}two_p126 = arith.constant 0x7E800000 : f32
+    %${p}x_norm_up = arith.mulf %${p}x_abs_f, %${p}two_p126 : f32
+    %${p}x_up = arith.select %${p}x_is_sub, %${p}t1, %${p}x_norm_up : f32
     %${p}s_abs_f = math.absf ${s} : f32
-    %${p}s_64 = arith.extf %${p}s_abs_f : f32 to f64
-    %${p}p_64 = arith.mulf %${p}x_64, %${p}s_64 : f64
-    %${p}is_zero_v = arith.cmpf ole, %${p}p_64, %${p}half_min_sub : f64
+    %${p}minus_two_m24 = arith.constant 0xB3800000 : f32
+    %${p}excess = math.fma %${p}x_up, %${p}s_abs_f, %${p}minus_two_m24 : f32
+    %${p}below = arith.cmpf ole, %${p}excess, %${p}zero : f32
+    %${p}s_is_zero = arith.cmpf oeq, %${p}s_abs_f, %${p}zero : f32
+    %${p}is_zero_v = arith.ori %${p}below, %${p}s_is_zero : i1
     %${p}drop_zero_sign = arith.constant ${drop_zero_sign} : i1
     %${p}drop = arith.andi %${p}is_zero_v, %${p}drop_zero_sign : i1
     %${p}sign = arith.select %${p}drop, %${p}c0, %${p}sign_raw : i32
