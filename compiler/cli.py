@@ -452,7 +452,7 @@ def cmd_quantize(args: argparse.Namespace) -> int:
 def _write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
     import io
 
-    from compiler.runtime import write_atomically
+    from passes.files import write_atomically
 
     buffer = io.BytesIO()
     np.savez(buffer, **{k: _plain(v) for k, v in arrays.items()})
@@ -468,7 +468,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from compiler.layer_accuracy import build_report
     from compiler.model_source import load_model
     from compiler.report_render import render_html, suggestion_line, table_rows
-    from compiler.runtime import write_atomically
+    from passes.files import write_atomically
     from passes.recipes import get_recipe
 
     recipe = get_recipe(args.recipe, parse_options(args.recipe_option))

@@ -7,7 +7,6 @@ was torch). Inputs are checked against the signature in the artifact's metadata 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from iree import runtime as iree_runtime
 from compiler.artifact import ENTRY, read_metadata
 from passes.errors import QmlirError
 from passes.expose_scaling_state import GET_STATE, SET_STATE
+from passes.files import write_atomically
 
 NUMPY_DTYPES: dict[str, Any] = {
     "f32": np.dtype(np.float32),
@@ -182,19 +182,6 @@ def load(path: str | os.PathLike[str], device: str = "") -> CompiledModule:
         return CompiledModule(data, device=device)
     except QmlirError as e:
         raise QmlirError(f"'{p}' is {e}") from e
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Writes to a temporary file beside ``path``, then renames: never a half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _is_torch(x: Any) -> bool:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from passes.errors import QmlirError
+from passes.files import write_atomically
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SOURCE_DIR = PACKAGE_DIR / "src"
@@ -103,7 +103,7 @@ def compile_ptx(kernel_family: str, arch: str) -> bytes:
     if cached.is_file():
         return cached.read_bytes()
     ptx = _nvrtc_compile(nvrtc, kernel_family, source, headers, options)
-    _write_atomic(cached, ptx)
+    write_atomically(cached, ptx)
     return ptx
 
 
@@ -111,6 +111,15 @@ def _check_family(kernel_family: str) -> None:
     if kernel_family not in ENTRY_POINTS:
         known = ", ".join(KERNEL_FAMILIES)
         raise QmlirError(f"unknown kernel family '{kernel_family}'; known: {known}")
+
+
+def available() -> bool:
+    """Whether NVRTC can be loaded (the ``cuda`` extra is installed)."""
+    try:
+        _load_nvrtc()
+    except QmlirError:
+        return False
+    return True
 
 
 def _load_nvrtc() -> Any:
@@ -196,15 +205,3 @@ def _program_log(nvrtc: Any, prog: Any) -> str:
     log = b" " * size
     nvrtc.nvrtcGetProgramLog(prog, log)
     return log.rstrip(b"\0").decode(errors="replace")
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -23,17 +23,8 @@ from passes.errors import QmlirError
 from runtime_kernels import nvrtc
 from samples import mlp, transformer_block
 
-
-def nvrtc_available() -> bool:
-    try:
-        nvrtc._load_nvrtc()
-    except QmlirError:
-        return False
-    return True
-
-
 needs_nvrtc = pytest.mark.skipif(
-    not nvrtc_available(), reason="NVRTC not installed (pip install 'qmlir[cuda]')"
+    not nvrtc.available(), reason="NVRTC not installed (pip install 'qmlir[cuda]')"
 )
 
 # The kernels each recipe's activations and GEMMs run on cuda (weights are quantized at compile

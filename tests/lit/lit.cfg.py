@@ -23,12 +23,11 @@ def _nvrtc_available() -> bool:
     """``REQUIRES: nvrtc`` tests (the cuda lowering builds PTX) need the ``cuda`` extra."""
     sys.path.insert(0, _root)
     try:
-        from runtime_kernels.nvrtc import _load_nvrtc
+        from runtime_kernels import nvrtc
 
-        _load_nvrtc()
+        return nvrtc.available()
     except Exception:
         return False
-    return True
 
 
 if _nvrtc_available():

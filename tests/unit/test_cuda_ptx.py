@@ -22,16 +22,8 @@ from runtime_kernels import nvrtc
 ARCHS = ["sm_89", "sm_90", "sm_100"]
 
 
-def nvrtc_available() -> bool:
-    try:
-        nvrtc._load_nvrtc()
-    except QmlirError:
-        return False
-    return True
-
-
 needs_nvrtc = pytest.mark.skipif(
-    not nvrtc_available(), reason="NVRTC not installed (pip install 'qmlir[cuda]')"
+    not nvrtc.available(), reason="NVRTC not installed (pip install 'qmlir[cuda]')"
 )
 
 
@@ -71,7 +63,7 @@ def test_ptx_is_cached_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert cached.read_bytes() == first
     cached.write_bytes(b"// from the cache\n")  # a second call reads the file, not NVRTC
     assert nvrtc.compile_ptx("nvfp4", "sm_90") == b"// from the cache\n"
-    assert list((tmp_path / "qmlir" / "ptx").glob("*.tmp")) == []
+    assert [p.name for p in (tmp_path / "qmlir" / "ptx").iterdir()] == [cached.name]  # no temp file
 
 
 def test_missing_nvrtc_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
