@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.qmlir-installed
 BUILD := build
 
-.PHONY: install demo test lint bench clean gpu-build gpu-run gpu-check
+.PHONY: install demo test lint bench clean gpu-build gpu-run gpu-check gpu-dry-run
 
 install: $(STAMP)
 
@@ -44,6 +44,11 @@ gpu-run:
 	$(PY) benchmarks/gpu_check_run.py --dir $(BUILD)/gpu-check
 
 gpu-check: gpu-build gpu-run
+
+# The same flow on this machine: every artifact built for llvm-cpu and run on local-task.
+gpu-dry-run: $(STAMP)
+	PYTHONPATH=. $(PY) benchmarks/gpu_check_build.py --target llvm-cpu --out $(BUILD)/gpu-check-cpu
+	$(PY) benchmarks/gpu_check_run.py --dir $(BUILD)/gpu-check-cpu --device local-task
 
 clean:
 	rm -rf $(BUILD) tests/lit/Output

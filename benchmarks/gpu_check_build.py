@@ -18,6 +18,12 @@ to carry to a lent GPU machine with the working tree and the iree-base-runtime w
 
 ``inputs.npz`` and ``expected.npz`` (compressed) and ``manifest.json`` are what
 ``benchmarks/gpu_check_run.py`` reads; it also generates the seeded inputs.
+
+``--target llvm-cpu`` builds the same artifacts for llvm-cpu instead (the expected outputs are
+computed the same way), with the benchmark shapes shrunk to ``SMALL_BENCH_SHAPE`` and
+``SMALL_GEMM_BENCH``: a dry run of the whole flow on this machine, ``gpu_check_run.py --device
+local-task``. ``--recipes a,b`` builds only those recipes' artifacts (``none`` is the
+transformer block without quantization).
 """
 
 from __future__ import annotations
@@ -54,6 +60,11 @@ CHECK_SHAPE = (512, 2048)
 BENCH_SHAPE = (8192, 8192)
 GEMM_CHECK = (256, 384, 512)  # M, N, K
 GEMM_BENCH = ((4096, 4096, 4096), (8192, 8192, 8192))
+# The benchmark shapes of a dry run on llvm-cpu (--target llvm-cpu): the same code paths, fast.
+SMALL_BENCH_SHAPE = (1024, 1024)
+SMALL_GEMM_BENCH = ((256, 256, 256), (512, 512, 512))
+TARGETS = ("cuda", "llvm-cpu")
+ALL_RECIPES = tuple(dict.fromkeys(QUANTIZE_RECIPES + GEMM_RECIPES + MODEL_RECIPES))
 SAMPLE_BATCH = 1
 SEED = 0
 # The device tool carries at most 64 MiB: the working tree, this directory and the runtime wheel.
@@ -196,7 +207,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="build/gpu-check", help="output directory")
     parser.add_argument("--cuda-arch", default="sm_90", help="sm_89, sm_90 or sm_100")
+    parser.add_argument(
+        "--target",
+        default="cuda",
+        choices=TARGETS,
+        help="what the artifacts are compiled for (llvm-cpu: a dry run with small bench shapes)",
+    )
+    parser.add_argument(
+        "--recipes",
+        default=",".join(ALL_RECIPES),
+        help=f"comma-separated subset of {','.join(ALL_RECIPES)} (default all)",
+    )
     args = parser.parse_args()
+    chosen = [r.strip() for r in args.recipes.split(",") if r.strip()]
+    unknown = [r for r in chosen if r not in ALL_RECIPES]
+    if unknown or not chosen:
+        parser.error(f"--recipes: unknown {unknown}, choose from {','.join(ALL_RECIPES)}")
+    target = args.target
+    cuda = target == "cuda"
+    bench_shape = BENCH_SHAPE if cuda else SMALL_BENCH_SHAPE
+    gemm_bench = GEMM_BENCH if cuda else SMALL_GEMM_BENCH
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for pattern in OWNED:
@@ -217,7 +247,7 @@ def main() -> int:
 
     x = check_input(list(CHECK_SHAPE), SEED)
     x_spec = {"shape": list(CHECK_SHAPE), "seed": SEED, "sha256": hashlib.sha256(x).hexdigest()}
-    for recipe in QUANTIZE_RECIPES:
+    for recipe in (r for r in QUANTIZE_RECIPES if r in chosen):
         for both in (False, True) if recipe in COLUMNWISE_RECIPES else (False,):
             name = f"quantize-{recipe}" + ("-rowcol" if both else "")
             calls = 2 if recipe == "fp8-delayed" else 1
@@ -231,49 +261,56 @@ def main() -> int:
                     assert expected[key].tobytes() == as_stored(value).tobytes(), key
                 expected[key] = as_stored(value)
                 keys.append(key)
-            vmfb, _ = quantize_vmfb(recipe, CHECK_SHAPE, "cuda", arch, both)
+            vmfb = quantize_vmfb(recipe, CHECK_SHAPE, target, arch, both)[0] if cuda else cpu_vmfb
             note("quantize", name, vmfb, input=x_spec, calls=calls, expected=keys)
-            vmfb, out_bytes = quantize_vmfb(recipe, BENCH_SHAPE, "cuda", arch, both)
-            moved = int(np.prod(BENCH_SHAPE)) * 4 + out_bytes  # f32 in, codes and scales out
-            note("bench_quantize", f"bench-{name}", vmfb, shape=list(BENCH_SHAPE), bytes=moved)
+            vmfb, out_bytes = quantize_vmfb(recipe, bench_shape, target, arch, both)
+            moved = int(np.prod(bench_shape)) * 4 + out_bytes  # f32 in, codes and scales out
+            note("bench_quantize", f"bench-{name}", vmfb, shape=list(bench_shape), bytes=moved)
 
     rng = np.random.default_rng(SEED)
-    for recipe in GEMM_RECIPES:
+    for recipe in (r for r in GEMM_RECIPES if r in chosen):
         name = f"gemm-{recipe}-{'x'.join(map(str, GEMM_CHECK))}"
         cpu_vmfb, specs = gemm_vmfb(recipe, GEMM_CHECK, "llvm-cpu", arch)
         operands = [random_operand(s["kind"], s["shape"], rng) for s in specs]
         for i, value in enumerate(operands):
             inputs[f"{name}/{i}"] = value
         (expected[f"{name}/0"],) = run_cpu(cpu_vmfb, operands)
-        vmfb, _ = gemm_vmfb(recipe, GEMM_CHECK, "cuda", arch)
+        vmfb = gemm_vmfb(recipe, GEMM_CHECK, target, arch)[0] if cuda else cpu_vmfb
         note("gemm", name, vmfb, inputs=len(operands), shape=list(GEMM_CHECK))
-        for mnk in GEMM_BENCH:
+        for mnk in gemm_bench:
             bench = f"gemm-{recipe}-{'x'.join(map(str, mnk))}"
-            vmfb, specs = gemm_vmfb(recipe, mnk, "cuda", arch)
+            vmfb, specs = gemm_vmfb(recipe, mnk, target, arch)
             note("bench_gemm", bench, vmfb, shape=list(mnk), operands=specs, seed=SEED)
 
     torch.manual_seed(SEED)
     model, (bx,) = transformer_block.build()
     bx = bx[:SAMPLE_BATCH].contiguous()
-    inputs["block_x"] = bx.numpy()
-    for recipe in MODEL_RECIPES:
+    model_recipes = [r for r in MODEL_RECIPES if r in chosen]
+    if model_recipes:
+        inputs["block_x"] = bx.numpy()
+    for recipe in model_recipes:
         name = f"block-{recipe}"
         calls = 2 if recipe == "fp8-delayed" else 1
         start = time.perf_counter()
-        gpu = compiler.compile(model, (bx,), recipe, target="cuda", cuda_arch=arch)
         cpu = compiler.compile(model, (bx,), recipe)
+        built = (
+            compiler.compile(model, (bx,), recipe, target="cuda", cuda_arch=arch) if cuda else cpu
+        )
         for _ in range(calls):
             (want,) = cpu.run_numpy(bx.numpy())
         expected[f"{name}/0"] = want
         seconds = round(time.perf_counter() - start, 1)
-        note("model", name, gpu.vmfb, input="block_x", calls=calls, seconds=seconds)
+        note("model", name, built.vmfb, input="block_x", calls=calls, seconds=seconds)
 
     np.savez_compressed(out / "inputs.npz", **inputs)
     np.savez_compressed(out / "expected.npz", **expected)
-    manifest = {"cuda_arch": arch, "entries": entries}
+    manifest = {"target": target, "cuda_arch": arch, "recipes": chosen, "entries": entries}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     size = total_mb(out)
-    print(f"wrote {len(entries)} artifacts, inputs and llvm-cpu outputs to {out}: {size:.1f} MB")
+    print(
+        f"wrote {len(entries)} {target} artifacts, inputs and llvm-cpu outputs to {out}: "
+        f"{size:.1f} MB"
+    )
     if size > LIMIT_MB:
         print(
             f"gpu-build: {out} is {size:.1f} MB, over the {LIMIT_MB:.0f} MB that fit the device "

@@ -8,6 +8,12 @@ scales written) next to a device-to-device copy (torch ``copy_``, 8192x8192 bf16
 run, and each recipe's GEMM in TFLOP/s next to ``torch._scaled_mm`` (FP8, per-tensor scales) and
 bf16 ``torch.matmul`` at the same shape. Inputs too large to carry are generated here from a seed
 (``check_input``, ``random_operand``; the build imports them too).
+
+A dry run on a CPU machine: ``gpu_check_build.py --target llvm-cpu`` then this with ``--device
+local-task``: the same checks; the torch baselines (they need torch on CUDA) are skipped, the IREE
+kernel timings are printed but say nothing about a GPU, and benchmarks larger than ``QUICK_*``
+are skipped (``--quick``, automatic on a device other than cuda). The artifacts' target
+(``manifest.json``) must be the one the device runs.
 """
 
 from __future__ import annotations
@@ -26,6 +32,11 @@ import numpy as np
 
 MODEL_TOLERANCE = 1e-3
 GEMM_TOLERANCE = 1e-5
+# --quick (automatic on a device other than cuda) skips benchmarks larger than these.
+QUICK_QUANTIZE_ELEMENTS = 2048 * 2048
+QUICK_GEMM_FLOPS = 2 * 1024**3
+# The compile target whose artifacts each IREE driver runs.
+DRIVER_TARGETS = {"cuda": "cuda", "local-task": "llvm-cpu", "local-sync": "llvm-cpu"}
 
 
 def fail(message: str) -> int:
@@ -56,18 +67,17 @@ def random_operand(kind: str, shape: list[int], rng: np.random.Generator) -> np.
     return codes.view(np.int8)
 
 
-def load(path: Path) -> tuple[Callable[..., Any], Any]:
-    """The module's ``main`` on the cuda device, and that device (for device-resident inputs)."""
+def load(path: Path, config: Any) -> Callable[..., Any]:
+    """The module's ``main`` in a context of its own (fresh module state) on ``config``'s device."""
     from iree import runtime as rt
 
-    config = rt.Config("cuda")
     ctx = rt.SystemContext(config=config)
     data = path.read_bytes()
     module = rt.VmModule.copy_buffer(
         ctx.instance, gzip.decompress(data) if path.suffix == ".gz" else data
     )
     ctx.add_vm_module(module)
-    return ctx.modules[module.name]["main"], config.device
+    return ctx.modules[module.name]["main"]
 
 
 def on_device(device: Any, array: np.ndarray) -> Any:
@@ -145,44 +155,107 @@ def torch_tflops(m: int, n: int, k: int) -> tuple[float, float]:
     return flops / timed(scaled) / 1e12, flops / timed(bf16) / 1e12
 
 
+def driver_of(device: str) -> str:
+    """``cuda://0`` → ``cuda``."""
+    return device.split("://", 1)[0].split(":", 1)[0]
+
+
+def torch_cuda() -> str | None:
+    """Why the torch baselines cannot run here, or None when torch has a CUDA device."""
+    try:
+        import torch
+    except ImportError:
+        return "torch is not installed"
+    if not torch.cuda.is_available():
+        return "torch.cuda.is_available() is False"
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--dir", default="build/gpu-check", help="what gpu-build wrote")
+    parser.add_argument(
+        "--device", default="cuda", help="IREE device: cuda, or local-task for a CPU dry run"
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="skip the large benchmarks (automatic on a device other than cuda)",
+    )
     args = parser.parse_args()
     root = Path(args.dir)
     if not (root / "manifest.json").is_file():
         return fail(f"no {root}/manifest.json: run `make gpu-build` first")
+    manifest = json.loads((root / "manifest.json").read_text())
+    target = manifest.get("target", "cuda")  # older manifests: cuda only
+    driver = driver_of(args.device)
+    if DRIVER_TARGETS.get(driver) != target:
+        runs = DRIVER_TARGETS.get(driver)
+        want = " or ".join(d for d, t in DRIVER_TARGETS.items() if t == target) or "?"
+        rebuild = f" (or rebuild with gpu_check_build.py --target {runs})" if runs else ""
+        return fail(
+            f"{root} holds {target} artifacts, which device '{args.device}' cannot run: "
+            f"use --device {want}{rebuild}"
+        )
+    gpu = driver == "cuda"
+    quick = args.quick or not gpu
     try:
-        import torch
-
-        if not torch.cuda.is_available():
-            return fail("no cuda device on this machine (torch.cuda.is_available() is False)")
         from iree import runtime as rt
 
-        rt.get_driver("cuda").create_default_device()  # fails cleanly without libcuda / a GPU
-    except Exception as e:  # noqa: BLE001 (any failure here means: no usable GPU)
-        return fail(f"no usable cuda device: {str(e).splitlines()[0]}")
-    manifest = json.loads((root / "manifest.json").read_text())
+        config = rt.Config(args.device)  # fails cleanly without libcuda / a GPU
+    except Exception as e:  # noqa: BLE001 (any failure here means: no usable device)
+        reason: BaseException = e
+        while reason.__cause__ is not None:  # IREE: "Could not create device", the reason after
+            reason = reason.__cause__
+        why = (str(reason) or type(reason).__name__).splitlines()[0]
+        return fail(f"no usable {args.device} device: {why}")
+    device = config.device
+    no_torch = "the device is not cuda" if not gpu else torch_cuda()
+    if no_torch:
+        print(
+            f"gpu-check: skipping the torch baselines (copy, _scaled_mm, bf16 matmul): {no_torch}"
+        )
+    if not gpu:
+        print(
+            f"gpu-check: dry run on {args.device}: the IREE timings below are {target} timings, "
+            "not meaningful for a GPU"
+        )
     inputs = np.load(root / "inputs.npz")
     expected = np.load(root / "expected.npz")
-    failures = 0
+    failures = checks = 0
     rows: list[tuple[str, str, str]] = []
-    copy = copy_gbps()
-    rows.append(("copy (torch, bf16 8192x8192)", f"{copy:.0f} GB/s", ""))
+    copy = None if no_torch else copy_gbps()
+    if copy is not None:
+        rows.append(("copy (torch, bf16 8192x8192)", f"{copy:.0f} GB/s", ""))
+    note = "" if gpu else f"({target}, not a GPU figure)"
     baselines: dict[tuple[int, ...], tuple[float, float]] = {}
     for entry in manifest["entries"]:
-        main_fn, device = load(root / entry["vmfb"])
         name, kind = entry["name"], entry["kind"]
+        if quick and kind == "bench_quantize" and np.prod(entry["shape"]) > QUICK_QUANTIZE_ELEMENTS:
+            rows.append((name, "skipped", f"--quick: {'x'.join(map(str, entry['shape']))}"))
+            continue
+        if quick and kind == "bench_gemm" and 2 * np.prod(entry["shape"]) > QUICK_GEMM_FLOPS:
+            rows.append((name, "skipped", f"--quick: {'x'.join(map(str, entry['shape']))}"))
+            continue
+        main_fn = load(root / entry["vmfb"], config)
         if kind == "quantize":
             spec = entry["input"]
             x = check_input(spec["shape"], spec["seed"])
             if hashlib.sha256(x).hexdigest() != spec["sha256"]:
                 return fail(f"{name}: this numpy generates another input than the build's")
             got = call(main_fn, [x], entry["calls"])
+            if len(got) != len(entry["expected"]):
+                failures += 1
+                checks += 1
+                rows.append(
+                    (name, f"FAIL ({len(got)} outputs, expected {len(entry['expected'])})", "")
+                )
+                continue
             for i, (value, key) in enumerate(zip(got, entry["expected"], strict=True)):
                 want = expected[key]
                 got_bytes, want_bytes = value.tobytes(), want.tobytes()
                 same = got_bytes == want_bytes
+                checks += 1
                 failures += not same
                 verdict = "identical" if same else f"DIFFERS ({differing(got_bytes, want_bytes)})"
                 rows.append((f"{name} output {i}", verdict, ""))
@@ -194,15 +267,23 @@ def main() -> int:
                 args_in = [inputs[entry["input"]]]
                 tolerance, calls = MODEL_TOLERANCE, entry["calls"]
             (got,) = call(main_fn, args_in, calls)
-            rel = rel_l2(got, expected[f"{name}/0"])
-            failures += not rel <= tolerance
-            verdict = "ok" if rel <= tolerance else f"FAIL (> {tolerance:g})"
+            want = expected[f"{name}/0"]
+            checks += 1
+            if got.shape != want.shape:
+                failures += 1
+                rows.append((name, f"shape {got.shape}", f"FAIL (expected {want.shape})"))
+                continue
+            rel = rel_l2(got, want)
+            ok = bool(rel <= tolerance)  # NaN fails
+            failures += not ok
+            verdict = "ok" if ok else f"FAIL (> {tolerance:g})"
             rows.append((name, f"rel L2 {rel:.2e}", verdict))
         elif kind == "bench_quantize":
             x = on_device(device, check_input(entry["shape"], 1))
             seconds = timed(lambda fn=main_fn, x=x: fn(x))  # IREE's call waits for the device
             gbps = entry["bytes"] / seconds / 1e9  # f32 in, codes and scales out
-            rows.append((name, f"{gbps:.0f} GB/s", f"{gbps / copy:.0%} of copy"))
+            versus = f"{gbps / copy:.0%} of copy" if copy is not None else ""
+            rows.append((name, f"{gbps:.1f} GB/s", " ".join(filter(None, (versus, note)))))
         elif kind == "bench_gemm":
             m, n, k = entry["shape"]
             rng = np.random.default_rng(entry["seed"])
@@ -212,22 +293,29 @@ def main() -> int:
             ]
             seconds = timed(lambda fn=main_fn, ops=ops: fn(*ops))
             ours = 2 * m * n * k / seconds / 1e12
-            if (m, n, k) not in baselines:
-                baselines[(m, n, k)] = torch_tflops(m, n, k)
-            scaled, bf16 = baselines[(m, n, k)]
+            versus = ""
+            if not no_torch:
+                if (m, n, k) not in baselines:
+                    baselines[(m, n, k)] = torch_tflops(m, n, k)
+                scaled, bf16 = baselines[(m, n, k)]
+                versus = f"torch._scaled_mm {scaled:.1f}, bf16 matmul {bf16:.1f} TFLOP/s"
             rows.append(
                 (
                     name,
-                    f"{ours:.1f} TFLOP/s",
-                    f"torch._scaled_mm {scaled:.1f}, bf16 matmul {bf16:.1f} TFLOP/s",
+                    f"{ours:.{1 if gpu else 3}f} TFLOP/s",
+                    " ".join(filter(None, (versus, note))),
                 )
             )
-    width = max(len(r[0]) for r in rows)
+        else:
+            return fail(f"{name}: unknown artifact kind '{kind}' in {root}/manifest.json")
+    width = max((len(r[0]) for r in rows), default=0)
     for row in rows:
-        print(f"{row[0]:<{width}}  {row[1]:<24}  {row[2]}")
+        print(f"{row[0]:<{width}}  {row[1]:<24}  {row[2]}".rstrip())
     if failures:
-        return fail(f"{failures} check(s) failed")
-    print("gpu-check: all outputs match llvm-cpu")
+        return fail(f"{failures} of {checks} check(s) failed")
+    if not checks:
+        return fail(f"no checks in {root}/manifest.json")
+    print(f"gpu-check: all {checks} outputs match llvm-cpu")
     return 0
 
 

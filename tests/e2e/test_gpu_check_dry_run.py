@@ -1,0 +1,122 @@
+"""``make gpu-check`` dry-run on the CPU: the build for llvm-cpu, the run script on local-task.
+
+``gpu_check_run.py`` is meant for a lent GPU machine, where a bug costs scarce device time, so
+the whole flow runs here on a subset (a per-tensor and a block recipe: their quantize modules,
+GEMMs and transformer block): every check matches, a corrupted expected output is reported as a
+mismatch, and artifacts built for another target are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RECIPES = "fp8-current,mxfp8,nvfp4"  # per-tensor, block-scaled (with -rowcol), FP4
+
+pytestmark = pytest.mark.slow
+
+
+def _script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / name), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _run(build: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return _script("gpu_check_run.py", "--dir", str(build), *args)
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("gpu-check")
+    done = _script(
+        "gpu_check_build.py", "--target", "llvm-cpu", "--recipes", RECIPES, "--out", str(out)
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out
+
+
+def _rows(stdout: str) -> dict[str, str]:
+    """Each printed row's name → the rest of the row."""
+    rows = {}
+    for line in stdout.splitlines():
+        name, _, rest = line.partition("  ")
+        rows[name.strip()] = rest.strip()
+    return rows
+
+
+def test_manifest_records_target_and_subset(build: Path) -> None:
+    manifest = json.loads((build / "manifest.json").read_text())
+    assert manifest["target"] == "llvm-cpu"
+    names = {e["name"] for e in manifest["entries"]}
+    for recipe in RECIPES.split(","):
+        assert {f"quantize-{recipe}", f"bench-quantize-{recipe}", f"block-{recipe}"} <= names
+        assert f"gemm-{recipe}-256x384x512" in names
+    assert "quantize-mxfp8-rowcol" in names
+    assert not any("fp8-block" in n or "fp8-delayed" in n or n == "block-none" for n in names)
+    kinds = {e["kind"] for e in manifest["entries"]}
+    assert kinds == {"quantize", "bench_quantize", "gemm", "bench_gemm", "model"}
+
+
+def test_dry_run_matches(build: Path) -> None:
+    done = _run(build, "--device", "local-task")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "skipping the torch baselines" in done.stdout
+    rows = _rows(done.stdout)
+    manifest = json.loads((build / "manifest.json").read_text())
+    checks = 0
+    for entry in manifest["entries"]:
+        name = entry["name"]
+        if entry["kind"] == "quantize":
+            for i in range(len(entry["expected"])):
+                assert rows[f"{name} output {i}"] == "identical", done.stdout
+                checks += 1
+        elif entry["kind"] in ("gemm", "model"):
+            assert rows[name].startswith("rel L2") and rows[name].endswith("ok"), done.stdout
+            checks += 1
+        else:  # benchmarks: timed on the CPU, labelled as such
+            assert "not a GPU figure" in rows[name], done.stdout
+    assert f"gpu-check: all {checks} outputs match llvm-cpu" in done.stdout
+
+
+def test_dry_run_reports_mismatch(build: Path, tmp_path: Path) -> None:
+    corrupt = tmp_path / "gpu-check"
+    shutil.copytree(build, corrupt)
+    with np.load(corrupt / "expected.npz") as stored:
+        expected = dict(stored)
+    codes = expected["quantize-nvfp4/0"].copy()
+    codes.reshape(-1)[:3] ^= 0x11  # three code bytes
+    expected["quantize-nvfp4/0"] = codes
+    expected["gemm-fp8-current-256x384x512/0"] = expected["gemm-fp8-current-256x384x512/0"] * 1.01
+    np.savez_compressed(corrupt / "expected.npz", **expected)
+    done = _run(corrupt, "--device", "local-task")
+    assert done.returncode != 0
+    rows = _rows(done.stdout)
+    assert rows["quantize-nvfp4 output 0"].startswith("DIFFERS (3 of "), done.stdout
+    assert rows["quantize-nvfp4 output 1"] == "identical"
+    assert "FAIL" in rows["gemm-fp8-current-256x384x512"], done.stdout
+    assert rows["block-nvfp4"].endswith("ok")
+    assert "2 of " in done.stderr and "check(s) failed" in done.stderr
+    assert "match llvm-cpu" not in done.stdout
+
+
+def test_refuses_other_target(build: Path) -> None:
+    done = _run(build, "--device", "cuda")
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "llvm-cpu artifacts" in lines[0] and "local-task" in lines[0]
+    assert done.stdout == ""
