@@ -134,20 +134,29 @@ def _lower_nvfp4_decode_scale(decl: ir.Operation, arch: str) -> str:
 def lower_quantize(decl: ir.Operation, arch: str) -> str | None:
     if _str(decl, "scaling") != "per_tensor":
         return None
+    return _lower_per_tensor_cast(decl, arch, delayed=False)
+
+
+def _lower_per_tensor_cast(decl: ir.Operation, arch: str, delayed: bool) -> str:
+    """(x, scale) → (data, scale_inv) on the per-tensor cast kernel; ``delayed`` (fp8-delayed's
+    fused_quantize): the single-pass kernel that also returns this call's amax, reduced into a
+    zero-filled operand it is tied to."""
     fmt = _str(decl, "format")
     if fmt not in ("e4m3", "e5m2"):
-        raise QmlirError(f"no cuda kernel for per-tensor quantize to '{fmt}'")
+        raise QmlirError(f"no cuda kernel for per-tensor {op_kind(decl)} to '{fmt}'")
     (x, _), _ = _signature(decl)
     flat = _flat(x)
+    amax = (("%zero", "tensor<f32>"),) if delayed else ()
     ext = Extern(
         "per_tensor",
-        f"qmlir_quantize_fp8_{fmt}",
-        (("%flat", _ttype(flat)), ("%scale", "tensor<f32>"), ("%n", "i32")),
-        (_ttype(flat, "i8"), "tensor<f32>"),
+        f"qmlir_quantize_fp8_{'delayed_' if delayed else ''}{fmt}",
+        (("%flat", _ttype(flat)), ("%scale", "tensor<f32>"), *amax, ("%n", "i32")),
+        (_ttype(flat, "i8"), "tensor<f32>", *(["%zero"] if delayed else [])),
         "%q",
         _grid_1d(flat.shape[0], 4096),
     )
-    return template("quantize_fp8_per_tensor.mlir").substitute(
+    name = "fused_quantize_per_tensor.mlir" if delayed else "quantize_fp8_per_tensor.mlir"
+    return template(name).substitute(
         name=symbol_name(decl),
         attrs=_attr_text(decl),
         format=fmt,
@@ -233,7 +242,7 @@ def lower_fused_quantize(decl: ir.Operation, arch: str) -> str:
     rowwise (default), columnwise, or both (``outputs``: the combined kernels write both; for
     the columnwise alone, the rowwise outputs are written and dropped)."""
     if _str(decl, "scaling") == "per_tensor":
-        return _lower_fused_quantize_per_tensor(decl, arch)
+        return _lower_per_tensor_cast(decl, arch, delayed=True)
     ins, outs = _signature(decl)
     x = ins[0]
     rows, cols = x.shape
@@ -278,38 +287,6 @@ def _rowwise_outputs(family: str, rows: int, cols: int) -> list[TensorInfo]:
     if family == "block_fp8":  # sinv_row [ceil(cols/128), pad4(rows)]
         return [data, TensorInfo((ceil_div(cols, 128), ceil_div(rows, 4) * 4), "f32")]
     return [data, TensorInfo(swizzled_size("mx", rows, ceil_div(cols, 32)), "i8")]
-
-
-def _lower_fused_quantize_per_tensor(decl: ir.Operation, arch: str) -> str:
-    """fp8-delayed: (x, stored scale) → (data, scale_inv, this call's amax) in one pass."""
-    fmt = _str(decl, "format")
-    if fmt not in ("e4m3", "e5m2"):
-        raise QmlirError(f"no cuda kernel for per-tensor fused_quantize to '{fmt}'")
-    (x, _), _ = _signature(decl)
-    flat = _flat(x)
-    ext = Extern(
-        "per_tensor",
-        f"qmlir_quantize_fp8_delayed_{fmt}",
-        (
-            ("%flat", _ttype(flat)),
-            ("%scale", "tensor<f32>"),
-            ("%zero", "tensor<f32>"),
-            ("%n", "i32"),
-        ),
-        (_ttype(flat, "i8"), "tensor<f32>", "%zero"),
-        "%q",
-        _grid_1d(flat.shape[0], 4096),
-    )
-    return template("fused_quantize_per_tensor.mlir").substitute(
-        name=symbol_name(decl),
-        attrs=_attr_text(decl),
-        format=fmt,
-        shape=shape_text(x.shape),
-        flatten_x=_reshape("%x", x, flat),
-        n=flat.shape[0],
-        unflatten_data=_reshape("%q#0", flat.with_dtype("i8"), x.with_dtype("i8")),
-        extern=extern_text(ext, arch),
-    )
 
 
 def _fused_kernel(decl: ir.Operation, columnwise: bool) -> tuple[str, str, dict[str, int]]:
