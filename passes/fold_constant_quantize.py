@@ -16,7 +16,7 @@ import numpy as np
 from iree.compiler import ir
 
 from passes.evaluate import NamedOpEvaluator
-from passes.named_ops import OP_ATTR, PURE_OPS, callee_name
+from passes.named_ops import OP_ATTR, PURE_OPS, callee_name, erase_uncalled_declarations
 from passes.pass_registry import ModulePass, register_pass
 from passes.torch_ops import defining_op
 
@@ -146,7 +146,7 @@ class FoldConstantQuantize(ModulePass):
         for call, _ in foldable:
             call.erase()
         _erase_dead(module)
-        _erase_uncalled(module, decls)
+        erase_uncalled_declarations(module, set(decls))
 
 
 def _make_constant(array: np.ndarray, result_type: ir.Type) -> ir.Value:
@@ -179,17 +179,3 @@ def _dead_ops(module: ir.Module) -> list[ir.Operation]:
 
 def _unused(value: ir.Value) -> bool:
     return next(iter(value.uses), None) is None
-
-
-def _erase_uncalled(module: ir.Module, decls: dict[str, ir.Operation]) -> None:
-    called: set[str] = set()
-
-    def collect(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "func.call":
-            called.add(callee_name(op))
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
-    for name, decl in decls.items():
-        if name not in called:
-            decl.erase()

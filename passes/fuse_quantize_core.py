@@ -39,6 +39,7 @@ from passes.named_ops import (
     OP_ATTR,
     NamedOpBuilder,
     callee_name,
+    erase_uncalled_declarations,
     is_named_op_decl,
     op_kind,
     symbol_name,
@@ -319,20 +320,6 @@ def _to_decode_scale(ops: NamedOpBuilder, g: ir.Operation) -> None:
     g.erase()
 
 
-def _erase_unused_decls(module: ir.Module, names: set[str]) -> None:
-    called: set[str] = set()
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "func.call":
-            called.add(callee_name(op))
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    for op in list(module.body.operations):
-        if is_named_op_decl(op.operation) and symbol_name(op.operation) in names - called:
-            op.operation.erase()
-
-
 @register_pass
 @dataclasses.dataclass(frozen=True)
 class FuseQuantizeCore(ModulePass):
@@ -370,4 +357,6 @@ class FuseQuantizeCore(ModulePass):
                 if not list(op.results[0].uses):  # S_enc's readers were fused away
                     touched.add(callee_name(op))
                     _to_decode_scale(ops, op)
-        _erase_unused_decls(module, {n for n in touched if op_kind(mod.decls[n]) in _FUSED_KINDS})
+        erase_uncalled_declarations(
+            module, {n for n in touched if op_kind(mod.decls[n]) in _FUSED_KINDS}
+        )

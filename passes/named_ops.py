@@ -10,7 +10,7 @@ are constants (the weights) at compile time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from iree.compiler import ir
 from iree.compiler.dialects import func
@@ -47,6 +47,26 @@ def symbol_name(op: ir.Operation) -> str:
 
 def callee_name(call: ir.Operation) -> str:
     return ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+
+
+def erase_uncalled_declarations(module: ir.Module, names: Collection[str]) -> None:
+    """Erases the named-op declarations among ``names`` that no ``func.call`` calls any more."""
+    called: set[str] = set()
+
+    def collect(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "func.call":
+            called.add(callee_name(op))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    for op in list(module.body.operations):
+        decl = op.operation
+        if (
+            is_named_op_decl(decl)
+            and symbol_name(decl) in names
+            and symbol_name(decl) not in called
+        ):
+            decl.erase()
 
 
 def variant_suffix(*parts: object) -> str:
