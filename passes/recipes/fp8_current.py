@@ -98,15 +98,7 @@ class Fp8CurrentScaling(Recipe):
             },
             layer=layer,
         )
-        data, scale_inv = ops.call(
-            "quantize",
-            variant_suffix(fmt.name, "per_tensor", info.shape),
-            [x, scale],
-            [builtin_tensor_type(info.shape, "i8"), scalar],
-            {"format": str_attr(fmt.name), "scaling": str_attr("per_tensor")},
-            layer=layer,
-        )
-        return QuantizedOperand(data, scale_inv, fmt)
+        return emit_per_tensor_cast(ops, x, scale, fmt, layer)
 
     def emit_scaled_matmul(
         self,
@@ -136,3 +128,21 @@ class Fp8CurrentScaling(Recipe):
             layer=layer,
         )
         return result
+
+
+def emit_per_tensor_cast(
+    ops: NamedOpBuilder, x: ir.Value, scale: ir.Value, fmt: FloatFormat, layer: str | None
+) -> QuantizedOperand:
+    """``quantize``: ``data = cast(x * scale)``, ``scale_inv = 1 / scale`` (one scale per tensor,
+    computed from this tensor's amax or, with fp8-delayed, carried in the module's state)."""
+    info = tensor_info(x.type)
+    assert info is not None
+    data, scale_inv = ops.call(
+        "quantize",
+        variant_suffix(fmt.name, "per_tensor", info.shape),
+        [x, scale],
+        [builtin_tensor_type(info.shape, "i8"), builtin_tensor_type((), "f32")],
+        {"format": str_attr(fmt.name), "scaling": str_attr("per_tensor")},
+        layer=layer,
+    )
+    return QuantizedOperand(data, scale_inv, fmt)

@@ -28,7 +28,7 @@ from passes.named_ops import (
     variant_suffix,
 )
 from passes.recipes.base import Recipe, register_recipe
-from passes.recipes.fp8_current import Fp8CurrentScaling, QuantizedOperand
+from passes.recipes.fp8_current import Fp8CurrentScaling, QuantizedOperand, emit_per_tensor_cast
 
 
 class AmaxComputeAlgo(enum.Enum):
@@ -112,14 +112,7 @@ class Fp8DelayedScaling(Recipe):
         scale = load_global(scale_name, scalar)
         history = load_global(history_name, history_type)
         (amax,) = ops.call("amax", variant_suffix(info.shape), [x], [scalar], layer=layer)
-        data, scale_inv = ops.call(
-            "quantize",
-            variant_suffix(fmt.name, "per_tensor", info.shape),
-            [x, scale],
-            [builtin_tensor_type(info.shape, "i8"), scalar],
-            {"format": str_attr(fmt.name), "scaling": str_attr("per_tensor")},
-            layer=layer,
-        )
+        q = emit_per_tensor_cast(ops, x, scale, fmt, layer)
         new_history, new_scale = ops.call(
             "amax_history_update",
             variant_suffix(
@@ -136,7 +129,7 @@ class Fp8DelayedScaling(Recipe):
         )
         store_global(history_name, new_history)
         store_global(scale_name, new_scale)
-        return QuantizedOperand(data, scale_inv, fmt)
+        return q
 
 
 def _symbol_safe(text: str) -> str:
