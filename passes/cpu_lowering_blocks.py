@@ -8,6 +8,7 @@ that layout while it dequantizes, so the layouts live in one place: :func:`layou
 
 from __future__ import annotations
 
+import functools
 import math
 
 from iree.compiler import ir
@@ -22,6 +23,7 @@ from passes.cpu_lowering import (
     encode_snippet,
     template,
 )
+from passes.cpu_tiling import block_reduction, elementwise_blocks
 from passes.errors import QmlirError
 from passes.ir_types import TensorInfo, shape_text
 from passes.named_ops import symbol_name
@@ -86,7 +88,10 @@ def lower_block_amax(decl: ir.Operation) -> str:
 
 def block_rows_bits(m: int, k: int, bk: int) -> str:
     """``%blk_bits`` [m, k / bk]: the max |x| bits of each 1 x bk block of ``%x`` [m, k]."""
-    return template("amax_block_rows_bits.mlir").substitute(p="blk_", M=m, K=k, Kb=k // bk, bk=bk)
+    rows = m * (k // bk)
+    return template("amax_block_rows_bits.mlir").substitute(
+        p="blk_", M=m, K=k, Kb=k // bk, bk=bk, N=m * k, R=rows, tiling=block_reduction(rows, bk)
+    )
 
 
 def rowwise_block_amax_sibling(decl: ir.Operation, shape: tuple[int, ...]) -> int | None:
@@ -400,6 +405,11 @@ def lower_compute_scale_nvfp4(decl: ir.Operation) -> str:
     )
 
 
+def encode_e2m1_te(x: str = "%xv", s: str = "%s", prefix: str = "") -> str:
+    """TE's E2M1 encoder (``x * s -> %<prefix>byte``) for a positive normal ``s``."""
+    return template("encode_e2m1_te.mlir").substitute(p=prefix, x=x, s=s)
+
+
 def lower_nvfp4_quantize(decl: ir.Operation) -> str:
     import dataclasses
 
@@ -421,6 +431,8 @@ def lower_nvfp4_quantize(decl: ir.Operation) -> str:
             p_back=template("f64_from_f32.mlir").substitute(p="pb_", src="%p_f32"),
         )
         enc_doc = "TE: min(1 / (float(d) * S_dec), FLT_MAX), exact around f32 subnormals"
+    # TE's enc is positive and normal, which its own encoder relies on; torchao's keeps -0.0
+    encoder = functools.partial(encode_snippet, fp4) if torchao else encode_e2m1_te
     # K a multiple of 16: a broadcast of enc along each block, i4 codes that IREE stores packed
     # (no gathers); else the codes of each byte read by index, the last block padded
     aligned = x.shape[1] == d.shape[1] * 16
@@ -431,11 +443,14 @@ def lower_nvfp4_quantize(decl: ir.Operation) -> str:
         K=x.shape[1],
         Kb=d.shape[1],
         Kh=packed.shape[1],
+        N=x.shape[0] * x.shape[1],
+        R=x.shape[0] * d.shape[1],
+        tiling=elementwise_blocks(x.shape[0] * d.shape[1], 16),
         enc_doc=enc_doc,
         enc_body=enc,
-        encode=encode_snippet(fp4, x="%xv", s="%s"),
-        encode_lo=encode_snippet(fp4, x="%x0", s="%s", prefix="lo_"),
-        encode_hi=encode_snippet(fp4, x="%x1", s="%s", prefix="hi_"),
+        encode=encoder(x="%xv", s="%s"),
+        encode_lo=encoder(x="%x0", s="%s", prefix="lo_"),
+        encode_hi=encoder(x="%x1", s="%s", prefix="hi_"),
     )
 
 

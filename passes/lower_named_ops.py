@@ -5,7 +5,8 @@ leaves definitions, same names, types and attributes, so calls are untouched and
 them. ``llvm-cpu``: plain linalg/arith from ``templates/cpu/``. ``cuda`` (``cuda-arch`` sm_89,
 sm_90 or sm_100): the quantize core and the GEMMs become ``hal.dispatch.extern`` calls into the
 hand-written kernels of ``runtime_kernels/`` (``templates/cuda/``, PTX embedded); every other
-op keeps its ``templates/cpu/`` body, which IREE compiles for cuda as well.
+op keeps its ``templates/cpu/`` body, which IREE compiles for cuda as well (without the
+``compilation_info`` tiling some of them carry for llvm-cpu, see ``cpu_tiling.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.cpu_lowering import lower_text
+from passes.cpu_tiling import strip_cpu_tiling
 from passes.cuda_targets import DEFAULT_CUDA_ARCH, check_cuda_arch
 from passes.errors import QmlirError
 from passes.named_ops import is_named_op_decl
@@ -34,6 +36,9 @@ def lower_declarations(module: ir.Module, decls: list[ir.Operation], cuda_arch: 
     with module.context:
         lowered = ir.Module.parse(text)  # kept alive while its ops move (see TOOLCHAIN.md)
         definitions = list(lowered.body.operations)
+        if cuda_arch:  # the llvm-cpu templates' tiling means nothing to the cuda backend
+            for definition in definitions:
+                strip_cpu_tiling(definition.operation)
         for decl, definition in zip(decls, definitions, strict=True):
             definition.operation.move_before(decl)
             decl.erase()

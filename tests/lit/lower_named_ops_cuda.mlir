@@ -3,9 +3,21 @@
 // RUN: %qmlir-opt -p fuse-quantize-core %s | FileCheck %s --check-prefix=FUSE
 // RUN: %qmlir-opt -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_100}' %s | FileCheck %s --check-prefix=MX
 // RUN: %qmlir-opt -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=KERNEL
+// RUN: %qmlir-opt -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=NOTILE
 // RUN: not %qmlir-opt -p 'lower-named-ops{target=cuda cuda-arch=sm_75}' %s 2>&1 | FileCheck %s --check-prefix=ERR
 
 // ERR: error: unknown CUDA architecture 'sm_75' (known: sm_89, sm_90, sm_100)
+
+// The llvm-cpu templates cuda reuses (here the block amaxes and nvfp4's encode pass) come
+// without their llvm-cpu tiling (cpu_tiling.py): no compilation_info, neither as the attribute
+// aliases printed above the module nor inline.
+// NOTILE-NOT: compilation_info
+// NOTILE: func.func private @qmlir.amax.block1x16.8x32(
+// NOTILE-NOT: compilation_info
+// NOTILE: func.func private @qmlir.quantize.e2m1.block1x16.e4m3.te.8x32(
+// NOTILE-NOT: compilation_info
+// NOTILE: func.func private @qmlir.amax.block32x1.64x64(
+// NOTILE-NOT: compilation_info
 
 // Per tensor: amax, the scale, the cast and the GEMM become calls into runtime_kernels' PTX
 // (embedded as the object's data), the tensors flattened to what the kernels take.

@@ -1,15 +1,17 @@
-  // %${p}bits [${M}, ${Kb}]: max |x| bits per 1x${bk} block, the blocks as the last dim of a
-  // [${M}, ${Kb}, ${bk}] view; NaN ignored; on bit patterns so subnormals count under FTZ.
+  // %${p}bits [${M}, ${Kb}]: max |x| bits per 1x${bk} block; NaN ignored; on bit patterns so
+  // subnormals count under FTZ. Reduced as a [${M}*${Kb}, ${bk}] view (one row per block), the
+  // iteration space IREE keeps, so the op's own tiling holds (cpu_tiling.py).
   %${p}zero = arith.constant 0 : i32
-  %${p}blocks = tensor.expand_shape %x [[0], [1, 2]] output_shape [${M}, ${Kb}, ${bk}]
-      : tensor<${M}x${K}xf32> into tensor<${M}x${Kb}x${bk}xf32>
-  %${p}empty = tensor.empty() : tensor<${M}x${Kb}xi32>
-  %${p}init = linalg.fill ins(%${p}zero : i32) outs(%${p}empty : tensor<${M}x${Kb}xi32>)
-      -> tensor<${M}x${Kb}xi32>
-  %${p}bits = linalg.generic {
-      indexing_maps = [affine_map<(i, k, l) -> (i, k, l)>, affine_map<(i, k, l) -> (i, k)>],
-      iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%${p}blocks : tensor<${M}x${Kb}x${bk}xf32>) outs(%${p}init : tensor<${M}x${Kb}xi32>) {
+  %${p}flat = tensor.collapse_shape %x [[0, 1]] : tensor<${M}x${K}xf32> into tensor<${N}xf32>
+  %${p}blocks = tensor.expand_shape %${p}flat [[0, 1]] output_shape [${R}, ${bk}]
+      : tensor<${N}xf32> into tensor<${R}x${bk}xf32>
+  %${p}empty = tensor.empty() : tensor<${R}xi32>
+  %${p}init = linalg.fill ins(%${p}zero : i32) outs(%${p}empty : tensor<${R}xi32>)
+      -> tensor<${R}xi32>
+  %${p}flat_bits = linalg.generic {
+      indexing_maps = [affine_map<(b, l) -> (b, l)>, affine_map<(b, l) -> (b)>],
+      iterator_types = ["parallel", "reduction"]${tiling}}
+      ins(%${p}blocks : tensor<${R}x${bk}xf32>) outs(%${p}init : tensor<${R}xi32>) {
   ^bb0(%v: f32, %acc: i32):
     %abs_mask = arith.constant 2147483647 : i32
     %inf_bits = arith.constant 2139095040 : i32
@@ -20,4 +22,6 @@
     %val = arith.select %is_nan, %c0, %abs : i32
     %m = arith.maxui %acc, %val : i32
     linalg.yield %m : i32
-  } -> tensor<${M}x${Kb}xi32>
+  } -> tensor<${R}xi32>
+  %${p}bits = tensor.expand_shape %${p}flat_bits [[0, 1]] output_shape [${M}, ${Kb}]
+      : tensor<${R}xi32> into tensor<${M}x${Kb}xi32>

@@ -1,0 +1,63 @@
+"""Per-op tiling for IREE's llvm-cpu backend, attached where IREE's defaults are measured slow.
+
+IREE sizes a dispatch's workgroups from its root op; for the quantize core's streaming passes
+its defaults give each workgroup 2-16 KB of input, so a 64 MB tensor becomes tens of thousands of
+workgroups and the task system's per-workgroup cost rivals the memory traffic. A
+``compilation_info`` attribute on the root ``linalg.generic`` overrides that for this op alone
+(``--iree-llvmcpu-distribution-size`` would change every dispatch of the model). IREE keeps the
+attribute only on ops it does not reshape, so the templates that carry one are written on the
+already-collapsed 2-D iteration space. Figures: ``benchmarks/RESULTS.md``.
+
+The cuda lowering drops these attributes from the llvm-cpu templates it reuses
+(:func:`strip_cpu_tiling`).
+"""
+
+from __future__ import annotations
+
+from iree.compiler import ir
+
+ATTR = "compilation_info"
+WORKGROUP_BYTES = 64 * 1024  # input bytes per workgroup of a streaming pass (measured best)
+
+
+def _list(values: list[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def compilation_info(
+    distribution: list[int], vector_parallel: list[int], vector_reduction: list[int] | None = None
+) -> str:
+    """``, compilation_info = ...`` for a linalg op's attribute dictionary (DoubleTilingExpert)."""
+    tiles = f"distribution = {_list(distribution)}"
+    tiles += f", vector_common_parallel = {_list(vector_parallel)}"
+    if vector_reduction is not None:
+        tiles += f", vector_reduction = {_list(vector_reduction)}"
+    return (
+        f", {ATTR} = #iree_codegen.compilation_info<"
+        f"lowering_config = #iree_cpu.lowering_config<{tiles}>, "
+        "translation_info = #iree_codegen.translation_info<"
+        "pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>"
+    )
+
+
+def block_reduction(rows: int, block: int, elem_bytes: int = 4) -> str:
+    """Tiling of a reduction over the last dim of ``[rows, block]`` (one row per block)."""
+    per_workgroup = max(1, min(rows, WORKGROUP_BYTES // (block * elem_bytes)))
+    return compilation_info([per_workgroup, 0], [8, 0], [0, min(16, block)])
+
+
+def elementwise_blocks(rows: int, block: int, elem_bytes: int = 4) -> str:
+    """Tiling of an elementwise op over ``[rows, block]`` (one row per block)."""
+    per_workgroup = max(1, min(rows, WORKGROUP_BYTES // (block * elem_bytes)))
+    return compilation_info([per_workgroup, block], [1, min(16, block)])
+
+
+def strip_cpu_tiling(op: ir.Operation) -> None:
+    """Removes every ``compilation_info`` under ``op`` (for a target other than llvm-cpu)."""
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        if ATTR in inner.attributes:
+            del inner.attributes[ATTR]
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
