@@ -64,6 +64,16 @@ EDGE_CASES = {
     "tiny global amax": _rows([1e-36, -2e-36, 5e-37], [3e-37, 1e-38]),
     "huge": _rows([3e38, -1e38, 1.0], [1e30, 6.0]),
     "mixed block scales": _rows([1e4, 1e-4, 1.0, -7.0], [1e-4, 2e-4, -3e-4]),
+    # enc about 2^-125.2 (a 3e38 block): |x * enc| <= 2^-150 (an IEEE zero, code 0) up to about
+    # 3.5e-8, a negative subnormal product (code 8) above; the CPU flushes both to zero
+    "products around 2^-150": _rows(
+        [3e38, -1e-8, -3.4e-8, -3.5e-8, -3.6e-8, -4e-8, -1e-7, 2e-7, -1.0, -5e-39]
+    ),
+    # a block of subnormals with a huge enc: products well inside E2M1's range, every tie
+    "subnormal x, huge enc": np.float32(
+        [[2**-126, -(2**-127), 3 * 2**-130, 2**-128 * 1.5, -(2**-129), 2**-149, -(2**-148), 0.0]]
+        * 4
+    ).reshape(2, 16),
 }
 
 
