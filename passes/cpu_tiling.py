@@ -40,15 +40,19 @@ def compilation_info(
     )
 
 
+def _rows_per_workgroup(rows: int, block: int, elem_bytes: int) -> int:
+    return max(1, min(rows, WORKGROUP_BYTES // (block * elem_bytes)))
+
+
 def block_reduction(rows: int, block: int, elem_bytes: int = 4) -> str:
     """Tiling of a reduction over the last dim of ``[rows, block]`` (one row per block)."""
-    per_workgroup = max(1, min(rows, WORKGROUP_BYTES // (block * elem_bytes)))
+    per_workgroup = _rows_per_workgroup(rows, block, elem_bytes)
     return compilation_info([per_workgroup, 0], [8, 0], [0, min(16, block)])
 
 
 def elementwise_blocks(rows: int, block: int, elem_bytes: int = 4) -> str:
     """Tiling of an elementwise op over ``[rows, block]`` (one row per block)."""
-    per_workgroup = max(1, min(rows, WORKGROUP_BYTES // (block * elem_bytes)))
+    per_workgroup = _rows_per_workgroup(rows, block, elem_bytes)
     return compilation_info([per_workgroup, block], [1, min(16, block)])
 
 
