@@ -35,8 +35,7 @@
     // r in {0, 0.5, 1, 1.5, 2, 3, 4, 6, 8, ...}; the code is then read off the bits of r + 2
     // (2, 2.5, 3, 3.5, 4, 5, 6, 8: consecutive codes after >> 21), capped at 7 (saturation, inf).
     // NaN is set to 0 first.
-    %${p}inf_bits = arith.constant 2139095040 : i32
-    %${p}exp_mask = arith.constant 2139095040 : i32
+    %${p}inf_bits = arith.constant 2139095040 : i32  // also the exponent field's mask
     %${p}exp_lo = arith.constant 1065353216 : i32
     %${p}exp_hi = arith.constant 1082130432 : i32
     %${p}c_shift = arith.constant 184549376 : i32
@@ -47,7 +46,7 @@
     %${p}x_nan = arith.cmpi ugt, %${p}x_abs_bits, %${p}inf_bits : i32
     %${p}a_num = arith.select %${p}x_nan, %${p}zero_f, %${p}a : f32
     %${p}a_bits = arith.bitcast %${p}a_num : f32 to i32
-    %${p}a_exp = arith.andi %${p}a_bits, %${p}exp_mask : i32
+    %${p}a_exp = arith.andi %${p}a_bits, %${p}inf_bits : i32
     %${p}a_exp_lo = arith.maxui %${p}a_exp, %${p}exp_lo : i32
     %${p}a_exp_c = arith.minui %${p}a_exp_lo, %${p}exp_hi : i32
     %${p}magic_bits = arith.addi %${p}a_exp_c, %${p}c_shift : i32
