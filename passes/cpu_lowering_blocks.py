@@ -405,9 +405,12 @@ def lower_compute_scale_nvfp4(decl: ir.Operation) -> str:
     )
 
 
-def encode_e2m1_te(x: str = "%xv", s: str = "%s", prefix: str = "") -> str:
-    """TE's E2M1 encoder (``x * s -> %<prefix>byte``) for a positive normal ``s``."""
-    return template("encode_e2m1_te.mlir").substitute(p=prefix, x=x, s=s)
+def encode_e2m1_te(x: str = "%xv", prefix: str = "") -> str:
+    """TE's E2M1 encoder (``x * %s -> %<prefix>byte``) with the block's ``%s``, ``%s_sub`` and
+    ``%neg_lo`` in scope (``nvfp4_block_lookup.mlir``)."""
+    return template("encode_e2m1_te.mlir").substitute(
+        p=prefix, x=x, s="%s", s_sub="%s_sub", neg_lo="%neg_lo"
+    )
 
 
 def lower_nvfp4_quantize(decl: ir.Operation) -> str:
@@ -432,7 +435,7 @@ def lower_nvfp4_quantize(decl: ir.Operation) -> str:
         )
         enc_doc = "TE: min(1 / (float(d) * S_dec), FLT_MAX), exact around f32 subnormals"
     # TE's enc is positive and normal, which its own encoder relies on; torchao's keeps -0.0
-    encoder = functools.partial(encode_snippet, fp4) if torchao else encode_e2m1_te
+    encoder = functools.partial(encode_snippet, fp4, s="%s") if torchao else encode_e2m1_te
     # K a multiple of 16: a broadcast of enc along each block, i4 codes that IREE stores packed
     # (no gathers); else the codes of each byte read by index, the last block padded
     aligned = x.shape[1] == d.shape[1] * 16
@@ -447,10 +450,11 @@ def lower_nvfp4_quantize(decl: ir.Operation) -> str:
         R=x.shape[0] * d.shape[1],
         tiling=elementwise_blocks(x.shape[0] * d.shape[1], 16),
         enc_doc=enc_doc,
-        enc_body=enc,
-        encode=encoder(x="%xv", s="%s"),
-        encode_lo=encoder(x="%x0", s="%s", prefix="lo_"),
-        encode_hi=encoder(x="%x1", s="%s", prefix="hi_"),
+        table=template("nvfp4_block_table.mlir").substitute(enc_doc=enc_doc, enc_body=enc),
+        lookup=template("nvfp4_block_lookup.mlir").substitute(code="%block_code"),
+        encode=encoder(x="%xv"),
+        encode_lo=encoder(x="%x0", prefix="lo_"),
+        encode_hi=encoder(x="%x1", prefix="hi_"),
     )
 
 

@@ -82,6 +82,37 @@ def test_edge_cases_bit_exact(name: str) -> None:
     check(EDGE_CASES[name])
 
 
+def _last_zero_product(enc: np.float32) -> np.float32:
+    """The largest f32 t with t * enc an IEEE zero (numpy multiplies with subnormals)."""
+    t = np.float32(2.0**-150 / float(enc))
+    while t > 0 and t * enc != 0:
+        t = np.nextafter(t, np.float32(0))
+    while np.nextafter(t, np.float32(1)) * enc == 0:
+        t = np.nextafter(t, np.float32(1))
+    return t
+
+
+# one block of amax A: enc = 6 / A, give or take the scales' rounding; the last x with a zero
+# product is a normal f32 (A = 3e38), 2^-149 * 2^19 (A = 6 * 2^20) or below every subnormal
+@pytest.mark.parametrize("amax", [3e38, 1e30, 6.0 * 2**20, 6.0, 6.0 * 2**-100])
+def test_negative_sign_at_the_zero_product_threshold(amax: float) -> None:
+    """x just at and just past the largest |x| whose product rounds to zero: -0 becomes code 0,
+    a negative subnormal product code 8 (TE), decided exactly on either side."""
+    from tests.reference import fp8
+
+    probe = compiler.quantize(np.float32([[amax] + [0.0] * 15]), "nvfp4")
+    assert probe.global_scale is not None
+    enc = np.float32(1.0) / (fp8.decode_e4m3(probe.scale) * probe.global_scale).astype(np.float32)
+    enc = np.minimum(enc, np.finfo(np.float32).max).astype(np.float32)[0, 0]
+    t = _last_zero_product(enc)
+    up = np.nextafter(t, np.float32(1))
+    near = [t, up, np.nextafter(up, np.float32(1)), np.nextafter(t, np.float32(0))]
+    x = np.float32([[amax] + [-v for v in near] + [v for v in near] + [-0.0] * 7])
+    check(x)
+    codes = nvfp4.unpack(compiler.quantize(x, "nvfp4").data)[0]
+    assert codes[1] == 0 and codes[2] == 8  # the threshold itself: the test reaches both sides
+
+
 def test_swizzled_block_scales_and_nd_input() -> None:
     x = np.random.default_rng(1).standard_normal((2, 65, 48)).astype(np.float32)
     q = compiler.quantize(x, "nvfp4")

@@ -27,11 +27,19 @@
 // CHECK-SAME: ins(%{{.*}} : tensor<512x128xf32>)
 // CHECK-SAME: attrs = {compilation_info = #[[C_RED128]]}
 
-// nvfp4's encode pass (TE order): one block per row, 1024 blocks to a workgroup, i4 codes.
+// nvfp4's encode pass (TE order): the block values tabulated once for the 256 scale codes, then
+// one block per row, 1024 blocks to a workgroup, each block's values looked up by its code, i4
+// codes.
 // CHECK-LABEL: func.func private @qmlir.quantize.e2m1.block1x16.e4m3.te.64x1024(
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4096x16xf32>, tensor<4096xf32>)
+// CHECK: %[[TABLE:.*]]:3 = linalg.generic
+// CHECK-SAME: outs(%{{.*}}, %{{.*}}, %{{.*}} : tensor<256xf32>, tensor<256xf32>, tensor<256xi32>)
+// CHECK: %[[ROWS:.*]] = util.optimization_barrier %{{.*}} : tensor<4096xi8>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[ROWS]] : tensor<4096x16xf32>, tensor<4096xi8>)
 // CHECK-SAME: outs(%{{.*}} : tensor<4096x16xi4>)
 // CHECK-SAME: attrs = {compilation_info = #[[C_ENC16]]}
+// CHECK: tensor.extract %[[TABLE]]#0
+// CHECK: tensor.extract %[[TABLE]]#1
+// CHECK: tensor.extract %[[TABLE]]#2
 // CHECK: iree_tensor_ext.bitcast %{{.*}} : tensor<64x1024xi4> -> tensor<64x512xi8>
 
 // A small tensor: the workgroup is capped at its 4 blocks.

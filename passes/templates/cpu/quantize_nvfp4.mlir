@@ -1,20 +1,11 @@
 // quantize (NVFP4): per block the element multiplier enc (${enc_doc}), then
 // data = cast_e2m1(clamp(x * enc, +-6)), two codes per byte, low nibble = even element;
-// elements past K (the last block's padding) are zeros. Block scale codes pass through.
+// elements past K (the last block's padding) are zeros. The block values are tabulated once for
+// the 256 scale codes and looked up by each block's code. Block scale codes pass through.
 func.func private @${name}(%x: tensor<${M}x${K}xf32>, %d: tensor<${M}x${Kb}xi8>,
                             %global_in: tensor<f32>)
     -> (tensor<${M}x${Kh}xi8>, tensor<${M}x${Kb}xi8>) attributes {${attrs}} {
-  %empty_enc = tensor.empty() : tensor<${M}x${Kb}xf32>
-  %enc = linalg.generic {
-      indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> ()>,
-                       affine_map<(i, k) -> (i, k)>],
-      iterator_types = ["parallel", "parallel"]}
-      ins(%d, %global_in : tensor<${M}x${Kb}xi8>, tensor<f32>)
-      outs(%empty_enc : tensor<${M}x${Kb}xf32>) {
-  ^bb0(%d_code: i8, %sd: f32, %o: f32):
-${enc_body}
-    linalg.yield %e : f32
-  } -> tensor<${M}x${Kb}xf32>
+${table}
   %empty = tensor.empty() : tensor<${M}x${Kh}xi8>
   %packed = linalg.generic {
       indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
@@ -39,7 +30,8 @@ ${enc_body}
     %x0 = arith.select %in0, %x0_raw, %zero_f : f32
     %x1 = arith.select %in1, %x1_raw, %zero_f : f32
     %blk = arith.divui %j, %c8_i : index
-    %s = tensor.extract %enc[%m, %blk] : tensor<${M}x${Kb}xf32>
+    %block_code = tensor.extract %d[%m, %blk] : tensor<${M}x${Kb}xi8>
+${lookup}
 ${encode_lo}
 ${encode_hi}
     %c4_8 = arith.constant 4 : i8
