@@ -435,9 +435,9 @@ def lower_nvfp4_quantize(decl: ir.Operation) -> str:
         )
         enc_doc = "TE: min(1 / (float(d) * S_dec), FLT_MAX), exact around f32 subnormals"
     # TE's enc is positive and normal, which its own encoder relies on; torchao's keeps -0.0
-    encoder = functools.partial(encode_snippet, fp4, s="%s") if torchao else encode_e2m1_te
-    # K a multiple of 16: a broadcast of enc along each block, i4 codes that IREE stores packed
-    # (no gathers); else the codes of each byte read by index, the last block padded
+    encoder = functools.partial(encode_snippet, fp4) if torchao else encode_e2m1_te
+    # K a multiple of 16: each block's table entries broadcast along it, i4 codes that IREE
+    # stores packed (no gathers); else the codes of each byte read by index, the last block padded
     aligned = x.shape[1] == d.shape[1] * 16
     return template("quantize_nvfp4_rows.mlir" if aligned else "quantize_nvfp4.mlir").substitute(
         name=symbol_name(decl),
