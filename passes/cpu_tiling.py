@@ -7,8 +7,11 @@ workgroups and the task system's per-workgroup cost rivals the memory traffic. A
 (``--iree-llvmcpu-distribution-size`` would change every dispatch of the model). IREE keeps the
 attribute only on ops it does not rewrite, silently: the templates that carry one are written on
 the already-collapsed 2-D iteration space, and an operand's reshape that IREE would fold into the
-op goes through ``util.optimization_barrier`` first. ``tests/lit/cpu_tiling_kept.mlir`` checks
-the configured dispatches. Figures: ``benchmarks/RESULTS.md``.
+op goes through ``iree_tensor_ext.compute_barrier.start`` first. (``util.optimization_barrier``
+also keeps it, but survives into the host program as a wait: the call would submit its work in two
+halves with a host round trip between them, a scheduler wake-up of up to 4 ms on a small VM.)
+``tests/lit/cpu_tiling_kept.mlir`` checks the configured dispatches and that one submission runs
+them. Figures: ``benchmarks/RESULTS.md``.
 
 The cuda lowering drops these attributes from the llvm-cpu templates it reuses
 (:func:`strip_cpu_tiling`).

@@ -33,7 +33,7 @@
 // CHECK-LABEL: func.func private @qmlir.quantize.e2m1.block1x16.e4m3.te.64x1024(
 // CHECK: %[[TABLE:.*]]:3 = linalg.generic
 // CHECK-SAME: outs(%{{.*}}, %{{.*}}, %{{.*}} : tensor<256xf32>, tensor<256xf32>, tensor<256xi32>)
-// CHECK: %[[ROWS:.*]] = util.optimization_barrier %{{.*}} : tensor<4096xi8>
+// CHECK: %[[ROWS:.*]] = iree_tensor_ext.compute_barrier.start %{{.*}} : tensor<4096xi8> -> tensor<4096xi8>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[ROWS]] : tensor<4096x16xf32>, tensor<4096xi8>)
 // CHECK-SAME: outs(%{{.*}} : tensor<4096x16xi4>)
 // CHECK-SAME: attrs = {compilation_info = #[[C_ENC16]]}

@@ -10,9 +10,11 @@ func.func private @${name}(%x: tensor<${M}x${K}xf32>, %d: tensor<${M}x${Kb}xi8>,
     -> (tensor<${M}x${Kh}xi8>, tensor<${M}x${Kb}xi8>) attributes {${attrs}} {
 ${table}
   // [${R}, 16], one row per block: the iteration space IREE keeps, so the op's tiling holds
-  // (the barrier keeps the codes' reshape from being folded into the op, which would drop it)
+  // (the compute barrier keeps the codes' reshape from being folded into the op, which would
+  // drop it; unlike util.optimization_barrier it is gone before the host program is built, so
+  // it adds no host wait between the dispatches)
   %d_flat = tensor.collapse_shape %d [[0, 1]] : tensor<${M}x${Kb}xi8> into tensor<${R}xi8>
-  %d_rows = util.optimization_barrier %d_flat : tensor<${R}xi8>
+  %d_rows = iree_tensor_ext.compute_barrier.start %d_flat : tensor<${R}xi8> -> tensor<${R}xi8>
   %flat = tensor.collapse_shape %x [[0, 1]] : tensor<${M}x${K}xf32> into tensor<${N}xf32>
   %blocks = tensor.expand_shape %flat [[0, 1]] output_shape [${R}, 16]
       : tensor<${N}xf32> into tensor<${R}x16xf32>
