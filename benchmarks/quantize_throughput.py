@@ -15,7 +15,10 @@ One float32 tensor (standard normal, seed 0, ``--size`` squared). Variants:
   without carried state, so it runs with role="weight" (current scaling) and says so. A recipe
   that fails to build or compile gets a row with its error. "device input" rows pass the same
   array already uploaded to the IREE device (``asdevicearray``), which leaves out the binding's
-  per-call host-to-device copy.
+  per-call host-to-device copy. Every qmlir call goes through ``passes.host_call.call``, as
+  ``compiler.quantize`` and ``CompiledModule`` do (the calling thread ``SCHED_BATCH`` for the
+  call); "plain call" rows call the same function without that, to show what it is worth in the
+  same run.
 
 Bytes per call = input read + every output written (their actual sizes: codes 1 B/elem, 0.5 if
 an FP4 recipe packs them, plus the scales). Timing: warm-up, then two rounds of ``--repeats``
@@ -202,10 +205,11 @@ def _recipe_plan() -> list[tuple[str, str, str, str | None]]:
     return plan
 
 
-def _host_outputs(results: Any) -> list[np.ndarray]:
-    if not isinstance(results, (tuple, list)):
-        results = (results,)
-    return [r.to_host() for r in results]
+def _host_outputs(fn: Any, *args: Any, batch: bool = True) -> list[np.ndarray]:
+    """One call made as ``compiler.quantize`` makes it (``passes.host_call``), outputs mapped."""
+    from passes.host_call import call
+
+    return [r.to_host() for r in call(fn, *args, batch=batch)]
 
 
 def qmlir_variants(
@@ -234,7 +238,7 @@ def qmlir_variants(
             )
             fn = compile_host_module(text).modules.module[ENTRY]
             compile_s[label] = time.perf_counter() - start
-            outputs = _host_outputs(fn(x))
+            outputs = _host_outputs(fn, x)
         except Exception as e:  # a recipe that cannot do this: its error in the row
             variants.append(Variant(row, None, error=_short_error(e)))
             continue
@@ -247,17 +251,26 @@ def qmlir_variants(
             seen[text] = label
             stage_modules[label] = (text, role)
         variants.append(
-            Variant(row, lambda fn=fn: _host_outputs(fn(x)), nbytes, baseline, note=note)
+            Variant(row, lambda fn=fn: _host_outputs(fn, x), nbytes, baseline, note=note)
         )
         ctx = compile_host_module(text)
         dev_x = iree_runtime.asdevicearray(ctx.config.device, x)
         variants.append(
             Variant(
                 f"qmlir {label}, device input",
-                lambda fn=fn, d=dev_x: _host_outputs(fn(d)),
+                lambda fn=fn, d=dev_x: _host_outputs(fn, d),
                 nbytes,
                 baseline,
                 note="input uploaded once, outside the timing",
+            )
+        )
+        variants.append(
+            Variant(
+                f"qmlir {label}, device input, plain call",
+                lambda fn=fn, d=dev_x: _host_outputs(fn, d, batch=False),
+                nbytes,
+                baseline,
+                note="the calling thread's scheduling left as it is (IREE's own call)",
             )
         )
     return variants, skipped, compile_s
@@ -327,6 +340,7 @@ def stage_rows(x: np.ndarray, modules: dict[str, tuple[str, str]], repeats: int)
 
     from compiler.quantize_api import ENTRY
     from passes.evaluate import compile_host_module
+    from passes.host_call import call
 
     lines = []
     variants: list[Variant] = []
@@ -341,19 +355,19 @@ def stage_rows(x: np.ndarray, modules: dict[str, tuple[str, str]], repeats: int)
         mod = ctx.modules.module
         dev_x = iree_runtime.asdevicearray(ctx.config.device, x)
         values: list[list[Any]] = []
-        variants.append(Variant(f"{label}|whole core", lambda m=mod, d=dev_x: m[ENTRY](d)))
+        variants.append(Variant(f"{label}|whole core", lambda m=mod, d=dev_x: call(m[ENTRY], d)))
         where.append((label, "whole quantize core"))
         for i, (callee, sources) in enumerate(stages):
             args = [dev_x if s[0] == "arg" else values[s[1]][s[2]] for s in sources]
             result = mod[f"stage{i}"](*args)
             values.append(list(result) if isinstance(result, (tuple, list)) else [result])
-            variants.append(Variant(callee, lambda f=mod[f"stage{i}"], a=args: f(*a)))
+            variants.append(Variant(callee, lambda f=mod[f"stage{i}"], a=args: call(f, *a)))
             where.append((label, f"`{callee}`"))
     try:
         m, n = x.shape
         ctx = compile_host_module(CAST_MODULE.format(m=m, n=n))
         dev_x = iree_runtime.asdevicearray(ctx.config.device, x)
-        variants.append(Variant("cast", lambda f=ctx.modules.module["cast"], d=dev_x: f(d)))
+        variants.append(Variant("cast", lambda f=ctx.modules.module["cast"], d=dev_x: call(f, d)))
         where.append(("IREE f32->i8 cast (same bytes as one quantize pass)", "whole module"))
     except Exception as e:
         lines.append(f"| IREE f32->i8 cast | (not measured: {_short_error(e)}) | | |")

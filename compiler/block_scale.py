@@ -27,6 +27,7 @@ from passes.block_scale_ops import (
 )
 from passes.errors import QmlirError
 from passes.evaluate import compile_host_module
+from passes.host_call import call, host_copies
 from passes.ir_types import builtin_tensor_type
 from passes.lower_named_ops import lower_declarations, named_op_declarations
 from passes.named_ops import NamedOpBuilder
@@ -91,10 +92,7 @@ def _module(build: Any, args: list[tuple[tuple[int, ...], str]]) -> str:
 
 
 def _run(text: str, *args: np.ndarray) -> list[np.ndarray]:
-    outputs = compile_host_module(text).modules.module["main"](*args)
-    if not isinstance(outputs, (tuple, list)):
-        outputs = (outputs,)
-    return [np.array(o.to_host(), copy=True) for o in outputs]
+    return host_copies(call(compile_host_module(text).modules.module["main"], *args))
 
 
 def block_scale_quantize(

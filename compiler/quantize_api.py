@@ -19,6 +19,7 @@ from compiler.dequantize import dequantize_2d
 from compiler.runtime import to_numpy
 from passes.errors import QmlirError
 from passes.evaluate import compile_host_module
+from passes.host_call import call, host_copies
 from passes.ir_types import builtin_tensor_type
 from passes.lower_named_ops import lower_declarations, named_op_declarations
 from passes.named_ops import NamedOpBuilder
@@ -102,8 +103,8 @@ def quantize(
     array = _as_f32(to_numpy(x))
     shape = _quantize_shape(array, blocked)
     program = quantize_program(chosen, shape, role, usage, swizzle)
-    outputs = compile_host_module(program.text).modules.module[ENTRY](array.reshape(shape))
-    data, scale, *rest = (np.array(o.to_host(), copy=True) for o in outputs)
+    function = compile_host_module(program.text).modules.module[ENTRY]
+    data, scale, *rest = host_copies(call(function, array.reshape(shape)))
     codes = data.view(np.uint8)
     scale = scale.view(np.uint8) if scale.dtype == np.int8 else scale
     if codes.size == array.size:  # unpacked codes: the input's shape

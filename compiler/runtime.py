@@ -18,6 +18,7 @@ from compiler.artifact import ENTRY, read_metadata
 from passes.errors import QmlirError
 from passes.expose_scaling_state import GET_STATE, SET_STATE
 from passes.files import write_atomically
+from passes.host_call import call, host_copies
 
 NUMPY_DTYPES: dict[str, Any] = {
     "f32": np.dtype(np.float32),
@@ -88,10 +89,7 @@ class CompiledModule:
 
     def run_numpy(self, *inputs: np.ndarray) -> list[np.ndarray]:
         arrays = self._check_inputs(inputs)
-        results = self._load().modules[self._module_name][ENTRY](*arrays)
-        if not isinstance(results, (tuple, list)):
-            results = (results,)
-        return [np.array(r.to_host(), copy=True) for r in results]
+        return self._call(ENTRY, *arrays)
 
     def __call__(self, *inputs: Any) -> Any:
         as_torch = any(_is_torch(x) for x in inputs)
@@ -145,12 +143,9 @@ class CompiledModule:
             self._call(SET_STATE, *arrays)
 
     def _call(self, name: str, *args: np.ndarray) -> list[np.ndarray]:
-        results = self._load().modules[self._module_name][name](*args)
-        if results is None:
-            return []
-        if not isinstance(results, (tuple, list)):
-            results = (results,)
-        return [np.asarray(r.to_host()).copy() for r in results]
+        function = self._load().modules[self._module_name][name]
+        # the caller's scheduling matters where worker threads wake it (passes/host_call.py)
+        return host_copies(call(function, *args, batch=self._device == "local-task"))
 
     def _check_inputs(self, inputs: tuple[np.ndarray, ...]) -> list[np.ndarray]:
         expected = self.signature["inputs"]

@@ -16,6 +16,7 @@ from iree.compiler import ir
 
 from passes.cpu_lowering import lower_text
 from passes.errors import QmlirError
+from passes.host_call import call, host_copies
 from passes.named_ops import symbol_name
 
 # Flags for the llvm-cpu target on the host CPU (TOOLCHAIN.md). bf16 constants need the inline
@@ -72,7 +73,4 @@ class NamedOpEvaluator:
 
     def __call__(self, name: str, *args: np.ndarray) -> list[np.ndarray]:
         assert name in self._names, name
-        results = self._ctx.modules.module[name](*args)
-        if not isinstance(results, (tuple, list)):
-            results = (results,)
-        return [np.array(r.to_host(), copy=True) for r in results]
+        return host_copies(call(self._ctx.modules.module[name], *args))

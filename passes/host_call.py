@@ -1,0 +1,67 @@
+"""Calls a function of a loaded IREE module from Python, with the calling thread set up to wait.
+
+IREE's ``local-task`` driver runs a call on its worker threads while the calling thread waits on
+the call's fence. When the last worker signals the fence it wakes the caller, then finishes
+delivering the signal; the caller, once awake, spin-waits (``pause``, no sleep) for that delivery
+to finish. Linux lets a thread woken after a long sleep preempt the thread that woke it on the
+same CPU, so the caller often takes the CPU from the very worker it spins on, and both wait for
+the next scheduler tick (4 ms at 250 Hz). On a 2-core VM that cost hit 30-50% of the calls of the
+4096 x 4096 quantize core (``benchmarks/RESULTS.md``): the calling thread burned 2-5 ms of CPU in
+those calls and nothing else.
+
+``SCHED_BATCH`` is Linux's policy for a thread that must not preempt others on wake-up, which is
+what a thread waiting for its workers wants. :func:`call` switches the calling thread (only it) to
+``SCHED_BATCH`` for the duration of the call and back to ``SCHED_OTHER`` afterwards; a thread
+under any other policy (real-time, idle, already batch) is left as it is, and so is a platform
+where the switch is not allowed (no ``os.sched_setscheduler``, or a sandbox that refuses it).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+_BATCH: int | None = getattr(os, "SCHED_BATCH", None)  # Linux only
+
+
+@contextmanager
+def waiting_thread() -> Iterator[bool]:
+    """The calling thread under ``SCHED_BATCH`` for the block; yields whether it was switched."""
+    switched = False
+    if _BATCH is not None:
+        try:
+            if os.sched_getscheduler(0) == os.SCHED_OTHER:
+                os.sched_setscheduler(0, _BATCH, os.sched_param(0))
+                switched = True
+        except OSError:  # refused (a sandbox): run the call as it is
+            switched = False
+    try:
+        yield switched
+    finally:
+        if switched:
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+
+
+def call(function: Callable[..., Any], *args: Any, batch: bool = True) -> tuple[Any, ...]:
+    """``function(*args)`` (an IREE module function) with its results as a tuple.
+
+    ``batch=False`` leaves the calling thread's scheduling alone (drivers without worker threads
+    waking the caller, such as ``cuda``).
+    """
+    if batch:
+        with waiting_thread():
+            results = function(*args)
+    else:
+        results = function(*args)
+    if results is None:
+        return ()
+    return tuple(results) if isinstance(results, (tuple, list)) else (results,)
+
+
+def host_copies(results: tuple[Any, ...]) -> list[np.ndarray]:
+    """Each result copied into a numpy array the caller owns (IREE's host view is a mapping)."""
+    return [np.array(r.to_host(), copy=True) for r in results]
