@@ -46,6 +46,7 @@ import compiler
 from benchmarks.gpu_check_run import check_input, random_operand
 from compiler.backend import compile_module
 from passes.fuse_quantize_core import FuseQuantizeCore
+from passes.host_call import call, host_copies
 from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.lower_named_ops import LowerNamedOps
 from passes.named_ops import NamedOpBuilder, callee_name, is_named_op_decl, op_kind
@@ -189,9 +190,8 @@ def run_cpu(vmfb: bytes, inputs: list[np.ndarray], calls: int = 1) -> list[np.nd
     module = iree_runtime.VmModule.copy_buffer(ctx.instance, vmfb)
     ctx.add_vm_module(module)
     for _ in range(calls):
-        results = ctx.modules[module.name]["main"](*inputs)
-    results = results if isinstance(results, (tuple, list)) else (results,)
-    return [np.array(r.to_host(), copy=True) for r in results]
+        results = call(ctx.modules[module.name]["main"], *inputs)
+    return host_copies(results)
 
 
 def as_stored(value: np.ndarray) -> np.ndarray:

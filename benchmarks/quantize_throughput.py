@@ -359,8 +359,7 @@ def stage_rows(x: np.ndarray, modules: dict[str, tuple[str, str]], repeats: int)
         where.append((label, "whole quantize core"))
         for i, (callee, sources) in enumerate(stages):
             args = [dev_x if s[0] == "arg" else values[s[1]][s[2]] for s in sources]
-            result = mod[f"stage{i}"](*args)
-            values.append(list(result) if isinstance(result, (tuple, list)) else [result])
+            values.append(list(call(mod[f"stage{i}"], *args)))
             variants.append(Variant(callee, lambda f=mod[f"stage{i}"], a=args: call(f, *a)))
             where.append((label, f"`{callee}`"))
     try:
