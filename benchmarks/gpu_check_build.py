@@ -46,11 +46,11 @@ import compiler
 from benchmarks.gpu_check_run import check_input, random_operand
 from compiler.backend import compile_module
 from passes.fuse_quantize_core import FuseQuantizeCore
-from passes.host_call import call, host_copies
-from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
+from passes.host.call import call, host_copies
+from passes.ir.named_ops import NamedOpBuilder, callee_name, is_named_op_decl, op_kind
+from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.lower_named_ops import LowerNamedOps
-from passes.named_ops import NamedOpBuilder, callee_name, is_named_op_decl, op_kind
-from passes.recipes import get_recipe
+from passes.recipes import Role, ScalingRecipe, Usage, get_recipe
 from samples import transformer_block
 
 QUANTIZE_RECIPES = ("fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
@@ -80,7 +80,7 @@ def quantize_vmfb(
     """``@main(x) -> (data, GEMM-ready scales)``: what the recipe emits for an activation; with
     ``both`` (block recipes) also the columnwise ``(data, scales)`` of a ``[K, N]`` operand (on
     cuda one combined kernel). And the bytes the outputs take."""
-    recipe = get_recipe(recipe_name)
+    recipe = _scaling_recipe(recipe_name)
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.create()
         x_type = builtin_tensor_type(shape, "f32")
@@ -90,14 +90,12 @@ def quantize_vmfb(
         ops = NamedOpBuilder(module)
         with ir.InsertionPoint(block):
             x = block.arguments[0]
-            quantized = [recipe.emit_quantize(ops, x)]  # type: ignore[attr-defined]
+            quantized = [recipe.emit_quantize(ops, x, Role.ACTIVATION)]
             if both:
-                quantized.append(recipe.emit_quantize(ops, x, columnwise=True))  # type: ignore[attr-defined]
+                quantized.append(recipe.emit_quantize(ops, x, Role.ACTIVATION, Usage.COLUMNWISE))
             results = []
             for q in quantized:
-                two_d = recipe.two_dimensional
-                scale = recipe.emit_swizzle(ops, q) if two_d else q.scale_inv  # type: ignore[attr-defined]
-                results += [q.data, scale]
+                results += [q.data, recipe.emit_swizzle(ops, q)]
             func.ReturnOp(results)
         types = [r.type for r in results]
         entry.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([x_type], types))
@@ -107,6 +105,13 @@ def quantize_vmfb(
             assert info is not None
             out_bytes += int(np.prod(info.shape)) * (4 if info.dtype == "f32" else 1)
         return _lower_and_compile(module, target, arch), out_bytes
+
+
+def _scaling_recipe(name: str) -> ScalingRecipe:
+    recipe = get_recipe(name)
+    if not isinstance(recipe, ScalingRecipe):
+        raise SystemExit(f"recipe '{name}' does not quantize")
+    return recipe
 
 
 def _lower_and_compile(module: ir.Module, target: str, arch: str) -> bytes:
@@ -121,7 +126,7 @@ def gemm_vmfb(
 ) -> tuple[bytes, list[dict[str, Any]]]:
     """``@main(GEMM-ready A and B operands) -> C f32 [M, N]``: the recipe's ``scaled_matmul``
     alone, and a spec per argument (shape, kind) for ``gpu_check_run.random_operand``."""
-    recipe = get_recipe(recipe_name)
+    recipe = _scaling_recipe(recipe_name)
     m, n, k = mnk
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.create()
@@ -132,11 +137,9 @@ def gemm_vmfb(
         ops = NamedOpBuilder(module)
         with ir.InsertionPoint(block):
             a, b = block.arguments
-            qa = recipe.emit_quantize(ops, a)  # type: ignore[attr-defined]
-            qb = recipe.emit_quantize(ops, b, constant=True)  # type: ignore[attr-defined]
-            y = recipe.emit_scaled_matmul(  # type: ignore[attr-defined]
-                ops, qa, qb, True, TensorInfo((m, n), "f32")
-            )
+            qa = recipe.emit_quantize(ops, a, Role.ACTIVATION)
+            qb = recipe.emit_quantize(ops, b, Role.WEIGHT)
+            y = recipe.emit_scaled_matmul(ops, qa, qb, True, TensorInfo((m, n), "f32"))
             func.ReturnOp([])
         gemm = callee_name(y.owner)
         decls = {

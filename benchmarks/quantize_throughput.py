@@ -10,12 +10,12 @@ One float32 tensor (standard normal, seed 0, ``--size`` squared). Variants:
   mode, Inductor caches off so the reported compile time is a cold one).
 - qmlir: every recipe in ``passes.recipes.RECIPES`` that can quantize one tensor:
   ``quantize_module_text(recipe, shape, role="activation", usage="rowwise", swizzle=False)``
-  compiled by ``passes.evaluate.compile_host_module`` (IREE ``local-task``, every core), called
+  compiled by ``passes.host.evaluate.compile_host_module`` (IREE ``local-task``, every core), called
   with the numpy array, as ``compiler.quantize`` does; "fp8-delayed" has no activation path
   without carried state, so it runs with role="weight" (current scaling) and says so. A recipe
   that fails to build or compile gets a row with its error. "device input" rows pass the same
   array already uploaded to the IREE device (``asdevicearray``), which leaves out the binding's
-  per-call host-to-device copy. Every qmlir call goes through ``passes.host_call.call``, as
+  per-call host-to-device copy. Every qmlir call goes through ``passes.host.call.call``, as
   ``compiler.quantize`` and ``CompiledModule`` do (the calling thread ``SCHED_BATCH`` for the
   call); "plain call" rows call the same function without that, to show what it is worth in the
   same run.
@@ -192,22 +192,23 @@ def torch_variants(x: np.ndarray) -> tuple[list[Variant], dict[str, float]]:
 
 def _recipe_plan() -> list[tuple[str, str, str, str | None]]:
     """(recipe name, role, label, skip reason) for every registered recipe."""
-    from passes.recipes import RECIPES
+    from passes.recipes import RECIPES, Role, ScalingRecipe, get_recipe
 
     plan = []
-    for name, cls in RECIPES.items():
-        if not getattr(cls, "quantizes", True) or not hasattr(cls, "emit_quantize"):
+    for name in RECIPES:
+        recipe = get_recipe(name)
+        if not isinstance(recipe, ScalingRecipe):
             plan.append((name, "", name, "does not quantize tensors"))
-        elif name == "fp8-delayed":
-            plan.append((name, "weight", "fp8-delayed (weights: current scaling)", None))
+        elif recipe.has_scaling_state(Role.ACTIVATION):
+            plan.append((name, "weight", f"{name} (weights: current scaling)", None))
         else:
             plan.append((name, "activation", name, None))
     return plan
 
 
 def _host_outputs(fn: Any, *args: Any, batch: bool = True) -> list[np.ndarray]:
-    """One call made as ``compiler.quantize`` makes it (``passes.host_call``), outputs mapped."""
-    from passes.host_call import call
+    """One call made as ``compiler.quantize`` makes it (``passes.host.call``), outputs mapped."""
+    from passes.host.call import call
 
     return [r.to_host() for r in call(fn, *args, batch=batch)]
 
@@ -218,7 +219,7 @@ def qmlir_variants(
     import iree.runtime as iree_runtime
 
     from compiler.quantize_api import ENTRY, quantize_module_text
-    from passes.evaluate import compile_host_module
+    from passes.host.evaluate import compile_host_module
     from passes.recipes import get_recipe
 
     variants: list[Variant] = []
@@ -339,8 +340,8 @@ def stage_rows(x: np.ndarray, modules: dict[str, tuple[str, str]], repeats: int)
     import iree.runtime as iree_runtime
 
     from compiler.quantize_api import ENTRY
-    from passes.evaluate import compile_host_module
-    from passes.host_call import call
+    from passes.host.call import call
+    from passes.host.evaluate import compile_host_module
 
     lines = []
     variants: list[Variant] = []

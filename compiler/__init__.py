@@ -5,14 +5,44 @@ art = compiler.compile(model, (x,), recipe="fp8-current")
 y = art(x); art.save("model.vmfb"); compiler.load("model.vmfb")
 q = compiler.quantize(x, recipe="fp8-current")   # q.data (uint8 codes), q.scale (scale_inv)
 r = compiler.report(model, (x,), recipe="nvfp4")  # per-layer SQNR; r.suggest_excludes(20.0)
+
+Loading and running an artifact (``load``, ``CompiledModule``) needs only the runtime:
+``iree-base-runtime``, numpy and ml_dtypes. Compiling needs the ``compile`` extra (torch,
+torch-mlir, ``iree-base-compiler``), which the names below import on first use.
 """
 
-from compiler.api import compile, report
-from compiler.block_scale import block_scale_dequantize, block_scale_quantize
-from compiler.quantize_api import QuantizedTensor, quantize
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from compiler.runtime import CompiledModule, load
 from compiler.version import __version__
-from passes.errors import QmlirError
+from passes.base.errors import QmlirError
+
+if TYPE_CHECKING:
+    from compiler.api import compile, report
+    from compiler.block_scale import block_scale_dequantize, block_scale_quantize
+    from compiler.quantize_api import QuantizedTensor, quantize
+
+# Compile-time names and the modules that define them: imported when first used, so that
+# `import compiler; compiler.load(...)` loads neither torch nor iree.compiler.
+_COMPILE_TIME = {
+    "compile": "compiler.api",
+    "report": "compiler.api",
+    "block_scale_quantize": "compiler.block_scale",
+    "block_scale_dequantize": "compiler.block_scale",
+    "quantize": "compiler.quantize_api",
+    "QuantizedTensor": "compiler.quantize_api",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _COMPILE_TIME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'compiler' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CompiledModule",

@@ -1,7 +1,7 @@
 """Artifact metadata: what a ``.vmfb`` was compiled from, embedded as reflection on ``main``.
 
 ``iree.reflection = {qmlir.metadata = "<json>"}`` on the entry function survives into the
-``.vmfb``; the runtime reads it back from the function's reflection.
+``.vmfb``; the runtime reads it back from the function's reflection (``compiler/runtime.py``).
 """
 
 from __future__ import annotations
@@ -11,10 +11,8 @@ from typing import Any
 
 from iree.compiler import ir
 
-from passes.ir_types import tensor_info
-
-METADATA_KEY = "qmlir.metadata"
-ENTRY = "main"
+from passes.base.abi import ENTRY, METADATA_KEY
+from passes.ir.types import tensor_info
 
 
 def io_signature(module: ir.Module) -> dict[str, list[dict[str, Any]]]:
@@ -50,8 +48,3 @@ def embed_metadata(module: ir.Module, metadata: dict[str, Any]) -> None:
         main.attributes["iree.reflection"] = ir.DictAttr.get(
             {METADATA_KEY: ir.StringAttr.get(text)}
         )
-
-
-def read_metadata(reflection: dict[str, str]) -> dict[str, Any] | None:
-    text = reflection.get(METADATA_KEY)
-    return json.loads(text) if text else None

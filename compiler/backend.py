@@ -9,38 +9,16 @@ from pathlib import Path
 from iree import compiler as iree_compiler
 from iree.compiler import ir
 
-from passes import cuda_targets
-from passes.errors import QmlirError
-from passes.evaluate import HOST_CPU_FLAGS, first_error_line
-
-TARGETS = ("llvm-cpu", "cuda")
-
-# The flags of the llvm-cpu path that keep the numerics and the artifact the same on cuda: bf16
-# constants stay out of line, no compile-time evaluation, f64 arithmetic kept (not demoted).
-_SHARED_FLAGS = (
-    "--iree-flow-inline-constants-max-byte-length=0",
-    "--iree-opt-const-eval=false",
-    "--iree-input-demote-f64-to-f32=false",
-)
-
-
-def target_flags(target: str, cuda_arch: str | None = None) -> list[str]:
-    """``iree-compile`` flags for ``target``; refuses an unknown target or CUDA architecture."""
-    if target == "llvm-cpu":
-        if cuda_arch is not None:
-            raise QmlirError("--cuda-arch needs --target cuda")
-        return list(HOST_CPU_FLAGS)
-    if target == "cuda":
-        arch = cuda_arch or cuda_targets.DEFAULT_CUDA_ARCH
-        return [*cuda_targets.iree_flags(arch), *_SHARED_FLAGS]
-    raise QmlirError(f"unknown target '{target}' (known targets: {', '.join(TARGETS)})")
+from passes.base.errors import QmlirError
+from passes.host.flags import first_error_line, target_flags
+from passes.lowering.cuda import targets as cuda_targets
 
 
 def compile_module(module: ir.Module, target: str, cuda_arch: str | None = None) -> bytes:
     """Compiles a torch-input module (torch + linalg) to a ``.vmfb`` for ``target``.
 
     On cuda, an architecture IREE does not know by name gets its device target from
-    ``passes/templates/cuda/`` as the module's ``hal.device.targets``.
+    ``passes/lowering/cuda/templates/`` as the module's ``hal.device.targets``.
     """
     flags = ["--iree-input-type=torch", *target_flags(target, cuda_arch)]
     if target == "cuda" and not any(f.startswith("--iree-cuda-target=") for f in flags):

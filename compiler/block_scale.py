@@ -19,18 +19,18 @@ from iree.compiler import ir
 from iree.compiler.dialects import func
 
 from compiler.runtime import to_numpy
-from passes.block_scale_ops import (
+from passes.base.errors import QmlirError
+from passes.host.call import call, host_copies
+from passes.host.evaluate import compile_host_module
+from passes.ir.named_ops import NamedOpBuilder
+from passes.ir.types import builtin_tensor_type
+from passes.lowering.declarations import lower_declarations, named_op_declarations
+from passes.recipes.block_scale_ops import (
     OUT_FORMATS,
     SCALE_FORMATS,
     emit_block_scale_dequantize,
     emit_block_scale_quantize,
 )
-from passes.errors import QmlirError
-from passes.evaluate import compile_host_module
-from passes.host_call import call, host_copies
-from passes.ir_types import builtin_tensor_type
-from passes.lower_named_ops import lower_declarations, named_op_declarations
-from passes.named_ops import NamedOpBuilder
 
 _DTYPES = {
     "e4m3": "e4m3",

@@ -18,7 +18,7 @@ import torch
 from torch._decomp import core_aten_decompositions
 
 from compiler.model_source import ModelSource, _first
-from passes.errors import QmlirError
+from passes.base.errors import QmlirError
 
 
 def export_model(source: ModelSource) -> torch.export.ExportedProgram:

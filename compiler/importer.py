@@ -14,7 +14,7 @@ from torch_mlir.dialects import torch as torch_d
 from torch_mlir.extras import fx_importer
 
 from compiler.model_source import _first
-from passes.errors import QmlirError
+from passes.base.errors import QmlirError
 
 _ELEMENT_TYPES = {
     torch.float32: lambda: tm_ir.F32Type.get(),

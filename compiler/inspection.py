@@ -12,9 +12,10 @@ from typing import Any
 
 from iree.compiler import ir
 
-from passes.ir_types import tensor_info
-from passes.named_ops import OP_ATTR, callee_name
-from passes.torch_ops import defining_op
+from passes.ir.attributes import NamedOp, ScaleFormat, Scaling
+from passes.ir.named_ops import callee_name, is_named_op_decl, op_kind, symbol_name
+from passes.ir.torch_ops import defining_op
+from passes.ir.types import tensor_info
 
 _BITS = {"i8": 8, "f32": 32, "bf16": 16, "f16": 16, "f64": 64, "i64": 64, "i32": 32, "i1": 8}
 _MIN_BYTES = 64  # scalars and tiny constants (shapes, 0-d scales of activations) are not weights
@@ -30,22 +31,20 @@ def _nbytes(t: ir.Type) -> int:
     return count * _BITS.get(info.dtype, 32) // 8
 
 
-def _roles(decl: ir.Operation) -> list[str]:
+_BLOCK_SCALES = {
+    ScaleFormat.FP32: "f32 block scale_inv",
+    ScaleFormat.E8M0: "e8m0 block scales",
+    ScaleFormat.NVFP4: "e4m3 block scales",
+}
+
+
+def _roles(op: NamedOp) -> list[str]:
     """What each operand of a scaled_matmul declaration holds."""
-    attrs = decl.attributes
-    a, b = (ir.StringAttr(attrs[f"qmlir.{k}_format"]).value for k in ("a", "b"))
-    scaling = ir.StringAttr(attrs["qmlir.scaling"]).value
-    scale = (
-        "f32 scale_inv"
-        if scaling == "per_tensor"
-        else {
-            "fp32": "f32 block scale_inv",
-            "e8m0": "e8m0 block scales",
-            "nvfp4": "e4m3 block scales",
-        }[ir.StringAttr(attrs["qmlir.scale_format"]).value]
-    )
+    a, b = (op.format(f"{k}_format").name for k in ("a", "b"))
+    block = op.scaling is Scaling.BLOCK
+    scale = _BLOCK_SCALES[op.scale_format] if block else "f32 scale_inv"
     data = {"e4m3": "e4m3 data", "e2m1": "e2m1 data (packed)"}
-    if scaling == "block" and ir.StringAttr(attrs["qmlir.scale_format"]).value == "nvfp4":
+    if block and op.scale_format is ScaleFormat.NVFP4:
         return [data[a], scale, "f32 global scale", data[b], scale, "f32 global scale"]
     return [data[a], scale, data[b], scale]
 
@@ -53,10 +52,9 @@ def _roles(decl: ir.Operation) -> list[str]:
 def weight_bytes(module: ir.Module) -> dict[str, int]:
     """Bytes of constant data in the module, by format (largest first)."""
     decls = {
-        ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+        symbol_name(op.operation): NamedOp(op.operation)
         for op in module.body.operations
-        if OP_ATTR in op.operation.attributes
-        and ir.StringAttr(op.operation.attributes[OP_ATTR]).value == "scaled_matmul"
+        if is_named_op_decl(op.operation) and op_kind(op.operation) == "scaled_matmul"
     }
     counted: dict[Any, str] = {}
     totals: Counter[str] = Counter()

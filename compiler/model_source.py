@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-from passes.errors import QmlirError
+from passes.base.errors import QmlirError
 
 DEFAULT_FUNCTION = "build"
 

@@ -18,19 +18,20 @@ from typing import Any
 from iree.compiler import ir
 
 from compiler.artifact import embed_metadata, io_signature
-from compiler.backend import compile_module, target_flags
+from compiler.backend import compile_module
 from compiler.export import export_model
 from compiler.importer import import_program
 from compiler.inspection import weight_bytes
 from compiler.model_source import ModelSource
 from compiler.runtime import CompiledModule
 from compiler.version import IREE_VERSION, __version__
-from passes.cuda_targets import DEFAULT_CUDA_ARCH
 from passes.expose_scaling_state import ExposeScalingState, state_globals
 from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.fuse_quantize_core import FuseQuantizeCore
+from passes.host.flags import target_flags
+from passes.ir.named_ops import LAYER_ATTR, callee_name, is_named_op_decl, op_kind, symbol_name
 from passes.lower_named_ops import LowerNamedOps
-from passes.named_ops import LAYER_ATTR, OP_ATTR, callee_name
+from passes.lowering.cuda.targets import DEFAULT_CUDA_ARCH
 from passes.quantize_matmuls import (
     KEPT_ATTR,
     RECIPE_ATTR,
@@ -136,10 +137,9 @@ def layer_map(module: ir.Module) -> list[dict[str, str]]:
     """Each matmul after the recipe pass: its layer, its recipe (``none``: high precision), why."""
     out: list[dict[str, str]] = []
     scaled = {
-        ir.StringAttr(op.operation.attributes["sym_name"]).value
+        symbol_name(op.operation)
         for op in module.body.operations
-        if OP_ATTR in op.operation.attributes
-        and ir.StringAttr(op.operation.attributes[OP_ATTR]).value == "scaled_matmul"
+        if is_named_op_decl(op.operation) and op_kind(op.operation) == "scaled_matmul"
     }
 
     def visit(op: ir.Operation) -> ir.WalkResult:

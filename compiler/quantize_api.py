@@ -17,17 +17,15 @@ from iree.compiler.dialects import func
 
 from compiler.dequantize import dequantize_2d
 from compiler.runtime import to_numpy
-from passes.errors import QmlirError
-from passes.evaluate import compile_host_module
-from passes.host_call import call, host_copies
-from passes.ir_types import builtin_tensor_type
-from passes.lower_named_ops import lower_declarations, named_op_declarations
-from passes.named_ops import NamedOpBuilder
-from passes.recipes import Recipe, get_recipe
+from passes.base.errors import QmlirError
+from passes.host.call import call, host_copies
+from passes.host.evaluate import compile_host_module, compile_host_vmfb, load_host_module
+from passes.ir.named_ops import NamedOpBuilder
+from passes.ir.types import builtin_tensor_type
+from passes.lowering.declarations import lower_declarations, named_op_declarations
+from passes.recipes import Recipe, Role, ScalingRecipe, Usage, get_recipe
 
 ENTRY = "quantize"
-ROLES = ("activation", "weight")
-USAGES = ("rowwise", "columnwise")
 
 
 @dataclass(frozen=True)
@@ -85,26 +83,46 @@ def quantize(
     swizzle: bool = False,
     **options: Any,
 ) -> QuantizedTensor:
-    chosen = recipe if isinstance(recipe, Recipe) else get_recipe(recipe, options)
-    if not hasattr(chosen, "emit_quantize"):
-        raise QmlirError(f"recipe '{chosen.name}' does not quantize tensors")
-    if role not in ROLES:
-        raise QmlirError(f"role must be one of {', '.join(ROLES)}, not '{role}'")
-    if usage not in USAGES:
-        raise QmlirError(f"usage must be one of {', '.join(USAGES)}, not '{usage}'")
-    if chosen.name == "fp8-delayed" and role == "activation":
+    chosen = _scaling_recipe(recipe, options)
+    role_, usage_ = _choice(Role, role, "role"), _choice(Usage, usage, "usage")
+    if chosen.has_scaling_state(role_):
         raise QmlirError(
-            "fp8-delayed scales activations from state carried across calls: run a compiled "
+            f"{chosen.name} scales {role}s from state carried across calls: run a compiled "
             "module (CompiledModule.scaling_state()), or quantize with role='weight'"
         )
-    blocked = chosen.two_dimensional
-    if swizzle and not blocked:
+    if swizzle and not chosen.two_dimensional:
         raise QmlirError(f"recipe '{chosen.name}' has one scale per tensor: nothing to swizzle")
     array = _as_f32(to_numpy(x))
-    shape = _quantize_shape(array, blocked)
-    program = quantize_program(chosen, shape, role, usage, swizzle)
+    shape = _quantize_shape(array, chosen.two_dimensional)
+    program = quantize_program(chosen, shape, role_, usage_, swizzle)
     function = compile_host_module(program.text).modules.module[ENTRY]
-    data, scale, *rest = host_copies(call(function, array.reshape(shape)))
+    outputs = host_copies(call(function, array.reshape(shape)))
+    return _quantized(outputs, array, shape, chosen, program, usage, swizzle)
+
+
+def quantize_steady_state(x: Any, recipe: ScalingRecipe) -> QuantizedTensor:
+    """An activation quantized by a recipe with scaling state (fp8-delayed) once that state has
+    seen ``x``: the compiled core, in a fresh module, called twice on ``x``; the first call
+    records x's amax in the history of zeros, the second quantizes with the scale it leaves."""
+    array = _as_f32(to_numpy(x))
+    shape = _quantize_shape(array, recipe.two_dimensional)
+    program = quantize_program(recipe, shape, Role.ACTIVATION, Usage.ROWWISE)
+    function = load_host_module(compile_host_vmfb(program.text)).modules.module[ENTRY]
+    call(function, array.reshape(shape))
+    outputs = host_copies(call(function, array.reshape(shape)))
+    return _quantized(outputs, array, shape, recipe, program, "rowwise", False)
+
+
+def _quantized(
+    outputs: list[np.ndarray],
+    array: np.ndarray,
+    shape: tuple[int, ...],
+    recipe: ScalingRecipe,
+    program: QuantizeProgram,
+    usage: str,
+    swizzle: bool,
+) -> QuantizedTensor:
+    data, scale, *rest = outputs
     codes = data.view(np.uint8)
     scale = scale.view(np.uint8) if scale.dtype == np.int8 else scale
     if codes.size == array.size:  # unpacked codes: the input's shape
@@ -116,7 +134,7 @@ def quantize(
     return QuantizedTensor(
         codes,
         scale,
-        chosen.to_dict(),
+        recipe.to_dict(),
         usage,
         swizzle,
         global_scale,
@@ -150,11 +168,26 @@ class QuantizeProgram:
     transposed: bool
 
 
+def _scaling_recipe(recipe: str | Recipe, options: dict[str, Any]) -> ScalingRecipe:
+    chosen = recipe if isinstance(recipe, Recipe) else get_recipe(recipe, options)
+    if not isinstance(chosen, ScalingRecipe):
+        raise QmlirError(f"recipe '{chosen.name}' does not quantize tensors")
+    return chosen
+
+
+def _choice(kind: type[Role] | type[Usage], value: Any, what: str) -> Any:
+    try:
+        return kind(value)
+    except ValueError:
+        choices = ", ".join(m.value for m in kind)
+        raise QmlirError(f"{what} must be one of {choices}, not '{value}'") from None
+
+
 def quantize_program(
-    recipe: Recipe,
+    recipe: ScalingRecipe,
     shape: tuple[int, ...],
-    role: str = "activation",
-    usage: str = "rowwise",
+    role: Role = Role.ACTIVATION,
+    usage: Usage = Usage.ROWWISE,
     swizzle: bool = False,
 ) -> QuantizeProgram:
     with ir.Context(), ir.Location.unknown():
@@ -164,12 +197,9 @@ def quantize_program(
             entry = func.FuncOp(ENTRY, ir.FunctionType.get([x_type], []))
         block = entry.add_entry_block()
         ops = NamedOpBuilder(module)
-        extra = {"columnwise": usage == "columnwise"} if recipe.two_dimensional else {}
         with ir.InsertionPoint(block):
-            q = recipe.emit_quantize(  # type: ignore[attr-defined]
-                ops, block.arguments[0], constant=role == "weight", **extra
-            )
-            scale = recipe.emit_swizzle(ops, q) if swizzle else q.scale_inv  # type: ignore[attr-defined]
+            q = recipe.emit_quantize(ops, block.arguments[0], role, usage)
+            scale = recipe.emit_swizzle(ops, q) if swizzle else q.scale_inv
             results = [q.data, scale] + ([q.global_scale] if q.global_scale is not None else [])
             func.ReturnOp(results)
         entry.attributes["function_type"] = ir.TypeAttr.get(
@@ -187,14 +217,14 @@ def quantize_program(
 
 
 def quantize_module_text(
-    recipe: Recipe,
+    recipe: ScalingRecipe,
     shape: tuple[int, ...],
     role: str = "activation",
     usage: str = "rowwise",
     swizzle: bool = False,
 ) -> str:
     """The lowered module ``@quantize(x: f32) -> (codes, scale)`` for ``recipe``."""
-    return quantize_program(recipe, shape, role, usage, swizzle).text
+    return quantize_program(recipe, shape, Role(role), Usage(usage), swizzle).text
 
 
 def _as_f32(array: np.ndarray) -> np.ndarray:

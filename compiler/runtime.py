@@ -2,10 +2,14 @@
 
 Inputs are numpy arrays or torch tensors; outputs come back as the same kind (torch if any input
 was torch). Inputs are checked against the signature in the artifact's metadata first.
+
+Running needs only ``iree-base-runtime``, numpy and ml_dtypes: this module imports neither torch
+nor ``iree.compiler`` (torch only to convert torch tensors, when a caller passes them).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -14,11 +18,10 @@ import ml_dtypes
 import numpy as np
 from iree import runtime as iree_runtime
 
-from compiler.artifact import ENTRY, read_metadata
-from passes.errors import QmlirError
-from passes.expose_scaling_state import GET_STATE, SET_STATE
-from passes.files import write_atomically
-from passes.host_call import call, host_copies
+from passes.base.abi import ENTRY, GET_STATE, METADATA_KEY, SET_STATE
+from passes.base.errors import QmlirError
+from passes.base.files import write_atomically
+from passes.host.call import call, host_copies
 
 NUMPY_DTYPES: dict[str, Any] = {
     "f32": np.dtype(np.float32),
@@ -166,6 +169,12 @@ class CompiledModule:
         return arrays
 
 
+def read_metadata(reflection: dict[str, str]) -> dict[str, Any] | None:
+    """The metadata JSON qmlir embeds in ``@main``'s reflection, or None if there is none."""
+    text = reflection.get(METADATA_KEY)
+    return json.loads(text) if text else None
+
+
 def load(path: str | os.PathLike[str], device: str = "") -> CompiledModule:
     p = Path(path)
     if not p.is_file():
@@ -187,7 +196,7 @@ def to_numpy(x: Any) -> np.ndarray:
     if isinstance(x, np.ndarray):
         return x
     if _is_torch(x):
-        import torch
+        import torch  # a torch tensor came in: torch is installed (running does not need it)
 
         t = x.detach().cpu().contiguous()
         if t.dtype == torch.bfloat16:
@@ -197,7 +206,7 @@ def to_numpy(x: Any) -> np.ndarray:
 
 
 def to_torch(x: np.ndarray) -> Any:
-    import torch
+    import torch  # only for callers that passed torch tensors (or compare with torch)
 
     if x.dtype == ml_dtypes.bfloat16:
         return torch.from_numpy(x.view(np.int16).copy()).view(torch.bfloat16)

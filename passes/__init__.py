@@ -1,13 +1,13 @@
-"""qmlir's passes over IREE's MLIR bindings: the recipe pass, weight folding, lowering."""
+"""qmlir's passes over IREE's MLIR bindings, one module per pass (file name = pass name):
 
-from passes import (  # noqa: F401 (registers the passes)
-    expose_scaling_state,
-    fold_constant_quantize,
-    fuse_quantize_core,
-    lower_named_ops,
-    quantize_matmuls,
-)
-from passes.errors import QmlirError
-from passes.pass_registry import PASSES, ModulePass, parse_pass
+``quantize_matmuls`` (the recipe pass), ``expose_scaling_state``, ``fold_constant_quantize``,
+``fuse_quantize_core`` (cuda) and ``lower_named_ops``. Below them, each layer importing only
+the ones under it: ``recipes/`` (what each scaling recipe emits), ``lowering/`` (each named op's
+body per target: ``cpu/``, ``cuda/``), ``host/`` (running lowered ops on this CPU, IREE's flags),
+``ir/`` (types, torch ops, the named ops and their typed attributes, element formats) and
+``base/`` (errors, option parsing, atomic writes, the names an artifact and the runtime share).
 
-__all__ = ["PASSES", "ModulePass", "QmlirError", "parse_pass"]
+This package imports nothing on its own: ``passes.base`` and ``passes.host.call`` are what the
+runtime needs, and they load neither torch nor ``iree.compiler``. ``python -m passes`` runs
+passes on an MLIR file (the lit tests' driver).
+"""

@@ -13,11 +13,9 @@ import dataclasses
 from iree.compiler import ir
 from iree.compiler.dialects import func
 
-from passes.named_ops import STATE_ATTR, load_global, store_global
-from passes.pass_registry import ModulePass, register_pass
-
-GET_STATE = "qmlir.get_scaling_state"
-SET_STATE = "qmlir.set_scaling_state"
+from passes.base.abi import GET_STATE, SET_STATE
+from passes.base.module_pass import ModulePass, register_pass
+from passes.ir.named_ops import STATE_ATTR, load_global, store_global
 
 
 def state_globals(module: ir.Module) -> list[ir.Operation]:

@@ -15,10 +15,17 @@ import ml_dtypes
 import numpy as np
 from iree.compiler import ir
 
-from passes.evaluate import NamedOpEvaluator
-from passes.named_ops import OP_ATTR, PURE_OPS, callee_name, erase_uncalled_declarations
-from passes.pass_registry import ModulePass, register_pass
-from passes.torch_ops import defining_op
+from passes.base.module_pass import ModulePass, register_pass
+from passes.host.evaluate import NamedOpEvaluator
+from passes.ir.named_ops import (
+    PURE_OPS,
+    callee_name,
+    erase_uncalled_declarations,
+    is_named_op_decl,
+    op_kind,
+    symbol_name,
+)
+from passes.ir.torch_ops import defining_op
 
 # Ops that may be erased once nothing uses them (pure producers of the constant chains).
 _ERASABLE = (
@@ -106,9 +113,9 @@ class FoldConstantQuantize(ModulePass):
 
     def apply(self, module: ir.Module) -> None:
         decls = {
-            ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+            symbol_name(op.operation): op.operation
             for op in module.body.operations
-            if op.operation.name == "func.func" and OP_ATTR in op.operation.attributes
+            if is_named_op_decl(op.operation)
         }
         calls: list[ir.Operation] = []
 
@@ -121,7 +128,7 @@ class FoldConstantQuantize(ModulePass):
         known: dict[ir.Value, np.ndarray] = {}
         foldable: list[tuple[ir.Operation, list[np.ndarray]]] = []
         for call in calls:
-            if ir.StringAttr(decls[callee_name(call)].attributes[OP_ATTR]).value not in PURE_OPS:
+            if op_kind(decls[callee_name(call)]) not in PURE_OPS:
                 continue
             args = [_constant_value(v, known) for v in call.operands]
             if any(a is None for a in args):

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
-from passes import torch_ops
-from passes.ir_types import FLOAT_DTYPES, TensorInfo, tensor_info
-from passes.named_ops import NamedOpBuilder
-from passes.pass_registry import ModulePass, register_pass
-from passes.recipes import NoQuantization, Recipe, get_recipe
+from passes.base.module_pass import ModulePass, register_pass
+from passes.ir import torch_ops
+from passes.ir.named_ops import NamedOpBuilder
+from passes.ir.types import FLOAT_DTYPES, TensorInfo, tensor_info
+from passes.recipes import NoQuantization, Recipe, Role, ScalingRecipe, Usage, get_recipe
 
 MATMUL_OPS = (
     "torch.aten.linear",
@@ -95,7 +95,7 @@ class QuantizeMatmuls(ModulePass):
             layer_recipes=tuple((g, get_recipe(r)) for g, _, r in pairs),
         )
 
-    def choose(self, layer: str) -> tuple[Recipe | None, str]:
+    def choose(self, layer: str) -> tuple[ScalingRecipe | None, str]:
         """The recipe for a layer (None: high precision) and why."""
         for glob in self.exclude:
             if fnmatch.fnmatchcase(layer, glob):
@@ -103,13 +103,14 @@ class QuantizeMatmuls(ModulePass):
         for glob, recipe in self.layer_recipes:
             if fnmatch.fnmatchcase(layer, glob):
                 why = f"--layer-recipe '{glob}={recipe.name}'"
-                return (recipe if recipe.quantizes else None), why
-        if not self.recipe.quantizes:
+                return (recipe if isinstance(recipe, ScalingRecipe) else None), why
+        if not isinstance(self.recipe, ScalingRecipe):
             return None, f"recipe '{self.recipe.name}'"
         return self.recipe, "the default recipe"
 
     def apply(self, module: ir.Module) -> None:
-        if not self.recipe.quantizes and not any(r.quantizes for _, r in self.layer_recipes):
+        recipes = [self.recipe, *(r for _, r in self.layer_recipes)]
+        if not any(isinstance(r, ScalingRecipe) for r in recipes):
             return
         found: list[ir.Operation] = []
 
@@ -131,7 +132,7 @@ class QuantizeMatmuls(ModulePass):
                 continue
             self._rewrite(site, builder, recipe, why)
 
-    def _match(self, op: ir.Operation, recipe: Recipe) -> tuple[MatmulSite | None, str]:
+    def _match(self, op: ir.Operation, recipe: ScalingRecipe) -> tuple[MatmulSite | None, str]:
         operands = list(op.operands)
         bias: ir.Value | None = None
         if op.name == "torch.aten.linear":
@@ -169,26 +170,24 @@ class QuantizeMatmuls(ModulePass):
             return None, "bias of unknown shape"
         return MatmulSite(op, a, b, transposed, bias, layer_name(op)), ""
 
-    def _rewrite(self, site: MatmulSite, builder: NamedOpBuilder, recipe: Recipe, why: str) -> None:
+    def _rewrite(
+        self, site: MatmulSite, builder: NamedOpBuilder, recipe: ScalingRecipe, why: str
+    ) -> None:
         op = site.op
         out_info = tensor_info(op.results[0].type)
         assert out_info is not None
         flat = recipe.two_dimensional
-        # Block-scaled recipes: a [K, N] operand's blocks run down dim 0 (columnwise).
-        b_options = {"columnwise": not site.b_transposed} if flat else {}
+        # a [K, N] operand's blocks run down dim 0 (columnwise); one scale per tensor: the same
+        b_usage = Usage.ROWWISE if site.b_transposed else Usage.COLUMNWISE
         with ir.InsertionPoint(op), op.location:
             a = torch_ops.to_builtin(torch_ops.convert_dtype(site.a, "f32"))
             b = torch_ops.to_builtin(torch_ops.convert_dtype(site.b, "f32"))
             if flat:
                 a = torch_ops.collapse_to_2d(a)
-            qa = recipe.emit_quantize(  # type: ignore[attr-defined]
-                builder, a, layer=site.layer, constant=torch_ops.is_literal(site.a)
-            )
-            qb = recipe.emit_quantize(  # type: ignore[attr-defined]
-                builder, b, layer=site.layer, constant=torch_ops.is_literal(site.b), **b_options
-            )
+            qa = recipe.emit_quantize(builder, a, _role(site.a), Usage.ROWWISE, site.layer)
+            qb = recipe.emit_quantize(builder, b, _role(site.b), b_usage, site.layer)
             gemm_out = _flat_out(out_info) if flat else out_info
-            y = recipe.emit_scaled_matmul(  # type: ignore[attr-defined]
+            y = recipe.emit_scaled_matmul(
                 builder, qa, qb, site.b_transposed, gemm_out, layer=site.layer
             )
             y.owner.attributes[RECIPE_ATTR] = ir.StringAttr.get(recipe.name)
@@ -201,6 +200,11 @@ class QuantizeMatmuls(ModulePass):
             result = torch_ops.convert_dtype(result, out_info.dtype)
         op.results[0].replace_all_uses_with(result)
         op.erase()
+
+
+def _role(operand: ir.Value) -> Role:
+    """A constant operand (a weight literal) is quantized at compile time."""
+    return Role.WEIGHT if torch_ops.is_literal(operand) else Role.ACTIVATION
 
 
 def _flat_out(out: TensorInfo) -> TensorInfo:

@@ -7,7 +7,7 @@ and the NVRTC version. Results live under ``$XDG_CACHE_HOME/qmlir/ptx`` (default
 ``~/.cache/qmlir/ptx``), written atomically (a temporary file, then a rename).
 
 NVRTC comes from the ``cuda`` extra (``cuda-bindings`` + ``nvidia-cuda-nvrtc-cu12``); without it
-:func:`compile_ptx` raises :class:`passes.errors.QmlirError`.
+:func:`compile_ptx` raises :class:`passes.base.errors.QmlirError`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from passes.errors import QmlirError
-from passes.files import write_atomically
+from passes.base.errors import QmlirError
+from passes.base.files import write_atomically
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SOURCE_DIR = PACKAGE_DIR / "src"

@@ -1,6 +1,15 @@
 """Scaling recipes: frozen dataclasses registered by name (``--recipe NAME``)."""
 
-from passes.recipes.base import RECIPES, Recipe, get_recipe, register_recipe
+from passes.recipes.base import (
+    RECIPES,
+    QuantizedOperand,
+    Recipe,
+    Role,
+    ScalingRecipe,
+    Usage,
+    get_recipe,
+    register_recipe,
+)
 from passes.recipes.fp8_block import Fp8BlockScaling
 from passes.recipes.fp8_current import Fp8CurrentScaling
 from passes.recipes.fp8_delayed import Fp8DelayedScaling
@@ -16,7 +25,11 @@ __all__ = [
     "Mxfp8BlockScaling",
     "NoQuantization",
     "Nvfp4BlockScaling",
+    "QuantizedOperand",
     "Recipe",
+    "Role",
+    "ScalingRecipe",
+    "Usage",
     "get_recipe",
     "register_recipe",
 ]

@@ -1,13 +1,24 @@
-"""Recipe base class, option parsing and the registry."""
+"""What a recipe is: its options and registry (:class:`Recipe`), and what a quantizing recipe
+provides (:class:`ScalingRecipe`): each operand's quantization by role and usage, its GEMM, its
+scaling state and its element formats, as abstract methods every recipe implements.
+"""
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import enum
 import typing
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from passes.errors import QmlirError
+from iree.compiler import ir
+
+from passes.base.errors import QmlirError
+from passes.base.options import coerce_option
+from passes.ir.formats import FloatFormat
+from passes.ir.named_ops import NamedOpBuilder
+from passes.ir.types import TensorInfo
 
 RECIPES: dict[str, type[Recipe]] = {}
 
@@ -23,9 +34,7 @@ class Recipe:
 
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
-    quantizes: ClassVar[bool] = True
-    # Block-scaled recipes quantize 2-D operands: N-D activations are flattened to [M, K].
-    two_dimensional: ClassVar[bool] = False
+    quantizes: ClassVar[bool] = False  # a ScalingRecipe quantizes; `none` does not
 
     @classmethod
     def option_docs(cls) -> dict[str, str]:
@@ -43,7 +52,7 @@ class Recipe:
                 raise QmlirError(
                     f"recipe '{cls.name}' has no option '{raw_key}' (its options: {known})"
                 )
-            values[key] = _coerce(cls.name, key, hints[key], raw_value)
+            values[key] = coerce_option(f"recipe '{cls.name}'", key, hints[key], raw_value)
         return cls(**values)
 
     def options(self) -> dict[str, Any]:
@@ -58,41 +67,92 @@ class Recipe:
         return {"name": self.name, "options": self.options()}
 
 
-def _coerce(recipe: str, key: str, hint: Any, value: Any) -> Any:
-    where = f"option '{key}' of recipe '{recipe}'"
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        if isinstance(value, hint):
-            return value
-        choices = [m.value for m in hint]
-        if str(value).lower() not in choices:
-            raise QmlirError(f"{where} must be one of {', '.join(choices)}, not '{value}'")
-        return hint(str(value).lower())
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-        text = str(value).lower()
-        if text in ("1", "true", "yes", "on"):
-            return True
-        if text in ("0", "false", "no", "off"):
-            return False
-        raise QmlirError(f"{where} must be true or false, not '{value}'")
-    if hint is float:
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise QmlirError(f"{where} must be a number, not '{value}'") from None
-        return number
-    if hint is int:
-        try:
-            return int(value)
-        except (TypeError, ValueError):
-            raise QmlirError(f"{where} must be an integer, not '{value}'") from None
-    return value
-
-
 def get_recipe(name: str, options: dict[str, Any] | None = None) -> Recipe:
     cls = RECIPES.get(name)
     if cls is None:
         known = ", ".join(sorted(RECIPES))
         raise QmlirError(f"unknown recipe '{name}' (known recipes: {known})")
     return cls.from_options(options or {})
+
+
+class Role(enum.Enum):
+    """What an operand of a matmul is: an activation (quantized at run time) or a weight (a
+    constant, quantized at compile time)."""
+
+    ACTIVATION = "activation"
+    WEIGHT = "weight"
+
+
+class Usage(enum.Enum):
+    """Which way an operand's blocks run: ``ROWWISE`` along its last dim (``[rows, K]``: the
+    contraction dim), ``COLUMNWISE`` down dim 0 (a ``[K, N]`` operand). One scale per tensor
+    quantizes both alike."""
+
+    ROWWISE = "rowwise"
+    COLUMNWISE = "columnwise"
+
+
+@dataclass(frozen=True)
+class QuantizedOperand:
+    """A GEMM operand after quantization: element codes and what dequantizes them.
+
+    ``scale_inv`` is the stored scale: FP32 ``scale_inv`` (per tensor or per block) or block scale
+    codes (E8M0, E4M3). ``columnwise``: its blocks run down dim 0 (a ``[K, N]`` operand);
+    ``block``: the block shape over ``data`` (block-scaled recipes), ``()`` for one per tensor.
+    """
+
+    data: ir.Value
+    scale_inv: ir.Value
+    fmt: FloatFormat
+    columnwise: bool = False
+    block: tuple[int, ...] = ()
+    global_scale: ir.Value | None = None  # NVFP4's per-tensor decode scale S_dec
+    transposed: bool = False  # data holds the operand transposed ([N, K] for a [K, N] operand)
+
+
+@dataclasses.dataclass(frozen=True)
+class ScalingRecipe(Recipe, abc.ABC):
+    """A recipe that quantizes: the recipe pass, weight folding and ``compiler.quantize`` call
+    only these methods."""
+
+    quantizes: ClassVar[bool] = True
+    # Block-scaled recipes quantize 2-D operands: N-D activations are flattened to [M, K].
+    two_dimensional: ClassVar[bool] = False
+
+    @abc.abstractmethod
+    def element_format(self, role: Role) -> FloatFormat:
+        """The element format of an operand in ``role``."""
+
+    @abc.abstractmethod
+    def has_scaling_state(self, role: Role) -> bool:
+        """Whether quantizing an operand in ``role`` reads and updates state kept in the module
+        across calls (fp8-delayed's activations)."""
+
+    @abc.abstractmethod
+    def emit_quantize(
+        self,
+        ops: NamedOpBuilder,
+        x: ir.Value,
+        role: Role,
+        usage: Usage = Usage.ROWWISE,
+        layer: str | None = None,
+    ) -> QuantizedOperand:
+        """Named ops quantizing ``x`` (an f32 builtin tensor; 2-D when ``two_dimensional``)."""
+
+    @abc.abstractmethod
+    def emit_swizzle(
+        self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
+    ) -> ir.Value:
+        """``q``'s scales in the layout the GEMM reads (one scale per tensor: as they are)."""
+
+    @abc.abstractmethod
+    def emit_scaled_matmul(
+        self,
+        ops: NamedOpBuilder,
+        a: QuantizedOperand,
+        b: QuantizedOperand,
+        b_transposed: bool,
+        out: TensorInfo,
+        layer: str | None = None,
+    ) -> ir.Value:
+        """The GEMM of two quantized operands, f32 out (``b`` as ``[N, K]`` if ``b_transposed``)."""

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from passes.formats import FloatFormat
-from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
-from passes.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
-from passes.recipes.fp8_current import QuantizedOperand
-
-
-def ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
+from passes.base.numbers import ceil_div
+from passes.ir.formats import FloatFormat
+from passes.ir.layouts import ScaleLayout
+from passes.ir.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
+from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
+from passes.recipes.base import QuantizedOperand
 
 
 def emit_block_quantize(
@@ -69,7 +67,7 @@ def emit_block_quantize(
 def emit_swizzle(
     ops: NamedOpBuilder,
     scale: ir.Value,
-    layout: str,
+    layout: ScaleLayout,
     transpose: bool,
     out_shape: tuple[int, ...],
     layer: str | None = None,
@@ -79,10 +77,10 @@ def emit_swizzle(
     assert grid is not None
     (swizzled,) = ops.call(
         "swizzle",
-        variant_suffix(layout, "t" if transpose else "n", grid.shape),
+        variant_suffix(layout.value, "t" if transpose else "n", grid.shape),
         [scale],
         [builtin_tensor_type(out_shape, grid.dtype)],
-        {"layout": str_attr(layout), "transpose": bool_attr(transpose)},
+        {"layout": str_attr(layout.value), "transpose": bool_attr(transpose)},
         layer=layer,
     )
     return swizzled
@@ -96,7 +94,7 @@ def emit_block_scaled_matmul(
     b_transposed: bool,
     out: TensorInfo,
     scale_format: str,
-    layouts: tuple[str, str],
+    layouts: tuple[ScaleLayout, ScaleLayout],
     layer: str | None = None,
 ) -> ir.Value:
     """``scaled_matmul`` of two block-quantized operands with GEMM-ready (swizzled) scales.
@@ -105,7 +103,7 @@ def emit_block_scaled_matmul(
     """
     a_info, b_info = tensor_info(a.data.type), tensor_info(b.data.type)
     assert a_info is not None and b_info is not None
-    a_layout, b_layout = layouts
+    a_layout, b_layout = (layout.value for layout in layouts)
     ga = [a.global_scale] if a.global_scale is not None else []
     gb = [b.global_scale] if b.global_scale is not None else []
     (result,) = ops.call(

@@ -13,29 +13,24 @@ import dataclasses
 
 from iree.compiler import ir
 
-from passes.errors import QmlirError
-from passes.formats import FloatFormat, Fp8Format
-from passes.ir_types import TensorInfo, tensor_info
-from passes.named_ops import (
+from passes.base.errors import QmlirError
+from passes.ir.formats import FloatFormat, Fp8Format
+from passes.ir.layouts import ScaleLayout, swizzled_shape
+from passes.ir.named_ops import (
     NamedOpBuilder,
     bool_attr,
     f32_attr,
 )
-from passes.recipes.base import Recipe, register_recipe
-from passes.recipes.blocks import (
-    ceil_div,
-    emit_block_quantize,
-    emit_block_scaled_matmul,
-    emit_swizzle,
-)
-from passes.recipes.fp8_current import QuantizedOperand
+from passes.ir.types import TensorInfo, tensor_info
+from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
+from passes.recipes.blocks import emit_block_quantize, emit_block_scaled_matmul, emit_swizzle
 
 BLOCK = 128
 
 
 @register_recipe
 @dataclasses.dataclass(frozen=True)
-class Fp8BlockScaling(Recipe):
+class Fp8BlockScaling(ScalingRecipe):
     name = "fp8-block"
     summary = "FP8 with an FP32 scale per 1x128 / 128x128 block (TE Float8BlockScaling)"
     two_dimensional = True
@@ -68,29 +63,31 @@ class Fp8BlockScaling(Recipe):
         if not self.amax_epsilon >= 0.0:
             raise QmlirError("option 'amax_epsilon' of recipe 'fp8-block' must be >= 0")
 
-    @property
-    def element_format(self) -> FloatFormat:
+    def element_format(self, role: Role) -> FloatFormat:
         return self.fp8_format.forward_format()
 
-    def block_shape(self, constant: bool, columnwise: bool) -> tuple[int, int]:
-        dim = self.w_block_scaling_dim if constant else self.x_block_scaling_dim
+    def has_scaling_state(self, role: Role) -> bool:
+        return False
+
+    def block_shape(self, role: Role, usage: Usage) -> tuple[int, int]:
+        dim = self.w_block_scaling_dim if role is Role.WEIGHT else self.x_block_scaling_dim
         if dim == 2:
             return (BLOCK, BLOCK)
-        return (BLOCK, 1) if columnwise else (1, BLOCK)
+        return (BLOCK, 1) if usage is Usage.COLUMNWISE else (1, BLOCK)
 
     def emit_quantize(
         self,
         ops: NamedOpBuilder,
         x: ir.Value,
+        role: Role,
+        usage: Usage = Usage.ROWWISE,
         layer: str | None = None,
-        constant: bool = False,
-        columnwise: bool = False,
     ) -> QuantizedOperand:
-        fmt = self.element_format
+        fmt = self.element_format(role)
         return emit_block_quantize(
             ops,
             x,
-            self.block_shape(constant, columnwise),
+            self.block_shape(role, usage),
             fmt,
             "fp8_block",
             {
@@ -99,7 +96,7 @@ class Fp8BlockScaling(Recipe):
                 "pow2": bool_attr(self.pow2_scales),
             },
             "fp32",
-            columnwise,
+            usage is Usage.COLUMNWISE,
             layer,
         )
 
@@ -110,10 +107,8 @@ class Fp8BlockScaling(Recipe):
         grid = tensor_info(q.scale_inv.type)
         assert grid is not None
         rows, k_blocks = (grid.shape[1], grid.shape[0]) if q.columnwise else grid.shape
-        two_d = q.block == (BLOCK, BLOCK)
-        layout = "block2d" if two_d else "block1d"
-        pad4 = ceil_div(k_blocks if two_d else rows, 4) * 4
-        shape = (rows, pad4) if two_d else (k_blocks, pad4)
+        layout = _layout(q)
+        shape = swizzled_shape(layout, rows, k_blocks)
         return emit_swizzle(ops, q.scale_inv, layout, q.columnwise, shape, layer)
 
     def emit_scaled_matmul(
@@ -126,15 +121,12 @@ class Fp8BlockScaling(Recipe):
         layer: str | None = None,
     ) -> ir.Value:
         scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
-        layouts = tuple("block2d" if q.block == (BLOCK, BLOCK) else "block1d" for q in (a, b))
+        layouts = (_layout(a), _layout(b))
         return emit_block_scaled_matmul(
-            ops,
-            a,
-            b,
-            scales,
-            b_transposed,
-            out,
-            "fp32",
-            layouts,
-            layer,  # type: ignore[arg-type]
+            ops, a, b, scales, b_transposed, out, "fp32", layouts, layer
         )
+
+
+def _layout(q: QuantizedOperand) -> ScaleLayout:
+    """128x128 tiles keep their grid (padded); 1x128 / 128x1 blocks are transposed."""
+    return ScaleLayout.BLOCK2D if q.block == (BLOCK, BLOCK) else ScaleLayout.BLOCK1D

@@ -10,38 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-from dataclasses import dataclass
 
 from iree.compiler import ir
 
-from passes.errors import QmlirError
-from passes.formats import FloatFormat, Fp8Format
-from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
-from passes.named_ops import NamedOpBuilder, bool_attr, f32_attr, str_attr, variant_suffix
-from passes.recipes.base import Recipe, register_recipe
-
-
-@dataclass(frozen=True)
-class QuantizedOperand:
-    """A GEMM operand after quantization: element codes and what dequantizes them.
-
-    ``scale_inv`` is the stored scale: FP32 ``scale_inv`` (per tensor or per block) or block scale
-    codes (E8M0, E4M3). ``columnwise``: its blocks run down dim 0 (a ``[K, N]`` operand);
-    ``block``: the block shape over ``data`` (block-scaled recipes), ``()`` for one per tensor.
-    """
-
-    data: ir.Value
-    scale_inv: ir.Value
-    fmt: FloatFormat
-    columnwise: bool = False
-    block: tuple[int, ...] = ()
-    global_scale: ir.Value | None = None  # NVFP4's per-tensor decode scale S_dec
-    transposed: bool = False  # data holds the operand transposed ([N, K] for a [K, N] operand)
+from passes.base.errors import QmlirError
+from passes.ir.formats import FloatFormat, Fp8Format
+from passes.ir.named_ops import NamedOpBuilder, bool_attr, f32_attr, str_attr, variant_suffix
+from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
+from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
 
 
 @register_recipe
 @dataclasses.dataclass(frozen=True)
-class Fp8CurrentScaling(Recipe):
+class Fp8CurrentScaling(ScalingRecipe):
     name = "fp8-current"
     summary = (
         "FP8 with one FP32 scale per tensor from the tensor's own amax (TE Float8CurrentScaling)"
@@ -64,12 +45,14 @@ class Fp8CurrentScaling(Recipe):
         if not self.amax_epsilon >= 0.0:
             raise QmlirError("option 'amax_epsilon' of recipe 'fp8-current' must be >= 0")
 
-    @property
-    def element_format(self) -> FloatFormat:
+    def element_format(self, role: Role) -> FloatFormat:
         return self.fp8_format.forward_format()
 
+    def has_scaling_state(self, role: Role) -> bool:
+        return False
+
     def _scale_variant(self) -> str:
-        parts = [self.element_format.name]
+        parts = [self.element_format(Role.ACTIVATION).name]
         if self.force_pow2_scales:
             parts.append("pow2")
         if self.amax_epsilon:
@@ -77,12 +60,18 @@ class Fp8CurrentScaling(Recipe):
         return ".".join(parts)
 
     def emit_quantize(
-        self, ops: NamedOpBuilder, x: ir.Value, layer: str | None = None, constant: bool = False
+        self,
+        ops: NamedOpBuilder,
+        x: ir.Value,
+        role: Role,
+        usage: Usage = Usage.ROWWISE,
+        layer: str | None = None,
     ) -> QuantizedOperand:
-        """amax → compute_scale → quantize on an f32 builtin tensor (weights: the same)."""
+        """amax → compute_scale → quantize on an f32 builtin tensor (weights and either usage:
+        the same, one scale for the tensor and its transpose)."""
         info = tensor_info(x.type)
         assert info is not None and info.dtype == "f32", x.type
-        fmt = self.element_format
+        fmt = self.element_format(role)
         scalar = builtin_tensor_type((), "f32")
         (amax,) = ops.call("amax", variant_suffix(info.shape), [x], [scalar], layer=layer)
         (scale,) = ops.call(
@@ -99,6 +88,12 @@ class Fp8CurrentScaling(Recipe):
             layer=layer,
         )
         return emit_per_tensor_cast(ops, x, scale, fmt, layer)
+
+    def emit_swizzle(
+        self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
+    ) -> ir.Value:
+        """One FP32 ``scale_inv`` per tensor: the GEMM reads it as it is."""
+        return q.scale_inv
 
     def emit_scaled_matmul(
         self,

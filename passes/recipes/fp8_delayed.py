@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any
 
 import numpy as np
 from iree.compiler import ir
 
-from passes.errors import QmlirError
-from passes.formats import FloatFormat, Fp8Format
-from passes.ir_types import builtin_tensor_type, tensor_info
-from passes.named_ops import (
+from passes.base.errors import QmlirError
+from passes.ir.formats import FloatFormat, Fp8Format
+from passes.ir.named_ops import (
     NamedOpBuilder,
     f32_attr,
     load_global,
@@ -27,8 +25,9 @@ from passes.named_ops import (
     str_attr,
     variant_suffix,
 )
-from passes.recipes.base import Recipe, register_recipe
-from passes.recipes.fp8_current import Fp8CurrentScaling, QuantizedOperand, emit_per_tensor_cast
+from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
+from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
+from passes.recipes.fp8_current import Fp8CurrentScaling, emit_per_tensor_cast
 
 
 class AmaxComputeAlgo(enum.Enum):
@@ -44,7 +43,7 @@ class AmaxComputeAlgo(enum.Enum):
 
 @register_recipe
 @dataclasses.dataclass(frozen=True)
-class Fp8DelayedScaling(Recipe):
+class Fp8DelayedScaling(ScalingRecipe):
     name = "fp8-delayed"
     summary = "FP8, per-tensor scales from an amax history kept in the module (TE DelayedScaling)"
 
@@ -68,26 +67,47 @@ class Fp8DelayedScaling(Recipe):
         if not 0 <= self.margin <= 100:
             raise QmlirError("option 'margin' of recipe 'fp8-delayed' must be in 0..100")
 
-    @property
-    def element_format(self) -> FloatFormat:
+    def element_format(self, role: Role) -> FloatFormat:
         return self.fp8_format.forward_format()
+
+    def has_scaling_state(self, role: Role) -> bool:
+        """Activations: an amax history and a scale per activation; weights: none."""
+        return role is Role.ACTIVATION
 
     @property
     def weight_recipe(self) -> Fp8CurrentScaling:
         """Weights are constants: current scaling, once, at compile time."""
         return Fp8CurrentScaling(fp8_format=self.fp8_format)
 
-    def emit_scaled_matmul(self, *args: Any, **kwargs: Any) -> ir.Value:
-        return self.weight_recipe.emit_scaled_matmul(*args, **kwargs)
+    def emit_swizzle(
+        self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
+    ) -> ir.Value:
+        return self.weight_recipe.emit_swizzle(ops, q, layer)
+
+    def emit_scaled_matmul(
+        self,
+        ops: NamedOpBuilder,
+        a: QuantizedOperand,
+        b: QuantizedOperand,
+        b_transposed: bool,
+        out: TensorInfo,
+        layer: str | None = None,
+    ) -> ir.Value:
+        return self.weight_recipe.emit_scaled_matmul(ops, a, b, b_transposed, out, layer)
 
     def emit_quantize(
-        self, ops: NamedOpBuilder, x: ir.Value, layer: str | None = None, constant: bool = False
+        self,
+        ops: NamedOpBuilder,
+        x: ir.Value,
+        role: Role,
+        usage: Usage = Usage.ROWWISE,
+        layer: str | None = None,
     ) -> QuantizedOperand:
-        if constant:
-            return self.weight_recipe.emit_quantize(ops, x, layer, constant=True)
+        if not self.has_scaling_state(role):
+            return self.weight_recipe.emit_quantize(ops, x, role, usage, layer)
         info = tensor_info(x.type)
         assert info is not None and info.dtype == "f32", x.type
-        fmt = self.element_format
+        fmt = self.element_format(role)
         scalar = builtin_tensor_type((), "f32")
         history_type = builtin_tensor_type((self.amax_history_len,), "f32")
         key = _symbol_safe(layer or "matmul")

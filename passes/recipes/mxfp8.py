@@ -13,15 +13,15 @@ import enum
 
 from iree.compiler import ir
 
-from passes.formats import FloatFormat, Fp8Format
-from passes.ir_types import TensorInfo, tensor_info
-from passes.named_ops import (
+from passes.ir.formats import FloatFormat, Fp8Format
+from passes.ir.layouts import ScaleLayout, swizzled_shape
+from passes.ir.named_ops import (
     NamedOpBuilder,
     f32_attr,
 )
-from passes.recipes.base import Recipe, register_recipe
+from passes.ir.types import TensorInfo, tensor_info
+from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
 from passes.recipes.blocks import emit_block_quantize, emit_block_scaled_matmul, emit_swizzle
-from passes.recipes.fp8_current import QuantizedOperand
 
 BLOCK = 32
 
@@ -41,7 +41,7 @@ class E8m0Rounding(enum.Enum):
 
 @register_recipe
 @dataclasses.dataclass(frozen=True)
-class Mxfp8BlockScaling(Recipe):
+class Mxfp8BlockScaling(ScalingRecipe):
     name = "mxfp8"
     summary = "MXFP8: E4M3 data, one E8M0 scale per 32 elements (TE MXFP8BlockScaling)"
     two_dimensional = True
@@ -56,19 +56,22 @@ class Mxfp8BlockScaling(Recipe):
             "e8m0_rounding": "ceil (TE, cuBLAS) | floor (OCP, torchao) | rne (PyTorch cast)",
         }
 
-    @property
-    def element_format(self) -> FloatFormat:
+    def element_format(self, role: Role) -> FloatFormat:
         return self.fp8_format.forward_format()
+
+    def has_scaling_state(self, role: Role) -> bool:
+        return False
 
     def emit_quantize(
         self,
         ops: NamedOpBuilder,
         x: ir.Value,
+        role: Role,
+        usage: Usage = Usage.ROWWISE,
         layer: str | None = None,
-        constant: bool = False,
-        columnwise: bool = False,
     ) -> QuantizedOperand:
-        fmt = self.element_format
+        fmt = self.element_format(role)
+        columnwise = usage is Usage.COLUMNWISE
         return emit_block_quantize(
             ops,
             x,
@@ -85,13 +88,12 @@ class Mxfp8BlockScaling(Recipe):
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
     ) -> ir.Value:
         """Compact block scales → the 128x4 GEMM layout of S[row, k_block]."""
-        from passes.cpu_lowering_blocks import swizzled_size
-
         grid = tensor_info(q.scale_inv.type)
         assert grid is not None
         rows, cols = (grid.shape[1], grid.shape[0]) if q.columnwise else grid.shape
+        layout = ScaleLayout.MX
         return emit_swizzle(
-            ops, q.scale_inv, "mx", q.columnwise, swizzled_size("mx", rows, cols), layer
+            ops, q.scale_inv, layout, q.columnwise, swizzled_shape(layout, rows, cols), layer
         )
 
     def emit_scaled_matmul(
@@ -105,5 +107,5 @@ class Mxfp8BlockScaling(Recipe):
     ) -> ir.Value:
         scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
         return emit_block_scaled_matmul(
-            ops, a, b, scales, b_transposed, out, "e8m0", ("mx", "mx"), layer
+            ops, a, b, scales, b_transposed, out, "e8m0", (ScaleLayout.MX,) * 2, layer
         )

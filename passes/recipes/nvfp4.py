@@ -12,36 +12,25 @@ are training features: not applied.
 from __future__ import annotations
 
 import dataclasses
-import enum
 
 from iree.compiler import ir
 
-from passes.block_scale_ops import transpose_2d
-from passes.formats import E2M1, FloatFormat
-from passes.ir_types import TensorInfo, builtin_tensor_type, tensor_info
-from passes.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
-from passes.recipes.base import Recipe, register_recipe
-from passes.recipes.blocks import ceil_div, emit_block_scaled_matmul, emit_swizzle
-from passes.recipes.fp8_current import QuantizedOperand
+from passes.base.numbers import ceil_div
+from passes.ir.attributes import Nvfp4ScaleOrder
+from passes.ir.formats import E2M1, FloatFormat
+from passes.ir.layouts import ScaleLayout, swizzled_shape
+from passes.ir.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
+from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
+from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
+from passes.recipes.block_scale_ops import transpose_2d
+from passes.recipes.blocks import emit_block_scaled_matmul, emit_swizzle
 
 BLOCK = 16
 
 
-class Nvfp4ScaleOrder(enum.Enum):
-    """The order of the two-level scaling's f32 operations.
-
-    ``TE``: S = 2688 / amax, d = cast(block_amax * (S * f32(1/6))), enc = 1 / (d * (1/S)).
-    ``TORCHAO``: g = amax / 2688, d = cast(clamp((block_amax / 6) / g, 2^-6, 448)),
-    enc = (1 / g) / d, and -0.0 keeps its sign (torchao's ``nvfp4_quantize``).
-    """
-
-    TE = "te"
-    TORCHAO = "torchao"
-
-
 @register_recipe
 @dataclasses.dataclass(frozen=True)
-class Nvfp4BlockScaling(Recipe):
+class Nvfp4BlockScaling(ScalingRecipe):
     name = "nvfp4"
     summary = "NVFP4: E2M1 data, E4M3 scale per 16 elements, FP32 global scale (TE NVFP4)"
     two_dimensional = True
@@ -52,18 +41,21 @@ class Nvfp4BlockScaling(Recipe):
     def option_docs(cls) -> dict[str, str]:
         return {"scale_order": "te (TE's reference) | torchao (torchao's nvfp4_quantize)"}
 
-    @property
-    def element_format(self) -> FloatFormat:
+    def element_format(self, role: Role) -> FloatFormat:
         return E2M1
+
+    def has_scaling_state(self, role: Role) -> bool:
+        return False
 
     def emit_quantize(
         self,
         ops: NamedOpBuilder,
         x: ir.Value,
+        role: Role,
+        usage: Usage = Usage.ROWWISE,
         layer: str | None = None,
-        constant: bool = False,
-        columnwise: bool = False,
     ) -> QuantizedOperand:
+        columnwise = usage is Usage.COLUMNWISE
         if columnwise:
             x = transpose_2d(x)
         info = tensor_info(x.type)
@@ -124,11 +116,12 @@ class Nvfp4BlockScaling(Recipe):
     def emit_swizzle(
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
     ) -> ir.Value:
-        from passes.cpu_lowering_blocks import swizzled_size
-
         grid = tensor_info(q.scale_inv.type)
         assert grid is not None
-        return emit_swizzle(ops, q.scale_inv, "mx", False, swizzled_size("mx", *grid.shape), layer)
+        layout = ScaleLayout.MX
+        return emit_swizzle(
+            ops, q.scale_inv, layout, False, swizzled_shape(layout, *grid.shape), layer
+        )
 
     def emit_scaled_matmul(
         self,
@@ -142,4 +135,5 @@ class Nvfp4BlockScaling(Recipe):
         assert b_transposed or b.transposed, "NVFP4 operands are [rows, K]"
         assert a.global_scale is not None and b.global_scale is not None
         scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
-        return emit_block_scaled_matmul(ops, a, b, scales, True, out, "nvfp4", ("mx", "mx"), layer)
+        layouts = (ScaleLayout.MX,) * 2
+        return emit_block_scaled_matmul(ops, a, b, scales, True, out, "nvfp4", layouts, layer)

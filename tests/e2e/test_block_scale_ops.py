@@ -91,3 +91,15 @@ def test_bad_arguments(kwargs: dict[str, object], message: str) -> None:
 def test_dequantize_checks_scale_shape() -> None:
     with pytest.raises(compiler.QmlirError, match="scale has shape"):
         compiler.block_scale_dequantize(np.zeros((2, 64), np.uint8), np.zeros((2, 3), np.uint8))
+
+
+@pytest.mark.parametrize(("block", "out", "scale"), COMBOS)
+def test_blocks_of_f32_subnormals(block: int, out: str, scale: str) -> None:
+    """A block whose amax is an f32 subnormal: cuDNN's f32 ``amax / vmax`` is a non-zero
+    subnormal, rounded up into the smallest scale (E4M3: code 1), not flushed to a zero scale
+    (IREE's workers flush subnormal operands of f32 arithmetic)."""
+    tiny = np.float32(2.4e-43)
+    x = np.full((3, 2 * block), tiny, np.float32)
+    x[1] = -x[1]
+    x[2, ::3] = np.float32(np.finfo(np.float32).smallest_subnormal)
+    check(x, block, out, scale)

@@ -18,8 +18,8 @@ from iree.compiler import ir
 
 import compiler
 from compiler.backend import compile_module, target_flags
-from passes import cuda_targets
-from passes.errors import QmlirError
+from passes.lowering.cuda import targets as cuda_targets
+from passes.base.errors import QmlirError
 from runtime_kernels import nvrtc
 from samples import mlp, transformer_block
 

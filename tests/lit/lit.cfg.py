@@ -1,4 +1,4 @@
-# lit configuration: `lit tests/lit` runs every .mlir here through `python -m passes.opt` and
+# lit configuration: `lit tests/lit` runs every .mlir here through `python -m passes` and
 # pip's `filecheck`.
 import os
 import sys
@@ -15,7 +15,7 @@ _root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 _bin = os.path.dirname(sys.executable)
 config.environment["PYTHONPATH"] = _root  # noqa: F821
 config.environment["PATH"] = _bin + os.pathsep + os.environ.get("PATH", "")  # noqa: F821
-config.substitutions.append(("%qmlir-opt", f"{sys.executable} -m passes.opt"))  # noqa: F821
+config.substitutions.append(("%qmlir-opt", f"{sys.executable} -m passes"))  # noqa: F821
 config.substitutions.append(("FileCheck", os.path.join(_bin, "filecheck")))  # noqa: F821
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from passes.errors import QmlirError
+from passes.base.errors import QmlirError
 from runtime_kernels import nvrtc
 
 ARCHS = ["sm_89", "sm_90", "sm_100"]

@@ -1,4 +1,4 @@
-"""passes.host_call: the calling thread is SCHED_BATCH for an IREE call, and only for the call."""
+"""passes.host.call: the calling thread is SCHED_BATCH for an IREE call, and only for the call."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from passes.host_call import call, host_copies, waiting_thread
+from passes.host.call import call, host_copies, waiting_thread
 
 linux_sched = pytest.mark.skipif(
     not hasattr(os, "SCHED_BATCH"), reason="scheduling policies are Linux's"

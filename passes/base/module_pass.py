@@ -1,18 +1,21 @@
 """Passes are frozen dataclasses registered by name; options are their fields.
 
 ``name{opt-a=1 opt-b=true}`` parses to ``Cls.from_options({"opt-a": "1", "opt-b": "true"})``.
+A pass module registers its class with :func:`register_pass` when it is imported; the driver
+(``python -m passes``) imports every pass.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import typing
 from typing import Any, ClassVar
 
 from iree.compiler import ir
 
-from passes.errors import QmlirError
-from passes.recipes.base import _coerce
+from passes.base.errors import QmlirError
+from passes.base.options import coerce_option
 
 PASSES: dict[str, type[ModulePass]] = {}
 
@@ -31,8 +34,6 @@ class ModulePass:
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> ModulePass:
-        import typing
-
         fields = {f.name for f in dataclasses.fields(cls)}
         hints = typing.get_type_hints(cls)
         values: dict[str, Any] = {}
@@ -40,7 +41,7 @@ class ModulePass:
             key = raw_key.replace("-", "_")
             if key not in fields:
                 raise QmlirError(f"pass '{cls.name}' has no option '{raw_key}'")
-            values[key] = _coerce(cls.name, key, hints[key], raw)
+            values[key] = coerce_option(f"pass '{cls.name}'", key, hints[key], raw)
         return cls(**values)
 
 
@@ -48,7 +49,7 @@ _SPEC = re.compile(r"^\s*([\w-]+)\s*(?:\{(.*)\})?\s*$")
 
 
 def parse_pass(spec: str) -> ModulePass:
-    """Parses ``name`` or ``name{key=value key2=value2}``."""
+    """Parses ``name`` or ``name{key=value key2=value2}`` (of a registered pass)."""
     m = _SPEC.match(spec)
     if not m:
         raise QmlirError(f"cannot parse pass '{spec}' (expected name{{key=value ...}})")

@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from iree.compiler import ir
 from iree.compiler.dialects import func
 
-from passes.ir_types import shape_text
+from passes.ir.types import shape_text
 
 OP_ATTR = "qmlir.op"
 LAYER_ATTR = "qmlir.layer"

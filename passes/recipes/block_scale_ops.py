@@ -10,9 +10,9 @@ from __future__ import annotations
 from iree.compiler import ir
 from iree.compiler.dialects import linalg, tensor
 
-from passes.formats import FORMATS
-from passes.ir_types import builtin_tensor_type, tensor_info
-from passes.named_ops import (
+from passes.base.numbers import ceil_div
+from passes.ir.formats import FORMATS
+from passes.ir.named_ops import (
     NamedOpBuilder,
     bool_attr,
     f32_attr,
@@ -20,7 +20,7 @@ from passes.named_ops import (
     str_attr,
     variant_suffix,
 )
-from passes.recipes.blocks import ceil_div
+from passes.ir.types import builtin_tensor_type, tensor_info
 
 OUT_FORMATS = ("e4m3", "e2m1")
 SCALE_FORMATS = ("e8m0", "e4m3")

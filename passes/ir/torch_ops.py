@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from passes.ir_types import TORCH_DTYPE_CODES, TensorInfo, tensor_info
+from passes.ir.types import TORCH_DTYPE_CODES, TensorInfo, tensor_info
 
 
 def defining_op(value: ir.Value) -> ir.Operation | None:

@@ -1,4 +1,4 @@
-"""Runs passes on an MLIR file, for tests: ``python -m passes.opt -p PASS[{opts}] in.mlir``.
+"""Runs passes on an MLIR file, for tests: ``python -m passes -p PASS[{opts}] in.mlir``.
 
 Prints the resulting module to stdout (``-`` reads stdin). Several ``-p`` run in order.
 """
@@ -10,12 +10,19 @@ import sys
 
 from iree.compiler import ir
 
-from passes import parse_pass
-from passes.errors import QmlirError
+from passes import (  # noqa: F401 (each module registers its pass)
+    expose_scaling_state,
+    fold_constant_quantize,
+    fuse_quantize_core,
+    lower_named_ops,
+    quantize_matmuls,
+)
+from passes.base.errors import QmlirError
+from passes.base.module_pass import parse_pass
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m passes.opt", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m passes", description=__doc__)
     parser.add_argument("-p", "--pass", dest="passes", action="append", default=[], help="pass")
     parser.add_argument("input", help="MLIR file, or - for stdin")
     args = parser.parse_args(argv)

@@ -1,4 +1,4 @@
-"""The CUDA device targets, one ``templates/cuda/target_<arch>.mlir`` per architecture.
+"""The CUDA device targets, one ``templates/target_<arch>.mlir`` per architecture.
 
 Each file is a module whose ``hal.device.targets`` attribute is the whole IREE device target:
 sm_89 is IREE's own description, sm_90 and sm_100 (missing from IREE 3.13's target table) are
@@ -13,9 +13,9 @@ from pathlib import Path
 
 from iree.compiler import ir
 
-from passes.errors import QmlirError
+from passes.base.errors import QmlirError
 
-TEMPLATES = Path(__file__).parent / "templates" / "cuda"
+TEMPLATES = Path(__file__).parent / "templates"
 CUDA_ARCHS = ("sm_89", "sm_90", "sm_100")
 DEFAULT_CUDA_ARCH = "sm_90"
 # Architectures IREE 3.13 knows by name (``--iree-cuda-target``); the others need the attribute.

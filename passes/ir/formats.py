@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from passes.base.errors import QmlirError
+
 
 @dataclass(frozen=True)
 class FloatFormat:
@@ -35,6 +37,15 @@ E5M2 = FloatFormat("e5m2", ebits=5, mbits=2, max_finite=57344.0, nan_code=0x7F)
 E2M1 = FloatFormat("e2m1", ebits=2, mbits=1, max_finite=6.0, nan_code=0, signed_zero=False)
 
 FORMATS = {f.name: f for f in (E4M3, E5M2, E2M1)}
+
+
+def format_with_max(max_finite: float, where: str = "") -> FloatFormat:
+    """The format whose largest finite value is ``max_finite`` (448: E4M3, 57344: E5M2, 6: E2M1)."""
+    for fmt in FORMATS.values():
+        if fmt.max_finite == max_finite:
+            return fmt
+    at = f" (@{where})" if where else ""
+    raise QmlirError(f"no element format has the largest value {max_finite:g}{at}")
 
 
 class Fp8Format(enum.Enum):

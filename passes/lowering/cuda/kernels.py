@@ -9,19 +9,25 @@ the results not tied to an operand), then one ``i32`` per scalar operand (push c
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from passes.cuda_targets import executable_target_text
-from passes.errors import QmlirError
+from passes.base.errors import QmlirError
+from passes.lowering.cuda.targets import executable_target_text
 
-TEMPLATES = Path(__file__).parent / "templates" / "cuda"
+TEMPLATES = Path(__file__).parent / "templates"
 
 
 @cache
 def template(name: str) -> string.Template:
     return string.Template((TEMPLATES / name).read_text())
+
+
+def definition(name: str, fields: Mapping[str, object] | None = None, **more: object) -> str:
+    """The definition template ``name`` filled in, headed by a comment naming it."""
+    return f"// template: {name}\n" + template(name).substitute(fields or {}, **more)
 
 
 @cache

@@ -25,8 +25,8 @@ func.func private @${name}(%amax: tensor<${Mb}x${Kb}xf32>) -> tensor<${Mb}x${Kb}
     %a_abs = arith.andi %a_bits, %abs_mask : i32
     %is_nan = arith.cmpi ugt, %a_abs, %inf_bits : i32
     %is_inf = arith.cmpi eq, %a_abs, %inf_bits : i32
-    %a64 = arith.extf %a : f32 to f64
-    %p = arith.${p_op} %a64, %p_const : f64
+${a_f64}
+    %p = arith.${p_op} ${a64}, %p_const : f64
     %p_abs = math.absf %p : f64
     %is_normal = arith.cmpf oge, %p_abs, %min_normal : f64
     %v_normal = arith.truncf %p_abs : f64 to f32

@@ -1,0 +1,50 @@
+"""``iree-compile`` flags per target: the one place the backend and the host evaluator (weight
+folding, ``compiler.quantize``) take them from, so both compile the same way."""
+
+from __future__ import annotations
+
+from passes.base.errors import QmlirError
+from passes.lowering.cuda import targets as cuda_targets
+
+TARGETS = ("llvm-cpu", "cuda")
+
+# The flags of the llvm-cpu path that keep the numerics and the artifact the same on cuda: bf16
+# constants stay out of line (they fail to verify on llvm-cpu otherwise); no compile-time
+# evaluation (IREE decodes the FP8 weight constants once in an initializer at module load: the
+# artifact keeps FP8 bytes; with const-eval every call of the MLP ran 2-3x slower); f64
+# arithmetic kept, not demoted (quantize's scale_inv divides in f64 to keep f32-subnormal
+# results exact).
+SHARED_FLAGS = (
+    "--iree-flow-inline-constants-max-byte-length=0",
+    "--iree-opt-const-eval=false",
+    "--iree-input-demote-f64-to-f32=false",
+)
+
+# The llvm-cpu target on the host CPU (TOOLCHAIN.md).
+HOST_CPU_FLAGS = (
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+    *SHARED_FLAGS,
+)
+
+
+def target_flags(target: str, cuda_arch: str | None = None) -> list[str]:
+    """``iree-compile`` flags for ``target``; refuses an unknown target or CUDA architecture."""
+    if target == "llvm-cpu":
+        if cuda_arch is not None:
+            raise QmlirError("--cuda-arch needs --target cuda")
+        return list(HOST_CPU_FLAGS)
+    if target == "cuda":
+        arch = cuda_arch or cuda_targets.DEFAULT_CUDA_ARCH
+        return [*cuda_targets.iree_flags(arch), *SHARED_FLAGS]
+    raise QmlirError(f"unknown target '{target}' (known targets: {', '.join(TARGETS)})")
+
+
+def first_error_line(text: str) -> str:
+    """The first ``error:`` line of an IREE tool's output, without its location prefix."""
+    for line in text.splitlines():
+        if "error:" in line:
+            return line.split("error:", 1)[1].strip()
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[0].strip() if lines else "no message"

@@ -1,0 +1,94 @@
+"""What every llvm-cpu lowering shares: its templates and the fields they all take.
+
+A lowering returns the text of one ``func.func private`` definition for a declaration the
+recipe pass emitted (same name, same type, same attributes), filled in from ``templates/``.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+
+from passes.ir.attributes import NamedOp
+from passes.ir.types import TensorInfo, shape_text
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+@cache
+def template(name: str) -> string.Template:
+    return string.Template((TEMPLATES / name).read_text())
+
+
+def definition(name: str, fields: Mapping[str, object] | None = None, **more: object) -> str:
+    """The definition template ``name`` filled in, headed by a comment naming it (a definition
+    that fails to parse is reported with its template: ``passes/lowering/declarations.py``)."""
+    return template_header(name) + template(name).substitute(fields or {}, **more)
+
+
+def template_header(name: str) -> str:
+    return f"// template: {name}\n"
+
+
+def dims(rank: int, prefix: str = "d") -> list[str]:
+    return [f"{prefix}{i}" for i in range(rank)]
+
+
+def iterators(kinds: list[str]) -> str:
+    return ", ".join(f'"{k}"' for k in kinds)
+
+
+def head(op: NamedOp) -> dict[str, object]:
+    """``name`` and ``attrs``: the definition's symbol and attribute dictionary entries."""
+    return {"name": op.name, "attrs": op.attr_text()}
+
+
+def elementwise(op: NamedOp, shape: tuple[int, ...]) -> dict[str, object]:
+    """:func:`head` and an identity iteration space over ``shape``."""
+    names = dims(len(shape))
+    return {
+        **head(op),
+        "shape": shape_text(shape),
+        "dims": ", ".join(names),
+        "parallels": iterators(["parallel"] * len(shape)),
+        "reductions": iterators(["reduction"] * len(shape)),
+    }
+
+
+def matmul_maps(a: TensorInfo, b: TensorInfo, b_transposed: bool) -> dict[str, str]:
+    """Indexing maps of ``[..., M, K] @ [K, N]`` or batched ``[B..., M, K] @ [B..., K, N]``."""
+    if b.rank == 2:
+        lead = dims(a.rank - 1, "m")
+        batch: list[str] = []
+    else:
+        batch = dims(a.rank - 2, "b")
+        lead = ["m"]
+    names = batch + lead + ["n", "k"]
+    b_idx = batch + (["n", "k"] if b_transposed else ["k", "n"])
+    kinds = ["parallel"] * (len(names) - 1) + ["reduction"]
+
+    def amap(idx: list[str]) -> str:
+        return f"affine_map<({', '.join(names)}) -> ({', '.join(idx)})>"
+
+    return {
+        "mm_a_map": amap(batch + lead + ["k"]),
+        "mm_b_map": amap(b_idx),
+        "mm_out_map": amap(batch + lead + ["n"]),
+        "mm_iterators": iterators(kinds),
+    }
+
+
+def block_params(op: NamedOp, data: TensorInfo, grid: TensorInfo) -> dict[str, object]:
+    """Template fields every block op shares: its name and attributes, data and grid shapes."""
+    bm, bk = op.block()
+    return {
+        **head(op),
+        "M": data.shape[0],
+        "K": data.shape[1],
+        "Mb": grid.shape[0],
+        "Kb": grid.shape[1],
+        "bm": bm,
+        "bk": bk,
+    }

@@ -1,0 +1,96 @@
+"""llvm-cpu lowerings of NVFP4's cast (E2M1 codes packed two per byte, by the block's E4M3
+decode scale and the tensor's FP32 scale) and its GEMM."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from passes.ir.attributes import NamedOp, Nvfp4ScaleOrder
+from passes.ir.formats import E2M1, E4M3
+from passes.ir.types import shape_text
+from passes.lowering.cpu import snippets
+from passes.lowering.cpu.common import definition, head, template
+from passes.lowering.cpu.swizzle import unswizzle
+from passes.lowering.cpu.tiling import elementwise_blocks
+
+
+def lower_nvfp4_quantize(op: NamedOp) -> str:
+    (x, d, _), (packed, _) = op.signature()
+    torchao = op.order is Nvfp4ScaleOrder.TORCHAO
+    if torchao:
+        enc = template("nvfp4_enc_torchao.mlir").substitute(decode_d=snippets.decode("d_", E4M3))
+        enc_doc = "torchao: (1 / g) / float(d), f32"
+    else:
+        enc = template("nvfp4_enc_te.mlir").substitute(
+            decode_d=snippets.decode("d_", E4M3),
+            sd_f64=snippets.f64_from_f32("sd_", "%sd"),
+            p_f32=snippets.f32_from_f64("p_", "%p64"),
+            p_back=snippets.f64_from_f32("pb_", "%p_f32"),
+        )
+        enc_doc = "TE: min(1 / (float(d) * S_dec), FLT_MAX), exact around f32 subnormals"
+    encoder: Callable[..., str]
+    if torchao:  # torchao's encoder keeps -0.0 as code 8 (TE's writes +0) and takes any enc
+        fp4 = dataclasses.replace(E2M1, signed_zero=True)
+
+        def encoder(x: str, prefix: str = "") -> str:
+            return snippets.encode(fp4, x=x, prefix=prefix)
+
+    else:  # TE's enc is positive and normal, which its own encoder relies on
+        encoder = snippets.encode_e2m1_te
+    # K a multiple of 16: each block's table entries broadcast along it, i4 codes that IREE
+    # stores packed (no gathers); else the codes of each byte read by index, the last block padded
+    aligned = x.shape[1] == d.shape[1] * 16
+    return definition(
+        "quantize_nvfp4_rows.mlir" if aligned else "quantize_nvfp4.mlir",
+        head(op),
+        M=x.shape[0],
+        K=x.shape[1],
+        Kb=d.shape[1],
+        Kh=packed.shape[1],
+        N=x.shape[0] * x.shape[1],
+        R=x.shape[0] * d.shape[1],
+        tiling=elementwise_blocks(x.shape[0] * d.shape[1], 16),
+        enc_doc=enc_doc,
+        table=template("nvfp4_block_table.mlir").substitute(enc_doc=enc_doc, enc_body=enc),
+        lookup=template("nvfp4_block_lookup.mlir").substitute(code="%block_code"),
+        encode=encoder(x="%xv"),
+        encode_lo=encoder(x="%x0", prefix="lo_"),
+        encode_hi=encoder(x="%x1", prefix="hi_"),
+    )
+
+
+def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: int, k_blocks: int) -> str:
+    return template("dequant_nvfp4.mlir").substitute(
+        p=prefix,
+        row_dim=0,
+        k_dim=1,
+        data=data,
+        data_type=data_type,
+        rows=rows,
+        cols=k_blocks,
+        decode=snippets.decode(f"{prefix}s_", E4M3),
+        decode_fp4=snippets.decode_e2m1(prefix, f"%{prefix}fp4"),
+    )
+
+
+def lower_nvfp4_scaled_matmul(op: NamedOp) -> str:
+    (a, sa, _, b, sb, _), (out,) = op.signature()
+    m, n = out.shape
+    kp = a.shape[1] * 2
+    kb = kp // 16
+    return definition(
+        "scaled_matmul_nvfp4.mlir",
+        head(op),
+        a_shape=shape_text(a.shape),
+        b_shape=shape_text(b.shape),
+        sa_type=str(sa.builtin()),
+        sb_type=str(sb.builtin()),
+        M=m,
+        N=n,
+        Kp=kp,
+        dequant_a=_dequant_nvfp4("a_", "%a", str(a.builtin()), m, kb),
+        dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), n, kb),
+        unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), m, kb),
+        unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), n, kb),
+    )

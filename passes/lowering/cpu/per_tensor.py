@@ -1,0 +1,118 @@
+"""llvm-cpu lowerings of the per-tensor named ops (fp8-current, fp8-delayed): amax, the FP8
+scale, the cast, the GEMM, and delayed scaling's history update."""
+
+from __future__ import annotations
+
+import math
+
+from passes.base.numbers import f32_bits, f32_hex
+from passes.ir.attributes import NamedOp
+from passes.ir.types import shape_text
+from passes.lowering.cpu import snippets
+from passes.lowering.cpu.block_amax import block_rows_bits, rowwise_block_amax_sibling
+from passes.lowering.cpu.common import (
+    definition,
+    dims,
+    elementwise,
+    head,
+    iterators,
+    matmul_maps,
+)
+
+
+def lower_amax(op: NamedOp) -> str:
+    """max |x| over the whole tensor (NaN ignored)."""
+    (x,), _ = op.signature()
+    if x.rank < 2:
+        return definition("amax.mlir", elementwise(op, x.shape))
+    bk = rowwise_block_amax_sibling(op, x.shape) if x.dtype == "f32" else None
+    if bk is not None:  # x's block amax too (nvfp4): share its block reduction
+        m, k = x.shape
+        return definition(
+            "amax_via_blocks.mlir",
+            head(op),
+            M=m,
+            K=k,
+            Kb=k // bk,
+            bk=bk,
+            block_bits=block_rows_bits(m, k, bk),
+        )
+    # rank >= 2: per row of the [rows, last dim] view, then over the rows (spreads over cores)
+    rows, cols = math.prod(x.shape[:-1]), x.shape[-1]
+    collapse = ""  # rank 2: x is the view
+    if x.rank > 2:
+        groups = f"[{', '.join(str(i) for i in range(x.rank - 1))}], [{x.rank - 1}]"
+        collapse = (
+            f"  %x_rows = tensor.collapse_shape %x [{groups}]\n"
+            f"      : tensor<{shape_text(x.shape)}xf32> into tensor<{rows}x{cols}xf32>"
+        )
+    return definition(
+        "amax_rows.mlir",
+        elementwise(op, x.shape),
+        R=rows,
+        C=cols,
+        collapse=collapse,
+        rows="%x_rows" if collapse else "%x",
+    )
+
+
+def lower_compute_scale(op: NamedOp) -> str:
+    """TE's ``compute_scale_from_amax`` (``fp8_per_tensor`` and ``fp8_block``)."""
+    (amax,), _ = op.signature()
+    names = ", ".join(dims(amax.rank))
+    mask = 0xFF800000 if op.flag("pow2") else 0xFFFFFFFF
+    return definition(
+        "compute_scale_fp8.mlir",
+        head(op),
+        type=str(amax.builtin()),
+        map=f"affine_map<({names}) -> ({names})>",
+        iterators=iterators(["parallel"] * amax.rank),
+        epsilon_bits=str(f32_bits(op.number("epsilon"))),
+        fp8_max=f32_hex(op.number("fp8_max")),
+        pow2_mask=str(mask - (1 << 32)),
+    )
+
+
+def lower_quantize(op: NamedOp) -> str:
+    """``data = cast(x * scale)``, ``scale_inv = 1 / scale``."""
+    (x, _), _ = op.signature()
+    return definition(
+        "quantize_fp8_per_tensor.mlir",
+        elementwise(op, x.shape),
+        encode=snippets.encode(op.format()),
+        reciprocal=snippets.reciprocal(),
+    )
+
+
+def lower_scaled_matmul(op: NamedOp) -> str:
+    """Decoded operands, f32 accumulation, ``alpha = scale_inv_a * scale_inv_b``."""
+    (a, _, b, _), (out,) = op.signature()
+    return definition(
+        "scaled_matmul_per_tensor.mlir",
+        head(op),
+        a_shape=shape_text(a.shape),
+        b_shape=shape_text(b.shape),
+        out_shape=shape_text(out.shape),
+        a_dims=", ".join(dims(a.rank)),
+        b_dims=", ".join(dims(b.rank)),
+        out_dims=", ".join(dims(out.rank)),
+        a_parallels=iterators(["parallel"] * a.rank),
+        b_parallels=iterators(["parallel"] * b.rank),
+        out_parallels=iterators(["parallel"] * out.rank),
+        decode_a=snippets.decode("a_", op.format("a_format")),
+        decode_b=snippets.decode("b_", op.format("b_format")),
+        **matmul_maps(a, b, op.flag("b_transposed")),
+    )
+
+
+def lower_amax_history_update(op: NamedOp) -> str:
+    """Records this call's amax, computes the next scale and rolls the history."""
+    (history, _, _), _ = op.signature()
+    return definition(
+        "amax_history_update.mlir",
+        head(op),
+        length=history.shape[0],
+        use_max="1" if op.string("algo") == "max" else "0",
+        fp8_max=f32_hex(op.number("fp8_max")),
+        inv_margin=f32_hex(2.0 ** -op.integer("margin")),
+    )

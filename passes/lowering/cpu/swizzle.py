@@ -1,0 +1,78 @@
+"""llvm-cpu lowerings of ``swizzle`` (compact block scales → the GEMM's layout) and the reading
+of mx-swizzled scales back (the block GEMMs'), so each layout lives in one place
+(``passes/ir/layouts.py`` has their shapes)."""
+
+from __future__ import annotations
+
+from passes.base.numbers import ceil_div
+from passes.ir.attributes import NamedOp
+from passes.ir.layouts import MX_TILE_COLS, ScaleLayout
+from passes.ir.types import shape_text
+from passes.lowering.cpu.common import definition, head, template
+
+
+def mx_offset(rows: int, cols: int, row: str, col: str, out: str) -> str:
+    """MLIR computing ``%{out}``, where S[row, col] of an S [rows, cols] lives in the mx layout."""
+    return template("mx_offset.mlir").substitute(
+        out=out, row=row, col=col, col_tiles=ceil_div(cols, MX_TILE_COLS)
+    )
+
+
+def unswizzle(prefix: str, swizzled: str, swizzled_type: str, rows: int, k_blocks: int) -> str:
+    """MLIR reading S [rows, k_blocks] (``%{prefix}S``) back from mx-swizzled scales."""
+    return template("unswizzle_mx.mlir").substitute(
+        p=prefix,
+        swizzled=swizzled,
+        swizzled_type=swizzled_type,
+        rows=rows,
+        cols=k_blocks,
+        offset=mx_offset(rows, k_blocks, f"%{prefix}r", f"%{prefix}c", f"{prefix}off"),
+    )
+
+
+def lower_swizzle(op: NamedOp) -> str:
+    layout, transpose = op.layout(), op.flag("transpose")
+    if layout is ScaleLayout.MX:
+        return _lower_mx_swizzle(op, transpose)
+    return _lower_block_swizzle(op, layout, transpose)
+
+
+def _lower_mx_swizzle(op: NamedOp, transpose: bool) -> str:
+    (compact,), (out,) = op.signature()
+    rows, cols = (compact.shape[1], compact.shape[0]) if transpose else compact.shape
+    return definition(
+        "swizzle_mx.mlir",
+        head(op),
+        transposed_note=", of the transposed compact scales" if transpose else "",
+        in_shape=shape_text(compact.shape),
+        elem=compact.dtype,
+        size=out.shape[0],
+        rows=rows,
+        cols=cols,
+        col_tiles=ceil_div(cols, MX_TILE_COLS),
+        read="%cc_i, %rr_i" if transpose else "%rr_i, %cc_i",
+    )
+
+
+def _lower_block_swizzle(op: NamedOp, layout: ScaleLayout, transpose: bool) -> str:
+    (compact,), (out,) = op.signature()
+    rows, kbs = (compact.shape[1], compact.shape[0]) if transpose else compact.shape
+    # S[r, kb] = compact[kb, r] when transposed, else compact[r, kb]
+    if layout is ScaleLayout.BLOCK1D:  # out[d0 = kb, d1 = r]
+        r, kb, padded, limit = "%d1", "%d0", "%d1", rows
+    else:  # out[d0 = r, d1 = kb]
+        r, kb, padded, limit = "%d0", "%d1", "%d1", kbs
+    read0, read1 = (kb, r) if transpose else (r, kb)
+    return definition(
+        "swizzle_block.mlir",
+        head(op),
+        layout=layout.value,
+        layout_doc=layout.doc,
+        transposed_note=" transposed" if transpose else "",
+        in_shape=shape_text(compact.shape),
+        out_shape=shape_text(out.shape),
+        limit=limit,
+        padded_index=padded,
+        read0=read0,
+        read1=read1,
+    )

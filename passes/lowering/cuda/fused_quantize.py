@@ -1,0 +1,93 @@
+"""cuda lowering of ``fused_quantize`` (fuse-quantize-core): one kernel launch writes an
+activation's data and GEMM-ready scales, rowwise, columnwise or both."""
+
+from __future__ import annotations
+
+from passes.base.errors import QmlirError
+from passes.base.numbers import ceil_div, f32_bits
+from passes.ir.attributes import FusedOutputs, NamedOp, ScaleRule, Scaling
+from passes.ir.layouts import ScaleLayout, pad4, swizzled_shape
+from passes.ir.types import TensorInfo
+from passes.lowering.cpu.common import head
+from passes.lowering.cuda.common import i32_constants, ttype
+from passes.lowering.cuda.kernels import Extern, definition, extern_text
+from passes.lowering.cuda.per_tensor import lower_per_tensor_cast
+
+# qmlir_quantize_mxfp8*'s `rule` constant
+_E8M0_RULE_CODES = {ScaleRule.E8M0_CEIL: 0, ScaleRule.E8M0_FLOOR: 1, ScaleRule.E8M0_RNE: 2}
+
+
+def lower_fused_quantize(op: NamedOp, arch: str) -> str:
+    """x [rows, cols] → data and GEMM-ready scales, rowwise (default), columnwise, or both
+    (``outputs``: the combined kernels write both; for the columnwise alone, the rowwise
+    outputs are written and dropped). fp8-delayed's per-tensor one: cast + amax."""
+    if op.scaling is Scaling.PER_TENSOR:
+        return lower_per_tensor_cast(op, arch, delayed=True)
+    ins, outs = op.signature()
+    x = ins[0]
+    rows, cols = x.shape
+    outputs = op.outputs
+    kernel, family, extra = _fused_kernel(op, outputs is not FusedOutputs.ROWWISE)
+    kernel_outs = list(outs)
+    if outputs is FusedOutputs.COLUMNWISE:
+        kernel_outs = _rowwise_outputs(family, rows, cols) + kernel_outs
+    returned = range(len(kernel_outs) - len(outs), len(kernel_outs))
+    names = ["%x", "%global_amax"][: len(ins)]
+    params = ", ".join(f"{nm}: {ttype(t)}" for nm, t in zip(names, ins, strict=True))
+    constants = [("%rows", "i32"), ("%cols", "i32")] + [(f"%{key}", "i32") for key in extra]
+    ext = Extern(
+        family,
+        kernel,
+        (*((nm, ttype(t)) for nm, t in zip(names, ins, strict=True)), *constants),
+        tuple(ttype(t) for t in kernel_outs),
+        "%q",
+        _fused_grid(family, rows, cols),
+    )
+    return definition(
+        "fused_quantize.mlir",
+        head(op),
+        rule=op.rule.value,
+        format=op.format().name,
+        layout=op.layout().value,
+        outputs=outputs.value,
+        kernel=kernel,
+        params=params,
+        result_types=", ".join(ttype(t) for t in outs),
+        rows=rows,
+        cols=cols,
+        extra_constants=i32_constants(extra),
+        extern=extern_text(ext, arch),
+        results=", ".join(f"%q#{i}" for i in returned),
+    )
+
+
+def _rowwise_outputs(family: str, rows: int, cols: int) -> list[TensorInfo]:
+    """The combined kernels' rowwise data and scales (README.md), written first."""
+    data = TensorInfo((rows, cols), "i8")
+    if family == "block_fp8":  # sinv_row [ceil(cols/128), pad4(rows)]
+        return [data, TensorInfo((ceil_div(cols, 128), pad4(rows)), "f32")]
+    scales = swizzled_shape(ScaleLayout.MX, rows, ceil_div(cols, 32))
+    return [data, TensorInfo(scales, "i8")]
+
+
+def _fused_kernel(op: NamedOp, columnwise: bool) -> tuple[str, str, dict[str, int]]:
+    rule = op.rule
+    if rule is ScaleRule.FP8_BLOCK:
+        extra = {"pow2": int(op.flag("pow2")), "eps_bits": f32_bits(op.number("epsilon"))}
+        if columnwise:
+            kernel = "block1d"
+        else:
+            kernel = "block2d" if op.layout() is ScaleLayout.BLOCK2D else "block1d_rowwise"
+        return f"qmlir_quantize_fp8_{kernel}", "block_fp8", extra
+    if rule.is_e8m0:
+        kernel = "qmlir_quantize_mxfp8" if columnwise else "qmlir_quantize_mxfp8_rowwise"
+        return kernel, "mxfp8", {"rule": _E8M0_RULE_CODES[rule]}
+    if rule is ScaleRule.NVFP4_BLOCK and not columnwise:
+        return "qmlir_nvfp4_quantize", "nvfp4", {}
+    raise QmlirError(f"no cuda kernel for fused_quantize @{op.name}")
+
+
+def _fused_grid(family: str, rows: int, cols: int) -> tuple[int, int]:
+    """Workgroups per tile: 128x128 (block_fp8) or 32 rows x 128 columns (mxfp8, nvfp4)."""
+    tile_rows = 128 if family == "block_fp8" else 32
+    return (-(-cols // 128), -(-rows // tile_rows))

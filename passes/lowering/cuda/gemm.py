@@ -1,0 +1,85 @@
+"""cuda lowering of ``scaled_matmul`` onto the block-scaled GEMM kernels
+(``gemm_block_scaled.cu``): "nt" operands (B as ``[N, K]``), E4M3 or packed E2M1 data."""
+
+from __future__ import annotations
+
+import math
+
+from passes.ir.attributes import NamedOp, ScaleFormat, Scaling
+from passes.ir.formats import E2M1, E4M3
+from passes.ir.layouts import ScaleLayout
+from passes.ir.types import TensorInfo, shape_text
+from passes.lowering.cpu.common import head
+from passes.lowering.cuda.common import i32_constants, reshape, ttype
+from passes.lowering.cuda.kernels import Extern, definition, extern_text, has_kernel
+
+GEMM_TILE = 64  # gemm_block_scaled.cu: a 64x64 output tile per workgroup of 128 threads
+
+
+def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
+    """The kernel's launch, or None (the llvm-cpu body) where no kernel takes the operands."""
+    if not op.flag("b_transposed"):
+        return None
+    ins, (out,) = op.signature()
+    a, b = ins[0], ins[len(ins) // 2]
+    if b.rank != 2 or {op.format("a_format"), op.format("b_format")} - {E4M3, E2M1}:
+        return None
+    kernel, extra = _gemm_kernel(op)
+    if kernel is None or not has_kernel("gemm_block_scaled", kernel, arch):
+        return None
+    m, n = math.prod(a.shape[:-1]), b.shape[0]
+    packed = op.format("a_format") == E2M1
+    k = a.shape[-1] * (2 if packed else 1)
+    a_2d = TensorInfo((m, a.shape[-1]), a.dtype)
+    c_2d = TensorInfo((m, n), "f32")
+    names = ["%a"] + [f"%in{i}" for i in range(1, len(ins))]
+    params = ", ".join(f"{nm}: {ttype(t)}" for nm, t in zip(names, ins, strict=True))
+    operands = [("%a_2d", ttype(a_2d))] + [
+        (nm, ttype(t)) for nm, t in zip(names[1:], ins[1:], strict=True)
+    ]
+    constants = [("%m", "i32"), ("%n", "i32"), ("%k", "i32")]
+    constants += [(f"%{key}", "i32") for key in extra]
+    ext = Extern(
+        "gemm_block_scaled",
+        kernel,
+        (*operands, *constants),
+        (ttype(c_2d),),
+        "%c",
+        (-(-n // GEMM_TILE), -(-m // GEMM_TILE)),
+        block=128,
+    )
+    return definition(
+        "scaled_matmul.mlir",
+        head(op),
+        scaling=op.scaling.value,
+        kernel=kernel,
+        params=params,
+        out_shape=shape_text(out.shape),
+        flatten_a=reshape("%a", a, a_2d),
+        M=m,
+        N=n,
+        K=k,
+        extra_constants=i32_constants(extra),
+        extern=extern_text(ext, arch),
+        unflatten_c=reshape("%c", c_2d, out),
+    )
+
+
+def _gemm_kernel(op: NamedOp) -> tuple[str | None, dict[str, int]]:
+    if op.scaling is Scaling.PER_TENSOR:
+        return "qmlir_gemm_fp8_per_tensor", {}
+    scale_format = op.scale_format
+    layouts = (op.layout("a_layout"), op.layout("b_layout"))
+    block_layouts = {ScaleLayout.BLOCK1D, ScaleLayout.BLOCK2D}
+    if scale_format is ScaleFormat.FP32 and set(layouts) <= block_layouts:
+        dims = {
+            f"{p}_dims": 2 if lay is ScaleLayout.BLOCK2D else 1
+            for p, lay in zip("ab", layouts, strict=True)
+        }
+        return "qmlir_gemm_fp8_block", dims
+    mx = layouts == (ScaleLayout.MX, ScaleLayout.MX)
+    if scale_format is ScaleFormat.E8M0 and mx:
+        return "qmlir_gemm_mxfp8", {}
+    if scale_format is ScaleFormat.NVFP4 and mx:
+        return "qmlir_gemm_nvfp4", {}
+    return None, {}

@@ -1,0 +1,72 @@
+"""Replaces named-op declarations by their lowered definitions, one definition at a time.
+
+Each definition is parsed on its own: one that does not parse is reported with its op, its
+template (the ``// template:`` line the lowering heads it with) and the saved text.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from iree.compiler import ir
+
+from passes.base.errors import QmlirError
+from passes.ir.named_ops import is_named_op_decl, op_kind, symbol_name
+from passes.lowering.cpu.lower import lower_cpu
+from passes.lowering.cpu.tiling import strip_cpu_tiling
+from passes.lowering.cuda.lower import lower_cuda
+
+
+def named_op_declarations(module: ir.Module) -> list[ir.Operation]:
+    """The module's named ops that have no body yet."""
+    return [
+        op.operation
+        for op in module.body.operations
+        if is_named_op_decl(op.operation) and len(op.operation.regions[0].blocks) == 0
+    ]
+
+
+def lowered_text(decl: ir.Operation, cuda_arch: str = "") -> str:
+    """``decl``'s definition: the cuda lowering's where it has one (``cuda_arch`` set), else
+    the llvm-cpu lowering's (plain linalg/arith, which IREE compiles for cuda too)."""
+    if cuda_arch:
+        text = lower_cuda(decl, cuda_arch)
+        if text is not None:
+            return text
+    return lower_cpu(decl)
+
+
+def lower_declarations(module: ir.Module, decls: list[ir.Operation], cuda_arch: str = "") -> None:
+    """Replaces each declaration in ``module`` by its lowered definition, in place.
+
+    ``cuda_arch`` empty: the llvm-cpu lowering; else the cuda lowering for that architecture.
+    """
+    with module.context:
+        for decl in decls:
+            text = lowered_text(decl, cuda_arch)
+            lowered = parse_definition(decl, text)  # kept alive while its op moves (TOOLCHAIN.md)
+            (definition,) = list(lowered.body.operations)
+            if cuda_arch:  # the llvm-cpu templates' tiling means nothing to the cuda backend
+                strip_cpu_tiling(definition.operation)
+            definition.operation.move_before(decl)
+            decl.erase()
+            del lowered
+
+
+def parse_definition(decl: ir.Operation, text: str) -> ir.Module:
+    """``text`` parsed as a module; a one-line error naming the op and template otherwise."""
+    try:
+        return ir.Module.parse(text)
+    except ir.MLIRError as e:
+        first = text.splitlines()[0] if text else ""
+        origin = first.removeprefix("// template: ") if first.startswith("// template:") else "?"
+        fd, saved = tempfile.mkstemp(prefix="qmlir-lowering-", suffix=".mlir")
+        with open(fd, "w") as f:
+            f.write(text)
+        detail = str(e).strip().splitlines()
+        raise QmlirError(
+            f"the lowering of named op {op_kind(decl)} @{symbol_name(decl)} (template {origin}) "
+            f"does not parse: {' '.join(line.strip() for line in detail[:3])}; "
+            f"IR saved to {Path(saved)}"
+        ) from e
