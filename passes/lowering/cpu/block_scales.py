@@ -75,7 +75,7 @@ def lower_compute_scale_nvfp4(op: NamedOp) -> str:
         return definition(
             "compute_scale_nvfp4_global_torchao.mlir",
             head(op),
-            a_f64=snippets.f64_from_f32("amax_", "%a"),
+            a_f64=snippets.f64_from_f32("a_", "%a"),
             g_f32=snippets.f32_from_f64("g_", "%g_abs"),
             g_back=snippets.f64_from_f32("gb_", "%g_f32"),
         )
@@ -86,7 +86,7 @@ def lower_compute_scale_nvfp4(op: NamedOp) -> str:
             head(op),
             Mb=amax.shape[0],
             Kb=amax.shape[1],
-            a_f64=snippets.f64_from_f32("amax_", "%a"),
+            a_f64=snippets.f64_from_f32("a_", "%a"),
             q1_f32=snippets.f32_from_f64("q1_", "%q1_abs"),
             q1_back=snippets.f64_from_f32("q1b_", "%q1_f32"),
             g_f64=snippets.f64_from_f32("g_", "%gv"),
