@@ -5,13 +5,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.qmlir-installed
 BUILD := build
 
-.PHONY: install demo test lint bench clean gpu-build gpu-run gpu-check gpu-dry-run
+.PHONY: install demo test test-fast lint bench clean gpu-build gpu-run gpu-check gpu-dry-run
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,cuda]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[compile,test,cuda]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -24,6 +24,13 @@ test: $(STAMP)
 	$(VENV)/bin/ruff format --check compiler passes runtime_kernels tests samples benchmarks
 	$(VENV)/bin/lit -q tests/lit
 	$(PY) -m pytest -q tests
+
+# No model compiles: lint, lit, unit tests and the quantize core's numerics (under 3 minutes).
+test-fast: $(STAMP)
+	$(VENV)/bin/ruff check compiler passes runtime_kernels tests samples benchmarks
+	$(VENV)/bin/ruff format --check compiler passes runtime_kernels tests samples benchmarks
+	$(VENV)/bin/lit -q tests/lit
+	$(PY) -m pytest -q -m "not models" tests
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check --fix compiler passes runtime_kernels tests samples benchmarks
@@ -41,14 +48,14 @@ gpu-build: $(STAMP)
 	PYTHONPATH=. $(PY) benchmarks/gpu_check_build.py --out $(BUILD)/gpu-check --cuda-arch $(CUDA_ARCH)
 
 gpu-run:
-	$(PY) benchmarks/gpu_check_run.py --dir $(BUILD)/gpu-check
+	PYTHONPATH=. $(PY) benchmarks/gpu_check_run.py --dir $(BUILD)/gpu-check
 
 gpu-check: gpu-build gpu-run
 
 # The same flow on this machine: every artifact built for llvm-cpu and run on local-task.
 gpu-dry-run: $(STAMP)
 	PYTHONPATH=. $(PY) benchmarks/gpu_check_build.py --target llvm-cpu --out $(BUILD)/gpu-check-cpu
-	$(PY) benchmarks/gpu_check_run.py --dir $(BUILD)/gpu-check-cpu --device local-task
+	PYTHONPATH=. $(PY) benchmarks/gpu_check_run.py --dir $(BUILD)/gpu-check-cpu --device local-task
 
 clean:
 	rm -rf $(BUILD) tests/lit/Output

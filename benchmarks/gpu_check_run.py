@@ -1,4 +1,6 @@
-"""``make gpu-check``'s run step, on a GPU machine: needs only iree-base-runtime, numpy and torch.
+"""``make gpu-check``'s run step, on a GPU machine: needs only iree-base-runtime, numpy,
+ml_dtypes and torch (for its baselines), and the repository on ``PYTHONPATH``: modules load
+through qmlir's runtime (``compiler.runtime``, which imports neither torch nor iree.compiler).
 
 Runs every artifact of ``build/gpu-check/`` (``benchmarks/gpu_check_build.py``) on IREE's
 ``cuda`` device and checks it against what llvm-cpu computed on the build machine: quantize
@@ -29,6 +31,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from iree import runtime as rt
+
+from compiler.runtime import open_module
+from passes.host.call import host_copies
 
 MODEL_TOLERANCE = 1e-3
 GEMM_TOLERANCE = 1e-5
@@ -69,26 +75,17 @@ def random_operand(kind: str, shape: list[int], rng: np.random.Generator) -> np.
 
 def load(path: Path, config: Any) -> Callable[..., Any]:
     """The module's ``main`` in a context of its own (fresh module state) on ``config``'s device."""
-    from iree import runtime as rt
-
-    ctx = rt.SystemContext(config=config)
     data = path.read_bytes()
-    module = rt.VmModule.copy_buffer(
-        ctx.instance, gzip.decompress(data) if path.suffix == ".gz" else data
-    )
-    ctx.add_vm_module(module)
-    return ctx.modules[module.name]["main"]
+    context, name = open_module(gzip.decompress(data) if path.suffix == ".gz" else data, config)
+    return context.modules[name]["main"]
 
 
 def on_device(device: Any, array: np.ndarray) -> Any:
-    from iree import runtime as rt
-
     return rt.asdevicearray(device, array)
 
 
 def host(results: Any) -> list[np.ndarray]:
-    results = results if isinstance(results, (tuple, list)) else (results,)
-    return [np.array(r.to_host(), copy=True) for r in results]
+    return host_copies(tuple(results) if isinstance(results, (tuple, list)) else (results,))
 
 
 def call(fn: Callable[..., Any], args: list[Any], calls: int) -> list[np.ndarray]:
@@ -200,8 +197,6 @@ def main() -> int:
     gpu = driver == "cuda"
     quick = args.quick or not gpu
     try:
-        from iree import runtime as rt
-
         config = rt.Config(args.device)  # fails cleanly without libcuda / a GPU
     except Exception as e:  # noqa: BLE001 (any failure here means: no usable device)
         reason: BaseException = e

@@ -69,9 +69,7 @@ class CompiledModule:
                 f"the artifact is compiled for an NVIDIA GPU ({arch}): run it with --device cuda"
             )
         try:
-            context = iree_runtime.SystemContext(config=iree_runtime.Config(self._device))
-            vm_module = iree_runtime.VmModule.copy_buffer(context.instance, self._vmfb)
-            context.add_vm_module(vm_module)
+            context, _ = open_module(self._vmfb, iree_runtime.Config(self._device))
         except (ValueError, RuntimeError) as e:
             raise QmlirError(
                 f"cannot load the artifact on device '{self._device}': {str(e).splitlines()[0]}"
@@ -167,6 +165,15 @@ class CompiledModule:
                 )
             arrays.append(np.ascontiguousarray(x))
         return arrays
+
+
+def open_module(vmfb: bytes, config: iree_runtime.Config) -> tuple[Any, str]:
+    """A new ``SystemContext`` on ``config``'s device holding the module ``vmfb`` (its state at
+    its initial values), and the module's name (``context.modules[name][function]``)."""
+    context = iree_runtime.SystemContext(config=config)
+    vm_module = iree_runtime.VmModule.copy_buffer(context.instance, vmfb)
+    context.add_vm_module(vm_module)
+    return context, vm_module.name
 
 
 def read_metadata(reflection: dict[str, str]) -> dict[str, Any] | None:

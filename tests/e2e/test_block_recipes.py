@@ -12,6 +12,8 @@ from samples import mlp, transformer_block
 from tests.e2e import emulation_blocks
 from tests.e2e.models import tiny
 
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
 BLOCK_RECIPES = ["fp8-block", "mxfp8", "nvfp4"]
 SQNR_TARGET = {"fp8-block": 30.0, "mxfp8": 30.0, "nvfp4": 20.0}
 SIZE_TARGET = {"fp8-block": 0.30, "mxfp8": 0.30, "nvfp4": 0.17}

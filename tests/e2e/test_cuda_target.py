@@ -18,10 +18,12 @@ from iree.compiler import ir
 
 import compiler
 from compiler.backend import compile_module, target_flags
-from passes.lowering.cuda import targets as cuda_targets
 from passes.base.errors import QmlirError
+from passes.lowering.cuda import targets as cuda_targets
 from runtime_kernels import nvrtc
 from samples import mlp, transformer_block
+
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
 needs_nvrtc = pytest.mark.skipif(
     not nvrtc.available(), reason="NVRTC not installed (pip install 'qmlir[cuda]')"

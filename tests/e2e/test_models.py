@@ -12,6 +12,8 @@ from samples import mlp, transformer_block
 from tests.e2e import emulation
 from tests.e2e.models import tiny
 
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
 
 def reference(model: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> np.ndarray:
     with torch.no_grad():

@@ -137,6 +137,7 @@ def test_torchao_order_bit_exact(x: np.ndarray) -> None:
     np.testing.assert_array_equal(q.data, packed)
 
 
+@pytest.mark.models
 def test_torchao_order_compiles_a_model() -> None:
     import torch
 

@@ -17,6 +17,8 @@ from compiler.cli import main
 from compiler.metrics import compare
 from tests.e2e.models import tiny
 
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
 TINY = str(Path(__file__).parent / "models" / "tiny.py")
 
 
