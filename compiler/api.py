@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from compiler.layer_accuracy import Report, build_report
 from compiler.model_source import ModelSource, check_model
 from compiler.pipeline import CompileOptions, compile_model
 from compiler.runtime import CompiledModule
@@ -63,13 +64,11 @@ def report(
     exclude: list[str] | tuple[str, ...] = (),
     layer_recipes: dict[str, str] | None = None,
     **options: Any,
-) -> Any:
+) -> Report:
     """Per-layer accuracy of ``recipe`` on ``model`` (``qmlir report``): a ``Report`` whose
     ``layers`` hold each matmul's weight, activation and output SQNR, underflow and saturation,
     measured on ``inputs`` (default: ``example_inputs``); ``suggest_excludes(db)`` lists the
     layers below ``db`` dB."""
-    from compiler.layer_accuracy import build_report
-
     module, checked = check_model(model, example_inputs, "report()")
     source = ModelSource(type(module).__name__, module, checked)
     calibration = None

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 import torch
 from torch._decomp import core_aten_decompositions
 
-from compiler.model_source import ModelSource, _first
-from passes.base.errors import QmlirError
+from compiler.model_source import ModelSource
+from passes.base.errors import QmlirError, exception_summary
 
 
 def export_model(source: ModelSource) -> torch.export.ExportedProgram:
@@ -31,7 +31,7 @@ def export_model(source: ModelSource) -> torch.export.ExportedProgram:
             program = torch.export.export(model, source.example_inputs, strict=False)
             return program.run_decompositions(_decompositions())
     except Exception as e:
-        raise QmlirError(f"torch.export rejected the model: {_first(e)}") from e
+        raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
 
 
 def _decompositions() -> dict:  # type: ignore[type-arg]

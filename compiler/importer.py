@@ -13,8 +13,7 @@ from torch_mlir import ir as tm_ir
 from torch_mlir.dialects import torch as torch_d
 from torch_mlir.extras import fx_importer
 
-from compiler.model_source import _first
-from passes.base.errors import QmlirError
+from passes.base.errors import QmlirError, exception_summary
 
 _ELEMENT_TYPES = {
     torch.float32: lambda: tm_ir.F32Type.get(),
@@ -73,5 +72,5 @@ def import_program(program: torch.export.ExportedProgram) -> str:
     try:
         importer.import_frozen_program(program, func_name="main")
     except Exception as e:
-        raise QmlirError(f"torch-mlir could not import the model: {_first(e)}") from e
+        raise QmlirError(f"torch-mlir could not import the model: {exception_summary(e)}") from e
     return importer.module.operation.get_asm(enable_debug_info=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-from passes.base.errors import QmlirError
+from passes.base.errors import QmlirError, exception_summary
 
 DEFAULT_FUNCTION = "build"
 
@@ -42,7 +42,9 @@ def _load_pt2(path: Path) -> ModelSource:
     try:
         program = torch.export.load(str(path))
     except Exception as e:
-        raise QmlirError(f"cannot load '{path}' as a torch.export program: {_first(e)}") from e
+        raise QmlirError(
+            f"cannot load '{path}' as a torch.export program: {exception_summary(e)}"
+        ) from e
     args, kwargs = program.example_inputs or ((), {})
     if kwargs:
         raise QmlirError(f"'{path}': keyword example inputs are not supported")
@@ -61,14 +63,14 @@ def _load_python(path: Path, function: str) -> ModelSource:
     try:
         spec.loader.exec_module(py_module)
     except Exception as e:
-        raise QmlirError(f"importing '{path}' failed: {_first(e)}") from e
+        raise QmlirError(f"importing '{path}' failed: {exception_summary(e)}") from e
     builder = getattr(py_module, function, None)
     if not callable(builder):
         raise QmlirError(f"'{path}' has no function '{function}' (expected file.py:function)")
     try:
         built = builder()
     except Exception as e:
-        raise QmlirError(f"'{path}:{function}()' failed: {_first(e)}") from e
+        raise QmlirError(f"'{path}:{function}()' failed: {exception_summary(e)}") from e
     if not (isinstance(built, tuple) and len(built) == 2):
         raise QmlirError(f"'{path}:{function}()' must return (model, example_inputs)")
     model, inputs = built
@@ -93,8 +95,3 @@ def check_model(model: object, inputs: object, where: str) -> tuple[torch.nn.Mod
                 "(qmlir compiles static, non-empty shapes)"
             )
     return model, tuple(inputs)
-
-
-def _first(e: BaseException) -> str:
-    text = str(e).strip()
-    return f"{type(e).__name__}: {text.splitlines()[0]}" if text else type(e).__name__

@@ -123,7 +123,7 @@ def available() -> bool:
 
 
 def _load_nvrtc() -> Any:
-    try:
+    try:  # the optional `cuda` extra: only the cuda target needs it
         from cuda.bindings import nvrtc
     except ImportError as exc:
         raise QmlirError(NVRTC_MISSING) from exc

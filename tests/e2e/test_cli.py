@@ -13,6 +13,8 @@ import torch
 import compiler
 from compiler.cli import main
 
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
 TINY = str(Path(__file__).parent / "models" / "tiny.py")
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from passes.base.errors import QmlirError
 from passes.lowering.cuda.targets import executable_target_text
+from runtime_kernels.nvrtc import compile_ptx
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -33,10 +34,6 @@ def definition(name: str, fields: Mapping[str, object] | None = None, **more: ob
 @cache
 def family_ptx(family: str, arch: str) -> bytes:
     """The PTX of one kernel family for ``arch`` (NVRTC, cached on disk by runtime_kernels)."""
-    try:
-        from runtime_kernels.nvrtc import compile_ptx
-    except ImportError as e:
-        raise QmlirError(f"the cuda target needs runtime_kernels.nvrtc ({e})") from e
     try:
         return compile_ptx(family, arch)
     except FileNotFoundError as e:

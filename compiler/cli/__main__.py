@@ -1,0 +1,7 @@
+"""``python -m compiler.cli``: the ``qmlir`` command."""
+
+import sys
+
+from compiler.cli import main
+
+sys.exit(main())

@@ -1,0 +1,88 @@
+"""What several commands share: option parsing, tables, sizes, .npy/.npz files."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from passes.base.errors import QmlirError
+from passes.base.files import write_atomically
+
+
+def parse_options(items: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise QmlirError(f"recipe option '{item}' is not KEY=VALUE")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def parse_layer_recipes(items: list[str]) -> tuple[tuple[str, Any], ...]:
+    # recipes need iree.compiler (the compile extra); run/inspect import this module and must not
+    from passes.recipes import get_recipe
+
+    pairs = []
+    for item in items:
+        glob, sep, name = item.rpartition("=")
+        if not sep or not glob or not name:
+            raise QmlirError(f"--layer-recipe '{item}' is not GLOB=RECIPE")
+        pairs.append((glob, get_recipe(name)))
+    return tuple(pairs)
+
+
+def print_table(rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    for n, row in enumerate(rows):
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def print_layers(layers: list[dict[str, str]]) -> None:
+    """Each matmul: its layer, its recipe (none: high precision), and why."""
+    rows: list[tuple[str, ...]] = [("layer", "recipe", "why")]
+    for entry in layers:
+        rows.append((entry["layer"] or "(top level)", entry["recipe"], entry["note"]))
+    print_table(rows)
+
+
+def human_size(n: int) -> str:
+    if n >= 100_000:
+        return f"{n / 1e6:.2f} MB"
+    return f"{n / 1e3:.1f} kB" if n >= 1000 else f"{n} B"
+
+
+def load_arrays(path: Path, what: str) -> Any:
+    """``np.load`` with one-line errors (a .npy gives an array, a .npz a mapping)."""
+    if not path.is_file():
+        raise QmlirError(f"{what} '{path}' does not exist")
+    try:
+        return np.load(path, allow_pickle=False)
+    except Exception as e:
+        raise QmlirError(f"cannot read {what} '{path}': {e}") from e
+
+
+def read_inputs(path: Path, count: int) -> list[np.ndarray]:
+    loaded = load_arrays(path, "inputs file")
+    if isinstance(loaded, np.ndarray):
+        return [loaded]
+    names = list(loaded.files)
+    if len(names) != count:
+        raise QmlirError(f"'{path}' holds {len(names)} array(s), the module takes {count}")
+    return [loaded[n] for n in names]
+
+
+def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    buffer = io.BytesIO()
+    np.savez(buffer, **{k: _plain(v) for k, v in arrays.items()})
+    write_atomically(path, buffer.getvalue())
+
+
+def _plain(x: np.ndarray) -> np.ndarray:
+    """bf16 arrays (ml_dtypes) are stored as float32 so any numpy can read them."""
+    return x.astype(np.float32) if x.dtype.kind == "V" else x

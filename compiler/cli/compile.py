@@ -1,0 +1,121 @@
+"""``qmlir compile``: a model to a .vmfb."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from compiler.cli.common import human_size, parse_layer_recipes, parse_options, print_layers
+from passes.base.errors import QmlirError
+
+NAME = "compile"
+HELP = "compile a model to a .vmfb"
+DONE = "done"
+
+
+def add_arguments(c: argparse.ArgumentParser) -> None:
+    c.add_argument("model", help="file.py[:function] (default function: build) or a .pt2 file")
+    c.add_argument("--recipe", default="fp8-current", help="scaling recipe (see `qmlir recipes`)")
+    c.add_argument(
+        "-O",
+        "--recipe-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a recipe option, e.g. -O force_pow2_scales=true (repeatable)",
+    )
+    c.add_argument("-o", "--output", help="output .vmfb (default: <model>.<recipe>.vmfb)")
+    c.add_argument(
+        "--target", default="llvm-cpu", help="compile target: llvm-cpu (default) or cuda"
+    )
+    c.add_argument(
+        "--cuda-arch",
+        metavar="ARCH",
+        help="with --target cuda: sm_89, sm_90 (default) or sm_100 (no GPU needed to compile)",
+    )
+    c.add_argument("--quantize-all-matmuls", action="store_true", help="also activation matmuls")
+    c.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="keep matmuls of layers matching GLOB (module paths, e.g. 'lm_head', '*.attn.*') "
+        "in high precision (repeatable)",
+    )
+    c.add_argument(
+        "--layer-recipe",
+        action="append",
+        default=[],
+        metavar="GLOB=RECIPE",
+        help="layers matching GLOB use RECIPE (with its default options); the first match "
+        "wins (repeatable)",
+    )
+    c.add_argument("--explain", action="store_true", help="print which layer got which recipe")
+    c.add_argument("--dump-ir", metavar="DIR", help="write the IR after every stage to DIR")
+    c.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+
+
+def run(args: argparse.Namespace) -> int:
+    # compiling needs the compile extra (torch, iree.compiler); run/inspect must not
+    from compiler.model_source import load_model
+    from compiler.pipeline import CompileOptions, compile_model  # same reason
+    from passes.recipes import get_recipe  # same reason (iree.compiler)
+
+    recipe = get_recipe(args.recipe, parse_options(args.recipe_option))
+    output = Path(args.output) if args.output else _default_output(args.model, recipe.name)
+    if output.is_dir():
+        raise QmlirError(f"output '{output}' is a directory")
+    start = time.perf_counter()
+    progress = _progress_printer(args.quiet)
+    if progress:
+        progress("load model")
+    source = load_model(args.model)
+    options = CompileOptions(
+        recipe=recipe,
+        target=args.target,
+        cuda_arch=args.cuda_arch,
+        quantize_all_matmuls=args.quantize_all_matmuls,
+        dump_ir=Path(args.dump_ir) if args.dump_ir else None,
+        exclude=tuple(args.exclude),
+        layer_recipes=parse_layer_recipes(args.layer_recipe),
+    )
+    compiled = compile_model(source, options, progress=progress)
+    if progress:
+        progress("save")
+    compiled.save(output)
+    if progress:
+        progress(DONE)
+    if args.explain:
+        print_layers(compiled.metadata["layers"])
+    if not args.quiet:
+        layers = compiled.metadata["layers"]
+        quantized = sum(1 for layer in layers if layer["matmul"] == "scaled_matmul")
+        print(
+            f"wrote {output} ({human_size(len(compiled.vmfb))}, recipe {recipe.name}, "
+            f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
+        )
+    return 0
+
+
+def _progress_printer(quiet: bool) -> Any:
+    """Stage-by-stage progress on stderr, a line per finished stage with its time; only on a
+    terminal, and not with -q. Call it with each stage as it starts, then with ``DONE``."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    current: list[Any] = [None, time.perf_counter()]
+
+    def report(stage: str) -> None:
+        now = time.perf_counter()
+        if current[0] is not None:
+            print(f"  {current[0]:<13} {now - current[1]:6.2f} s", file=sys.stderr, flush=True)
+        current[0], current[1] = (None if stage == DONE else stage), now
+
+    return report
+
+
+def _default_output(model: str, recipe: str) -> Path:
+    stem = Path(model.partition(":")[0]).stem
+    return Path(f"{stem}.{recipe}.vmfb")

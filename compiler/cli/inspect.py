@@ -1,0 +1,53 @@
+"""``qmlir inspect``: what a .vmfb holds. Needs only the runtime (no torch, no iree.compiler)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from compiler.cli.common import human_size, print_layers, print_table
+from compiler.runtime import load
+
+NAME = "inspect"
+HELP = "what a .vmfb holds: recipe, layers, weights, versions"
+
+
+def add_arguments(i: argparse.ArgumentParser) -> None:
+    i.add_argument("artifact", help="a .vmfb written by qmlir compile")
+
+
+def run(args: argparse.Namespace) -> int:
+    module = load(args.artifact)
+    meta = module.metadata
+    recipe = meta["recipe"]
+    options = ", ".join(f"{k}={v}" for k, v in recipe["options"].items()) or "no options"
+    print(f"artifact  {args.artifact} ({human_size(len(module.vmfb))})")
+    print(f"built by  qmlir {meta['qmlir_version']}, IREE {meta['iree_version']}")
+    print(f"model     {meta['model']}")
+    arch = f" ({meta['cuda_arch']})" if meta.get("cuda_arch") else ""
+    print(f"target    {meta['target']}{arch}")
+    print(f"recipe    {recipe['name']} ({options})")
+    if meta.get("quantize_all_matmuls"):
+        print("          activation x activation matmuls quantized too")
+
+    def describe(specs: list[dict[str, Any]]) -> str:
+        return ", ".join(f"{s['dtype']}{s['shape']}" for s in specs)
+
+    sig = meta["signature"]
+    print("\nfunctions")
+    print(f"  main({describe(sig['inputs'])}) -> ({describe(sig['outputs'])})")
+    for name in module.function_names:
+        if name != "main":
+            print(f"  {name}")
+    layers = meta["layers"]
+    print(f"\nmatmuls ({len(layers)})")
+    print_layers(layers)
+    weights = meta.get("weights", {})
+    if weights:
+        print("\nconstant bytes by format")
+        print_table([("format", "bytes"), *[(k, human_size(v)) for k, v in weights.items()]])
+    state = meta.get("scaling_state", [])
+    if state:
+        keys = {e["key"] for e in state}
+        print(f"\nscaling state: {len(keys)} activation(s), amax history and scale each")
+    return 0

@@ -1,0 +1,162 @@
+"""``qmlir run``: a compiled .vmfb on given or random inputs, optionally against the torch model.
+
+Needs only the runtime (no torch, no iree.compiler) unless ``--compare`` names a model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from compiler.cli.common import print_table, read_inputs, write_npz
+from compiler.metrics import compare
+from compiler.runtime import NUMPY_DTYPES, load, to_numpy, to_torch
+from passes.base.errors import QmlirError
+
+NAME = "run"
+HELP = "run a compiled .vmfb"
+
+
+def add_arguments(r: argparse.ArgumentParser) -> None:
+    r.add_argument("artifact", help="a .vmfb written by qmlir compile")
+    src = r.add_mutually_exclusive_group()
+    src.add_argument(
+        "--inputs", help=".npz (arrays in signature order, or arg0, arg1, ...) or .npy"
+    )
+    src.add_argument("--random-inputs", action="store_true", help="standard normal inputs")
+    r.add_argument("--seed", type=int, default=0, help="seed for --random-inputs")
+    r.add_argument(
+        "--compare",
+        metavar="MODEL",
+        help="also run this f32 torch model and compare (without --inputs or --random-inputs: "
+        "on the model's own example inputs)",
+    )
+    r.add_argument("--device", default="local-task", help="IREE driver (default: local-task)")
+    r.add_argument("-o", "--output", help="write the outputs to this .npz")
+    r.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="call the module N times on the same inputs; with scaling state (fp8-delayed), "
+        "print each call's scales (and SQNR with --compare)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    module = load(args.artifact, device=args.device)
+    specs = module.signature["inputs"]
+    if args.inputs:
+        inputs = read_inputs(Path(args.inputs), len(specs))
+    elif args.random_inputs:
+        inputs = random_inputs(specs, args.seed)
+    elif args.compare:  # the compared model's own example inputs
+        inputs = _example_inputs(args.compare)
+    else:
+        raise QmlirError("give --inputs FILE, --random-inputs, or --compare MODEL")
+    _warn_non_finite(inputs)
+    if args.repeat < 1:
+        raise QmlirError("--repeat must be at least 1")
+    if args.repeat > 1:
+        outputs = _run_repeated(module, inputs, args.repeat, args.compare)
+    else:
+        outputs = module.run_numpy(*inputs)
+    for i, out in enumerate(outputs):
+        shown = out.astype(np.float32) if out.dtype.kind == "V" or out.dtype.itemsize == 2 else out
+        print(f"output {i}: shape {list(out.shape)} dtype {out.dtype} mean {np.mean(shown):.6g}")
+    if args.output:
+        write_npz(Path(args.output), {f"out{i}": o for i, o in enumerate(outputs)})
+    if args.compare:
+        print_comparison(args.compare, inputs, outputs, module.metadata)
+    return 0
+
+
+def _run_repeated(
+    module: Any, inputs: list[np.ndarray], repeat: int, compare_spec: str | None
+) -> list[np.ndarray]:
+    """Calls the module ``repeat`` times, a table row each; returns the last call's outputs."""
+    reference = _reference_outputs(compare_spec, inputs)[0] if compare_spec else None
+    keys = list(module.scaling_state())[:4]
+    header = ["call", *[f"scale {k}" for k in keys]] + (["SQNR (dB)"] if compare_spec else [])
+    rows: list[tuple[str, ...]] = [tuple(header)]
+    outputs: list[np.ndarray] = []
+    for call in range(1, repeat + 1):
+        before = module.scaling_state()
+        outputs = module.run_numpy(*inputs)
+        row = [str(call), *[f"{float(before[k]['scale']):.6g}" for k in keys]]
+        if reference is not None:
+            row.append(f"{compare(reference, outputs[0].astype(np.float64)).sqnr_db:.2f}")
+        rows.append(tuple(row))
+    more = len(module.scaling_state()) - len(keys)
+    note = f" (first {len(keys)} of {len(keys) + more} states)" if more > 0 else ""
+    print(f"scales each call used{note}:" if keys else "calls (the module has no scaling state):")
+    print_table(rows)
+    print()
+    return outputs
+
+
+def _example_inputs(model_spec: str) -> list[np.ndarray]:
+    # loading a torch model needs torch; only --compare gets here, plain `qmlir run` must not
+    from compiler.model_source import load_model
+
+    return [to_numpy(x) for x in load_model(model_spec).example_inputs]
+
+
+def random_inputs(specs: list[dict[str, Any]], seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for spec in specs:
+        dtype = NUMPY_DTYPES.get(spec["dtype"])
+        if dtype is None or dtype.kind not in "fV":
+            raise QmlirError(f"--random-inputs cannot make {spec['dtype']} inputs: use --inputs")
+        arrays.append(rng.standard_normal(spec["shape"], dtype=np.float32).astype(dtype))
+    return arrays
+
+
+def _warn_non_finite(inputs: list[np.ndarray]) -> None:
+    for i, x in enumerate(inputs):
+        if x.dtype.kind not in "fV" and x.dtype.itemsize not in (2, 4, 8):
+            continue
+        values = x.astype(np.float32)
+        nans, infs = int(np.isnan(values).sum()), int(np.isinf(values).sum())
+        if nans or infs:
+            print(
+                f"qmlir: warning: input {i} holds {nans} NaN and {infs} inf; they propagate "
+                "as docs/numerics.md says",
+                file=sys.stderr,
+            )
+
+
+def print_comparison(
+    model_spec: str, inputs: list[np.ndarray], outputs: list[np.ndarray], metadata: dict[str, Any]
+) -> None:
+    refs = _reference_outputs(model_spec, inputs)
+    if len(refs) != len(outputs):
+        raise QmlirError(f"'{model_spec}' returns {len(refs)} outputs, the artifact {len(outputs)}")
+    recipe = metadata["recipe"]["name"]
+    print(f"\ncomparison against the f32 torch model ({model_spec}), recipe {recipe}:")
+    for i, (r, o) in enumerate(zip(refs, outputs, strict=True)):
+        metrics = compare(r, o.astype(np.float64))
+        print_table([("metric", f"output {i}"), *metrics.rows()])
+
+
+def _reference_outputs(model_spec: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The f32 torch model's outputs on ``inputs``, as float64 arrays."""
+    # --compare runs the torch model; plain `qmlir run` must work without torch
+    import torch
+
+    from compiler.model_source import load_model  # same reason
+
+    source = load_model(model_spec)
+    model = source.module
+    if source.program is None:  # a .pt2's module runs as exported (no .float()/.eval())
+        model = model.float().eval()
+    tensors = [to_torch(x) for x in inputs]
+    with torch.no_grad():
+        ref = model(*[t.float() if t.is_floating_point() else t for t in tensors])
+    refs = list(ref) if isinstance(ref, (tuple, list)) else [ref]
+    return [to_numpy(r).astype(np.float64) for r in refs]
