@@ -107,6 +107,14 @@ def quantize_vmfb(
         return _lower_and_compile(module, target, arch), out_bytes
 
 
+def _calls(name: str) -> int:
+    """Calls before the checked one: 2 for a recipe with activation state (its second call
+    quantizes with the scale the first left), 1 otherwise."""
+    recipe = get_recipe(name)
+    stateful = isinstance(recipe, ScalingRecipe) and recipe.has_scaling_state(Role.ACTIVATION)
+    return 2 if stateful else 1
+
+
 def _scaling_recipe(name: str) -> ScalingRecipe:
     recipe = get_recipe(name)
     if not isinstance(recipe, ScalingRecipe):
@@ -253,7 +261,7 @@ def main() -> int:
     for recipe in (r for r in QUANTIZE_RECIPES if r in chosen):
         for both in (False, True) if recipe in COLUMNWISE_RECIPES else (False,):
             name = f"quantize-{recipe}" + ("-rowcol" if both else "")
-            calls = 2 if recipe == "fp8-delayed" else 1
+            calls = _calls(recipe)
             cpu_vmfb, _ = quantize_vmfb(recipe, CHECK_SHAPE, "llvm-cpu", arch, both)
             cpu = run_cpu(cpu_vmfb, [x], calls)
             keys = []
@@ -293,7 +301,7 @@ def main() -> int:
         inputs["block_x"] = bx.numpy()
     for recipe in model_recipes:
         name = f"block-{recipe}"
-        calls = 2 if recipe == "fp8-delayed" else 1
+        calls = _calls(recipe)
         start = time.perf_counter()
         cpu = compiler.compile(model, (bx,), recipe)
         built = (
