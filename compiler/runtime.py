@@ -145,7 +145,7 @@ class CompiledModule:
 
     def _call(self, name: str, *args: np.ndarray) -> list[np.ndarray]:
         function = self._load().modules[self._module_name][name]
-        # the caller's scheduling matters where worker threads wake it (passes/host_call.py)
+        # the caller's scheduling matters where worker threads wake it (passes/host/call.py)
         return host_copies(call(function, *args, batch=self._device == "local-task"))
 
     def _check_inputs(self, inputs: tuple[np.ndarray, ...]) -> list[np.ndarray]:

@@ -4,7 +4,7 @@ A named op is a call to a private function whose declaration carries the op's at
 (``qmlir.op = "quantize"``, ``qmlir.format = "e4m3"``, ...) and whose name spells them, e.g.
 ``@qmlir.quantize.e4m3.32x1024``. The recipe pass emits declarations only, so the IR after it
 reads as the recipe; ``lower-named-ops`` gives each declaration its body for a target
-(``passes/templates/<target>/``), and ``fold-constant-quantize`` evaluates calls whose operands
+(``passes/lowering/<target>/``), and ``fold-constant-quantize`` evaluates calls whose operands
 are constants (the weights) at compile time.
 """
 

@@ -1,7 +1,7 @@
 // qmlir_numerics.cuh: every per-element computation of the quantize core, shared by all kernels.
 //
 // The numerics contract is SEMANTICS.md; the bytes must equal the CPU path (the llvm-cpu
-// templates under passes/templates/cpu) and the test references (tests/reference/*). Everything
+// templates under passes/lowering/cpu/templates) and the test references (tests/reference/*). Everything
 // here is plain IEEE float32 arithmetic (one rounding per operation, subnormals kept: build with
 // --fmad=false --ftz=false) plus integer bit manipulation, so a host C++ compiler and the GPU give
 // identical bytes: the unit tests compile this header on the host and compare bit for bit.

@@ -1,6 +1,6 @@
 // RUN: %qmlir-opt -p lower-named-ops %s | FileCheck %s
 
-// The quantize core's streaming passes carry their own llvm-cpu tiling (passes/cpu_tiling.py):
+// The quantize core's streaming passes carry their own llvm-cpu tiling (passes/lowering/cpu/tiling.py):
 // 64 KB of input per workgroup, written on the collapsed one-row-per-block iteration space that
 // IREE keeps (a 3-D [rows, blocks, 16] op would be reshaped and lose the attribute).
 // CHECK-DAG: #[[RED16:.*]] = #iree_cpu.lowering_config<distribution = [1024, 0], vector_common_parallel = [8, 0], vector_reduction = [0, 16]>

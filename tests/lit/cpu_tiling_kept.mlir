@@ -8,7 +8,7 @@
 
 // IREE drops a compilation_info when it rewrites the op it sits on (a reshape folded into the
 // op's operands does that), silently falling back to its own tiling; here the configured
-// dispatches show that the streaming passes keep theirs (passes/cpu_tiling.py).
+// dispatches show that the streaming passes keep theirs (passes/lowering/cpu/tiling.py).
 // CHECK-DAG: lowering_config = #iree_cpu.lowering_config<distribution = [1024, 0], vector_common_parallel = [8, 0], vector_reduction = [0, 16]>
 // CHECK-DAG: lowering_config = #iree_cpu.lowering_config<distribution = [1024, 16], vector_common_parallel = [1, 16]>
 

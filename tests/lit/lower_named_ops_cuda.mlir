@@ -9,7 +9,7 @@
 // ERR: error: unknown CUDA architecture 'sm_75' (known: sm_89, sm_90, sm_100)
 
 // The llvm-cpu templates cuda reuses (here the block amaxes and nvfp4's encode pass) come
-// without their llvm-cpu tiling (cpu_tiling.py): no compilation_info, neither as the attribute
+// without their llvm-cpu tiling (passes/lowering/cpu/tiling.py): no compilation_info, neither as the attribute
 // aliases printed above the module nor inline.
 // NOTILE-NOT: compilation_info
 // NOTILE: func.func private @qmlir.amax.block1x16.8x32(

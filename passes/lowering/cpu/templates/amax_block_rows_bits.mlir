@@ -1,6 +1,6 @@
   // %${p}bits [${M}, ${Kb}]: max |x| bits per 1x${bk} block; NaN ignored; on bit patterns so
   // subnormals count under FTZ. Reduced as a [${M}*${Kb}, ${bk}] view (one row per block), the
-  // iteration space IREE keeps, so the op's own tiling holds (cpu_tiling.py).
+  // iteration space IREE keeps, so the op's own tiling holds (lowering/cpu/tiling.py).
   %${p}zero = arith.constant 0 : i32
   %${p}flat = tensor.collapse_shape %x [[0, 1]] : tensor<${M}x${K}xf32> into tensor<${N}xf32>
   %${p}blocks = tensor.expand_shape %${p}flat [[0, 1]] output_shape [${R}, ${bk}]
