@@ -1,7 +1,11 @@
 """Replaces named-op declarations by their lowered definitions, one definition at a time.
 
 Each definition is parsed on its own: one that does not parse is reported with its op, its
-template (the ``// template:`` line the lowering heads it with) and the saved text.
+template (the ``// template:`` comment ending its last line) and the saved text. Its ops'
+locations (``"-":line:col``, kept in the artifact's debug information) are those of one text
+holding every definition in order, as the lowering has always numbered them: each definition
+is parsed after as many empty lines as the definitions before it hold, so artifacts stay
+byte-identical across this change.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from iree.compiler import ir
 
 from passes.base.errors import QmlirError
 from passes.ir.named_ops import is_named_op_decl, op_kind, symbol_name
+from passes.lowering.cpu.common import TEMPLATE_MARK
 from passes.lowering.cpu.lower import lower_cpu
 from passes.lowering.cpu.tiling import strip_cpu_tiling
 from passes.lowering.cuda.lower import lower_cuda
@@ -42,10 +47,13 @@ def lower_declarations(module: ir.Module, decls: list[ir.Operation], cuda_arch: 
 
     ``cuda_arch`` empty: the llvm-cpu lowering; else the cuda lowering for that architecture.
     """
+    line = 0  # lines of the definitions before this one
     with module.context:
         for decl in decls:
             text = lowered_text(decl, cuda_arch)
-            lowered = parse_definition(decl, text)  # kept alive while its op moves (TOOLCHAIN.md)
+            # kept alive while its op moves (TOOLCHAIN.md)
+            lowered = parse_definition(decl, text, line)
+            line += text.count("\n") + 1
             (definition,) = list(lowered.body.operations)
             if cuda_arch:  # the llvm-cpu templates' tiling means nothing to the cuda backend
                 strip_cpu_tiling(definition.operation)
@@ -54,19 +62,27 @@ def lower_declarations(module: ir.Module, decls: list[ir.Operation], cuda_arch: 
             del lowered
 
 
-def parse_definition(decl: ir.Operation, text: str) -> ir.Module:
-    """``text`` parsed as a module; a one-line error naming the op and template otherwise."""
+def parse_definition(decl: ir.Operation, text: str, first_line: int = 0) -> ir.Module:
+    """``text`` parsed as a module, numbered from line ``first_line + 1``; a one-line error
+    naming the op and its template otherwise."""
     try:
-        return ir.Module.parse(text)
+        return ir.Module.parse("\n" * first_line + text)
     except ir.MLIRError as e:
-        first = text.splitlines()[0] if text else ""
-        origin = first.removeprefix("// template: ") if first.startswith("// template:") else "?"
-        fd, saved = tempfile.mkstemp(prefix="qmlir-lowering-", suffix=".mlir")
-        with open(fd, "w") as f:
-            f.write(text)
-        detail = str(e).strip().splitlines()
-        raise QmlirError(
-            f"the lowering of named op {op_kind(decl)} @{symbol_name(decl)} (template {origin}) "
-            f"does not parse: {' '.join(line.strip() for line in detail[:3])}; "
-            f"IR saved to {Path(saved)}"
-        ) from e
+        raise _unparsable(decl, text, e) from e
+
+
+def _unparsable(decl: ir.Operation, text: str, error: ir.MLIRError) -> QmlirError:
+    try:  # again, numbered from 1: the diagnostic's lines are the saved file's
+        ir.Module.parse(text)
+    except ir.MLIRError as local:
+        error = local
+    mark = text.rfind(TEMPLATE_MARK)
+    origin = text[mark + len(TEMPLATE_MARK) :].split()[0] if mark >= 0 else "?"
+    fd, saved = tempfile.mkstemp(prefix="qmlir-lowering-", suffix=".mlir")
+    with open(fd, "w") as f:
+        f.write(text)
+    detail = " ".join(line.strip() for line in str(error).strip().splitlines()[:3])
+    return QmlirError(
+        f"the lowering of named op {op_kind(decl)} @{symbol_name(decl)} (template {origin}) "
+        f"does not parse: {detail}; IR saved to {Path(saved)}"
+    )

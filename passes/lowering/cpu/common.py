@@ -23,13 +23,18 @@ def template(name: str) -> string.Template:
 
 
 def definition(name: str, fields: Mapping[str, object] | None = None, **more: object) -> str:
-    """The definition template ``name`` filled in, headed by a comment naming it (a definition
-    that fails to parse is reported with its template: ``passes/lowering/declarations.py``)."""
-    return template_header(name) + template(name).substitute(fields or {}, **more)
+    """The definition template ``name`` filled in, its last line ending in a comment that names
+    it (a definition that fails to parse is reported with its template; the comment adds no
+    line, so the ops' locations stay those of the template's lines)."""
+    return name_template(template(name).substitute(fields or {}, **more), name)
 
 
-def template_header(name: str) -> str:
-    return f"// template: {name}\n"
+def name_template(text: str, name: str) -> str:
+    body = text.rstrip("\n")
+    return f"{body}  {TEMPLATE_MARK}{name}" + text[len(body) :]
+
+
+TEMPLATE_MARK = "// template: "
 
 
 def dims(rank: int, prefix: str = "d") -> list[str]:

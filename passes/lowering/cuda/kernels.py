@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 
 from passes.base.errors import QmlirError
+from passes.lowering.cpu.common import name_template
 from passes.lowering.cuda.targets import executable_target_text
 from runtime_kernels.nvrtc import compile_ptx
 
@@ -27,8 +28,8 @@ def template(name: str) -> string.Template:
 
 
 def definition(name: str, fields: Mapping[str, object] | None = None, **more: object) -> str:
-    """The definition template ``name`` filled in, headed by a comment naming it."""
-    return f"// template: {name}\n" + template(name).substitute(fields or {}, **more)
+    """The definition template ``name`` filled in, its last line naming it (a comment)."""
+    return name_template(template(name).substitute(fields or {}, **more), name)
 
 
 @cache
