@@ -20,6 +20,7 @@ from iree.compiler.dialects import func
 
 from compiler.runtime import to_numpy
 from passes.base.errors import QmlirError
+from passes.base.numbers import ceil_div
 from passes.host.call import call, host_copies
 from passes.host.evaluate import compile_host_module
 from passes.ir.named_ops import NamedOpBuilder
@@ -133,7 +134,7 @@ def block_scale_dequantize(
     codes = _as_2d(np.asarray(y, dtype=np.uint8), "y")
     scales = _as_2d(np.asarray(scale, dtype=np.uint8), "scale")
     block = (block_size, 1) if ax == 0 else (1, block_size)
-    expected = (-(-codes.shape[0] // block[0]), -(-codes.shape[1] // block[1]))
+    expected = (ceil_div(codes.shape[0], block[0]), ceil_div(codes.shape[1], block[1]))
     if scales.shape != expected:
         raise QmlirError(f"scale has shape {list(scales.shape)}, y needs {list(expected)}")
     text = _module(

@@ -19,7 +19,18 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 @cache
 def template(name: str) -> string.Template:
-    return string.Template((TEMPLATES / name).read_text())
+    """``templates/<name>``; a snippet's ``// snippet:`` interface line (``snippets.py``) is
+    for readers and tests, not part of the text it splices in."""
+    return string.Template(strip_interface((TEMPLATES / name).read_text()))
+
+
+def strip_interface(text: str) -> str:
+    if text.startswith(INTERFACE_MARK):
+        return text.split("\n", 1)[1] if "\n" in text else ""
+    return text
+
+
+INTERFACE_MARK = "// snippet:"
 
 
 def definition(name: str, fields: Mapping[str, object] | None = None, **more: object) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from passes.base.numbers import ceil_div
 from passes.ir.types import TensorInfo, shape_text
 
 
@@ -34,7 +35,7 @@ def reshape(src: str, frm: TensorInfo, to: TensorInfo) -> str:
 
 
 def grid_1d(n: int, cap: int = 1024) -> tuple[int, int]:
-    return (max(1, min(-(-n // 1024), cap)), 1)
+    return (max(1, min(ceil_div(n, 1024), cap)), 1)
 
 
 def i32_constants(values: dict[str, int]) -> str:

@@ -90,4 +90,4 @@ def _fused_kernel(op: NamedOp, columnwise: bool) -> tuple[str, str, dict[str, in
 def _fused_grid(family: str, rows: int, cols: int) -> tuple[int, int]:
     """Workgroups per tile: 128x128 (block_fp8) or 32 rows x 128 columns (mxfp8, nvfp4)."""
     tile_rows = 128 if family == "block_fp8" else 32
-    return (-(-cols // 128), -(-rows // tile_rows))
+    return (ceil_div(cols, 128), ceil_div(rows, tile_rows))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from passes.base.numbers import ceil_div
 from passes.ir.attributes import NamedOp, ScaleFormat, Scaling
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.layouts import ScaleLayout
@@ -45,7 +46,7 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
         (*operands, *constants),
         (ttype(c_2d),),
         "%c",
-        (-(-n // GEMM_TILE), -(-m // GEMM_TILE)),
+        (ceil_div(n, GEMM_TILE), ceil_div(m, GEMM_TILE)),
         block=128,
     )
     return definition(
