@@ -25,9 +25,9 @@ def template(name: str) -> string.Template:
 
 
 def strip_interface(text: str) -> str:
-    if text.startswith(INTERFACE_MARK):
-        return text.split("\n", 1)[1] if "\n" in text else ""
-    return text
+    """``text`` without its first line when that line is a ``// snippet:`` declaration."""
+    first, _, rest = text.partition("\n")
+    return rest if first.strip().startswith(INTERFACE_MARK) else text
 
 
 INTERFACE_MARK = "// snippet:"
