@@ -8,6 +8,7 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from passes.base.numbers import ceil_div
+from passes.ir.attributes import ScaleFormat, ScaleRule, Scaling
 from passes.ir.formats import FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
@@ -20,9 +21,9 @@ def emit_block_quantize(
     x: ir.Value,
     block: tuple[int, int],
     fmt: FloatFormat,
-    rule: str,
+    rule: ScaleRule,
     rule_attrs: dict[str, ir.Attribute],
-    scale_format: str,
+    scale_format: ScaleFormat,
     columnwise: bool,
     layer: str | None,
 ) -> QuantizedOperand:
@@ -31,7 +32,7 @@ def emit_block_quantize(
     assert info is not None and info.rank == 2 and info.dtype == "f32", x.type
     grid = (ceil_div(info.shape[0], block[0]), ceil_div(info.shape[1], block[1]))
     block_name = f"block{block[0]}x{block[1]}"
-    scale_elem = "f32" if scale_format == "fp32" else "i8"
+    scale_elem = "f32" if scale_format is ScaleFormat.FP32 else "i8"
     (amax,) = ops.call(
         "amax",
         variant_suffix(block_name, info.shape),
@@ -42,22 +43,22 @@ def emit_block_quantize(
     )
     (scale,) = ops.call(
         "compute_scale",
-        variant_suffix(rule, fmt.name, grid),
+        variant_suffix(rule.value, fmt.name, grid),
         [amax],
         [builtin_tensor_type(grid, scale_elem)],
-        {"rule": str_attr(rule), **rule_attrs},
+        {"rule": str_attr(rule.value), **rule_attrs},
         layer=layer,
     )
     data, stored = ops.call(
         "quantize",
-        variant_suffix(fmt.name, block_name, scale_format, info.shape),
+        variant_suffix(fmt.name, block_name, scale_format.value, info.shape),
         [x, scale],
         [builtin_tensor_type(info.shape, "i8"), builtin_tensor_type(grid, scale_elem)],
         {
             "format": str_attr(fmt.name),
-            "scaling": str_attr("block"),
+            "scaling": str_attr(Scaling.BLOCK.value),
             "block": i64_array_attr(block),
-            "scale_format": str_attr(scale_format),
+            "scale_format": str_attr(scale_format.value),
         },
         layer=layer,
     )
@@ -93,7 +94,7 @@ def emit_block_scaled_matmul(
     scales: tuple[ir.Value, ir.Value],
     b_transposed: bool,
     out: TensorInfo,
-    scale_format: str,
+    scale_format: ScaleFormat,
     layouts: tuple[ScaleLayout, ScaleLayout],
     layer: str | None = None,
 ) -> ir.Value:
@@ -120,8 +121,8 @@ def emit_block_scaled_matmul(
         {
             "a_format": str_attr(a.fmt.name),
             "b_format": str_attr(b.fmt.name),
-            "scaling": str_attr("block"),
-            "scale_format": str_attr(scale_format),
+            "scaling": str_attr(Scaling.BLOCK.value),
+            "scale_format": str_attr(scale_format.value),
             "a_layout": str_attr(a_layout),
             "b_layout": str_attr(b_layout),
             "a_block": i64_array_attr(a.block),

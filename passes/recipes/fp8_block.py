@@ -14,6 +14,7 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.base.errors import QmlirError
+from passes.ir.attributes import ScaleFormat, ScaleRule
 from passes.ir.formats import FloatFormat, Fp8Format
 from passes.ir.layouts import ScaleLayout, swizzled_shape
 from passes.ir.named_ops import (
@@ -89,13 +90,13 @@ class Fp8BlockScaling(ScalingRecipe):
             x,
             self.block_shape(role, usage),
             fmt,
-            "fp8_block",
+            ScaleRule.FP8_BLOCK,
             {
                 "fp8_max": f32_attr(fmt.max_finite),
                 "epsilon": f32_attr(self.amax_epsilon),
                 "pow2": bool_attr(self.pow2_scales),
             },
-            "fp32",
+            ScaleFormat.FP32,
             usage is Usage.COLUMNWISE,
             layer,
         )
@@ -123,7 +124,7 @@ class Fp8BlockScaling(ScalingRecipe):
         scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
         layouts = (_layout(a), _layout(b))
         return emit_block_scaled_matmul(
-            ops, a, b, scales, b_transposed, out, "fp32", layouts, layer
+            ops, a, b, scales, b_transposed, out, ScaleFormat.FP32, layouts, layer
         )
 
 

@@ -14,6 +14,7 @@ import struct
 from iree.compiler import ir
 
 from passes.base.errors import QmlirError
+from passes.ir.attributes import ScaleRule, Scaling
 from passes.ir.formats import FloatFormat, Fp8Format
 from passes.ir.named_ops import NamedOpBuilder, bool_attr, f32_attr, str_attr, variant_suffix
 from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
@@ -80,7 +81,7 @@ class Fp8CurrentScaling(ScalingRecipe):
             [amax],
             [scalar],
             {
-                "rule": str_attr("fp8_per_tensor"),
+                "rule": str_attr(ScaleRule.FP8_PER_TENSOR.value),
                 "fp8_max": f32_attr(fmt.max_finite),
                 "epsilon": f32_attr(self.amax_epsilon),
                 "pow2": bool_attr(self.force_pow2_scales),
@@ -117,7 +118,7 @@ class Fp8CurrentScaling(ScalingRecipe):
             {
                 "a_format": str_attr(a.fmt.name),
                 "b_format": str_attr(b.fmt.name),
-                "scaling": str_attr("per_tensor"),
+                "scaling": str_attr(Scaling.PER_TENSOR.value),
                 "b_transposed": bool_attr(b_transposed),
             },
             layer=layer,
@@ -137,7 +138,7 @@ def emit_per_tensor_cast(
         variant_suffix(fmt.name, "per_tensor", info.shape),
         [x, scale],
         [builtin_tensor_type(info.shape, "i8"), builtin_tensor_type((), "f32")],
-        {"format": str_attr(fmt.name), "scaling": str_attr("per_tensor")},
+        {"format": str_attr(fmt.name), "scaling": str_attr(Scaling.PER_TENSOR.value)},
         layer=layer,
     )
     return QuantizedOperand(data, scale_inv, fmt)

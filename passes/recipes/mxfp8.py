@@ -13,6 +13,7 @@ import enum
 
 from iree.compiler import ir
 
+from passes.ir.attributes import ScaleFormat, ScaleRule
 from passes.ir.formats import FloatFormat, Fp8Format
 from passes.ir.layouts import ScaleLayout, swizzled_shape
 from passes.ir.named_ops import (
@@ -77,9 +78,9 @@ class Mxfp8BlockScaling(ScalingRecipe):
             x,
             (BLOCK, 1) if columnwise else (1, BLOCK),
             fmt,
-            f"e8m0_{self.e8m0_rounding.value}",
+            ScaleRule(f"e8m0_{self.e8m0_rounding.value}"),
             {"fp8_max": f32_attr(fmt.max_finite)},
-            "e8m0",
+            ScaleFormat.E8M0,
             columnwise,
             layer,
         )
@@ -107,5 +108,5 @@ class Mxfp8BlockScaling(ScalingRecipe):
     ) -> ir.Value:
         scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
         return emit_block_scaled_matmul(
-            ops, a, b, scales, b_transposed, out, "e8m0", (ScaleLayout.MX,) * 2, layer
+            ops, a, b, scales, b_transposed, out, ScaleFormat.E8M0, (ScaleLayout.MX,) * 2, layer
         )

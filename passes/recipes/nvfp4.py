@@ -16,7 +16,7 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.base.numbers import ceil_div
-from passes.ir.attributes import Nvfp4ScaleOrder
+from passes.ir.attributes import Nvfp4ScaleOrder, ScaleFormat, Scaling
 from passes.ir.formats import E2M1, FloatFormat
 from passes.ir.layouts import ScaleLayout, swizzled_shape
 from passes.ir.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
@@ -101,7 +101,7 @@ class Nvfp4BlockScaling(ScalingRecipe):
             ],
             {
                 "format": str_attr("e2m1"),
-                "scaling": str_attr("block"),
+                "scaling": str_attr(Scaling.BLOCK.value),
                 "block": i64_array_attr((1, BLOCK)),
                 "scale_format": str_attr("e4m3"),
                 "packed": bool_attr(True),
@@ -136,4 +136,6 @@ class Nvfp4BlockScaling(ScalingRecipe):
         assert a.global_scale is not None and b.global_scale is not None
         scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
         layouts = (ScaleLayout.MX,) * 2
-        return emit_block_scaled_matmul(ops, a, b, scales, True, out, "nvfp4", layouts, layer)
+        return emit_block_scaled_matmul(
+            ops, a, b, scales, True, out, ScaleFormat.NVFP4, layouts, layer
+        )
