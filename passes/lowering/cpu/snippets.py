@@ -1,10 +1,19 @@
 """Pieces of element math the templates splice into their ``linalg.generic`` bodies.
 
-Each snippet file starts with a ``// snippet:`` line declaring its interface: the SSA values it
-reads (template parameters such as ``${x}``, or fixed names the enclosing body must define) and
-those it defines for the body to use. Every other value it defines starts with its prefix
-``%${p}``, so two instances never collide; ``tests/unit/test_snippets.py`` checks both for
-every snippet.
+Each snippet file (a template without ``func.func``) starts with one line declaring its
+interface, in this grammar (single spaces between entries; ``T`` a type without spaces)::
+
+    // snippet: reads V:T ...; defines V:T ...[; locals V ...][; holes NAME ...]
+
+``V`` is an SSA value as the template spells it: a parameter holding one (``${x}``), a prefixed
+name (``%${p}byte``) or a fixed one (``%s``, ``%table#0``). ``reads``: what it uses without
+defining it, which the enclosing body must provide; ``defines``: what it defines for the body to
+use afterwards, among them every fixed (unprefixed) name it defines at its own level;
+``locals``: the fixed names it defines inside its own regions; ``holes``: its parameters that
+take other snippets' text (which declare their own names). Every other value it defines starts
+with its prefix ``%${p}``, so two instances never collide. ``common.template`` drops the line
+(the spliced text is unchanged); ``tests/unit/test_snippets.py`` parses every snippet instance
+against its line and checks its names.
 """
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+  // snippet: reads %x:tensor<${M}x${K}xf32>; defines %${p}bits:tensor<${M}x${Kb}xi32> %${p}zero:i32; locals %v %acc %abs_mask %inf_bits %c0 %b %abs %is_nan %val %m
   // %${p}bits [${M}, ${Kb}]: max |x| bits per 1x${bk} block; NaN ignored; on bit patterns so
   // subnormals count under FTZ. Reduced as a [${M}*${Kb}, ${bk}] view (one row per block), the
   // iteration space IREE keeps, so the op's own tiling holds (lowering/cpu/tiling.py).

@@ -1,3 +1,4 @@
+    // snippet: reads %${p}nib:i32; defines ${out}:f32
     // ${out} = the value of the E2M1 code %${p}nib (i32, 0..15): 0, .5, 1, 1.5, 2, 3, 4, 6,
     // sign bit 0x8 (code 8 is -0.0)
     %${p}n1 = arith.constant 1 : i32

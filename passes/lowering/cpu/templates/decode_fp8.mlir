@@ -1,3 +1,4 @@
+    // snippet: reads %${p}code:i8; defines %${p}val:f32
     // decode one FP8 code (%${p}code : i8) to f32 from its bits; NaN codes give NaN
     // (arith.extf of f8 is wrong for NaN codes on llvm-cpu, see docs/numerics.md).
     %${p}c = arith.extui %${p}code : i8 to i32

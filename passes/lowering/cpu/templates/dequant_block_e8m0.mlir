@@ -1,3 +1,4 @@
+    // snippet: reads %${p}code:i8 %${p}S:tensor<${rows}x${cols}xi8>; defines %${p}deq:f32; holes decode ldexp
     // dequantize one element of operand ${p}: decode its FP8 code, then multiply by
     // 2^(e - 127) of its block's E8M0 scale read from the swizzled layout (exact, on bits);
     // a NaN scale (0xFF) gives NaN.

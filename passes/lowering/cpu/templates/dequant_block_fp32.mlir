@@ -1,3 +1,4 @@
+    // snippet: reads %${p}code:i8 ${scales}:${scale_type}; defines %${p}deq:f32; holes decode
     // dequantize one element of operand ${p}: its FP8 value times its block's scale_inv, read
     // from the GEMM-ready ${layout} layout.
 ${decode}

@@ -1,3 +1,4 @@
+    // snippet: reads ${data}:${data_type} %${p}S:tensor<${rows}x${cols}xi8>; defines %${p}deq:f32; holes decode_fp4 decode
     // dequantize one element of operand ${p}: its E2M1 nibble (low nibble = even element)
     // times its block's E4M3 decode scale read from the swizzled layout; exact in f32.
     %${p}row = linalg.index ${row_dim} : index

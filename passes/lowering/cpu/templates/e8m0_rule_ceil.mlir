@@ -1,3 +1,4 @@
+    // snippet: reads %mantissa:i32 %c0:i32 %exponent:i32 %c254:i32 %is_inf:i1 %is_nan:i1 %c255:i32; defines %man_nz:i1 %not_fe:i1 %half_man:i32 %exp_zero:i1 %small:i1 %sub_small:i1 %true:i1 %not_sub_small:i1 %inc_a:i1 %inc:i1 %inc_i:i32 %e:i32 %with_inf:i32 %code:i32
     // ceil (TE float_to_e8m0): v's biased exponent, plus one when its mantissa is non-zero,
     // except at 0xFE and for v <= 2^-127 (exponent 0, mantissa <= 0x400000).
     %man_nz = arith.cmpi ne, %mantissa, %c0 : i32

@@ -1,3 +1,4 @@
+    // snippet: reads %v_bits:i32 %c23:i32 %c255:i32 %c0:i32 %exponent:i32 %c1:i32 %is_inf:i1 %is_nan:i1; defines %c0x7e:i32 %c0x7f:i32 %max448:f32 %cm6:i32 %c3:i32 %c6:i32 %c127_r:i32 %v_f:f32 %v_sat:f32 %sat_bits:i32 %s_exp_sh:i32 %s_exp:i32 %e_un:i32 %e_cl:i32 %ulp_exp:i32 %inv_ulp_e:i32 %inv_ulp_bits:i32 %inv_ulp:f32 %scaled:f32 %q_f:f32 %q:i32 %binade:i32 %binade_bits:i32 %code_n:i32 %code_sat:i32 %v_zero:i1 %v_exp_zero:i1 %code_sub:i32 %code_fin:i32 %with_inf:i32 %code:i32
     // cuDNN round-up into E4M3: the smallest E4M3 value >= v, saturating at 448 (0x7E); v = 0
     // gives 0x00 (a zero scale), an f32-subnormal v the smallest E4M3 subnormal (0x01), NaN 0x7F.
     %c0x7e = arith.constant 126 : i32

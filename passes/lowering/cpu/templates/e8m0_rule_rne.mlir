@@ -1,3 +1,4 @@
+    // snippet: reads %c0:i32 %exponent:i32 %mantissa:i32 %c255:i32 %is_nan:i1 %is_inf:i1; defines %half_man:i32 %exp_zero:i1 %above:i1 %at_or_above:i1 %up:i1 %up_i:i32 %bumped:i32 %e:i32 %not_finite:i1 %code:i32
     // rne (PyTorch's float32 -> float8_e8m0fnu cast of v = amax / fp8_max): round v's mantissa
     // at its top bit (ties up for a normal v; a subnormal v rounds up only past half); past
     // 0xFE -> 0xFF; NaN and inf -> 0xFF.

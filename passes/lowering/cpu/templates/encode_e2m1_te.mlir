@@ -1,3 +1,4 @@
+    // snippet: reads ${x}:f32 ${s}:f32 ${s_sub}:f32 ${neg_lo}:i32; defines %${p}byte:i8
     // E2M1 encoder, TE's cast_to_fp4x2 on the IEEE product v = ${x} * ${s} -> %${p}byte (the
     // code, 0-15), with the block's values from nvfp4_block_table.mlir: ${s} (enc), ${s_sub}
     // (enc * 2^-149 or 0) and ${neg_lo} (2^31 + the bits of the largest |x| with a zero product).

@@ -1,3 +1,4 @@
+    // snippet: reads ${x}:f32 ${s}:f32; defines %${p}byte:i8
     // FP8 encoder: ${x} * ${s} -> %${p}byte, the saturating round-to-nearest-even E4M3/E5M2 code.
     // Integer-only (never arith.truncf): saturate in f32 (+-inf -> +-max), ulp =
     // 2^(max(e, emin) - mbits), q = roundeven(|v| / ulp), code = ((max(e, emin) - emin) << mbits)

@@ -1,3 +1,4 @@
+    // snippet: reads ${src}:f64; defines %${p}f32:f32
     // %${p}f32 = ${src} (f64, >= 0) rounded to f32 as IEEE does, subnormal results included
     // (rounded to the 2^-149 grid with integer arithmetic: flush-to-zero would lose them)
     %${p}min_normal = arith.constant 0x3810000000000000 : f64

@@ -1,3 +1,4 @@
+    // snippet: reads ${src}:f32; defines %${p}f64:f64
     // %${p}f64 = the exact value of the f32 ${src} in f64, read from its bits (an f32 subnormal
     // is m * 2^-149; flush-to-zero conversions would lose it)
     %${p}bits = arith.bitcast ${src} : f32 to i32

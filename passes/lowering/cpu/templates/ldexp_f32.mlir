@@ -1,3 +1,4 @@
+    // snippet: reads ${src}:f32 ${k}:i32; defines %${p}out:f32
     // %${p}out = ${src} * 2^${k} exactly, on bits (flush-to-zero proof): an f32-subnormal input
     // is renormalized from its integer mantissa; a result past the f32 range becomes +-inf, one
     // below the normal range +-0 (both encode to the same FP8 code as the IEEE result). NaN and inf

@@ -1,3 +1,4 @@
+    // snippet: reads ${row}:index ${col}:index; defines %${out}:index
     // %${out} = flat offset of S[${row}, ${col}] in the mx layout: 128x4 tiles stored
     // contiguously, tiles row-major (${col_tiles} per tile row), inside a tile the 128 four-byte
     // rows interleaved 0, 32, 64, 96, 1, 33, ... (spec/mxfp8.rst).

@@ -1,3 +1,4 @@
+  // snippet: reads %global_in:tensor<f32>; defines %table_enc_init:tensor<256xf32> %table_sub_init:tensor<256xf32> %table_lo_init:tensor<256xi32> %table#0:tensor<256xf32> %table#1:tensor<256xf32> %table#2:tensor<256xi32>; locals %sd %o_enc %o_sub %o_lo %code_index %code_i32 %d_code %two_m126 %two_m23 %e_m126 %e_sub %two_m150 %min_normal64 %two_p149 %zero64 %c29 %rebias %no_sign %sign_bit %e64 %q %q_valid %q_normal %q_bits %q_hi %tz_normal64 %tz_normal %q_sub_ok %q_sub_in %q_scaled %q_scaled_ok %tz_sub %tz_any %tz %neg_lo; holes enc_body
   // Per E4M3 block-scale code (all 256, from the global scale; computed once per call, looked up
   // by each block with nvfp4_block_lookup.mlir):
   // - enc: the block's element multiplier (${enc_doc});

@@ -1,3 +1,4 @@
+    // snippet: reads %d_code:i8 %sd:f32; defines %d64:f64 %p64:f64 %one64:f64 %r64:f64 %r32:f32 %flt_max:f32 %over:i1 %e:f32; holes decode_d sd_f64 p_f32 p_back
 ${decode_d}
 ${sd_f64}
     %d64 = arith.extf %d_val : f32 to f64

@@ -1,3 +1,4 @@
+    // snippet: reads %s:f32; defines %one:f32 %one64:f64 %two_p149:f64 %c23_s:i32 %c253:i32 %inv:f32 %s_bits:i32 %s_exp:i32 %is_sub:i1 %s64:f64 %inv64:f64 %grid:f64 %rounded:f64 %sub_bits:i32 %sub_inv:f32 %result:f32
     // 1 / scale; for scale >= 2^126 the result is an f32 subnormal, which flush-to-zero would
     // lose: divide in f64 (exact enough: 53 >= 2*24+2 makes the double rounding innocuous) and
     // round to the subnormal grid with integer arithmetic.

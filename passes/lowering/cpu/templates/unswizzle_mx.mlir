@@ -1,3 +1,4 @@
+  // snippet: reads ${swizzled}:${swizzled_type}; defines %${p}S:tensor<${rows}x${cols}xi8>; holes offset
   // S[row, k_block] read back once from the swizzled (mx) scales ${swizzled}, so the dequantize
   // below looks its scale up directly (scales are 32x or 16x smaller than the data)
   %${p}s_empty = tensor.empty() : tensor<${rows}x${cols}xi8>

@@ -1,0 +1,748 @@
+"""The snippet templates (``passes/lowering/cpu/templates/*.mlir`` without a ``func.func``) keep
+the interface their first line declares.
+
+Grammar of that line (one line; single spaces between entries; the ``reads`` and ``defines``
+lists may be empty, ``locals`` and ``holes`` are left out when they would be)::
+
+    // snippet: reads V:T ...; defines V:T ...[; locals V ...][; holes NAME ...]
+
+``V`` is an SSA value as the template spells it: a template parameter holding one (``${x}``),
+an instance-prefixed name (``%${p}byte``; ``%${out}`` in ``mx_offset.mlir``) or a fixed name
+(``%s``, ``%table#0``); ``T`` its type (no spaces, commas or semicolons). ``reads``: what the
+instance uses without defining it, which the enclosing body must provide (its holes filled as
+its Python caller fills them); ``defines``: what it defines at its own level for the body to use
+afterwards (its results, and every fixed name it defines there); ``locals``: the fixed names it
+defines inside its own regions (gone after them, but they must not already be defined where it
+is spliced); ``holes``: its parameters that take other snippets' text (whose names those
+snippets declare). ``common.template`` drops the line, so the spliced text is unchanged.
+
+Each case instantiates one snippet file as its Python caller does: the function in
+``snippets.py``, or, for files only other modules fill, ``Template.substitute`` with sample
+values (the fields those modules pass). The fields each template was filled with are recorded,
+so the interface line is filled with the very same ones. For every case:
+
+* parse: the instance, wrapped as ``func.func @snippet(<reads>) -> (<defines' types>)``
+  returning its defines, parses and verifies with ``iree.compiler.ir``: an undeclared read, or a
+  declared define it lacks or types otherwise, fails. Snippets that use ``linalg.index`` (the
+  ``dequant_*``) go in a 2-D ``linalg.generic`` body instead, yielding their defines; reads of a
+  multi-result value (``%table#0``..) come from a ``builtin.unrealized_conversion_cast`` of
+  arguments. Every snippet file gets this check; none is left to the static checks alone.
+* hygiene (static): every SSA name it defines itself (op results, block arguments; the names its
+  nested snippets define are checked against theirs) starts with its prefix or is declared, its
+  fixed ones being exactly the declared ones; every declared name is defined, every read used.
+* two instances of each prefixed snippet (prefixes ``t_`` and ``u_``) parse in one function.
+
+Besides, the definition templates use no snippet value but a declared define, and the checkers
+are shown to reject synthetic snippets that break each property.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from iree.compiler import ir
+
+from passes.ir.formats import E2M1, E4M3, E5M2
+from passes.lowering.cpu import snippets
+from passes.lowering.cpu.common import TEMPLATES, template
+
+# ---------------------------------------------------------------------------------------------
+# the interface line
+
+VALUE = r"(?:%|\$\{\w+\})[\w.$#{}-]*"  # %name, %${p}name, ${x}, %${out}_c4 (template spelling)
+INTERFACE = re.compile(
+    r"^ *// snippet: reads(?P<reads>(?: [^\s;]+)*); defines(?P<defines>(?: [^\s;]+)*)"
+    r"(?:; locals(?P<locals>(?: [^\s;]+)+))?(?:; holes(?P<holes>(?: \w+)+))?$"
+)
+TYPED = re.compile(rf"(?P<name>{VALUE}):(?P<type>[^\s:;,]+)")
+
+
+@dataclass(frozen=True)
+class Interface:
+    reads: tuple[tuple[str, str], ...]  # (value, type)
+    defines: tuple[tuple[str, str], ...]
+    locals: tuple[str, ...] = ()
+    holes: tuple[str, ...] = ()
+
+
+def parse_interface(line: str) -> Interface:
+    """The interface a ``// snippet:`` line declares; ValueError if it is not one."""
+    match = INTERFACE.match(line)
+    if match is None:
+        raise ValueError(f"not a '// snippet: reads ...; defines ...' line: {line!r}")
+
+    def typed(clause: str) -> tuple[tuple[str, str], ...]:
+        entries = []
+        for entry in (match[clause] or "").split():
+            item = TYPED.fullmatch(entry)
+            if item is None:
+                raise ValueError(f"{clause} entry {entry!r} is not VALUE:TYPE")
+            entries.append((item["name"], item["type"]))
+        return tuple(entries)
+
+    names = tuple((match["locals"] or "").split())
+    for name in names:
+        if re.fullmatch(VALUE, name) is None:
+            raise ValueError(f"locals entry {name!r} is not a value")
+    return Interface(typed("reads"), typed("defines"), names, tuple((match["holes"] or "").split()))
+
+
+def raw_text(file: str) -> str:
+    return (TEMPLATES / file).read_text()
+
+
+def interface_line(file: str) -> str:
+    return raw_text(file).split("\n", 1)[0]
+
+
+def snippet_files() -> list[str]:
+    return sorted(p.name for p in TEMPLATES.glob("*.mlir") if "func.func" not in p.read_text())
+
+
+def fields_of(text: str) -> set[str]:
+    return {m["named"] or m["braced"] for m in string.Template.pattern.finditer(text)} - {None}
+
+
+# ---------------------------------------------------------------------------------------------
+# SSA names in MLIR text
+
+SSA = r"%[\w.$-]+"
+RESULTS = re.compile(rf"^\s*({SSA}(?::\d+)?(?:\s*,\s*{SSA}(?::\d+)?)*)\s*=", re.M)
+BLOCK_ARGS = re.compile(r"\^bb\w*\(([^)]*)\)")
+FUNC_ARGS = re.compile(r"func\.func[^(]*\(([^)]*)\)")
+ARG = re.compile(rf"({SSA})\s*:")
+
+
+def strip_comments(text: str) -> str:
+    return "\n".join(line.split("//", 1)[0] for line in text.splitlines())
+
+
+def base(name: str) -> str:
+    """``%table#1`` -> ``table``, ``%table:3`` -> ``table``, ``%s`` -> ``s``."""
+    return re.split(r"[#:]", name.strip().lstrip("%"), maxsplit=1)[0]
+
+
+def definitions(text: str) -> Counter[str]:
+    """Names (without ``%``; ``%t:3`` as ``t``) of the op results and block arguments ``text``
+    defines, each as often as it does."""
+    code = strip_comments(text)
+    names = Counter(base(n) for m in RESULTS.finditer(code) for n in m[1].split(","))
+    for block in BLOCK_ARGS.finditer(code):
+        names.update(base(a) for a in ARG.findall(block[1]))
+    return names
+
+
+def result_groups(text: str) -> dict[str, int]:
+    """``%t:3 = ...`` -> ``{"t": 3}``."""
+    groups = {}
+    for m in RESULTS.finditer(strip_comments(text)):
+        for n in m[1].split(","):
+            name, _, count = n.strip().partition(":")
+            if count:
+                groups[base(name)] = int(count)
+    return groups
+
+
+def uses(text: str, value: str) -> bool:
+    return re.search(rf"{re.escape(value)}(?![\w.$-])", strip_comments(text)) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# instances, as their callers make them, with the fields each template was filled with
+
+
+@dataclass(frozen=True)
+class Instance:
+    file: str
+    text: str  # as spliced (no interface line)
+    interface: Interface  # its line, filled with the instance's fields
+    prefix: str | None = None  # the value of its prefix field (None: it has none)
+    parts: tuple[Instance, ...] = ()  # instances of snippet files inside ``text`` (its holes)
+
+    @property
+    def context(self) -> str:
+        """``body`` (in a linalg.generic body) for one that reads linalg.index, else ``func``."""
+        body = "linalg.index" in self.text and "linalg.generic" not in self.text
+        return "body" if body else "func"
+
+
+@dataclass(frozen=True)
+class Fill:
+    file: str
+    fields: Mapping[str, object] | None  # None: the template's text taken as it is
+    text: str
+
+
+class Recorder:
+    """Stands in for ``common.template``: the same templates, each fill recorded."""
+
+    def __init__(self) -> None:
+        self.fills: list[Fill] = []
+
+    def __call__(self, file: str) -> Any:
+        real, fills = template(file), self.fills
+
+        class Recording:
+            @property
+            def template(self) -> str:
+                fills.append(Fill(file, None, real.template))
+                return real.template
+
+            def substitute(
+                self, mapping: Mapping[str, object] | None = None, /, **more: object
+            ) -> str:
+                fields = {**(mapping or {}), **more}
+                text = real.substitute(fields)
+                fills.append(Fill(file, fields, text))
+                return text
+
+        return Recording()
+
+
+RECORDER: Recorder | None = None
+
+
+def fill(file: str) -> Any:
+    """``template(file)``, recorded like the ones ``snippets`` fills: the test's own fills."""
+    assert RECORDER is not None
+    return RECORDER(file)
+
+
+@contextmanager
+def recording() -> Iterator[Recorder]:
+    global RECORDER
+    recorder, saved = Recorder(), snippets.template
+    RECORDER, snippets.template = recorder, recorder  # type: ignore[assignment]
+    try:
+        yield recorder
+    finally:
+        RECORDER, snippets.template = None, saved  # type: ignore[assignment]
+
+
+def prefix_field(file: str) -> str | None:
+    """The field whose value starts the snippet's own names (``%${p}...``), if any."""
+    match = re.search(r"%\$\{(\w+)\}", strip_comments(raw_text(file).split("\n", 1)[1]))
+    return match[1] if match else None
+
+
+def instance(fills: list[Fill], root: Fill) -> Instance:
+    line = interface_line(root.file)
+    if root.fields is not None:
+        line = string.Template(line).substitute(root.fields)  # KeyError: a field it is not given
+    key = prefix_field(root.file)
+    prefix = None if key is None or root.fields is None else str(root.fields[key])
+    at = next(i for i, f in enumerate(fills) if f is root)
+    earlier = [f for f in fills[:at] if f.text and f.text in root.text]
+    outermost = [f for f in earlier if not any(f is not g and f.text in g.text for g in earlier)]
+    parts = tuple(instance(fills, f) for f in outermost)
+    return Instance(root.file, root.text, parse_interface(line), prefix, parts)
+
+
+def build(case: str, p: str) -> Instance:
+    """The instance of ``CASES[case]`` made with prefix ``p`` (where it takes one)."""
+    file, make = CASES[case]
+    with recording() as recorder:
+        make(p)
+    roots = [f for f in recorder.fills if f.file == file]
+    assert roots, f"{case}: {file} is not filled"
+    return instance(recorder.fills, roots[-1])
+
+
+def _mx_offset(p: str, row: str = "%a0", col: str = "%a1") -> str:
+    # as swizzle.mx_offset(rows, cols, row, col, out): its out is the prefix of its names
+    return fill("mx_offset.mlir").substitute(out=f"{p}off", row=row, col=col, col_tiles=1)
+
+
+def _unswizzle_mx(p: str) -> str:  # as swizzle.unswizzle(p, "%a0", "tensor<512xi8>", 4, 2)
+    offset = _mx_offset(p, f"%{p}r", f"%{p}c")
+    return fill("unswizzle_mx.mlir").substitute(
+        p=p, swizzled="%a0", swizzled_type="tensor<512xi8>", rows=4, cols=2, offset=offset
+    )
+
+
+def _dequant_block_e8m0(p: str) -> str:  # as block_matmul._dequant_e8m0
+    decode, ldexp = snippets.decode(p, E4M3), snippets.ldexp(f"{p}l_", f"%{p}val", f"%{p}shift")
+    return fill("dequant_block_e8m0.mlir").substitute(
+        p=p, decode=decode, row_dim=0, k_dim=1, bk=32, rows=4, cols=2, ldexp=ldexp
+    )
+
+
+def _dequant_block_fp32(p: str) -> str:  # as block_matmul._dequant_fp32, 128x128 blocks
+    return fill("dequant_block_fp32.mlir").substitute(
+        p=p,
+        decode=snippets.decode(p, E4M3),
+        layout="block2d",
+        row_dim=0,
+        k_dim=1,
+        bk=128,
+        br=128,
+        scales="%a0",
+        read=f"%{p}rb, %{p}kb",
+        scale_type="tensor<1x2xf32>",
+    )
+
+
+def _dequant_nvfp4(p: str) -> str:  # as nvfp4._dequant_nvfp4
+    return fill("dequant_nvfp4.mlir").substitute(
+        p=p,
+        row_dim=0,
+        k_dim=1,
+        data="%a0",
+        data_type="tensor<4x8xi8>",
+        rows=4,
+        cols=1,
+        decode=snippets.decode(f"{p}s_", E4M3),
+        decode_fp4=snippets.decode_e2m1(p, f"%{p}fp4"),
+    )
+
+
+def _e8m0_rule(rounding: str) -> tuple[str, Callable[[str], object]]:
+    file = f"e8m0_rule_{rounding}.mlir"
+    if rounding.startswith("cudnn"):  # block_scales.lower_compute_scale_cudnn: as it is
+        return file, lambda _: fill(file).template
+    return file, lambda _: fill(file).substitute(emax_elem=8)  # lower_compute_scale_e8m0
+
+
+def _nvfp4_enc(order: str) -> str:  # as nvfp4.lower_nvfp4_quantize
+    decode_d = snippets.decode("d_", E4M3)
+    if order == "torchao":
+        return fill("nvfp4_enc_torchao.mlir").substitute(decode_d=decode_d)
+    return fill("nvfp4_enc_te.mlir").substitute(
+        decode_d=decode_d,
+        sd_f64=snippets.f64_from_f32("sd_", "%sd"),
+        p_f32=snippets.f32_from_f64("p_", "%p64"),
+        p_back=snippets.f64_from_f32("pb_", "%p_f32"),
+    )
+
+
+def _nvfp4_block_table(order: str) -> str:
+    enc = _nvfp4_enc(order)
+    return fill("nvfp4_block_table.mlir").substitute(enc_doc="sample", enc_body=enc)
+
+
+def _encode(fmt_name: str) -> tuple[str, Callable[[str], object]]:
+    fmt = {"e4m3": E4M3, "e5m2": E5M2, "e2m1": E2M1}[fmt_name]
+    return "encode_fp8.mlir", lambda p: snippets.encode(fmt, x="%a0", s="%a1", prefix=p)
+
+
+# case -> (the snippet file it instantiates, a maker taking the prefix)
+CASES: dict[str, tuple[str, Callable[[str], object]]] = {
+    "amax_block_rows_bits": (
+        "amax_block_rows_bits.mlir",  # as block_amax.block_rows_bits(4, 64, 32), untiled
+        lambda p: fill("amax_block_rows_bits.mlir").substitute(
+            p=p, M=4, K=64, Kb=2, bk=32, N=256, R=8, tiling=""
+        ),
+    ),
+    "decode_e2m1": ("decode_e2m1.mlir", lambda p: snippets.decode_e2m1(p, f"%{p}fp4")),
+    "decode_e2m1_code": ("decode_e2m1_code.mlir", lambda p: snippets.decode_value(E2M1, p)),
+    "decode_e8m0_f64": ("decode_e8m0_f64.mlir", lambda _: snippets.decode_scale_f64("e8m0")),
+    "decode_fp8": ("decode_fp8.mlir", lambda p: snippets.decode(p, E4M3)),
+    "decode_scale_f64[e8m0]": (
+        "decode_scale_f64.mlir",
+        lambda _: snippets.decode_scale_f64("e8m0"),
+    ),
+    "decode_scale_f64[e4m3]": (
+        "decode_scale_f64.mlir",
+        lambda _: snippets.decode_scale_f64("e4m3"),
+    ),
+    "dequant_block_e8m0": ("dequant_block_e8m0.mlir", _dequant_block_e8m0),
+    "dequant_block_fp32": ("dequant_block_fp32.mlir", _dequant_block_fp32),
+    "dequant_nvfp4": ("dequant_nvfp4.mlir", _dequant_nvfp4),
+    "e8m0_rule_ceil": _e8m0_rule("ceil"),
+    "e8m0_rule_cudnn_e4m3_round_up": _e8m0_rule("cudnn_e4m3_round_up"),
+    "e8m0_rule_cudnn_round_up": _e8m0_rule("cudnn_round_up"),
+    "e8m0_rule_floor": _e8m0_rule("floor"),
+    "e8m0_rule_rne": _e8m0_rule("rne"),
+    "encode_e2m1_te": (
+        "encode_e2m1_te.mlir",
+        lambda p: snippets.encode_e2m1_te(x="%a0", prefix=p),
+    ),
+    "encode_fp8[e4m3]": _encode("e4m3"),
+    "encode_fp8[e5m2]": _encode("e5m2"),
+    "encode_fp8[e2m1]": _encode("e2m1"),
+    "f32_from_f64": ("f32_from_f64.mlir", lambda p: snippets.f32_from_f64(p, "%a0")),
+    "f64_from_f32": ("f64_from_f32.mlir", lambda p: snippets.f64_from_f32(p, "%a0")),
+    "ldexp_f32": ("ldexp_f32.mlir", lambda p: snippets.ldexp(p, "%a0", "%a1")),
+    "mx_offset": ("mx_offset.mlir", _mx_offset),
+    "nvfp4_block_lookup": (  # nvfp4.lower_nvfp4_quantize passes code="%block_code"
+        "nvfp4_block_lookup.mlir",
+        lambda _: fill("nvfp4_block_lookup.mlir").substitute(code="%a0"),
+    ),
+    "nvfp4_block_table[te]": ("nvfp4_block_table.mlir", lambda _: _nvfp4_block_table("te")),
+    "nvfp4_block_table[torchao]": (
+        "nvfp4_block_table.mlir",
+        lambda _: _nvfp4_block_table("torchao"),
+    ),
+    "nvfp4_enc_te": ("nvfp4_enc_te.mlir", lambda _: _nvfp4_enc("te")),
+    "nvfp4_enc_torchao": ("nvfp4_enc_torchao.mlir", lambda _: _nvfp4_enc("torchao")),
+    "reciprocal_f32": ("reciprocal_f32.mlir", lambda _: snippets.reciprocal()),
+    "unswizzle_mx": ("unswizzle_mx.mlir", _unswizzle_mx),
+}
+PREFIXED = [case for case, (file, _) in CASES.items() if prefix_field(file) is not None]
+
+
+# ---------------------------------------------------------------------------------------------
+# the checkers
+
+
+def wrap(text: str, iface: Interface, context: str = "func") -> str:
+    """``text`` in ``func.func @snippet(<reads>) -> (<defines' types>)`` returning the defines
+    ("func"), or in a 2-D ``linalg.generic`` body yielding them ("body")."""
+    args: list[str] = []
+    prologue: list[str] = []
+    groups: dict[str, dict[int, str]] = {}
+    for value, type_ in iface.reads:
+        name, _, index = value.partition("#")
+        if index:  # one result of a multi-result value: cast from arguments below
+            groups.setdefault(name, {})[int(index)] = type_
+        else:
+            args.append(f"{value}: {type_}")
+    for name, parts in groups.items():
+        assert sorted(parts) == list(range(len(parts))), f"{name}: reads {sorted(parts)}"
+        types = ", ".join(parts[i] for i in range(len(parts)))
+        sources = [f"%wrap_{name[1:]}{i}" for i in range(len(parts))]
+        args += [f"{s}: {parts[i]}" for i, s in enumerate(sources)]
+        prologue.append(
+            f"  {name}:{len(parts)} = builtin.unrealized_conversion_cast {', '.join(sources)}"
+            f" : {types} to {types}"
+        )
+    values = ", ".join(v for v, _ in iface.defines)
+    types = [t for _, t in iface.defines]
+    head = f"func.func @snippet({', '.join(args)})"
+    if context == "func":
+        ret = f"  return {values} : {', '.join(types)}" if values else "  return"
+        return "\n".join([f"{head} -> ({', '.join(types)}) {{", *prologue, text, ret, "}"])
+    assert context == "body" and values, context
+    n = len(types)
+    tensors = ", ".join(f"tensor<2x2x{t}>" for t in types)
+    ident = "affine_map<(d0, d1) -> (d0, d1)>"
+    inits = ", ".join(f"%wrap_init{i}" for i in range(n))
+    return "\n".join(
+        [
+            f"{head} -> ({tensors}) {{",
+            *prologue,
+            *(f"  %wrap_init{i} = tensor.empty() : tensor<2x2x{t}>" for i, t in enumerate(types)),
+            f"  %wrap_out:{n} = linalg.generic {{indexing_maps = [{', '.join([ident] * n)}],",
+            '      iterator_types = ["parallel", "parallel"]}',
+            f"      outs({inits} : {tensors}) {{",
+            f"  ^bb0({', '.join(f'%wrap_o{i}: {t}' for i, t in enumerate(types))}):",
+            text,
+            f"    linalg.yield {values} : {', '.join(types)}",
+            f"  }} -> ({tensors})",
+            f"  return {', '.join(f'%wrap_out#{i}' for i in range(n))} : {tensors}",
+            "}",
+        ]
+    )
+
+
+def parse_error(text: str) -> str | None:
+    """None if ``text`` parses and verifies as a module, else the diagnostic."""
+    with ir.Context():
+        try:
+            ir.Module.parse(text)
+        except ir.MLIRError as e:
+            return str(e)
+    return None
+
+
+def hygiene_problems(inst: Instance) -> list[str]:
+    """What is wrong with ``inst``'s names against its declared interface (empty: nothing).
+
+    Its own definitions (those of its text less those of its ``parts``, which are checked the
+    same way against their own interfaces) must start with its prefix or be declared (defines,
+    locals), its own fixed ones being exactly the declared fixed ones no part defines; every
+    declared name must be defined, every declared read used, and what its own text uses of a
+    part's names must be among that part's defines."""
+    iface = inst.interface
+    problems = [f"part {p.file} is not in the text" for p in inst.parts if p.text not in inst.text]
+    for part in inst.parts:
+        problems += [f"{part.file}: {problem}" for problem in hygiene_problems(part)]
+    every = definitions(inst.text)
+    by_parts = sum((definitions(part.text) for part in inst.parts), Counter())
+    own = set(every - by_parts)
+    declared = {base(v) for v, _ in iface.defines} | {base(v) for v in iface.locals}
+
+    def fixed(names: set[str]) -> set[str]:
+        return {n for n in names if not (inst.prefix and n.startswith(inst.prefix))}
+
+    prefix = f"with {inst.prefix!r}" if inst.prefix else "(no prefix)"
+    for name in sorted(fixed(own) - declared):
+        problems.append(f"defines %{name}: neither prefixed {prefix} nor declared")
+    for name in sorted(declared - set(every)):
+        problems.append(f"declares %{name} but does not define it")
+    if not problems:  # the same, as one equation
+        assert fixed(own) == fixed(declared) - set(by_parts)
+    for name, count in result_groups(inst.text).items():
+        indices = {int(v.split("#")[1]) for v, _ in iface.defines if "#" in v and base(v) == name}
+        if indices and indices != set(range(count)):
+            problems.append(f"defines %{name}:{count} but declares %{name}#{sorted(indices)}")
+    for value, _ in iface.reads:
+        if base(value) in every:
+            problems.append(f"reads {value}, which it defines")
+        if not uses(inst.text, value):
+            problems.append(f"declares the read {value} but does not use it")
+    own_text = inst.text
+    for part in inst.parts:
+        own_text = own_text.replace(part.text, "", 1)
+    own_uses = {base(v) for v in re.findall(SSA, strip_comments(own_text))}
+    for part in inst.parts:  # what it takes from a nested snippet, that one declares
+        results = {base(v) for v, _ in part.interface.defines}
+        for name in sorted(own_uses & set(definitions(part.text)) - results):
+            problems.append(f"uses %{name} of {part.file}, which does not declare it")
+    return problems
+
+
+def combined(one: Interface, two: Interface) -> Interface:
+    """Two instances one after the other: the reads of both (the same value once), both defines."""
+    reads = dict(one.reads)
+    for value, type_ in two.reads:
+        assert reads.setdefault(value, type_) == type_, value
+    return Interface(tuple(reads.items()), one.defines + two.defines)
+
+
+# ---------------------------------------------------------------------------------------------
+# the snippet files
+
+
+def test_every_snippet_file_has_a_case() -> None:
+    assert {file for file, _ in CASES.values()} == set(snippet_files())
+    assert len(snippet_files()) >= 26
+
+
+@pytest.mark.parametrize("file", snippet_files())
+def test_first_line_declares_the_interface(file: str) -> None:
+    first, rest = raw_text(file).split("\n", 1)
+    iface = parse_interface(first)
+    assert "// snippet:" not in rest, "one interface line, the first"
+    assert "// snippet:" not in template(file).template, "common.template drops it"
+    # holes: the fields alone on a line, which take other snippets' text
+    assert set(iface.holes) == set(re.findall(r"^\$\{(\w+)\}$", rest, re.M))
+    assert fields_of(first) <= fields_of(rest), "the line takes its template's fields only"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_instance_parses_with_its_interface(case: str) -> None:
+    inst = build(case, "t_")
+    wrapped = wrap(inst.text, inst.interface, inst.context)
+    error = parse_error(wrapped)
+    assert error is None, f"{error}\n{wrapped}"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_instance_names_are_hygienic(case: str) -> None:
+    inst = build(case, "t_")
+    assert inst.prefix in (None, "t_", "t_off")
+    assert hygiene_problems(inst) == []
+
+
+@pytest.mark.parametrize("case", PREFIXED)
+def test_two_prefixed_instances_do_not_collide(case: str) -> None:
+    one, two = build(case, "t_"), build(case, "u_")
+    assert one.prefix != two.prefix
+    wrapped = wrap(f"{one.text}\n{two.text}", combined(one.interface, two.interface), one.context)
+    error = parse_error(wrapped)
+    assert error is None, f"{error}\n{wrapped}"
+
+
+def test_definition_templates_read_only_declared_defines() -> None:
+    """A value a definition template uses from its snippets is one they declare as defined
+    (``%${p}zero`` matching ``%blk_zero``, a field standing for any name; a define that is a
+    field alone, such as decode_e2m1's ``${out}``, matches nothing here)."""
+    declared = [
+        re.compile("".join(r"%?[\w.$-]*" if s.startswith("${") else re.escape(s) for s in parts))
+        for file in snippet_files()
+        for value, _ in parse_interface(interface_line(file)).defines
+        for parts in [re.split(r"(\$\{\w+\})", value)]
+        if re.sub(r"\$\{\w+\}|%", "", value)  # some literal part
+    ]
+    assert len(declared) > 20
+    undeclared = {}
+    for path in sorted(TEMPLATES.glob("*.mlir")):
+        code = strip_comments(path.read_text())
+        if "func.func" not in code:
+            continue
+        defined = set(definitions(code))
+        for args in FUNC_ARGS.finditer(code):
+            defined |= {base(a) for a in ARG.findall(args[1])}
+        for value in sorted(set(re.findall(SSA, code)) - {"%$"}):
+            name = f"%{base(value)}"
+            if base(value) not in defined and not any(p.fullmatch(name) for p in declared):
+                undeclared.setdefault(path.name, []).append(name)
+    assert undeclared == {}
+
+
+# ---------------------------------------------------------------------------------------------
+# the checkers reject what they should
+
+SYNTHETIC_LINE = "    // snippet: reads ${x}:f32 %s:f32; defines %${p}y:f32 %two:f32"
+SYNTHETIC = """\
+    %two = arith.constant 2.0 : f32
+    %${p}t = arith.mulf ${x}, %two : f32
+    %${p}y = arith.addf %${p}t, %s : f32
+"""
+
+
+def synthetic(body: str = SYNTHETIC, line: str = SYNTHETIC_LINE, p: str = "t_") -> Instance:
+    fields = {"p": p, "x": "%a0"}
+    iface = parse_interface(string.Template(line).substitute(fields))
+    return Instance("synthetic", string.Template(body).substitute(fields), iface, p or None)
+
+
+def test_a_well_formed_synthetic_snippet_passes() -> None:
+    inst = synthetic()
+    assert hygiene_problems(inst) == []
+    assert parse_error(wrap(inst.text, inst.interface)) is None
+
+
+def test_an_undeclared_fixed_definition_is_rejected() -> None:
+    inst = synthetic(SYNTHETIC + "    %oops = arith.constant 0 : i32\n")
+    assert hygiene_problems(inst) == ["defines %oops: neither prefixed with 't_' nor declared"]
+    # with no prefix, every name it defines is a fixed one
+    assert "defines %t: neither prefixed (no prefix) nor declared" in hygiene_problems(
+        synthetic(p="")
+    )
+    # a real snippet copy, in memory: encode_fp8.mlir with one fixed name more
+    inst = build("encode_fp8[e4m3]", "t_")
+    broken = Instance(
+        inst.file, inst.text + "    %scratch = arith.constant 1 : i8\n", inst.interface, "t_"
+    )
+    assert hygiene_problems(broken) == ["defines %scratch: neither prefixed with 't_' nor declared"]
+
+
+def test_an_undeclared_block_argument_and_region_local_are_rejected() -> None:
+    line = "  // snippet: reads %x:tensor<4xf32>; defines %${p}r:tensor<4xf32>"
+    region = """\
+  %${p}r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>],
+      iterator_types = ["parallel"]} outs(%x : tensor<4xf32>) {
+  ^bb0(%v: f32):
+    %w = arith.addf %v, %v : f32
+    linalg.yield %w : f32
+  } -> tensor<4xf32>
+"""
+    inst = synthetic(region, line)
+    assert parse_error(wrap(inst.text, inst.interface)) is None  # it parses: hygiene sees it
+    assert hygiene_problems(inst) == [
+        "defines %v: neither prefixed with 't_' nor declared",
+        "defines %w: neither prefixed with 't_' nor declared",
+    ]
+    assert hygiene_problems(synthetic(region, line + "; locals %v %w")) == []
+
+
+def test_a_declared_value_it_does_not_define_is_rejected() -> None:
+    inst = synthetic(line=SYNTHETIC_LINE + " %ghost:f32")
+    assert hygiene_problems(inst) == ["declares %ghost but does not define it"]
+    assert "use of undeclared SSA value name" in (
+        parse_error(wrap(inst.text, inst.interface)) or ""
+    )
+    local = synthetic(line=SYNTHETIC_LINE + "; locals %gone")
+    assert hygiene_problems(local) == ["declares %gone but does not define it"]
+
+
+def test_a_multi_result_value_is_declared_whole() -> None:
+    line = "  // snippet: reads %a:f32; defines %m#0:f32 %m#1:f32"
+    body = "  %m:3 = builtin.unrealized_conversion_cast %a : f32 to f32, f32, f32\n"
+    assert hygiene_problems(synthetic(body, line)) == ["defines %m:3 but declares %m#[0, 1]"]
+    assert hygiene_problems(synthetic(body, line + " %m#2:f32")) == []
+
+
+def test_an_undeclared_read_fails_to_parse() -> None:
+    inst = synthetic(SYNTHETIC.replace("%${p}t, %s", "%${p}t, %undeclared"))
+    assert "use of undeclared SSA value name" in (
+        parse_error(wrap(inst.text, inst.interface)) or ""
+    )
+    assert hygiene_problems(inst) == ["declares the read %s but does not use it"]
+
+
+def test_a_read_it_also_defines_is_rejected() -> None:
+    inst = synthetic(line=SYNTHETIC_LINE.replace("%s:f32;", "%s:f32 %two:f32;"))
+    assert hygiene_problems(inst) == ["reads %two, which it defines"]
+    assert "redefinition of SSA value" in (parse_error(wrap(inst.text, inst.interface)) or "")
+
+
+def test_a_missing_or_mistyped_define_fails_to_parse() -> None:
+    missing = synthetic(SYNTHETIC.replace("%${p}y = arith.addf", "%${p}z = arith.addf"))
+    assert parse_error(wrap(missing.text, missing.interface)) is not None
+    mistyped = synthetic(line=SYNTHETIC_LINE.replace("%${p}y:f32", "%${p}y:i32"))
+    assert parse_error(wrap(mistyped.text, mistyped.interface)) is not None
+    body = build("dequant_block_fp32", "t_")
+    wrong = Interface(body.interface.reads, (("%t_deq", "f64"),))
+    assert parse_error(wrap(body.text, wrong, "body")) is not None
+
+
+def test_the_same_prefix_twice_collides() -> None:
+    one = build("encode_fp8[e4m3]", "t_")
+    wrapped = wrap(one.text + one.text, combined(one.interface, one.interface))
+    assert "redefinition of SSA value '%t_max'" in (parse_error(wrapped) or "")
+
+
+def test_a_nested_snippet_is_checked_against_its_own_interface() -> None:
+    inst = build("dequant_block_fp32", "t_")
+    (decode,) = inst.parts
+    assert decode.file == "decode_fp8.mlir" and decode.prefix == "t_"
+    stale = Instance(
+        inst.file, inst.text, inst.interface, inst.prefix, (build("decode_fp8", "u_"),)
+    )
+    assert "part decode_fp8.mlir is not in the text" in hygiene_problems(stale)
+    extra = "    %t_spare = arith.constant 0 : i32\n    %spare = arith.constant 0 : i32\n"
+    bad = Instance(decode.file, decode.text + extra, decode.interface, decode.prefix)
+    outer = Instance(
+        inst.file, inst.text.replace(decode.text, bad.text), inst.interface, "t_", (bad,)
+    )
+    assert hygiene_problems(outer) == [
+        "decode_fp8.mlir: defines %spare: neither prefixed with 't_' nor declared"
+    ]
+
+
+def test_a_nested_snippet_value_it_does_not_declare_is_rejected() -> None:
+    inst = build("dequant_block_e8m0", "t_")
+    decode, ldexp = inst.parts
+    assert (decode.file, ldexp.file) == ("decode_fp8.mlir", "ldexp_f32.mlir")
+    assert hygiene_problems(inst) == []
+    # the outer text reads %t_l_out, ldexp_f32's declared result; not so %t_l_mag_a
+    peeking = inst.text.replace("%t_l_out : f32", "%t_l_mag_a : f32")
+    assert peeking != inst.text
+    assert hygiene_problems(Instance(inst.file, peeking, inst.interface, "t_", inst.parts)) == [
+        "uses %t_l_mag_a of ldexp_f32.mlir, which does not declare it"
+    ]
+
+
+def test_an_interface_field_the_caller_does_not_pass_fails() -> None:
+    fills = [Fill("decode_fp8.mlir", {"p": "t_"}, "text")]
+    assert instance(fills, fills[0]).prefix == "t_"
+    encode = Fill("encode_fp8.mlir", {"p": "t_"}, "text")  # its line also takes x and s
+    with pytest.raises(KeyError):
+        instance([encode], encode)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "    // reads %x:f32; defines %y:f32",  # no "snippet:"
+        "    // snippet: defines %y:f32; reads %x:f32",  # clauses out of order
+        "    // snippet: reads %x:f32",  # no defines
+        "    // snippet: reads %x; defines %y:f32",  # a read without its type
+        "    // snippet: reads %x:f32; defines y:f32",  # not a value
+        "    // snippet: reads %x:f32, %z:f32; defines %y:f32",  # commas
+        "    // snippet: reads %x:f32; defines %y:f32; holes ${decode}",  # a hole is a field name
+        "    // snippet: reads %x:f32; defines %y:f32; locals",  # an empty locals clause
+    ],
+)
+def test_malformed_interface_lines_are_rejected(line: str) -> None:
+    with pytest.raises(ValueError):
+        parse_interface(line)
+
+
+def test_the_grammar_reads_every_clause() -> None:
+    line = (
+        "  // snippet: reads %${p}code:i8 %table#0:tensor<256xf32>; defines; locals %v; holes a b"
+    )
+    assert parse_interface(line) == Interface(
+        (("%${p}code", "i8"), ("%table#0", "tensor<256xf32>")), (), ("%v",), ("a", "b")
+    )
