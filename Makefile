@@ -23,14 +23,14 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check compiler passes runtime_kernels tests samples benchmarks
 	$(VENV)/bin/ruff format --check compiler passes runtime_kernels tests samples benchmarks
 	$(VENV)/bin/lit -q tests/lit
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n 2 tests
 
-# No model compiles: lint, lit, unit tests and the quantize core's numerics (under 3 minutes).
+# No model compiles: lint, lit, unit tests and the quantize core's numerics (about 2 minutes).
 test-fast: $(STAMP)
 	$(VENV)/bin/ruff check compiler passes runtime_kernels tests samples benchmarks
 	$(VENV)/bin/ruff format --check compiler passes runtime_kernels tests samples benchmarks
 	$(VENV)/bin/lit -q tests/lit
-	$(PY) -m pytest -q -m "not models" tests
+	$(PY) -m pytest -q -n 2 -m "not models" tests
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check --fix compiler passes runtime_kernels tests samples benchmarks
