@@ -32,9 +32,20 @@ MODELS = {
 }
 LOGITS = {"decoder_lm"}  # models whose output rows are logits: top-1 agreement is reported
 RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
+# extra variants, compared in the same run: label → (recipe, CompileOptions fields)
+EXTRA_VARIANTS = {
+    "none, fused attention": ("none", {"attention": "fused"}),
+}
 
 
-def _child_compile(spec: str, recipe: str, out: str) -> None:
+def _variants(recipes: list[str], extra: bool) -> dict[str, tuple[str, dict[str, object]]]:
+    out: dict[str, tuple[str, dict[str, object]]] = {r: (r, {}) for r in recipes}
+    if extra:
+        out.update(EXTRA_VARIANTS)
+    return out
+
+
+def _child_compile(spec: str, recipe: str, out: str, options: str = "{}") -> None:
     import resource
 
     start = time.perf_counter()
@@ -43,7 +54,8 @@ def _child_compile(spec: str, recipe: str, out: str) -> None:
     from passes.recipes import get_recipe
 
     imported = time.perf_counter()
-    compiled = compile_model(load_model(spec), CompileOptions(recipe=get_recipe(recipe)))
+    extra = json.loads(options)
+    compiled = compile_model(load_model(spec), CompileOptions(recipe=get_recipe(recipe), **extra))
     compiled.save(out)
     done = time.perf_counter()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -75,7 +87,13 @@ def _median_ms(samples: list[float]) -> float:
     return 1e3 * ordered[len(ordered) // 2]
 
 
-def bench_model(name: str, spec: str, repeats: int, tmp: Path) -> list[dict[str, object]]:
+def bench_model(
+    name: str,
+    spec: str,
+    repeats: int,
+    tmp: Path,
+    variants: dict[str, tuple[str, dict[str, object]]],
+) -> list[dict[str, object]]:
     import numpy as np
     import torch
 
@@ -84,9 +102,10 @@ def bench_model(name: str, spec: str, repeats: int, tmp: Path) -> list[dict[str,
     from compiler.model_source import load_model
 
     builds = {}
-    for recipe in RECIPES:
-        out = tmp / f"{name}.{recipe}.vmfb"
-        builds[recipe] = {**_run_child("--compile", spec, recipe, str(out)), "path": out}
+    for i, (label, (recipe, extra)) in enumerate(variants.items()):
+        out = tmp / f"{name}.{i}.vmfb"
+        child = _run_child("--compile", spec, recipe, str(out), json.dumps(extra))
+        builds[label] = {**child, "path": out}
     source = load_model(spec)
     model, inputs = source.module.eval(), source.example_inputs
     arrays = [x.numpy() for x in inputs]
@@ -116,11 +135,11 @@ def bench_model(name: str, spec: str, repeats: int, tmp: Path) -> list[dict[str,
         ms = _median_ms(samples)
         row: dict[str, object] = {"model": name, "variant": key, "latency_ms": ms}
         row["vs_none"] = ms / none_ms
-        recipe = key.removeprefix("IREE ") if key.startswith("IREE ") else None
-        if recipe is not None:
-            b = builds[recipe]
+        label = key.removeprefix("IREE ") if key.startswith("IREE ") else None
+        if label is not None:
+            b = builds[label]
             size = b["path"].stat().st_size
-            out = modules[recipe].run_numpy(*arrays)[0]
+            out = modules[label].run_numpy(*arrays)[0]
             metrics = compare(ref, np.asarray(out, np.float64))
             row.update(
                 compile_s=b["compile_s"],
@@ -140,7 +159,7 @@ def _fmt(value: object, spec: str) -> str:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--compile":
-        _child_compile(*sys.argv[2:5])
+        _child_compile(*sys.argv[2:6])
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--baseline":
         _child_baseline()
@@ -148,7 +167,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    parser.add_argument(
+        "--recipes", nargs="+", default=list(RECIPES), choices=list(RECIPES), help="(none first)"
+    )
+    parser.add_argument(
+        "--no-extra", action="store_true", help="skip the extra variants (fused attention)"
+    )
     args = parser.parse_args()
+    if args.recipes[0] != "none":
+        parser.error("--recipes must start with none (the ratios are against it)")
+    variants = _variants(args.recipes, not args.no_extra)
     sys.path.insert(0, str(ROOT))
     from compiler.version import IREE_VERSION, __version__
 
@@ -165,7 +193,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="qmlir-bench-") as tmp:
         for name in args.models:
-            for row in bench_model(name, MODELS[name], args.repeats, Path(tmp)):
+            for row in bench_model(name, MODELS[name], args.repeats, Path(tmp), variants):
                 print(
                     f"| {row['model']} | {row['variant']} | {row['latency_ms']:.2f} "
                     f"| {row['vs_none']:.2f}x | {_fmt(row.get('compile_s'), '.2f')} "

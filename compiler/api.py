@@ -25,6 +25,8 @@ def compile(  # noqa: A001 (the product's API name)
     exclude: list[str] | tuple[str, ...] = (),
     layer_recipes: dict[str, str] | None = None,
     cuda_arch: str | None = None,
+    cpu: str | None = None,
+    attention: str = "auto",
     **options: Any,
 ) -> CompiledModule:
     """Compiles ``model`` for ``target`` with its matmuls quantized by ``recipe``.
@@ -34,6 +36,9 @@ def compile(  # noqa: A001 (the product's API name)
     (module paths of ``model.named_modules()``) in high precision; ``layer_recipes`` maps globs
     to other recipes (default options), the first match winning. ``target="cuda"`` builds for
     an NVIDIA GPU of ``cuda_arch`` (``sm_89``, ``sm_90`` (default), ``sm_100``); no GPU needed.
+    ``cpu`` (llvm-cpu): ``host`` (default), ``generic`` or an LLVM CPU name; the artifact records
+    it and refuses to run on a host without its features. ``attention``: ``auto``, ``matmuls``
+    (SDPA as bmm + softmax + bmm) or ``fused`` (one IREE attention op).
     """
     module, inputs = check_model(model, example_inputs, "compile()")
     source = ModelSource(type(module).__name__, module, inputs)
@@ -50,6 +55,8 @@ def compile(  # noqa: A001 (the product's API name)
                 (glob, get_recipe(name)) for glob, name in (layer_recipes or {}).items()
             ),
             cuda_arch=cuda_arch,
+            cpu=cpu,
+            attention=attention,
         ),
     )
 

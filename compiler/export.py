@@ -3,7 +3,9 @@
 ``run_decompositions`` lowers to inference ATen IR decomposing only ``aten.new_ones`` and
 ``aten.__and__`` (transformers' attention-mask code would otherwise leave a 0-d bool literal that
 IREE cannot legalize) and ``aten.diff`` (transformers' packed-sequence check on position ids; no
-lowering in torch-mlir), so ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass.
+lowering in torch-mlir), so ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass;
+and, where the pipeline asks, ``scaled_dot_product_attention`` (as ``bmm → softmax → bmm``,
+``compiler/attention.py``).
 """
 
 from __future__ import annotations
@@ -17,24 +19,30 @@ from collections.abc import Iterator
 import torch
 from torch._decomp import core_aten_decompositions
 
+from compiler.attention import SDPA, sdpa_as_matmuls
 from compiler.model_source import ModelSource
 from passes.base.errors import QmlirError, exception_summary
 
 
-def export_model(source: ModelSource) -> torch.export.ExportedProgram:
+def export_model(
+    source: ModelSource, attention_as_matmuls: bool = True
+) -> torch.export.ExportedProgram:
+    """``attention_as_matmuls``: SDPA becomes ``bmm → softmax → bmm`` (``compiler/attention.py``);
+    otherwise it stays one op that IREE lowers to ``iree_linalg_ext.attention``."""
+    table = _decompositions(attention_as_matmuls)
     try:
         with torch.no_grad(), warnings.catch_warnings(), _quiet_logging():
             warnings.simplefilter("ignore", FutureWarning)  # torch's own deprecation chatter
             if source.program is not None:
-                return source.program.run_decompositions(_decompositions())
+                return source.program.run_decompositions(table)
             model = source.module.eval()
             program = torch.export.export(model, source.example_inputs, strict=False)
-            return program.run_decompositions(_decompositions())
+            return program.run_decompositions(table)
     except Exception as e:
         raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
 
 
-def _decompositions() -> dict:  # type: ignore[type-arg]
+def _decompositions(attention_as_matmuls: bool) -> dict:  # type: ignore[type-arg]
     core = core_aten_decompositions()
     wanted = (
         "aten.new_ones.default",
@@ -42,7 +50,10 @@ def _decompositions() -> dict:  # type: ignore[type-arg]
         "aten.__and__.Scalar",
         "aten.diff.default",
     )
-    return {op: fn for op, fn in core.items() if str(op) in wanted}
+    table = {op: fn for op, fn in core.items() if str(op) in wanted}
+    if attention_as_matmuls:
+        table[SDPA] = sdpa_as_matmuls
+    return table
 
 
 @contextlib.contextmanager

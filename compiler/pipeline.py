@@ -19,12 +19,14 @@ from iree.compiler import ir
 
 from compiler.artifact import embed_metadata, io_signature
 from compiler.backend import compile_module
+from compiler.cpu_target import DEFAULT_CPU, resolve_cpu
 from compiler.export import export_model
 from compiler.importer import import_program
 from compiler.inspection import weight_bytes
 from compiler.model_source import ModelSource
 from compiler.runtime import CompiledModule
 from compiler.version import IREE_VERSION, __version__
+from passes.base.errors import QmlirError
 from passes.expose_scaling_state import ExposeScalingState, state_globals
 from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.fuse_quantize_core import FuseQuantizeCore
@@ -53,6 +55,8 @@ class CompileOptions:
     exclude: tuple[str, ...] = ()
     layer_recipes: tuple[tuple[str, Recipe], ...] = ()
     cuda_arch: str | None = None  # --target cuda only; default sm_90
+    attention: str = "auto"  # how SDPA is compiled: auto (per target), matmuls or fused
+    cpu: str | None = None  # llvm-cpu only: host (default), generic or an LLVM CPU name
 
     @property
     def arch(self) -> str | None:
@@ -60,13 +64,41 @@ class CompileOptions:
         return (self.cuda_arch or DEFAULT_CUDA_ARCH) if self.target == "cuda" else None
 
 
+ATTENTION_MODES = ("auto", "matmuls", "fused")
+
+
+def attention_as_matmuls(options: CompileOptions) -> bool:
+    """``auto``: SDPA as ``bmm → softmax → bmm`` on llvm-cpu (IREE's CPU attention op is several
+    times slower, RESULTS.md), and wherever ``--quantize-all-matmuls`` must see its two GEMMs; on
+    cuda without it, SDPA stays one ``iree_linalg_ext.attention`` op for IREE's GPU attention
+    pipeline (not yet measured against the decomposition on a GPU). ``matmuls``/``fused`` force
+    one or the other; ``fused`` with ``--quantize-all-matmuls`` is refused (its GEMMs would stay
+    in high precision without a word)."""
+    if options.attention not in ATTENTION_MODES:
+        raise QmlirError(
+            f"unknown attention mode '{options.attention}' (known: {', '.join(ATTENTION_MODES)})"
+        )
+    if options.attention == "fused":
+        if options.quantize_all_matmuls:
+            raise QmlirError(
+                "--attention fused keeps SDPA as one op whose GEMMs --quantize-all-matmuls "
+                "cannot quantize; use --attention matmuls (or auto)"
+            )
+        return False
+    if options.attention == "matmuls":
+        return True
+    return options.target == "llvm-cpu" or options.quantize_all_matmuls
+
+
 def compile_model(
     source: ModelSource, options: CompileOptions, progress: Progress | None = None
 ) -> CompiledModule:
     note = progress or (lambda stage: None)
-    target_flags(options.target, options.cuda_arch)  # refuse an unknown target before any work
+    target_flags(options.target, options.cuda_arch, options.cpu)  # refuse a bad target early
+    cpu = resolve_cpu(options.cpu or DEFAULT_CPU) if options.target == "llvm-cpu" else None
+    as_matmuls = attention_as_matmuls(options)  # and a contradictory attention mode
     note("export")
-    program = export_model(source)
+    program = export_model(source, as_matmuls)
     note("import")
     text = import_program(program)
     with ir.Context():
@@ -89,10 +121,12 @@ def compile_model(
         LowerNamedOps(options.target, options.arch or DEFAULT_CUDA_ARCH).apply(module)
         _dump(options, "04-lower", module)
         metadata = build_metadata(source, options, module, layers)
+        metadata["attention"] = "matmuls" if as_matmuls else "fused"
+        metadata["cpu"] = cpu
         metadata["weights"] = weights
         embed_metadata(module, metadata)
         note("iree compile")
-        vmfb = compile_module(module, options.target, options.arch)
+        vmfb = compile_module(module, options.target, options.arch, options.cpu)
     return CompiledModule(vmfb, metadata)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from iree import runtime as iree_runtime
 
 from passes.base.abi import ENTRY, GET_STATE, METADATA_KEY, SET_STATE
+from passes.base.cpu_features import host_problem
 from passes.base.errors import QmlirError
 from passes.base.files import write_atomically
 from passes.host.call import call, host_copies
@@ -56,8 +57,12 @@ class CompiledModule:
         ]
         cuda = self.metadata.get("target") == "cuda"
         self._device = device or ("cuda" if cuda else "local-task")
+        cpu = self.metadata.get("cpu")
+        # checked before its code can SIGILL here; a GPU artifact, or one for another CPU, loads
+        # on first use: compile, save and inspect need neither the GPU nor that CPU
+        self._cpu_problem = host_problem(cpu) if (cpu and not cuda) else None
         self._context: Any = None
-        if not cuda:  # a GPU artifact loads on first use: compile, save, inspect need no GPU
+        if not cuda and self._cpu_problem is None:
             self._load()
 
     def _load(self) -> Any:
@@ -68,6 +73,8 @@ class CompiledModule:
             raise QmlirError(
                 f"the artifact is compiled for an NVIDIA GPU ({arch}): run it with --device cuda"
             )
+        if self._cpu_problem is not None and self._device.startswith("local"):
+            raise QmlirError(self._cpu_problem)
         try:
             context, _ = open_module(self._vmfb, iree_runtime.Config(self._device))
         except (ValueError, RuntimeError) as e:

@@ -36,7 +36,21 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         metavar="ARCH",
         help="with --target cuda: sm_89, sm_90 (default) or sm_100 (no GPU needed to compile)",
     )
+    c.add_argument(
+        "--cpu",
+        metavar="CPU",
+        help="with --target llvm-cpu: host (default: this host's CPU and features), generic "
+        "(the architecture's baseline, runs on any host of it) or an LLVM CPU name such as "
+        "x86-64-v3 or znver4",
+    )
     c.add_argument("--quantize-all-matmuls", action="store_true", help="also activation matmuls")
+    c.add_argument(
+        "--attention",
+        default="auto",
+        choices=("auto", "matmuls", "fused"),
+        help="scaled_dot_product_attention as bmm+softmax+bmm (matmuls) or one IREE attention op "
+        "(fused); auto: matmuls on llvm-cpu and with --quantize-all-matmuls, fused otherwise",
+    )
     c.add_argument(
         "--exclude",
         action="append",
@@ -78,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         target=args.target,
         cuda_arch=args.cuda_arch,
         quantize_all_matmuls=args.quantize_all_matmuls,
+        attention=args.attention,
+        cpu=args.cpu,
         dump_ir=Path(args.dump_ir) if args.dump_ir else None,
         exclude=tuple(args.exclude),
         layer_recipes=parse_layer_recipes(args.layer_recipe),

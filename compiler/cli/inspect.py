@@ -7,6 +7,7 @@ from typing import Any
 
 from compiler.cli.common import human_size, print_layers, print_table
 from compiler.runtime import load
+from passes.base.cpu_features import X86_CPUINFO_FLAGS, host_problem
 
 NAME = "inspect"
 HELP = "what a .vmfb holds: recipe, layers, weights, versions"
@@ -14,6 +15,16 @@ HELP = "what a .vmfb holds: recipe, layers, weights, versions"
 
 def add_arguments(i: argparse.ArgumentParser) -> None:
     i.add_argument("artifact", help="a .vmfb written by qmlir compile")
+
+
+def print_cpu(cpu: dict[str, Any]) -> None:
+    """The CPU an llvm-cpu artifact is compiled for, its instruction-set features (the ones the
+    runtime checks) and whether this host has them."""
+    checked = [f for f in cpu["features"] if f in X86_CPUINFO_FLAGS]
+    print(f"cpu       {cpu['name']} ({cpu['arch']}, from --cpu {cpu['requested']})")
+    print(f"          needs {' '.join(checked) or 'the baseline instruction set only'}")
+    problem = host_problem(cpu)
+    print(f"          {'runs on this host' if problem is None else 'NOT on this host: ' + problem}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,6 +37,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"model     {meta['model']}")
     arch = f" ({meta['cuda_arch']})" if meta.get("cuda_arch") else ""
     print(f"target    {meta['target']}{arch}")
+    if meta.get("cpu"):
+        print_cpu(meta["cpu"])
+    if meta.get("attention"):
+        print(f"attention {meta['attention']}")
     print(f"recipe    {recipe['name']} ({options})")
     if meta.get("quantize_all_matmuls"):
         print("          activation x activation matmuls quantized too")

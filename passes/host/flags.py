@@ -20,21 +20,30 @@ SHARED_FLAGS = (
     "--iree-input-demote-f64-to-f32=false",
 )
 
-# The llvm-cpu target on the host CPU (TOOLCHAIN.md).
-HOST_CPU_FLAGS = (
-    "--iree-hal-target-device=local",
-    "--iree-hal-local-target-device-backends=llvm-cpu",
-    "--iree-llvmcpu-target-cpu=host",
-    *SHARED_FLAGS,
-)
+
+def cpu_flags(cpu: str = "host") -> list[str]:
+    """The llvm-cpu target for an LLVM CPU: ``host`` (the compiling host's, TOOLCHAIN.md),
+    ``generic`` or a CPU name (``compiler/cpu_target.py``)."""
+    return [
+        "--iree-hal-target-device=local",
+        "--iree-hal-local-target-device-backends=llvm-cpu",
+        f"--iree-llvmcpu-target-cpu={cpu}",
+    ]
 
 
-def target_flags(target: str, cuda_arch: str | None = None) -> list[str]:
-    """``iree-compile`` flags for ``target``; refuses an unknown target or CUDA architecture."""
+# The llvm-cpu target on the host CPU: what runs on this host (weight folding, quantize).
+HOST_CPU_FLAGS = (*cpu_flags("host"), *SHARED_FLAGS)
+
+
+def target_flags(target: str, cuda_arch: str | None = None, cpu: str | None = None) -> list[str]:
+    """``iree-compile`` flags for ``target``; refuses an unknown target or CUDA architecture,
+    and a CPU for a target that is not llvm-cpu."""
     if target == "llvm-cpu":
         if cuda_arch is not None:
             raise QmlirError("--cuda-arch needs --target cuda")
-        return list(HOST_CPU_FLAGS)
+        return [*cpu_flags(cpu or "host"), *SHARED_FLAGS]
+    if cpu is not None:
+        raise QmlirError("--cpu needs --target llvm-cpu")
     if target == "cuda":
         arch = cuda_arch or cuda_targets.DEFAULT_CUDA_ARCH
         return [*cuda_targets.iree_flags(arch), *SHARED_FLAGS]

@@ -145,6 +145,12 @@ def test_pt2_model(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
         ),
         (["compile", f"{TINY}:build", "--cuda-arch", "sm_90"], "--cuda-arch needs --target cuda"),
         (["compile", f"{TINY}:build", "--target", "tpu"], "unknown target 'tpu'"),
+        (["compile", f"{TINY}:build", "--cpu", "pentium9"], "unknown --cpu 'pentium9'"),
+        (["compile", f"{TINY}:build", "--target", "cuda", "--cpu", "host"], "--cpu needs"),
+        (
+            ["compile", f"{TINY}:build", "--attention", "fused", "--quantize-all-matmuls"],
+            "--attention fused keeps SDPA as one op",
+        ),
     ],
 )
 def test_compile_errors_are_one_line_and_leave_no_file(capsys, tmp_path, argv, message) -> None:  # type: ignore[no-untyped-def]

@@ -40,3 +40,15 @@ def test_embeddings_close_to_f32(small, recipe: str, target: float) -> None:  # 
     assert cosine >= target, cosine
     quantized = [e for e in art.metadata["layers"] if e["recipe"] == recipe]
     assert len(quantized) == 36  # every linear of the 6 BERT layers
+
+
+def test_attention_gemms_quantized_too(small) -> None:  # type: ignore[no-untyped-def]
+    """``--quantize-all-matmuls``: SDPA's Q·Kᵀ and P·V under fp8-current too (issue target:
+    mean cosine >= 0.99)."""
+    model, inputs, ref = small
+    art = compiler.compile(model, inputs, "fp8-current", quantize_all_matmuls=True)
+    cosine = torch.nn.functional.cosine_similarity(ref, art(*inputs)).mean().item()
+    assert cosine >= 0.99, cosine
+    quantized = [e["layer"] for e in art.metadata["layers"] if e["recipe"] == "fp8-current"]
+    attention = [layer for layer in quantized if layer.endswith("attention.self")]
+    assert (len(quantized), len(attention)) == (48, 12)  # 36 linears, 2 GEMMs in each of 6

@@ -1,0 +1,58 @@
+"""Attention as two batched matmuls and a softmax: the decomposition of
+``aten.scaled_dot_product_attention`` that ``export`` applies before import.
+
+Why: torch-mlir imports SDPA as one ``iree_linalg_ext.attention`` op, which IREE's llvm-cpu backend
+runs at a few GFLOP/s (about 60-70% of MiniLM's and the decoder's time on an AVX2 host), while
+the same work as ``bmm → softmax → bmm`` runs at IREE's GEMM speed (``benchmarks/RESULTS.md``).
+The two GEMMs are then ordinary ``aten.bmm`` ops, so ``--quantize-all-matmuls`` quantizes them
+like any activation × activation matmul (``Q·Kᵀ`` and ``P·V``).
+
+Semantics are torch's math reference (``torch.nn.functional.scaled_dot_product_attention``'s
+documented equivalent): scores = Q·Kᵀ × scale (scale = 1/√E unless given); ``is_causal`` masks
+the upper triangle (top-left aligned) with -inf; a bool mask keeps where True, -inf elsewhere;
+a float mask is added; softmax over the last dim; then × V. GQA (``enable_gqa``) repeats each
+K/V head over its group of query heads. A row masked everywhere is NaN, as in torch's math path.
+Dropout must be 0 (inference).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from passes.base.errors import QmlirError
+
+SDPA = torch.ops.aten.scaled_dot_product_attention.default
+
+
+def sdpa_as_matmuls(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attn_mask: torch.Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> torch.Tensor:
+    if dropout_p != 0.0:
+        raise QmlirError(f"scaled_dot_product_attention with dropout_p={dropout_p} (inference)")
+    if is_causal and attn_mask is not None:
+        raise QmlirError("scaled_dot_product_attention with both is_causal and attn_mask")
+    if enable_gqa and query.dim() >= 3 and key.size(-3) != query.size(-3):
+        group = query.size(-3) // key.size(-3)
+        key = key.repeat_interleave(group, dim=-3)
+        value = value.repeat_interleave(group, dim=-3)
+    factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
+    scores = torch.matmul(query, key.transpose(-2, -1)) * factor
+    if is_causal:
+        length, source = query.size(-2), key.size(-2)
+        keep = torch.ones(length, source, dtype=torch.bool, device=query.device).tril()
+        scores = scores.masked_fill(keep.logical_not(), float("-inf"))
+    elif attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask.to(scores.dtype)
+    return torch.matmul(torch.softmax(scores, dim=-1), value)
