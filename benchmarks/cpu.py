@@ -1,14 +1,16 @@
 """CPU benchmark: torch eager f32 vs IREE `none` vs every recipe, measured in one run.
 
-    python benchmarks/cpu.py [--repeats 30] [--models mlp transformer_block]
+    python benchmarks/cpu.py [--repeats 30] [--models mlp transformer_block] [--profile fp8-current]
 
 Each compile runs in a fresh child process, which reports its wall time and peak RSS (the
 child's whole process, torch and IREE imports included; the import-only baseline is printed
-too). Latency: median over two rounds of `--repeats` back-to-back calls per variant after
+too). Latency: median over three rounds of `--repeats` back-to-back calls per variant after
 warm-up, the rounds alternating between variants (calling them interleaved one by one made
 IREE's thread pool wake up cold each time); inputs fixed; IREE uses the `local-task` driver on
-every core, torch its default threads. Prints a Markdown table (ratios against `none` in the
-same run; top-1 agreement with f32 for models whose output rows are logits).
+every core, torch its default threads; torch eager bf16 too on a host with native bf16. Prints
+a Markdown table (ratios against `none` in the same run; top-1 agreement with f32 for models
+whose output rows are logits); `--profile RECIPE` adds, per model, one call of that artifact
+under IREE's profiler: time per dispatch family (GEMM, quantize, decode, pack, ...).
 """
 
 from __future__ import annotations
@@ -34,7 +36,12 @@ LOGITS = {"decoder_lm"}  # models whose output rows are logits: top-1 agreement 
 RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
 # extra variants, compared in the same run: label → (recipe, CompileOptions fields)
 EXTRA_VARIANTS = {
-    "none, fused attention": ("none", {"attention": "fused"}),
+    # IREE's attention op with data tiling fails on the decoder ("large vector sizes")
+    "none, fused attention, no data tiling": (
+        "none",
+        {"attention": "fused", "iree_flags": ["--iree-opt-data-tiling=false"]},
+    ),
+    "none, no data tiling": ("none", {"iree_flags": ["--iree-opt-data-tiling=false"]}),
 }
 
 
@@ -55,6 +62,8 @@ def _child_compile(spec: str, recipe: str, out: str, options: str = "{}") -> Non
 
     imported = time.perf_counter()
     extra = json.loads(options)
+    if "iree_flags" in extra:
+        extra["iree_flags"] = tuple(extra["iree_flags"])
     compiled = compile_model(load_model(spec), CompileOptions(recipe=get_recipe(recipe), **extra))
     compiled.save(out)
     done = time.perf_counter()
@@ -93,7 +102,10 @@ def bench_model(
     repeats: int,
     tmp: Path,
     variants: dict[str, tuple[str, dict[str, object]]],
+    profiles: dict[str, list[str]],
+    profile_label: str | None = None,
 ) -> list[dict[str, object]]:
+    """The model's rows; with ``profile_label``, that variant's profile into ``profiles``."""
     import numpy as np
     import torch
 
@@ -116,9 +128,20 @@ def bench_model(
             return model(*inputs)
 
     calls = {"torch eager f32": eager}
+    if native_bf16():
+        import copy
+
+        model_bf16 = copy.deepcopy(model).to(torch.bfloat16)
+        inputs_bf16 = [x.to(torch.bfloat16) if x.is_floating_point() else x for x in inputs]
+
+        def eager_bf16() -> object:
+            with torch.no_grad():
+                return model_bf16(*inputs_bf16)
+
+        calls["torch eager bf16"] = eager_bf16
     calls.update({f"IREE {r}": (lambda m=m: m.run_numpy(*arrays)) for r, m in modules.items()})
     times: dict[str, list[float]] = {k: [] for k in calls}
-    for _ in range(2):  # two rounds of blocks: A B C A B C
+    for _ in range(3):  # three rounds of blocks: A B C A B C A B C
         for key, call in calls.items():
             for _ in range(3):
                 call()
@@ -150,7 +173,75 @@ def bench_model(
                 top1=metrics.top1 if name in LOGITS else None,
             )
         rows.append(row)
+    if profile_label is not None:
+        profiles[name] = profile(builds[profile_label]["path"], arrays, tmp)
     return rows
+
+
+def native_bf16() -> bool:
+    """Whether this host has bf16 arithmetic (AVX512-BF16 or AMX-BF16)."""
+    from passes.base.cpu_features import host_flags
+
+    return bool((host_flags() or set()) & {"avx512_bf16", "amx_bf16"})
+
+
+def _kind(dispatch: str) -> str:
+    """A dispatch's family from IREE's name (``main$async_dispatch_7_elementwise_..._f32xi8``)."""
+    name = dispatch.split("_dispatch_", 1)[-1]
+    if "_encoding_" in dispatch or name.startswith("encode"):
+        return "data-tiling pack"
+    for word, kind in (("attention", "attention op"), ("softmax", "softmax")):
+        if word in name:
+            return kind
+    if "matmul" in name or "matvec" in name:
+        return "GEMM"
+    if "xi8" in name and "i8x" not in name:
+        return "quantize (f32 → codes)"
+    if "i8x" in name:
+        return "decode (codes → f32)"
+    if "reduction" in name:
+        return "reductions (amax, norms, ...)"
+    return "elementwise / other"
+
+
+def profile(vmfb: Path, arrays: list[object], tmp: Path) -> list[str]:
+    """One call under IREE's host-execution profiler: time per dispatch family and the largest
+    dispatches (``iree-run-module`` then ``iree-profile statistics``)."""
+    import numpy as np
+
+    tools = Path(sys.executable).parent
+    inputs = []
+    for i, array in enumerate(arrays):
+        np.save(tmp / f"input{i}.npy", array)
+        inputs.append(f"--input=@{tmp / f'input{i}.npy'}")
+    trace = tmp / "profile.ireeprof"
+    subprocess.run(
+        [str(tools / "iree-run-module"), f"--module={vmfb}", "--function=main", *inputs,
+         "--device_profiling_mode=host-execution", f"--device_profiling_output={trace}"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    stats = subprocess.run(
+        [str(tools / "iree-profile"), "statistics", "--format=jsonl", str(trace)],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    per_dispatch: dict[str, float] = {}
+    for line in stats.splitlines():
+        row = json.loads(line)
+        if row.get("row_type") == "host_execution_function" and row.get("function_name"):
+            name = row["function_name"]
+            per_dispatch[name] = per_dispatch.get(name, 0.0) + row["total_duration_ns"] / 1e6
+    total = sum(per_dispatch.values())
+    kinds: dict[str, float] = {}
+    for name, ms in per_dispatch.items():
+        kinds[_kind(name)] = kinds.get(_kind(name), 0.0) + ms
+    lines = ["| dispatch family | ms | share |", "|---|---|---|"]
+    for kind, ms in sorted(kinds.items(), key=lambda item: -item[1]):
+        lines.append(f"| {kind} | {ms:.2f} | {ms / total:.0%} |")
+    lines += [f"| all dispatches | {total:.2f} | 100% |", ""]
+    lines += ["| largest dispatches | ms | share |", "|---|---|---|"]
+    for name, ms in sorted(per_dispatch.items(), key=lambda item: -item[1])[:8]:
+        lines.append(f"| `{name.split('_dispatch_', 1)[-1]}` | {ms:.2f} | {ms / total:.0%} |")
+    return lines
 
 
 def _fmt(value: object, spec: str) -> str:
@@ -169,6 +260,12 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
     parser.add_argument(
         "--recipes", nargs="+", default=list(RECIPES), choices=list(RECIPES), help="(none first)"
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="RECIPE",
+        help="after each model's table rows: one call of RECIPE's artifact under IREE's "
+        "profiler, time per dispatch family",
     )
     parser.add_argument(
         "--no-extra", action="store_true", help="skip the extra variants (fused attention)"
@@ -191,9 +288,15 @@ def main() -> None:
         "| artifact MB | artifact vs none | SQNR dB vs f32 | top-1 vs f32 |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
+    if args.profile is not None and args.profile not in variants:
+        parser.error(f"--profile {args.profile}: not among --recipes")
+    profiles: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="qmlir-bench-") as tmp:
         for name in args.models:
-            for row in bench_model(name, MODELS[name], args.repeats, Path(tmp), variants):
+            rows = bench_model(
+                name, MODELS[name], args.repeats, Path(tmp), variants, profiles, args.profile
+            )
+            for row in rows:
                 print(
                     f"| {row['model']} | {row['variant']} | {row['latency_ms']:.2f} "
                     f"| {row['vs_none']:.2f}x | {_fmt(row.get('compile_s'), '.2f')} "
@@ -202,6 +305,9 @@ def main() -> None:
                     f"| {_fmt(row.get('sqnr_db'), '.1f')} | {_fmt(row.get('top1'), '.3f')} |",
                     flush=True,
                 )
+    for name, lines in profiles.items():
+        print(f"\n{name}, {args.profile}: one call under IREE's profiler\n")
+        print("\n".join(lines), flush=True)
 
 
 if __name__ == "__main__":

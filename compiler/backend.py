@@ -15,14 +15,18 @@ from passes.lowering.cuda import targets as cuda_targets
 
 
 def compile_module(
-    module: ir.Module, target: str, cuda_arch: str | None = None, cpu: str | None = None
+    module: ir.Module,
+    target: str,
+    cuda_arch: str | None = None,
+    cpu: str | None = None,
+    extra_flags: tuple[str, ...] = (),
 ) -> bytes:
     """Compiles a torch-input module (torch + linalg) to a ``.vmfb`` for ``target``.
 
     On cuda, an architecture IREE does not know by name gets its device target from
     ``passes/lowering/cuda/templates/`` as the module's ``hal.device.targets``.
     """
-    flags = ["--iree-input-type=torch", *target_flags(target, cuda_arch, cpu)]
+    flags = ["--iree-input-type=torch", *target_flags(target, cuda_arch, cpu), *extra_flags]
     if target == "cuda" and not any(f.startswith("--iree-cuda-target=") for f in flags):
         cuda_targets.set_device_targets(module, cuda_arch or cuda_targets.DEFAULT_CUDA_ARCH)
     with tempfile.TemporaryDirectory(prefix="qmlir-") as tmp:

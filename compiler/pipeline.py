@@ -57,6 +57,7 @@ class CompileOptions:
     cuda_arch: str | None = None  # --target cuda only; default sm_90
     attention: str = "auto"  # how SDPA is compiled: auto (per target), matmuls or fused
     cpu: str | None = None  # llvm-cpu only: host (default), generic or an LLVM CPU name
+    iree_flags: tuple[str, ...] = ()  # passed to iree-compile after qmlir's own (experiments)
 
     @property
     def arch(self) -> str | None:
@@ -126,7 +127,7 @@ def compile_model(
         metadata["weights"] = weights
         embed_metadata(module, metadata)
         note("iree compile")
-        vmfb = compile_module(module, options.target, options.arch, options.cpu)
+        vmfb = compile_module(module, options.target, options.arch, options.cpu, options.iree_flags)
     return CompiledModule(vmfb, metadata)
 
 

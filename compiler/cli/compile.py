@@ -67,6 +67,14 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         help="layers matching GLOB use RECIPE (with its default options); the first match "
         "wins (repeatable)",
     )
+    c.add_argument(
+        "--iree-flag",
+        action="append",
+        default=[],
+        metavar="FLAG",
+        help="an iree-compile flag passed as is after qmlir's own, e.g. "
+        "--iree-flag=--iree-opt-data-tiling=false (repeatable; for experiments)",
+    )
     c.add_argument("--explain", action="store_true", help="print which layer got which recipe")
     c.add_argument("--dump-ir", metavar="DIR", help="write the IR after every stage to DIR")
     c.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
@@ -94,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         quantize_all_matmuls=args.quantize_all_matmuls,
         attention=args.attention,
         cpu=args.cpu,
+        iree_flags=tuple(args.iree_flag),
         dump_ir=Path(args.dump_ir) if args.dump_ir else None,
         exclude=tuple(args.exclude),
         layer_recipes=parse_layer_recipes(args.layer_recipe),

@@ -31,6 +31,20 @@ def cpu_flags(cpu: str = "host") -> list[str]:
     ]
 
 
+# An artifact on llvm-cpu:
+# - data tiling (GEMM operands packed into the CPU's mmt4d tiles) made IREE `none` 0.67-0.76x as
+#   slow on the MLP, transformer block, MiniLM and decoder (AVX2 host, benchmarks/RESULTS.md);
+#   `--iree-llvmcpu-enable-ukernels=all` on top was no faster;
+# - every weight decode (FP8/E2M1 codes x scales → the f32 GEMM operand) hoisted into the module's
+#   initializer, run once at load: IREE hoists only what grows by less than its size threshold
+#   (a 1024x1024 FP8 weight decoded to f32 grows by 3 MiB and was decoded on every call, 1.9x
+#   `none` on the MLP; hoisted: 1.2x). The artifact keeps the low-precision bytes.
+# Not in HOST_CPU_FLAGS: the named-op evaluator runs no GEMM and holds no weight.
+ARTIFACT_CPU_FLAGS = (
+    "--iree-opt-data-tiling",
+    f"--iree-opt-const-expr-max-size-increase-threshold={1 << 40}",
+)
+
 # The llvm-cpu target on the host CPU: what runs on this host (weight folding, quantize).
 HOST_CPU_FLAGS = (*cpu_flags("host"), *SHARED_FLAGS)
 
@@ -41,7 +55,7 @@ def target_flags(target: str, cuda_arch: str | None = None, cpu: str | None = No
     if target == "llvm-cpu":
         if cuda_arch is not None:
             raise QmlirError("--cuda-arch needs --target cuda")
-        return [*cpu_flags(cpu or "host"), *SHARED_FLAGS]
+        return [*cpu_flags(cpu or "host"), *SHARED_FLAGS, *ARTIFACT_CPU_FLAGS]
     if cpu is not None:
         raise QmlirError("--cpu needs --target llvm-cpu")
     if target == "cuda":

@@ -39,12 +39,12 @@
 // CHECK: arith.trunci %{{.*}} : i32 to i8
 // CHECK: return %{{.*}}, %{{.*}} : tensor<4x8xi8>, tensor<f32>
 
-// scaled_matmul decodes codes from their bits, contracts in f32 and applies both scale_invs.
+// scaled_matmul decodes codes from their bits, contracts in f32 (a named linalg.matmul, B
+// transposed by its maps) and applies both scale_invs.
 // CHECK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.4x8.3x8(
 // CHECK-NOT: arith.extf %{{.*}} : f8E4M3FN
-// CHECK: linalg.generic {indexing_maps = [#[[A_MAP]], #[[B_MAP]], #[[OUT_MAP]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: linalg.matmul indexing_maps = [#[[A_MAP]], #[[B_MAP]], #[[OUT_MAP]]] ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<3x8xf32>) outs(%{{.*}} : tensor<4x3xf32>)
 // CHECK: arith.mulf
-// CHECK: arith.addf
 module {
   func.func @main(%x: tensor<4x8xf32>, %w: tensor<3x8xi8>, %ws: tensor<f32>) -> tensor<4x3xf32> {
     %a = call @qmlir.amax.4x8(%x) : (tensor<4x8xf32>) -> tensor<f32>

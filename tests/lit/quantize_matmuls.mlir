@@ -37,11 +37,14 @@ func.func @linear_bias(%x: !torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,3],f3
   return %0 : !torch.vtensor<[4,3],f32>
 }
 
-// bf16: converted to f32 before quantization, the f32 result converted back.
+// bf16: converted to f32 before quantization, the f32 result converted back. A 3-D activation
+// times a 2-D weight is one [M, K] GEMM (flattened, as for the block recipes), then expanded.
 // CHECK-LABEL: func.func @linear_bf16_3d
 // CHECK: torch.prims.convert_element_type %{{.*}}, %{{.*}} : !torch.vtensor<[2,4,8],bf16>, !torch.int -> !torch.vtensor<[2,4,8],f32>
-// CHECK: call @qmlir.quantize.e4m3.per_tensor.2x4x8
-// CHECK: %[[Y:.*]] = call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.2x4x8.3x8({{.*}}) {qmlir.layer = "blocks.0.mlp"{{.*}}} : {{.*}} -> tensor<2x4x3xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x4x8xf32> into tensor<8x8xf32>
+// CHECK: call @qmlir.quantize.e4m3.per_tensor.8x8
+// CHECK: %[[Y2:.*]] = call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.8x8.3x8({{.*}}) {qmlir.layer = "blocks.0.mlp"{{.*}}} : {{.*}} -> tensor<8x3xf32>
+// CHECK: %[[Y:.*]] = tensor.expand_shape %[[Y2]] {{\[\[}}0, 1], [2]] output_shape [2, 4, 3]
 // CHECK: %[[YT:.*]] = torch_c.from_builtin_tensor %[[Y]]
 // CHECK: torch.prims.convert_element_type %[[YT]], %{{.*}} : !torch.vtensor<[2,4,3],f32>, !torch.int -> !torch.vtensor<[2,4,3],bf16>
 func.func @linear_bf16_3d(%x: !torch.vtensor<[2,4,8],bf16>) -> !torch.vtensor<[2,4,3],bf16> {

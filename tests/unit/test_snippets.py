@@ -50,8 +50,9 @@ import pytest
 from iree.compiler import ir
 
 from passes.ir.formats import E2M1, E4M3, E5M2
+from passes.ir.types import TensorInfo
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import TEMPLATES, template
+from passes.lowering.cpu.common import TEMPLATES, contraction_fields, template
 
 # ---------------------------------------------------------------------------------------------
 # the interface line
@@ -332,8 +333,20 @@ def _encode(fmt_name: str) -> tuple[str, Callable[[str], object]]:
     return "encode_fp8.mlir", lambda p: snippets.encode(fmt, x="%a0", s="%a1", prefix=p)
 
 
+def _contraction(file: str) -> tuple[str, Callable[[str], object]]:
+    # as common.contraction: 2-D with B as [N, K] (named matmul), batched [B, M, K] @ [B, K, N]
+    if file == "contraction_matmul.mlir":
+        shapes, transposed = ((4, 8), (3, 8), (4, 3)), True
+    else:
+        shapes, transposed = ((2, 4, 8), (2, 8, 3), (2, 4, 3)), False
+    a, b, out = (TensorInfo(shape, "f32") for shape in shapes)
+    return file, lambda _: fill(file).substitute(contraction_fields(a, b, out, transposed))
+
+
 # case -> (the snippet file it instantiates, a maker taking the prefix)
 CASES: dict[str, tuple[str, Callable[[str], object]]] = {
+    "contraction_matmul": _contraction("contraction_matmul.mlir"),
+    "contraction_generic": _contraction("contraction_generic.mlir"),
     "amax_block_rows_bits": (
         "amax_block_rows_bits.mlir",  # as block_amax.block_rows_bits(4, 64, 32), untiled
         lambda p: fill("amax_block_rows_bits.mlir").substitute(

@@ -11,7 +11,7 @@ from passes.ir.formats import FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import definition, head, matmul_maps, template
+from passes.lowering.cpu.common import contraction, definition, head, template
 from passes.lowering.cpu.swizzle import unswizzle
 
 
@@ -101,5 +101,5 @@ def lower_block_scaled_matmul(op: NamedOp) -> str:
         dequant_b=dequant_b,
         unswizzle_a=unswizzled[0],
         unswizzle_b=unswizzled[1],
-        **matmul_maps(a, b, transposed),
+        contraction=contraction(a, b, out, transposed),
     )

@@ -96,6 +96,25 @@ def matmul_maps(a: TensorInfo, b: TensorInfo, b_transposed: bool) -> dict[str, s
     }
 
 
+def contraction(a: TensorInfo, b: TensorInfo, out: TensorInfo, b_transposed: bool) -> str:
+    """``%acc = %a_f32 @ %b_f32`` into ``%acc_init``: a named ``linalg.matmul`` for 2-D operands
+    (``contraction_matmul.mlir``), a ``linalg.generic`` for N-D or batched ones."""
+    two_d = a.rank == 2 and b.rank == 2
+    name = "contraction_matmul.mlir" if two_d else "contraction_generic.mlir"
+    return template(name).substitute(contraction_fields(a, b, out, b_transposed))
+
+
+def contraction_fields(
+    a: TensorInfo, b: TensorInfo, out: TensorInfo, b_transposed: bool
+) -> dict[str, str]:
+    return {
+        "a_shape": shape_text(a.shape),
+        "b_shape": shape_text(b.shape),
+        "out_shape": shape_text(out.shape),
+        **matmul_maps(a, b, b_transposed),
+    }
+
+
 def block_params(op: NamedOp, data: TensorInfo, grid: TensorInfo) -> dict[str, object]:
     """Template fields every block op shares: its name and attributes, data and grid shapes."""
     bm, bk = op.block()

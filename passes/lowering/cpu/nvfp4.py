@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from passes.ir.attributes import NamedOp, Nvfp4ScaleOrder
 from passes.ir.formats import E2M1, E4M3
-from passes.ir.types import shape_text
+from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import definition, head, template
+from passes.lowering.cpu.common import contraction, definition, head, template
 from passes.lowering.cpu.swizzle import unswizzle
 from passes.lowering.cpu.tiling import elementwise_blocks
 
@@ -93,4 +93,7 @@ def lower_nvfp4_scaled_matmul(op: NamedOp) -> str:
         dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), n, kb),
         unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), m, kb),
         unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), n, kb),
+        contraction=contraction(
+            TensorInfo((m, kp), "f32"), TensorInfo((n, kp), "f32"), out, b_transposed=True
+        ),
     )

@@ -11,12 +11,12 @@ from passes.ir.types import shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.block_amax import block_rows_bits, rowwise_block_amax_sibling
 from passes.lowering.cpu.common import (
+    contraction,
     definition,
     dims,
     elementwise,
     head,
     iterators,
-    matmul_maps,
 )
 
 
@@ -101,7 +101,7 @@ def lower_scaled_matmul(op: NamedOp) -> str:
         out_parallels=iterators(["parallel"] * out.rank),
         decode_a=snippets.decode("a_", op.format("a_format")),
         decode_b=snippets.decode("b_", op.format("b_format")),
-        **matmul_maps(a, b, op.flag("b_transposed")),
+        contraction=contraction(a, b, out, op.flag("b_transposed")),
     )
 
 

@@ -26,17 +26,7 @@ ${dequant_b}
   %zero = arith.constant 0.0 : f32
   %acc_empty = tensor.empty() : tensor<${M}x${N}xf32>
   %acc_init = linalg.fill ins(%zero : f32) outs(%acc_empty : tensor<${M}x${N}xf32>) -> tensor<${M}x${N}xf32>
-  %acc = linalg.generic {
-      indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
-                       affine_map<(m, n, k) -> (m, n)>],
-      iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a_f32, %b_f32 : tensor<${M}x${Kp}xf32>, tensor<${N}x${Kp}xf32>)
-      outs(%acc_init : tensor<${M}x${N}xf32>) {
-  ^bb0(%x: f32, %y: f32, %s: f32):
-    %p = arith.mulf %x, %y : f32
-    %t = arith.addf %s, %p : f32
-    linalg.yield %t : f32
-  } -> tensor<${M}x${N}xf32>
+${contraction}
   %out_empty = tensor.empty() : tensor<${M}x${N}xf32>
   %out = linalg.generic {
       indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> ()>,

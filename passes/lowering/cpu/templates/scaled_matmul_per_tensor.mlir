@@ -24,16 +24,7 @@ ${decode_b}
   %zero = arith.constant 0.0 : f32
   %acc_empty = tensor.empty() : tensor<${out_shape}xf32>
   %acc_init = linalg.fill ins(%zero : f32) outs(%acc_empty : tensor<${out_shape}xf32>) -> tensor<${out_shape}xf32>
-  %acc = linalg.generic {
-      indexing_maps = [${mm_a_map}, ${mm_b_map}, ${mm_out_map}],
-      iterator_types = [${mm_iterators}]}
-      ins(%a_f32, %b_f32 : tensor<${a_shape}xf32>, tensor<${b_shape}xf32>)
-      outs(%acc_init : tensor<${out_shape}xf32>) {
-  ^bb0(%x: f32, %y: f32, %s: f32):
-    %p = arith.mulf %x, %y : f32
-    %t = arith.addf %s, %p : f32
-    linalg.yield %t : f32
-  } -> tensor<${out_shape}xf32>
+${contraction}
   %out_empty = tensor.empty() : tensor<${out_shape}xf32>
   %out = linalg.generic {
       indexing_maps = [affine_map<(${out_dims}) -> (${out_dims})>, affine_map<(${out_dims}) -> ()>,
