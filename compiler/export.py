@@ -2,8 +2,9 @@
 
 ``run_decompositions`` lowers to inference ATen IR decomposing only ``aten.new_ones`` and
 ``aten.__and__`` (transformers' attention-mask code would otherwise leave a 0-d bool literal that
-IREE cannot legalize) and ``aten.diff`` (transformers' packed-sequence check on position ids; no
-lowering in torch-mlir), so ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass;
+IREE cannot legalize), ``aten.diff`` (transformers' packed-sequence check on position ids; no
+lowering in torch-mlir) and ``aten.einsum`` (into permutes, views and ``bmm``), so
+``aten.linear``/``matmul`` survive in their dtypes for the recipe pass;
 and, where the pipeline asks, ``scaled_dot_product_attention`` (as ``bmm → softmax → bmm``,
 ``compiler/attention.py``).
 """
@@ -49,6 +50,9 @@ def _decompositions(attention_as_matmuls: bool) -> dict:  # type: ignore[type-ar
         "aten.__and__.Tensor",
         "aten.__and__.Scalar",
         "aten.diff.default",
+        # torch-mlir imports einsum with its operands as a list, which fails when one is a
+        # weight; decomposed, its contractions are bmm/mm the recipe pass sees
+        "aten.einsum.default",
     )
     table = {op: fn for op, fn in core.items() if str(op) in wanted}
     if attention_as_matmuls:

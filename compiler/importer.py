@@ -62,9 +62,43 @@ def _expose_non_persistent_buffers(program: torch.export.ExportedProgram) -> Non
             state[target] = program.constants[target]
 
 
+def _copy_weights_in_lists(program: torch.export.ExportedProgram) -> None:
+    """A weight inside an op's list operand (``torch.cat([x, w])``, ``torch.stack``) reaches the
+    importer as a tensor among values, which it refuses ("Heterogeneous lists are not
+    supported"): such a list gets an ``aten.clone`` of the weight instead (IREE folds it)."""
+    graph = program.graph
+    lifted = {
+        spec.arg.name
+        for spec in program.graph_signature.input_specs
+        if spec.kind != torch.export.graph_signature.InputKind.USER_INPUT
+    }
+    for node in list(graph.nodes):
+        if node.op != "call_function":
+            continue
+        args = list(node.args)
+        for i, arg in enumerate(args):
+            if isinstance(arg, (list, tuple)) and any(
+                isinstance(a, torch.fx.Node) and a.name in lifted for a in arg
+            ):
+                with graph.inserting_before(node):
+                    items = [
+                        graph.call_function(torch.ops.aten.clone.default, (a,))
+                        if isinstance(a, torch.fx.Node) and a.name in lifted
+                        else a
+                        for a in arg
+                    ]
+                for item, a in zip(items, arg, strict=True):
+                    if item is not a:
+                        item.meta = {**a.meta, "nn_module_stack": node.meta.get("nn_module_stack")}
+                args[i] = type(arg)(items)
+        node.args = tuple(args)
+    graph.lint()
+
+
 def import_program(program: torch.export.ExportedProgram) -> str:
     """Imports an exported program as ``func.func @main``; returns the module's text."""
     _expose_non_persistent_buffers(program)
+    _copy_weights_in_lists(program)
     context = tm_ir.Context()
     torch_d.register_dialect(context)
     importer = fx_importer.FxImporter(context=context, hooks=_DenseLiterals())

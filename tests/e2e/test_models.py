@@ -167,3 +167,17 @@ def test_per_layer_recipes_and_exclusions() -> None:
     assert art.metadata["exclude"] == ["attn.*"]
     metrics = compare(reference(model, inputs), art(*inputs).numpy())
     assert metrics.sqnr_db >= 25.0, metrics
+
+
+@pytest.mark.parametrize("quantize_all", [False, True])
+def test_weights_in_einsum_and_cat(quantize_all: bool) -> None:
+    """einsum is decomposed before import (its contraction a matmul the recipe pass sees) and a
+    weight inside a list operand (``cat``) imports."""
+    model, inputs = tiny.weights_in_lists()
+    art = compiler.compile(model, inputs, "fp8-current", quantize_all_matmuls=quantize_all)
+    ref = reference(model, inputs)
+    out = art(*inputs).numpy()
+    np.testing.assert_array_equal(out[:4], ref[:4])  # the prefix rows: the weight itself
+    assert compare(ref[4:], out[4:]).sqnr_db > 25
+    (entry,) = art.metadata["layers"]
+    assert entry["recipe"] == ("fp8-current" if quantize_all else "none")

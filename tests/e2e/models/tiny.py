@@ -118,3 +118,21 @@ class Outlier(nn.Module):
 def outlier() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(6)
     return Outlier().eval(), (torch.randn(16, 64),)
+
+
+class WeightsInLists(nn.Module):
+    """A weight in ``einsum`` and in ``cat``: torch-mlir's importer refused both as is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Parameter(torch.randn(32, 64) / 8)
+        self.prefix = nn.Parameter(torch.randn(4, 32))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.einsum("bk,nk->bn", x, self.proj)
+        return torch.cat([self.prefix, y], dim=0)
+
+
+def weights_in_lists() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(7)
+    return WeightsInLists().eval(), (torch.randn(16, 64),)
