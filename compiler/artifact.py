@@ -33,6 +33,22 @@ def io_signature(module: ir.Module) -> dict[str, list[dict[str, Any]]]:
     return {"inputs": describe(list(ftype.inputs)), "outputs": describe(list(ftype.results))}
 
 
+def public_functions(module: ir.Module) -> list[str]:
+    """The functions the ``.vmfb`` exports (``@main`` first), read at compile time so that
+    ``qmlir inspect`` lists them without loading the module."""
+    names = []
+    for op in module.body.operations:
+        attrs = op.operation.attributes
+        if op.operation.name != "func.func" or "sym_name" not in attrs:
+            continue
+        private = (
+            "sym_visibility" in attrs and ir.StringAttr(attrs["sym_visibility"]).value != "public"
+        )
+        if not private and len(op.operation.regions[0].blocks) > 0:
+            names.append(ir.StringAttr(attrs["sym_name"]).value)
+    return sorted(names, key=lambda n: (n != ENTRY, n))
+
+
 def entry_function(module: ir.Module) -> ir.Operation:
     for op in module.body.operations:
         if op.operation.name == "func.func" and "sym_name" in op.operation.attributes:

@@ -17,14 +17,16 @@ from typing import Any
 
 from iree.compiler import ir
 
-from compiler.artifact import embed_metadata, io_signature
+from compiler.artifact import embed_metadata, io_signature, public_functions
 from compiler.backend import compile_module
 from compiler.cpu_target import DEFAULT_CPU, resolve_cpu
 from compiler.export import export_model
 from compiler.importer import import_program
+from compiler.input_roles import input_roles
 from compiler.inspection import weight_bytes
 from compiler.model_source import ModelSource
 from compiler.runtime import CompiledModule
+from compiler.seal import seal
 from compiler.version import IREE_VERSION, __version__
 from passes.base.errors import QmlirError
 from passes.expose_scaling_state import ExposeScalingState, state_globals
@@ -100,6 +102,7 @@ def compile_model(
     as_matmuls = attention_as_matmuls(options)  # and a contradictory attention mode
     note("export")
     program = export_model(source, as_matmuls)
+    roles = input_roles(program)
     note("import")
     text = import_program(program)
     with ir.Context():
@@ -122,13 +125,25 @@ def compile_model(
         LowerNamedOps(options.target, options.arch or DEFAULT_CUDA_ARCH).apply(module)
         _dump(options, "04-lower", module)
         metadata = build_metadata(source, options, module, layers)
+        _describe_inputs(metadata["signature"]["inputs"], roles)
         metadata["attention"] = "matmuls" if as_matmuls else "fused"
         metadata["cpu"] = cpu
         metadata["weights"] = weights
         embed_metadata(module, metadata)
         note("iree compile")
         vmfb = compile_module(module, options.target, options.arch, options.cpu, options.iree_flags)
-    return CompiledModule(vmfb, metadata)
+    return CompiledModule(seal(vmfb, metadata))
+
+
+def _describe_inputs(inputs: list[dict[str, Any]], roles: list[dict[str, Any]]) -> None:
+    """Adds each input's name and index range (``compiler/input_roles.py``) to its signature
+    entry; ``@main`` takes exactly the program's user inputs, in order."""
+    if len(roles) != len(inputs):
+        raise QmlirError(
+            f"internal: the module takes {len(inputs)} inputs, the program {len(roles)}"
+        )
+    for entry, role in zip(inputs, roles, strict=True):
+        entry.update(role)
 
 
 def build_metadata(
@@ -146,6 +161,7 @@ def build_metadata(
         "exclude": list(options.exclude),
         "layer_recipes": [[glob, r.to_dict()] for glob, r in options.layer_recipes],
         "signature": io_signature(module),
+        "functions": public_functions(module),
         "layers": layers,
         "scaling_state": scaling_state_entries(module),
     }

@@ -9,8 +9,9 @@ nor ``iree.compiler`` (torch only to convert torch tensors, when a caller passes
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,56 +19,50 @@ import ml_dtypes
 import numpy as np
 from iree import runtime as iree_runtime
 
-from passes.base.abi import ENTRY, GET_STATE, METADATA_KEY, SET_STATE
+from compiler.input_check import check_inputs
+from compiler.seal import Artifact, unseal
+from passes.base.abi import ENTRY, GET_STATE, SET_STATE
 from passes.base.cpu_features import host_problem
 from passes.base.errors import QmlirError
 from passes.base.files import write_atomically
 from passes.host.call import call, host_copies
 
-NUMPY_DTYPES: dict[str, Any] = {
-    "f32": np.dtype(np.float32),
-    "f16": np.dtype(np.float16),
-    "bf16": np.dtype(ml_dtypes.bfloat16),
-    "f64": np.dtype(np.float64),
-    "si64": np.dtype(np.int64),
-    "si32": np.dtype(np.int32),
-    "i1": np.dtype(np.bool_),
-}
-
 
 class CompiledModule:
-    """A compiled qmlir artifact: call it like the model; ``.save(path)``; ``.metadata``."""
+    """A compiled qmlir artifact: call it like the model; ``.save(path)``; ``.metadata``.
 
-    def __init__(
-        self, vmfb: bytes, metadata: dict[str, Any] | None = None, device: str = ""
-    ) -> None:
-        self._vmfb = vmfb
-        try:
-            vm_module = iree_runtime.VmModule.copy_buffer(iree_runtime.VmInstance(), vmfb)
-        except (ValueError, RuntimeError) as e:
-            raise QmlirError(f"not a valid qmlir artifact: {str(e).splitlines()[0]}") from e
-        function = vm_module.lookup_function(ENTRY)
-        found = read_metadata(function.reflection) if function is not None else None
-        if found is None:
-            raise QmlirError("not a qmlir artifact: the module has no qmlir metadata on @main")
-        self.metadata: dict[str, Any] = metadata or found
-        self._module_name = vm_module.name
-        self.function_names = [
-            n for n in vm_module.function_names if not n.endswith("$async") and n != "__init"
-        ]
-        cuda = self.metadata.get("target") == "cuda"
+    ``artifact`` is the file's bytes (``compiler/seal.py``): the seal is verified first, and
+    nothing of the module is loaded until the first call (the initializer runs then, once).
+    Calls are serialized on modules with scaling state, so concurrent callers never lose an
+    amax-history update; stateless modules run concurrent calls as they come.
+    """
+
+    def __init__(self, artifact: bytes, device: str = "") -> None:
+        verified = unseal(artifact)
+        self._artifact = verified
+        self.metadata: dict[str, Any] = verified.metadata
+        self.function_names: list[str] = list(self.metadata["functions"])
+        cuda = self.metadata["target"] == "cuda"
         self._device = device or ("cuda" if cuda else "local-task")
         cpu = self.metadata.get("cpu")
         # checked before its code can SIGILL here; a GPU artifact, or one for another CPU, loads
         # on first use: compile, save and inspect need neither the GPU nor that CPU
         self._cpu_problem = host_problem(cpu) if (cpu and not cuda) else None
         self._context: Any = None
-        if not cuda and self._cpu_problem is None:
-            self._load()
+        self._module_name = ""
+        self._load_lock = threading.Lock()
+        stateful = bool(self.metadata["scaling_state"])
+        self._call_lock: threading.Lock | contextlib.nullcontext[None] = (
+            threading.Lock() if stateful else contextlib.nullcontext()
+        )
 
     def _load(self) -> Any:
-        if self._context is not None:
+        with self._load_lock:
+            if self._context is None:
+                self._context, self._module_name = self._open()
             return self._context
+
+    def _open(self) -> tuple[Any, str]:
         if self.metadata.get("target") == "cuda" and self._device != "cuda":
             arch = self.metadata.get("cuda_arch") or "cuda"
             raise QmlirError(
@@ -76,13 +71,11 @@ class CompiledModule:
         if self._cpu_problem is not None and self._device.startswith("local"):
             raise QmlirError(self._cpu_problem)
         try:
-            context, _ = open_module(self._vmfb, iree_runtime.Config(self._device))
+            return open_module(self._artifact.vmfb, iree_runtime.Config(self._device))
         except (ValueError, RuntimeError) as e:
             raise QmlirError(
                 f"cannot load the artifact on device '{self._device}': {str(e).splitlines()[0]}"
             ) from e
-        self._context = context
-        return context
 
     @property
     def signature(self) -> dict[str, list[dict[str, Any]]]:
@@ -90,13 +83,19 @@ class CompiledModule:
 
     @property
     def vmfb(self) -> bytes:
-        return self._vmfb
+        """The artifact file's bytes (the IREE module, then the sealed metadata)."""
+        return self._artifact.data
+
+    @property
+    def digest(self) -> str:
+        """The SHA-256 the artifact is sealed with (hex)."""
+        return self._artifact.digest
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        write_atomically(Path(path), self._vmfb)
+        write_atomically(Path(path), self._artifact.data)
 
     def run_numpy(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        arrays = self._check_inputs(inputs)
+        arrays = check_inputs(inputs, self.signature["inputs"])
         return self._call(ENTRY, *arrays)
 
     def __call__(self, *inputs: Any) -> Any:
@@ -152,26 +151,9 @@ class CompiledModule:
 
     def _call(self, name: str, *args: np.ndarray) -> list[np.ndarray]:
         function = self._load().modules[self._module_name][name]
-        # the caller's scheduling matters where worker threads wake it (passes/host/call.py)
-        return host_copies(call(function, *args, batch=self._device == "local-task"))
-
-    def _check_inputs(self, inputs: tuple[np.ndarray, ...]) -> list[np.ndarray]:
-        expected = self.signature["inputs"]
-        if len(inputs) != len(expected):
-            raise QmlirError(f"the module takes {len(expected)} input(s), got {len(inputs)}")
-        arrays = []
-        for i, (x, spec) in enumerate(zip(inputs, expected, strict=True)):
-            want = NUMPY_DTYPES.get(spec["dtype"])
-            if tuple(x.shape) != tuple(spec["shape"]):
-                raise QmlirError(
-                    f"input {i} has shape {list(x.shape)}, the module expects {spec['shape']}"
-                )
-            if want is not None and x.dtype != want:
-                raise QmlirError(
-                    f"input {i} has dtype {x.dtype}, the module expects {spec['dtype']} ({want})"
-                )
-            arrays.append(np.ascontiguousarray(x))
-        return arrays
+        with self._call_lock:
+            # the caller's scheduling matters where worker threads wake it (passes/host/call.py)
+            return host_copies(call(function, *args, batch=self._device == "local-task"))
 
 
 def open_module(vmfb: bytes, config: iree_runtime.Config) -> tuple[Any, str]:
@@ -181,12 +163,6 @@ def open_module(vmfb: bytes, config: iree_runtime.Config) -> tuple[Any, str]:
     vm_module = iree_runtime.VmModule.copy_buffer(context.instance, vmfb)
     context.add_vm_module(vm_module)
     return context, vm_module.name
-
-
-def read_metadata(reflection: dict[str, str]) -> dict[str, Any] | None:
-    """The metadata JSON qmlir embeds in ``@main``'s reflection, or None if there is none."""
-    text = reflection.get(METADATA_KEY)
-    return json.loads(text) if text else None
 
 
 def load(path: str | os.PathLike[str], device: str = "") -> CompiledModule:
@@ -199,7 +175,18 @@ def load(path: str | os.PathLike[str], device: str = "") -> CompiledModule:
     try:
         return CompiledModule(data, device=device)
     except QmlirError as e:
-        raise QmlirError(f"'{p}' is {e}") from e
+        raise QmlirError(f"'{p}': {e}") from e
+
+
+def read_artifact(path: str | os.PathLike[str]) -> Artifact:
+    """The verified artifact at ``path`` (seal and metadata), without loading its module."""
+    p = Path(path)
+    if not p.is_file():
+        raise QmlirError(f"artifact '{p}' does not exist")
+    try:
+        return unseal(p.read_bytes())
+    except QmlirError as e:
+        raise QmlirError(f"'{p}': {e}") from e
 
 
 def _is_torch(x: Any) -> bool:

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from compiler.input_check import arrays_by_name
 from passes.base.errors import QmlirError
 from passes.base.files import write_atomically
 
@@ -67,14 +68,18 @@ def load_arrays(path: Path, what: str) -> Any:
         raise QmlirError(f"cannot read {what} '{path}': {e}") from e
 
 
-def read_inputs(path: Path, count: int) -> list[np.ndarray]:
+def read_inputs(path: Path, specs: list[dict[str, Any]]) -> list[np.ndarray]:
+    """A ``.npy`` (a module of one input) or a ``.npz`` whose keys name the inputs."""
     loaded = load_arrays(path, "inputs file")
     if isinstance(loaded, np.ndarray):
+        if len(specs) != 1:
+            raise QmlirError(
+                f"'{path}' holds one array, the module takes {len(specs)}: give a .npz keyed by "
+                "input name"
+            )
         return [loaded]
-    names = list(loaded.files)
-    if len(names) != count:
-        raise QmlirError(f"'{path}' holds {len(names)} array(s), the module takes {count}")
-    return [loaded[n] for n in names]
+    with loaded:
+        return arrays_by_name({k: loaded[k] for k in loaded.files}, specs, f"'{path}'")
 
 
 def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:

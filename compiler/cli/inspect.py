@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from compiler.cli.common import human_size, print_layers, print_table
-from compiler.runtime import load
+from compiler.runtime import read_artifact
 from passes.base.cpu_features import X86_CPUINFO_FLAGS, host_problem
 
 NAME = "inspect"
@@ -27,12 +27,22 @@ def print_cpu(cpu: dict[str, Any]) -> None:
     print(f"          {'runs on this host' if problem is None else 'NOT on this host: ' + problem}")
 
 
+def _describe_tensor(spec: dict[str, Any]) -> str:
+    """``input_ids: si64[1, 16] in 0..30521``."""
+    text = f"{spec['dtype']}{spec['shape']}"
+    if "index_range" in spec:
+        low, high = spec["index_range"]
+        text += f" in {low}..{high - 1}"
+    return f"{spec['name']}: {text}" if spec.get("name") else text
+
+
 def run(args: argparse.Namespace) -> int:
-    module = load(args.artifact)
-    meta = module.metadata
+    artifact = read_artifact(args.artifact)  # verified, and nothing of it loaded, let alone run
+    meta = artifact.metadata
     recipe = meta["recipe"]
     options = ", ".join(f"{k}={v}" for k, v in recipe["options"].items()) or "no options"
-    print(f"artifact  {args.artifact} ({human_size(len(module.vmfb))})")
+    print(f"artifact  {args.artifact} ({human_size(len(artifact.data))})")
+    print(f"sha256    {artifact.digest} (verified)")
     print(f"built by  qmlir {meta['qmlir_version']}, IREE {meta['iree_version']}")
     print(f"model     {meta['model']}")
     arch = f" ({meta['cuda_arch']})" if meta.get("cuda_arch") else ""
@@ -46,12 +56,12 @@ def run(args: argparse.Namespace) -> int:
         print("          activation x activation matmuls quantized too")
 
     def describe(specs: list[dict[str, Any]]) -> str:
-        return ", ".join(f"{s['dtype']}{s['shape']}" for s in specs)
+        return ", ".join(_describe_tensor(s) for s in specs)
 
     sig = meta["signature"]
     print("\nfunctions")
     print(f"  main({describe(sig['inputs'])}) -> ({describe(sig['outputs'])})")
-    for name in module.function_names:
+    for name in meta["functions"]:
         if name != "main":
             print(f"  {name}")
     layers = meta["layers"]

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from compiler.cli.common import print_table, read_inputs, write_npz
+from compiler.input_check import NUMPY_DTYPES, check_inputs
 from compiler.metrics import compare
-from compiler.runtime import NUMPY_DTYPES, load, to_numpy, to_torch
+from compiler.runtime import load, to_numpy, to_torch
 from passes.base.errors import QmlirError
 
 NAME = "run"
@@ -25,7 +26,9 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
     r.add_argument("artifact", help="a .vmfb written by qmlir compile")
     src = r.add_mutually_exclusive_group()
     src.add_argument(
-        "--inputs", help=".npz (arrays in signature order, or arg0, arg1, ...) or .npy"
+        "--inputs",
+        help=".npz keyed by input name (the model's forward parameters, as `qmlir inspect` "
+        "shows them) or arg0, arg1, ...; or a .npy for a module of one input",
     )
     src.add_argument("--random-inputs", action="store_true", help="standard normal inputs")
     r.add_argument("--seed", type=int, default=0, help="seed for --random-inputs")
@@ -51,13 +54,14 @@ def run(args: argparse.Namespace) -> int:
     module = load(args.artifact, device=args.device)
     specs = module.signature["inputs"]
     if args.inputs:
-        inputs = read_inputs(Path(args.inputs), len(specs))
+        inputs = read_inputs(Path(args.inputs), specs)
     elif args.random_inputs:
         inputs = random_inputs(specs, args.seed)
     elif args.compare:  # the compared model's own example inputs
         inputs = _example_inputs(args.compare)
     else:
         raise QmlirError("give --inputs FILE, --random-inputs, or --compare MODEL")
+    inputs = check_inputs(inputs, specs)  # as the module takes them (a .npy's bf16 included)
     _warn_non_finite(inputs)
     if args.repeat < 1:
         raise QmlirError("--repeat must be at least 1")
@@ -158,5 +162,7 @@ def _reference_outputs(model_spec: str, inputs: list[np.ndarray]) -> list[np.nda
     tensors = [to_torch(x) for x in inputs]
     with torch.no_grad():
         ref = model(*[t.float() if t.is_floating_point() else t for t in tensors])
-    refs = list(ref) if isinstance(ref, (tuple, list)) else [ref]
+    # the compile flattens outputs as torch.export does (pytree leaves: tuples, dicts, a
+    # transformers ModelOutput); so does the comparison
+    refs = [leaf for leaf in torch.utils._pytree.tree_leaves(ref) if isinstance(leaf, torch.Tensor)]
     return [to_numpy(r).astype(np.float64) for r in refs]

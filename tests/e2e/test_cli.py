@@ -183,7 +183,7 @@ def test_iree_failure_saves_ir_and_prints_repro(capsys, tmp_path) -> None:  # ty
     ("setup", "message"),
     [
         ("missing", "does not exist"),
-        ("garbage", "is not a valid qmlir artifact"),
+        ("garbage", "not a qmlir artifact, or a damaged one"),
         ("empty", "is empty"),
     ],
 )
@@ -201,9 +201,9 @@ def test_run_wrong_inputs(capsys, tmp_path, tiny_vmfb) -> None:  # type: ignore[
     np.savez(tmp_path / "two.npz", a=np.zeros((8, 64), np.float32), b=np.zeros(3, np.float32))
     np.save(tmp_path / "shape.npy", np.zeros((8, 65), np.float32))
     code, _, err = run(capsys, "run", str(tiny_vmfb), "--inputs", str(tmp_path / "two.npz"))
-    assert code == 1 and "holds 2 array(s), the module takes 1" in err
+    assert code == 1 and "holds 'a', which is not an input of the module (x)" in err
     code, _, err = run(capsys, "run", str(tiny_vmfb), "--inputs", str(tmp_path / "shape.npy"))
-    assert code == 1 and "input 0 has shape [8, 65], the module expects [8, 64]" in err
+    assert code == 1 and "input 0 (x) has shape [8, 65], the module expects [8, 64]" in err
 
 
 def test_debug_shows_traceback(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -284,7 +284,8 @@ def test_inspect_shows_recipe_layers_and_weight_bytes(capsys, tmp_path) -> None:
     code, stdout, _ = run(capsys, "inspect", str(out))
     assert code == 0
     assert "recipe    mxfp8 (e8m0_rounding=ceil, fp8_format=e4m3)" in stdout
-    assert "main(f32[8, 64]) -> (f32[8, 16])" in stdout
+    assert "main(x: f32[8, 64]) -> (f32[8, 16])" in stdout
+    assert "(verified)" in stdout
     lines = stdout.splitlines()
     assert any(line.split()[:2] == ["fc1", "mxfp8"] for line in lines)
     # fc1 is 32x64 and fc2 16x32 E4M3 codes: 2560 bytes; their E8M0 scales in 128x4 tiles

@@ -136,3 +136,61 @@ class WeightsInLists(nn.Module):
 def weights_in_lists() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(7)
     return WeightsInLists().eval(), (torch.randn(16, 64),)
+
+
+class Tagger(nn.Module):
+    """Token ids and a mask: ids index an embedding of 50 rows (a range the artifact checks)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(4)
+        self.embed = nn.Embedding(50, 32)
+        self.head = nn.Linear(32, 8)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        h = self.embed(input_ids) * attention_mask.unsqueeze(-1).float()
+        return self.head(h)
+
+
+def tagger() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    ids = torch.arange(24).reshape(2, 12) % 50
+    mask = (torch.arange(24).reshape(2, 12) % 5 != 0).to(torch.int64)
+    return Tagger().eval(), (ids, mask)
+
+
+class Bf16(nn.Module):
+    """A bfloat16 model taking bfloat16 inputs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(6)
+        self.fc = nn.Linear(64, 32)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x)
+
+
+def bf16() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    return Bf16().to(torch.bfloat16).eval(), (torch.randn(8, 64).to(torch.bfloat16),)
+
+
+class WithModelOutput(nn.Module):
+    """Returns a transformers ``ModelOutput``, as Hugging Face models do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(7)
+        self.fc = nn.Linear(64, 32)
+
+    def forward(self, x: torch.Tensor) -> object:
+        from transformers.modeling_outputs import BaseModelOutput
+
+        return BaseModelOutput(last_hidden_state=self.fc(x))
+
+
+def model_output() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    # imported before the export traces forward: the import registers ModelOutput's pytree
+    import transformers.modeling_outputs  # noqa: F401
+
+    torch.manual_seed(8)
+    return WithModelOutput().eval(), (torch.randn(8, 64),)

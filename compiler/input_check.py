@@ -1,0 +1,106 @@
+"""Inputs checked against an artifact's signature before a call: count, shape, dtype, and the
+range of every input that indexes an embedding (an id past the table would read out of bounds).
+
+Needs only numpy and ml_dtypes (``qmlir run`` works with just the runtime installed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from passes.base.errors import QmlirError
+
+NUMPY_DTYPES: dict[str, Any] = {
+    "f32": np.dtype(np.float32),
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f64": np.dtype(np.float64),
+    "si64": np.dtype(np.int64),
+    "si32": np.dtype(np.int32),
+    "i1": np.dtype(np.bool_),
+}
+
+
+def input_label(i: int, spec: Mapping[str, Any]) -> str:
+    """``input 0 (input_ids)``; ``input 0`` when the artifact has no name for it."""
+    name = spec.get("name")
+    return f"input {i} ({name})" if name else f"input {i}"
+
+
+def check_inputs(inputs: Sequence[np.ndarray], specs: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """``inputs`` as contiguous arrays the module takes, or a one-line :class:`QmlirError`.
+
+    A bfloat16 array read back from a ``.npy`` (numpy knows it only as 2-byte void, ``|V2``) is
+    taken as bfloat16 where the module expects bf16."""
+    if len(inputs) != len(specs):
+        raise QmlirError(f"the module takes {len(specs)} input(s), got {len(inputs)}")
+    arrays = []
+    for i, (x, spec) in enumerate(zip(inputs, specs, strict=True)):
+        label = input_label(i, spec)
+        want = NUMPY_DTYPES.get(spec["dtype"])
+        if want == NUMPY_DTYPES["bf16"] and x.dtype.kind == "V" and x.dtype.itemsize == 2:
+            x = x.view(want)
+        if tuple(x.shape) != tuple(spec["shape"]):
+            raise QmlirError(
+                f"{label} has shape {list(x.shape)}, the module expects {spec['shape']}"
+            )
+        if want is not None and x.dtype != want:
+            raise QmlirError(
+                f"{label} has dtype {x.dtype}, the module expects {spec['dtype']} ({want})"
+            )
+        if "index_range" in spec:
+            _check_range(x, spec["index_range"], label)
+        arrays.append(np.ascontiguousarray(x))
+    return arrays
+
+
+def _check_range(x: np.ndarray, bounds: Sequence[int], label: str) -> None:
+    low, high = bounds
+    if x.size == 0:
+        return
+    smallest, largest = int(x.min()), int(x.max())
+    bad = smallest if smallest < low else largest if largest >= high else None
+    if bad is not None:
+        raise QmlirError(
+            f"{label} holds {bad}; it indexes an embedding of {high} rows, so its values must "
+            f"be in {low}..{high - 1}"
+        )
+
+
+def arrays_by_name(
+    arrays: Mapping[str, np.ndarray], specs: Sequence[Mapping[str, Any]], where: str
+) -> list[np.ndarray]:
+    """The arrays of a ``.npz`` in signature order: keys are the inputs' names (the model's
+    forward parameters) or ``arg0``, ``arg1``, ...; an unknown, missing or repeated one is an
+    error naming it (never matched by position, which would swap inputs without a word)."""
+    keys: dict[str, int] = {}
+    for i, spec in enumerate(specs):
+        keys[f"arg{i}"] = i
+        if spec.get("name"):
+            keys[spec["name"]] = i
+    found: dict[int, str] = {}
+    for key in arrays:
+        if key not in keys:
+            names = ", ".join(_key_names(specs))
+            raise QmlirError(
+                f"{where} holds '{key}', which is not an input of the module ({names})"
+            )
+        if keys[key] in found:
+            raise QmlirError(
+                f"{where} gives {input_label(keys[key], specs[keys[key]])} twice "
+                f"('{found[keys[key]]}' and '{key}')"
+            )
+        found[keys[key]] = key
+    missing = [input_label(i, spec) for i, spec in enumerate(specs) if i not in found]
+    if missing:
+        names = ", ".join(_key_names(specs))
+        raise QmlirError(f"{where} has no array for {', '.join(missing)} (keys: {names})")
+    return [arrays[found[i]] for i in range(len(specs))]
+
+
+def _key_names(specs: Sequence[Mapping[str, Any]]) -> list[str]:
+    return [spec.get("name") or f"arg{i}" for i, spec in enumerate(specs)]

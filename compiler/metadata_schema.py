@@ -1,0 +1,99 @@
+"""The shape of an artifact's metadata, checked before anything reads it.
+
+The seal's digest is no signature (``compiler/seal.py``): metadata can be forged with a valid
+digest. Every field the runtime and the CLI read is checked here, so a forged or malformed one
+is one error line naming the field, never a ``KeyError`` deep in ``qmlir inspect``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from passes.base.errors import QmlirError
+
+FORMAT = "qmlir-artifact/1"
+TARGETS = ("llvm-cpu", "cuda")
+
+Spec = Any  # a type, a tuple of allowed literals, a dict of fields, or a one-item list
+
+
+def _shape(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value
+    )
+
+
+_TENSOR = {"shape": _shape, "dtype": str}
+_INPUT = {**_TENSOR, "?name": str, "?index_range": _shape}
+SCHEMA: dict[str, Spec] = {
+    "format": (FORMAT,),
+    "qmlir_version": str,
+    "iree_version": str,
+    "model": str,
+    "recipe": {"name": str, "options": dict},
+    "target": TARGETS,
+    "cuda_arch": (str, type(None)),
+    "quantize_all_matmuls": bool,
+    "signature": {"inputs": [_INPUT], "outputs": [_TENSOR]},
+    "layers": [{"layer": str, "matmul": str, "recipe": str, "note": str}],
+    "scaling_state": [{"key": str, "layer": str, "kind": str, "shape": _shape}],
+    "functions": [str],
+    "?attention": str,
+    "?cpu": (
+        type(None),
+        {"requested": str, "name": str, "arch": str, "features": [str]},
+    ),
+    "?weights": dict,
+    "?exclude": [str],
+    "?layer_recipes": list,
+}
+
+
+def check_metadata(metadata: Any) -> None:
+    """Raises a one-line :class:`QmlirError` naming the first field that is missing or wrong."""
+    problem = _check(metadata, SCHEMA, "metadata")
+    if problem:
+        raise QmlirError(f"a qmlir artifact with malformed metadata: {problem}")
+
+
+def _check(value: Any, spec: Spec, where: str) -> str | None:
+    if isinstance(spec, dict):
+        if not isinstance(value, dict):
+            return f"{where} is not an object"
+        for key, sub in spec.items():
+            name = key.lstrip("?")
+            if name not in value:
+                if key.startswith("?"):
+                    continue
+                return f"{where} has no '{name}'"
+            problem = _check(value[name], sub, f"{where}.{name}")
+            if problem:
+                return problem
+        return None
+    if isinstance(spec, list):
+        if not isinstance(value, list):
+            return f"{where} is not a list"
+        for i, item in enumerate(value):
+            problem = _check(item, spec[0], f"{where}[{i}]")
+            if problem:
+                return problem
+        return None
+    if isinstance(spec, tuple):
+        for choice in spec:
+            if _check(value, choice, where) is None:
+                return None
+        return f"{where} is {_short(value)}, not one of the allowed values"
+    if isinstance(spec, type):
+        if isinstance(value, spec) and not (spec is not bool and isinstance(value, bool)):
+            return None
+        return f"{where} is {_short(value)}, not {spec.__name__}"
+    if callable(spec):
+        return None if spec(value) else f"{where} is {_short(value)}, not a shape"
+    if value == spec:
+        return None
+    return f"{where} is {_short(value)}, not {spec!r}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
