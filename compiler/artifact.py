@@ -1,7 +1,8 @@
-"""Artifact metadata: what a ``.vmfb`` was compiled from, embedded as reflection on ``main``.
+"""Artifact metadata: what a ``.vmfb`` was compiled from.
 
-``iree.reflection = {qmlir.metadata = "<json>"}`` on the entry function survives into the
-``.vmfb``; the runtime reads it back from the function's reflection (``compiler/runtime.py``).
+The runtime reads the sealed copy after the module (``compiler/runtime/seal.py``), verified with
+the rest; ``iree.reflection = {qmlir.metadata = "<json>"}`` on ``@main`` also carries it into the
+IREE module, for IREE's own tools (``iree-dump-module``).
 """
 
 from __future__ import annotations

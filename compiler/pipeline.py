@@ -26,7 +26,7 @@ from compiler.input_roles import input_roles
 from compiler.inspection import weight_bytes
 from compiler.model_source import ModelSource
 from compiler.runtime import CompiledModule
-from compiler.seal import seal
+from compiler.runtime.seal import seal
 from compiler.version import IREE_VERSION, __version__
 from passes.base.errors import QmlirError
 from passes.expose_scaling_state import ExposeScalingState, state_globals

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from compiler.input_check import arrays_by_name
+from compiler.runtime.input_check import arrays_by_name
 from passes.base.errors import QmlirError
 from passes.base.files import write_atomically
 

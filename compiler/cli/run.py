@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from compiler.cli.common import print_table, read_inputs, write_npz
-from compiler.input_check import NUMPY_DTYPES, check_inputs
 from compiler.metrics import compare
 from compiler.runtime import load, to_numpy, to_torch
+from compiler.runtime.input_check import NUMPY_DTYPES, check_inputs
 from passes.base.errors import QmlirError
 
 NAME = "run"

@@ -16,7 +16,7 @@ from iree import compiler as iree_compiler
 
 import compiler
 from compiler.cli import main
-from compiler.seal import seal, unseal
+from compiler.runtime.seal import seal, unseal
 from passes.base.errors import QmlirError
 from tests.e2e.models import tiny
 

@@ -19,8 +19,8 @@ import ml_dtypes
 import numpy as np
 from iree import runtime as iree_runtime
 
-from compiler.input_check import check_inputs
-from compiler.seal import Artifact, unseal
+from compiler.runtime.input_check import check_inputs
+from compiler.runtime.seal import Artifact, unseal
 from passes.base.abi import ENTRY, GET_STATE, SET_STATE
 from passes.base.cpu_features import host_problem
 from passes.base.errors import QmlirError
@@ -31,7 +31,7 @@ from passes.host.call import call, host_copies
 class CompiledModule:
     """A compiled qmlir artifact: call it like the model; ``.save(path)``; ``.metadata``.
 
-    ``artifact`` is the file's bytes (``compiler/seal.py``): the seal is verified first, and
+    ``artifact`` is the file's bytes (``seal.py``): the seal is verified first, and
     nothing of the module is loaded until the first call (the initializer runs then, once).
     Calls are serialized on modules with scaling state, so concurrent callers never lose an
     amax-history update; stateless modules run concurrent calls as they come.

@@ -23,7 +23,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.metadata_schema import check_metadata
+from compiler.runtime.metadata_schema import check_metadata
 from passes.base.errors import QmlirError
 
 MAGIC = b"\nqmlir-sealed-1\n"

@@ -1,8 +1,8 @@
 """The shape of an artifact's metadata, checked before anything reads it.
 
-The seal's digest is no signature (``compiler/seal.py``): metadata can be forged with a valid
-digest. Every field the runtime and the CLI read is checked here, so a forged or malformed one
-is one error line naming the field, never a ``KeyError`` deep in ``qmlir inspect``.
+The seal's digest is no signature (``seal.py``): metadata can be forged with a valid digest.
+Every field the runtime and the CLI read is checked here, so a forged or malformed one is one
+error line naming the field, never a ``KeyError`` deep in ``qmlir inspect``.
 """
 
 from __future__ import annotations
