@@ -16,6 +16,7 @@ from compiler.cli.common import print_table, read_inputs, write_npz
 from compiler.metrics import compare
 from compiler.runtime import load, to_numpy, to_torch
 from compiler.runtime.input_check import NUMPY_DTYPES, check_inputs
+from compiler.runtime.scaling_health import summary_lines
 from passes.base.errors import QmlirError
 
 NAME = "run"
@@ -99,6 +100,9 @@ def _run_repeated(
     note = f" (first {len(keys)} of {len(keys) + more} states)" if more > 0 else ""
     print(f"scales each call used{note}:" if keys else "calls (the module has no scaling state):")
     print_table(rows)
+    if keys:
+        for line in summary_lines(module.scaling_health()):
+            print(line)
     print()
     return outputs
 

@@ -3,7 +3,7 @@ and ml_dtypes: nothing here imports torch or ``iree.compiler``.
 
 ``module`` (``CompiledModule``, ``load``), ``seal`` (the artifact file and its digest),
 ``metadata_schema`` (the metadata's fields, checked), ``input_check`` (inputs against the
-signature).
+signature), ``scaling_health`` (is an fp8-delayed state sound).
 """
 
 from compiler.runtime.module import (

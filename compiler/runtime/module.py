@@ -20,6 +20,7 @@ import numpy as np
 from iree import runtime as iree_runtime
 
 from compiler.runtime.input_check import check_inputs
+from compiler.runtime.scaling_health import ScalingHealth, scaling_health
 from compiler.runtime.seal import Artifact, unseal
 from passes.base.abi import ENTRY, GET_STATE, SET_STATE
 from passes.base.cpu_features import host_problem
@@ -115,6 +116,13 @@ class CompiledModule:
         for entry, value in zip(entries, values, strict=True):
             state.setdefault(entry["key"], {})[entry["kind"]] = value
         return state
+
+    def scaling_health(
+        self, *, recent: int = 16, outlier_ratio: float = 100.0
+    ) -> list[ScalingHealth]:
+        """Each fp8-delayed state judged (non-finite history entries, a zero/inf/NaN/tiny scale,
+        an outlier amax), a one-line ``verdict`` each; ``[]`` without scaling state."""
+        return scaling_health(self.scaling_state(), recent=recent, outlier_ratio=outlier_ratio)
 
     def reset_scaling_state(self) -> None:
         """Back to the initial state: histories of zeros, scales of 1."""

@@ -67,6 +67,18 @@ class Recipe:
         return {"name": self.name, "options": self.options()}
 
 
+F32_MAX = 3.4028234663852886e38
+
+
+def check_amax_epsilon(recipe: str, value: float) -> None:
+    """``amax_epsilon`` is a lower bound on an amax, used as an f32: >= 0 and finite in f32."""
+    if not 0.0 <= value <= F32_MAX:
+        raise QmlirError(
+            f"option 'amax_epsilon' of recipe '{recipe}' must be >= 0 and a finite f32 "
+            f"(at most {F32_MAX:.8g}), not {value:g}"
+        )
+
+
 def get_recipe(name: str, options: dict[str, Any] | None = None) -> Recipe:
     cls = RECIPES.get(name)
     if cls is None:

@@ -23,7 +23,14 @@ from passes.ir.named_ops import (
     f32_attr,
 )
 from passes.ir.types import TensorInfo, tensor_info
-from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
+from passes.recipes.base import (
+    QuantizedOperand,
+    Role,
+    ScalingRecipe,
+    Usage,
+    check_amax_epsilon,
+    register_recipe,
+)
 from passes.recipes.blocks import emit_block_quantize, emit_block_scaled_matmul, emit_swizzle
 
 BLOCK = 128
@@ -61,8 +68,7 @@ class Fp8BlockScaling(ScalingRecipe):
                 "recipe 'fp8-block' does not support 2D x 2D block scaling "
                 "(x_block_scaling_dim=2 with w_block_scaling_dim=2), as TE does not"
             )
-        if not self.amax_epsilon >= 0.0:
-            raise QmlirError("option 'amax_epsilon' of recipe 'fp8-block' must be >= 0")
+        check_amax_epsilon(self.name, self.amax_epsilon)
 
     def element_format(self, role: Role) -> FloatFormat:
         return self.fp8_format.forward_format()

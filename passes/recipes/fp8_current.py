@@ -13,12 +13,18 @@ import struct
 
 from iree.compiler import ir
 
-from passes.base.errors import QmlirError
 from passes.ir.attributes import ScaleRule, Scaling
 from passes.ir.formats import FloatFormat, Fp8Format
 from passes.ir.named_ops import NamedOpBuilder, bool_attr, f32_attr, str_attr, variant_suffix
 from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
-from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
+from passes.recipes.base import (
+    QuantizedOperand,
+    Role,
+    ScalingRecipe,
+    Usage,
+    check_amax_epsilon,
+    register_recipe,
+)
 
 
 @register_recipe
@@ -43,8 +49,7 @@ class Fp8CurrentScaling(ScalingRecipe):
         }
 
     def __post_init__(self) -> None:
-        if not self.amax_epsilon >= 0.0:
-            raise QmlirError("option 'amax_epsilon' of recipe 'fp8-current' must be >= 0")
+        check_amax_epsilon(self.name, self.amax_epsilon)
 
     def element_format(self, role: Role) -> FloatFormat:
         return self.fp8_format.forward_format()

@@ -5,12 +5,19 @@ Each quantized activation owns two module globals, ``amax_history[L]`` (zeros) a
 pass before the cast), then ``amax_history_update`` records this call's amax, computes the next
 scale (``max`` or ``most_recent``, ``margin``) and rolls the history; both are stored back.
 Weights are constants: they use current scaling, at compile time.
+
+TE's update records every amax, so one outlier call (a single 1e30 element) sets a scale that
+quantizes every normal call to zero until the outlier leaves the history. Off by default (TE),
+``skip_non_finite_amax`` and ``amax_outlier_factor`` reject such an amax: it is recorded as 0,
+as for an all-zero input (docs/recipes.md has the exact rule).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import math
+import struct
 
 import numpy as np
 from iree.compiler import ir
@@ -19,6 +26,7 @@ from passes.base.errors import QmlirError
 from passes.ir.formats import FloatFormat, Fp8Format
 from passes.ir.named_ops import (
     NamedOpBuilder,
+    bool_attr,
     f32_attr,
     load_global,
     store_global,
@@ -28,6 +36,8 @@ from passes.ir.named_ops import (
 from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
 from passes.recipes.fp8_current import Fp8CurrentScaling, emit_per_tensor_cast
+
+MAX_HISTORY_LEN = 1 << 20
 
 
 class AmaxComputeAlgo(enum.Enum):
@@ -51,6 +61,8 @@ class Fp8DelayedScaling(ScalingRecipe):
     amax_history_len: int = 1024
     amax_compute_algo: AmaxComputeAlgo = AmaxComputeAlgo.MAX
     margin: int = 0
+    skip_non_finite_amax: bool = False
+    amax_outlier_factor: float = 0.0
 
     @classmethod
     def option_docs(cls) -> dict[str, str]:
@@ -59,13 +71,33 @@ class Fp8DelayedScaling(ScalingRecipe):
             "amax_history_len": "length L of each activation's amax history",
             "amax_compute_algo": "max (largest amax in the history) | most_recent",
             "margin": "scale = (fp8_max / amax) / 2^margin",
+            "skip_non_finite_amax": "record an infinite amax as 0 (off: TE records it)",
+            "amax_outlier_factor": "F >= 1: record as 0 an amax above F x the history's max, "
+            "or infinite (0: off, TE)",
         }
 
     def __post_init__(self) -> None:
-        if not 1 <= self.amax_history_len <= 1 << 20:
-            raise QmlirError("option 'amax_history_len' of recipe 'fp8-delayed' must be >= 1")
+        if not 1 <= self.amax_history_len <= MAX_HISTORY_LEN:
+            raise QmlirError(
+                "option 'amax_history_len' of recipe 'fp8-delayed' must be in "
+                f"1..{MAX_HISTORY_LEN} (2^20), not {self.amax_history_len}"
+            )
         if not 0 <= self.margin <= 100:
             raise QmlirError("option 'margin' of recipe 'fp8-delayed' must be in 0..100")
+        factor = self.amax_outlier_factor
+        if not (factor == 0.0 or (1.0 <= factor and math.isfinite(factor))):
+            raise QmlirError(
+                "option 'amax_outlier_factor' of recipe 'fp8-delayed' must be 0 (off) or a "
+                f"finite number >= 1, not {factor:g}"
+            )
+
+    def _update_variant(self, fmt: FloatFormat) -> str:
+        parts: list[object] = [self.amax_compute_algo.value, f"m{self.margin}", fmt.name]
+        if self.skip_non_finite_amax:
+            parts.append("skipnf")
+        if self.amax_outlier_factor:
+            parts.append("out" + struct.pack(">d", self.amax_outlier_factor).hex())
+        return variant_suffix(*parts, self.amax_history_len)
 
     def element_format(self, role: Role) -> FloatFormat:
         return self.fp8_format.forward_format()
@@ -135,15 +167,15 @@ class Fp8DelayedScaling(ScalingRecipe):
         q = emit_per_tensor_cast(ops, x, scale, fmt, layer)
         new_history, new_scale = ops.call(
             "amax_history_update",
-            variant_suffix(
-                self.amax_compute_algo.value, f"m{self.margin}", fmt.name, self.amax_history_len
-            ),
+            self._update_variant(fmt),
             [history, amax, scale],
             [history_type, scalar],
             {
                 "algo": str_attr(self.amax_compute_algo.value),
                 "margin": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), self.margin),
                 "fp8_max": f32_attr(fmt.max_finite),
+                "skip_non_finite": bool_attr(self.skip_non_finite_amax),
+                "outlier_factor": ir.FloatAttr.get(ir.F64Type.get(), self.amax_outlier_factor),
             },
             layer=layer,
         )

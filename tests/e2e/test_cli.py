@@ -175,7 +175,7 @@ def test_iree_failure_saves_ir_and_prints_repro(capsys, tmp_path) -> None:  # ty
     code, _, err = run(capsys, "compile", str(model_file), "-o", str(out))
     assert code == 1 and not out.exists()
     assert "IREE failed to compile for llvm-cpu" in err and "special_i0" in err
-    saved = Path(err.split("IR saved to ")[1].split(";")[0])
+    saved = Path(err.split(") saved to ")[1].split(";")[0])
     assert saved.is_file() and "reproduce with: iree-compile" in err
 
 
@@ -235,6 +235,7 @@ def test_run_repeat_shows_delayed_scales_settling(capsys, tmp_path) -> None:  # 
     first, second, third = (line.split() for line in table[3:6])
     assert first[1:3] == ["1", "1"]  # the initial scales
     assert second[1] != "1" and second[1:3] == third[1:3]  # settled after one call
+    assert "scaling state: 2 of 2 healthy" in stdout
 
 
 def test_quantize_command_block_recipes(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]

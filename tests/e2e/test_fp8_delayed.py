@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 import torch
+from torch import nn
 
 import compiler
 from compiler.metrics import compare
+from compiler.runtime.scaling_health import ScaleStatus, scaling_health
 from samples import mlp, transformer_block
 from tests.e2e.models import tiny
 from tests.reference import fp8
@@ -90,3 +94,99 @@ def test_sqnr_after_warm_up(build) -> None:  # type: ignore[no-untyped-def]
     with torch.no_grad():
         ref = model(*inputs).numpy()
     assert compare(ref, art(*inputs).numpy()).sqnr_db >= 30.0
+
+
+def test_concurrent_calls_lose_no_history_update() -> None:
+    """4 threads x 200 calls on one module: every call's amax lands in the history once."""
+    model, (x0,) = tiny.single()
+    art = compiler.compile(model, (x0,), "fp8-delayed")  # history of 1024: room for all 800
+    x = x0.numpy()
+    threads, calls = 4, 200
+    # distinct powers-of-two multiples keep every amax exact and different
+    factors = [np.float32(2.0 ** (k % 16)) * np.float32(1 + k // 16 / 64) for k in range(800)]
+
+    def work(t: int) -> None:
+        for c in range(calls):
+            art(x * factors[t * calls + c])
+
+    pool = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    history = art.scaling_state()["matmul"]["amax_history"]
+    expected = sorted(fp8.amax(x * f) for f in factors)
+    np.testing.assert_array_equal(np.sort(history[history > 0]), np.array(expected, np.float32))
+    assert int((history == 0).sum()) == history.size - threads * calls
+
+
+def _assert_state(art: compiler.CompiledModule, ref: DelayedState) -> None:
+    (state,) = art.scaling_state().values()
+    np.testing.assert_array_equal(state["amax_history"], ref.amax_history)
+    assert state["scale"].tobytes() == ref.scale.tobytes()
+
+
+def test_one_outlier_poisons_te_default_and_the_options_reject_it() -> None:
+    """TE (default): one call with a 1e30 element sets scale 448/1e30, and each of the next L
+    calls quantizes a normal input to zeros. With the options the outlier (and an inf) is recorded
+    as 0: the scale stays, the next calls return what they returned before it; a lasting jump is
+    accepted once the older amaxes have left the history (the L-th call)."""
+    torch.manual_seed(1)
+    model = nn.Linear(64, 32, bias=False).eval()
+    example = torch.randn(8, 64)
+    x = example.numpy()
+    outlier = x.copy()
+    outlier[3, 5] = 1e30
+    length = 8
+
+    te = compiler.compile(model, (example,), "fp8-delayed", amax_history_len=length)
+    ref = DelayedState.initial(length)
+    for inp in (x, x):
+        normal = te(inp)
+        ref = step(ref, fp8.amax(inp))
+    te(outlier)
+    ref = step(ref, fp8.amax(outlier))
+    _assert_state(te, ref)
+    assert ref.scale == np.float32(448) / np.float32(1e30)
+    (health,) = scaling_health(te.scaling_state())
+    assert health.outlier and health.scale_status is ScaleStatus.TINY
+    assert health.calls_until_max_leaves == length
+    for _ in range(length):  # poisoned until the outlier has left the history
+        assert not te(x).any()
+        ref = step(ref, fp8.amax(x))
+    _assert_state(te, ref)
+    assert scaling_health(te.scaling_state())[0].healthy
+    np.testing.assert_array_equal(te(x), normal)
+
+    options = {"skip_non_finite_amax": True, "amax_outlier_factor": 100.0}
+    safe = compiler.compile(model, (example,), "fp8-delayed", amax_history_len=length, **options)
+    ref = DelayedState.initial(length)
+    rules = {"skip_non_finite": True, "outlier_factor": 100.0}
+    inf = x.copy()
+    inf[0, 0] = np.inf
+    for call, inp in enumerate((x, x, outlier, x, inf, x)):
+        before = ref
+        out = safe(inp)
+        ref = step(ref, fp8.amax(inp), **rules)
+        _assert_state(safe, ref)
+        if inp is x:  # the first call has scale 1, each later one the steady scale
+            if call:
+                np.testing.assert_array_equal(out, normal)
+        else:  # rejected: recorded as 0, the scale unchanged
+            assert ref.amax_history[-1] == 0 and ref.scale == before.scale
+    jump = 1000 * x  # lasting: rejected L - 1 times, then the past amaxes are gone
+    for call in range(1, length + 1):
+        safe(jump)
+        ref = step(ref, fp8.amax(jump), **rules)
+        _assert_state(safe, ref)
+        assert (ref.amax_history[-1] != 0) == (call == length)
+    # The bound itself: an amax of exactly F x M is accepted, the next f32 above it rejected.
+    safe.reset_scaling_state()
+    ref = DelayedState.initial(length)
+    unit = x / np.abs(x).max()  # amax exactly 1
+    above = np.nextafter(np.float32(100), np.float32(np.inf))
+    for inp, kept in ((unit, True), (above * unit, False), (100 * unit, True)):
+        safe(inp)
+        ref = step(ref, fp8.amax(inp), **rules)
+        _assert_state(safe, ref)
+        assert (ref.amax_history[-1] != 0) == kept

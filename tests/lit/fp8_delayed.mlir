@@ -1,8 +1,21 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-delayed amax_history_len=16 margin=1}' -p expose-scaling-state %s | FileCheck %s
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-delayed amax_history_len=16 margin=1}' -p expose-scaling-state -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=LOWER
 // RUN: not %qmlir-opt -p 'quantize-matmuls{recipe=fp8-delayed margin=-1}' %s 2>&1 | FileCheck %s --check-prefix=ERR
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-delayed amax_history_len=16 skip_non_finite_amax=true amax_outlier_factor=100}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=SAFE
+// RUN: not %qmlir-opt -p 'quantize-matmuls{recipe=fp8-delayed amax_outlier_factor=0.5}' %s 2>&1 | FileCheck %s --check-prefix=ERR-FACTOR
 
 // ERR: error: option 'margin' of recipe 'fp8-delayed' must be in 0..100
+
+// ERR-FACTOR: error: option 'amax_outlier_factor' of recipe 'fp8-delayed' must be 0 (off) or a finite number >= 1, not 0.5
+
+// The outlier options: their own variant; the recorded amax is 0 where rejected (F = 100 in f64).
+// SAFE: call @qmlir.amax_history_update.max.m0.e4m3.skipnf.out4059000000000000.16(
+// SAFE-LABEL: func.func private @qmlir.amax_history_update.max.m0.e4m3.skipnf.out4059000000000000.16(
+// SAFE-SAME: qmlir.outlier_factor = 1.000000e+02 : f64, qmlir.skip_non_finite = true
+// SAFE: arith.constant true
+// SAFE: arith.constant 1.000000e+02 : f64
+// SAFE: arith.mulf %{{.*}}, %{{.*}} : f64
+// SAFE: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
 
 // The activation's state: a history of zeros and a scale of 1, as module globals in model order.
 // CHECK: util.global private mutable @qmlir.state.fc1.amax_history {qmlir.state = {key = "fc1", kind = "amax_history", layer = "fc1"}} = dense<0.000000e+00> : tensor<16xf32>

@@ -44,6 +44,45 @@ def test_bad_recipe_options(options: dict[str, str], message: str) -> None:
         get_recipe("fp8-current", options)
 
 
+@pytest.mark.parametrize("recipe", ["fp8-current", "fp8-block"])
+@pytest.mark.parametrize("value", ["inf", "-inf", "1e39"])
+def test_amax_epsilon_must_be_a_finite_f32(recipe: str, value: str) -> None:
+    """1e39 is finite in Python but inf as the f32 the scale is computed in."""
+    with pytest.raises(QmlirError, match=f"'amax_epsilon' of recipe '{recipe}' must be >= 0 and"):
+        get_recipe(recipe, {"amax_epsilon": value})
+    assert get_recipe(recipe, {"amax_epsilon": "3.4e38"}).options()["amax_epsilon"] == 3.4e38
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"amax_history_len": "0"},
+            r"'amax_history_len' .* must be in 1\.\.1048576 \(2\^20\), not 0",
+        ),
+        ({"amax_history_len": str((1 << 20) + 1)}, r"must be in 1\.\.1048576"),
+        ({"amax_outlier_factor": "0.5"}, "must be 0 \\(off\\) or a finite number >= 1, not 0.5"),
+        ({"amax_outlier_factor": "-1"}, "must be 0 \\(off\\) or a finite number >= 1"),
+        ({"amax_outlier_factor": "inf"}, "must be 0 \\(off\\) or a finite number >= 1, not inf"),
+        ({"amax_outlier_factor": "nan"}, "must be 0 \\(off\\) or a finite number >= 1, not nan"),
+        ({"skip_non_finite_amax": "maybe"}, "must be true or false"),
+    ],
+)
+def test_bad_delayed_options(options: dict[str, str], message: str) -> None:
+    with pytest.raises(QmlirError, match=message):
+        get_recipe("fp8-delayed", options)
+
+
+def test_delayed_outlier_options_default_off() -> None:
+    r = get_recipe("fp8-delayed")
+    assert r.options()["skip_non_finite_amax"] is False
+    assert r.options()["amax_outlier_factor"] == 0.0
+    r = get_recipe("fp8-delayed", {"skip-non-finite-amax": "yes", "amax_outlier_factor": "1"})
+    assert r.options()["skip_non_finite_amax"] is True
+    assert r.options()["amax_outlier_factor"] == 1.0
+    assert get_recipe("fp8-delayed", {"amax_history_len": str(1 << 20)})
+
+
 def test_pass_registry_and_spec_parsing() -> None:
     assert {"quantize-matmuls", "fold-constant-quantize", "lower-named-ops"} <= set(PASSES)
     p = parse_pass("quantize-matmuls{recipe=fp8-current quantize-all-matmuls=true}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from passes.base.numbers import f32_bits, f32_hex
+from passes.base.numbers import f32_bits, f32_hex, f64_hex
 from passes.ir.attributes import NamedOp
 from passes.ir.types import shape_text
 from passes.lowering.cpu import snippets
@@ -106,7 +106,8 @@ def lower_scaled_matmul(op: NamedOp) -> str:
 
 
 def lower_amax_history_update(op: NamedOp) -> str:
-    """Records this call's amax, computes the next scale and rolls the history."""
+    """Records this call's amax (0 where the recipe's options reject it), computes the next
+    scale and rolls the history."""
     (history, _, _), _ = op.signature()
     return definition(
         "amax_history_update.mlir",
@@ -115,4 +116,7 @@ def lower_amax_history_update(op: NamedOp) -> str:
         use_max="1" if op.string("algo") == "max" else "0",
         fp8_max=f32_hex(op.number("fp8_max")),
         inv_margin=f32_hex(2.0 ** -op.integer("margin")),
+        # absent from IR built before the options existed: off, as in TE
+        skip_non_finite="1" if op.has("skip_non_finite") and op.flag("skip_non_finite") else "0",
+        outlier_factor=f64_hex(op.number("outlier_factor") if op.has("outlier_factor") else 0.0),
     )
