@@ -14,7 +14,6 @@ torch-mlir, ``iree-base-compiler``), which the names below import on first use.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from compiler.runtime import CompiledModule, load
 from compiler.version import __version__
 from passes.base.errors import QmlirError
 
@@ -22,10 +21,14 @@ if TYPE_CHECKING:
     from compiler.api import compile, report
     from compiler.block_scale import block_scale_dequantize, block_scale_quantize
     from compiler.quantize_api import QuantizedTensor, quantize
+    from compiler.runtime import CompiledModule, load
 
-# Compile-time names and the modules that define them: imported when first used, so that
-# `import compiler; compiler.load(...)` loads neither torch nor iree.compiler.
-_COMPILE_TIME = {
+# Names and the modules that define them, imported when first used: `import compiler;
+# compiler.load(...)` loads neither torch nor iree.compiler, and `import compiler` alone (what
+# the `qmlir` command starts with) loads nothing heavy before the CLI can catch a Ctrl-C.
+_LAZY = {
+    "CompiledModule": "compiler.runtime",
+    "load": "compiler.runtime",
     "compile": "compiler.api",
     "report": "compiler.api",
     "block_scale_quantize": "compiler.block_scale",
@@ -36,7 +39,7 @@ _COMPILE_TIME = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _COMPILE_TIME.get(name)
+    module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'compiler' has no attribute '{name}'")
     value = getattr(importlib.import_module(module), name)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import logging
 import sys
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +44,8 @@ def load_model(spec: str) -> ModelSource:
 
 def _load_pt2(path: Path) -> ModelSource:
     try:
-        program = torch.export.load(str(path))
+        with _quiet_torch():  # torch logs a traceback for a damaged file before raising
+            program = torch.export.load(str(path))
     except Exception as e:
         raise QmlirError(
             f"cannot load '{path}' as a torch.export program: {exception_summary(e)}"
@@ -60,21 +65,54 @@ def _load_python(path: Path, function: str) -> ModelSource:
         raise QmlirError(f"cannot import '{path}'")
     py_module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = py_module
-    try:
-        spec.loader.exec_module(py_module)
-    except Exception as e:
-        raise QmlirError(f"importing '{path}' failed: {exception_summary(e)}") from e
-    builder = getattr(py_module, function, None)
-    if not callable(builder):
-        raise QmlirError(f"'{path}' has no function '{function}' (expected file.py:function)")
-    try:
-        built = builder()
-    except Exception as e:
-        raise QmlirError(f"'{path}:{function}()' failed: {exception_summary(e)}") from e
+    with _script_directory_on_path(path):  # `import helper` finds helper.py beside the model
+        try:
+            spec.loader.exec_module(py_module)
+        except Exception as e:
+            raise QmlirError(f"importing '{path}' failed: {exception_summary(e)}") from e
+        builder = getattr(py_module, function, None)
+        if not callable(builder):
+            raise QmlirError(f"'{path}' has no function '{function}' (expected file.py:function)")
+        try:
+            built = builder()
+        except Exception as e:
+            raise QmlirError(f"'{path}:{function}()' failed: {exception_summary(e)}") from e
     if not (isinstance(built, tuple) and len(built) == 2):
         raise QmlirError(f"'{path}:{function}()' must return (model, example_inputs)")
     model, inputs = built
     return ModelSource(f"{path.stem}:{function}", *check_model(model, inputs, f"{path}:{function}"))
+
+
+@contextlib.contextmanager
+def _script_directory_on_path(path: Path) -> Iterator[None]:
+    """The model file's directory first on ``sys.path`` while it is imported and its function
+    runs, as Python puts a script's; then ``sys.path`` as it was."""
+    entry = str(path.resolve().parent)
+    sys.path.insert(0, entry)
+    try:
+        yield
+    finally:
+        if sys.path and sys.path[0] == entry:
+            del sys.path[0]
+        elif entry in sys.path:  # the model moved it: remove the entry it got from us
+            sys.path.remove(entry)
+
+
+@contextlib.contextmanager
+def _quiet_torch() -> Iterator[None]:
+    """No log records (``torch.export`` logs the deserializer's traceback as a warning) or
+    Python warnings from torch while loading; a failure is the one-line error."""
+    loggers = [logging.getLogger(name) for name in ("torch", "torch.export")]  # TORCH_LOGS
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def check_model(model: object, inputs: object, where: str) -> tuple[torch.nn.Module, tuple]:

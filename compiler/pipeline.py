@@ -24,6 +24,7 @@ from compiler.export import export_model
 from compiler.importer import import_program
 from compiler.input_roles import input_roles
 from compiler.inspection import weight_bytes
+from compiler.layer_globs import check_globs, matmul_layer_names
 from compiler.model_source import ModelSource
 from compiler.runtime import CompiledModule
 from compiler.runtime.seal import seal
@@ -109,6 +110,8 @@ def compile_model(
         module = ir.Module.parse(text)
         _dump(options, "01-import", module)
         note("recipe")
+        globs = [glob for glob, _ in options.layer_recipes]
+        check_globs(options.exclude, globs, matmul_layer_names(module))  # a typo is an error
         QuantizeMatmuls(
             options.recipe, options.quantize_all_matmuls, options.exclude, options.layer_recipes
         ).apply(module)

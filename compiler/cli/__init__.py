@@ -4,28 +4,39 @@ Errors are one line (``qmlir: error: ...``) with a non-zero exit; ``--debug`` sh
 Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``.
 Command modules import only numpy, the stdlib, ``compiler.runtime`` and ``passes.base`` at
 their top, so ``qmlir run`` and ``qmlir inspect`` work with just the runtime installed.
+
+Ctrl-C (SIGINT) and SIGTERM stop a command the same way: an exception in the main thread, so
+every ``finally`` runs (temporary directories are removed, an ``iree-compile`` child is killed)
+and no partial output is left; then one line, ``qmlir: interrupted`` (exit 130) or
+``qmlir: terminated`` (exit 143). The command modules are imported inside :func:`main`, so a
+Ctrl-C while they load is reported the same way, not as a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
+import signal
 import sys
+import threading
 import traceback
+from types import FrameType, ModuleType
+from typing import Any
 
-from compiler.cli import compile as compile_cmd
-from compiler.cli import inspect as inspect_cmd
-from compiler.cli import quantize as quantize_cmd
-from compiler.cli import recipes as recipes_cmd
-from compiler.cli import report as report_cmd
-from compiler.cli import run as run_cmd
 from passes.base.errors import QmlirError
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
-COMMANDS = (compile_cmd, run_cmd, quantize_cmd, report_cmd, recipes_cmd, inspect_cmd)
-_BY_NAME = {command.NAME: command for command in COMMANDS}
+COMMAND_MODULES = ("compile", "run", "quantize", "report", "recipes", "inspect")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C's ``KeyboardInterrupt`` (a subclass, so
+    code that cleans up on an interrupt, ``subprocess.run`` included, does so on SIGTERM too)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,32 +46,59 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
+def commands() -> tuple[ModuleType, ...]:
+    """The command modules, in ``qmlir --help`` order."""
+    return tuple(importlib.import_module(f"compiler.cli.{name}") for name in COMMAND_MODULES)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="qmlir", description="Compile PyTorch models to FP8 IREE modules.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for command in COMMANDS:
+    for command in commands():
         command.add_arguments(sub.add_parser(command.NAME, help=command.HELP))
     return parser
 
 
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    # a second SIGTERM must not interrupt the cleanup the first one started (SIGKILL still does)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous: Any = signal.signal(signal.SIGTERM, _on_sigterm) if in_main_thread else None
     try:
-        return _BY_NAME[args.command].run(args)
+        return _main(argv)
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str] | None) -> int:
+    debug = False
+    try:
+        args = build_parser().parse_args(argv)
+        debug = args.debug
+        by_name = {command.NAME: command for command in commands()}
+        return int(by_name[args.command].run(args))
     except QmlirError as e:
-        if args.debug:
+        if debug:
             traceback.print_exc()
         print(f"qmlir: error: {e}", file=sys.stderr)
         return EXIT_ERROR
+    except Terminated:
+        print("qmlir: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("qmlir: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`qmlir run ... | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as e:  # noqa: BLE001 (last resort: one line, details under --debug)
-        if args.debug:
+        if debug:
             traceback.print_exc()
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
         print(

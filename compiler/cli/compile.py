@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ from passes.base.errors import QmlirError
 NAME = "compile"
 HELP = "compile a model to a .vmfb"
 DONE = "done"
+DEFAULT_FUNCTION = "build"  # compiler.model_source's (not imported here: it imports torch)
 
 
 def add_arguments(c: argparse.ArgumentParser) -> None:
@@ -27,7 +30,12 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="a recipe option, e.g. -O force_pow2_scales=true (repeatable)",
     )
-    c.add_argument("-o", "--output", help="output .vmfb (default: <model>.<recipe>.vmfb)")
+    c.add_argument(
+        "-o",
+        "--output",
+        help="output .vmfb (default: <model>.<recipe>.vmfb, or <model>.<function>.<recipe>.vmfb "
+        "for a function other than build)",
+    )
     c.add_argument(
         "--target", default="llvm-cpu", help="compile target: llvm-cpu (default) or cuda"
     )
@@ -81,20 +89,23 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # compiling needs the compile extra (torch, iree.compiler); run/inspect must not
-    from compiler.model_source import load_model
-    from compiler.pipeline import CompileOptions, compile_model  # same reason
-    from passes.recipes import get_recipe  # same reason (iree.compiler)
+    # compiling needs the compile extra (torch, iree.compiler); run/inspect must not. What can be
+    # refused without the model is, before torch is imported and the model built (seconds each)
+    from compiler.cpu_target import DEFAULT_CPU, resolve_cpu
+    from passes.host.flags import target_flags
+    from passes.recipes import get_recipe
 
     recipe = get_recipe(args.recipe, parse_options(args.recipe_option))
+    layer_recipes = parse_layer_recipes(args.layer_recipe)
     output = Path(args.output) if args.output else _default_output(args.model, recipe.name)
-    if output.is_dir():
-        raise QmlirError(f"output '{output}' is a directory")
-    start = time.perf_counter()
-    progress = _progress_printer(args.quiet)
-    if progress:
-        progress("load model")
-    source = load_model(args.model)
+    check_output(output)
+    target_flags(args.target, args.cuda_arch, args.cpu)
+    if args.target == "llvm-cpu":
+        resolve_cpu(args.cpu or DEFAULT_CPU)  # cached: the compile reuses it
+
+    from compiler.model_source import load_model
+    from compiler.pipeline import CompileOptions, attention_as_matmuls, compile_model
+
     options = CompileOptions(
         recipe=recipe,
         target=args.target,
@@ -105,12 +116,21 @@ def run(args: argparse.Namespace) -> int:
         iree_flags=tuple(args.iree_flag),
         dump_ir=Path(args.dump_ir) if args.dump_ir else None,
         exclude=tuple(args.exclude),
-        layer_recipes=parse_layer_recipes(args.layer_recipe),
+        layer_recipes=layer_recipes,
     )
+    attention_as_matmuls(options)  # a contradictory --attention, before the model is built
+    start = time.perf_counter()
+    progress = _progress_printer(args.quiet)
+    if progress:
+        progress("load model")
+    source = load_model(args.model)
     compiled = compile_model(source, options, progress=progress)
     if progress:
         progress("save")
-    compiled.save(output)
+    try:
+        compiled.save(output)
+    except OSError as e:
+        raise QmlirError(f"cannot write '{output}': {e.strerror or e}") from e
     if progress:
         progress(DONE)
     if args.explain:
@@ -123,6 +143,26 @@ def run(args: argparse.Namespace) -> int:
             f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
         )
     return 0
+
+
+def check_output(output: Path) -> None:
+    """Refuses an output the compile could not write, before compiling: a directory, or a place
+    where its directory is not one, cannot be created or cannot be written. The directory is
+    created only when the artifact is saved; the check writes (and removes) a probe file in
+    the nearest existing one."""
+    if output.is_dir():
+        raise QmlirError(f"output '{output}' is a directory")
+    existing = output.absolute().parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise QmlirError(f"cannot write '{output}': '{existing}' is not a directory")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".qmlir-probe-", dir=existing)
+    except OSError as e:
+        raise QmlirError(f"cannot write '{output}': {e.strerror or e} in '{existing}'") from e
+    os.close(fd)
+    Path(probe).unlink(missing_ok=True)
 
 
 def _progress_printer(quiet: bool) -> Any:
@@ -142,5 +182,11 @@ def _progress_printer(quiet: bool) -> Any:
 
 
 def _default_output(model: str, recipe: str) -> Path:
-    stem = Path(model.partition(":")[0]).stem
+    """``<stem>.<recipe>.vmfb`` in the current directory; ``<stem>.<function>.<recipe>.vmfb``
+    for a ``file.py:function`` other than ``build`` (so two functions of a file do not overwrite
+    each other's artifact)."""
+    path, _, function = model.partition(":")
+    stem = Path(path).stem
+    if function and function != DEFAULT_FUNCTION:
+        return Path(f"{stem}.{function}.{recipe}.vmfb")
     return Path(f"{stem}.{recipe}.vmfb")
