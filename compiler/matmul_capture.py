@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from passes.base.errors import QmlirError
+from passes.expert_matmuls import expert_name
 
 _MATMULS = {
     torch.ops.aten.linear.default: "linear",
@@ -47,8 +48,36 @@ class _Recorder(torch.fx.Interpreter):
             args = tuple(self.env[a] if isinstance(a, torch.fx.Node) else a for a in n.args)
             stack = n.meta.get("nn_module_stack") or {}
             layer = list(stack.values())[-1][0] if stack else ""
-            self.calls.append(MatmulCall(kind, n.target, args, result, flags, layer))  # type: ignore[arg-type]
+            call = MatmulCall(kind, n.target, args, result, flags, layer)  # type: ignore[arg-type]
+            self.calls.extend(_expert_calls(call) or [call])
         return result
+
+
+def _expert_calls(call: MatmulCall) -> list[MatmulCall]:
+    """An activation times a batched weight, as the recipe pass splits it: one 2-D ``mm`` per
+    expert, named ``<layer>.expert<i>`` (``passes/expert_matmuls.py``); [] for other matmuls."""
+    if call.op not in ("bmm", "matmul") or call.weight_operands != (False, True):
+        return []
+    a, b = call.args[0], call.args[1]
+    if (
+        not b.is_floating_point()
+        or b.dim() < 3
+        or a.dim() != b.dim()
+        or a.shape[:-2] != b.shape[:-2]
+    ):
+        return []
+    mm = torch.ops.aten.mm.default
+    return [
+        MatmulCall(
+            "mm",
+            mm,
+            (a.flatten(0, -3)[i], b.flatten(0, -3)[i]),
+            call.output.flatten(0, -3)[i],
+            call.weight_operands,
+            expert_name(call.layer, i),
+        )
+        for i in range(b.flatten(0, -3).shape[0])
+    ]
 
 
 def capture_matmuls(

@@ -8,6 +8,8 @@ operands is a weight (every matmul, with ``quantize-all-matmuls``) into the reci
     w (f32) → amax → compute_scale → quantize ─┴→ scaled_matmul → (+ bias in f32) → cast to dtype
 
 Weights keep their chain here (readable); ``fold-constant-quantize`` evaluates it at compile time.
+A batched matmul of an activation and a constant ``[E, K, N]`` weight (MoE experts) is first split
+into one 2-D matmul per expert, named ``<layer>.expert<i>`` (``expert_matmuls.py``).
 A matmul it leaves in high precision gets ``qmlir.kept_high_precision = "<reason>"``.
 """
 
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
+from passes.expert_matmuls import expert_count, expert_name, split_experts
 from passes.ir import torch_ops
 from passes.ir.named_ops import NamedOpBuilder
 from passes.ir.types import FLOAT_DTYPES, TensorInfo, tensor_info
@@ -95,13 +98,15 @@ class QuantizeMatmuls(ModulePass):
             layer_recipes=tuple((g, get_recipe(r)) for g, _, r in pairs),
         )
 
-    def choose(self, layer: str) -> tuple[ScalingRecipe | None, str]:
-        """The recipe for a layer (None: high precision) and why."""
+    def choose(self, layer: str, *also: str) -> tuple[ScalingRecipe | None, str]:
+        """The recipe for a layer (None: high precision) and why; a glob picks the layer when it
+        matches ``layer`` or one of ``also`` (an expert's own name, then its matmul's layer)."""
+        names = (layer, *also)
         for glob in self.exclude:
-            if fnmatch.fnmatchcase(layer, glob):
+            if any(fnmatch.fnmatchcase(n, glob) for n in names):
                 return None, f"excluded by --exclude '{glob}'"
         for glob, recipe in self.layer_recipes:
-            if fnmatch.fnmatchcase(layer, glob):
+            if any(fnmatch.fnmatchcase(n, glob) for n in names):
                 why = f"--layer-recipe '{glob}={recipe.name}'"
                 return (recipe if isinstance(recipe, ScalingRecipe) else None), why
         if not isinstance(self.recipe, ScalingRecipe):
@@ -122,15 +127,34 @@ class QuantizeMatmuls(ModulePass):
         module.operation.walk(collect)
         builder = NamedOpBuilder(module)
         for op in found:
-            recipe, why = self.choose(layer_name(op))
-            if recipe is None:
-                op.attributes[KEPT_ATTR] = ir.StringAttr.get(why)
-                continue
-            site, reason = self._match(op, recipe)
-            if site is None:
-                op.attributes[KEPT_ATTR] = ir.StringAttr.get(reason)
-                continue
-            self._rewrite(site, builder, recipe, why)
+            if expert_count(op):
+                self._apply_experts(op, builder)
+            else:
+                self._apply_one(op, builder, *self.choose(layer_name(op)))
+
+    def _apply_experts(self, op: ir.Operation, builder: NamedOpBuilder) -> None:
+        """A batched weight: each expert is a 2-D matmul of its own, named and chosen as a layer
+        (``expert_matmuls.py``); kept whole when no expert is quantized."""
+        layer = layer_name(op)
+        names = [expert_name(layer, i) for i in range(expert_count(op))]
+        choices = [self.choose(name, layer) for name in names]
+        if all(recipe is None for recipe, _ in choices):
+            op.attributes[KEPT_ATTR] = ir.StringAttr.get(choices[0][1])
+            return
+        for mm, (recipe, why) in zip(split_experts(op, names), choices, strict=True):
+            self._apply_one(mm, builder, recipe, why)
+
+    def _apply_one(
+        self, op: ir.Operation, builder: NamedOpBuilder, recipe: ScalingRecipe | None, why: str
+    ) -> None:
+        if recipe is None:
+            op.attributes[KEPT_ATTR] = ir.StringAttr.get(why)
+            return
+        site, reason = self._match(op, recipe)
+        if site is None:
+            op.attributes[KEPT_ATTR] = ir.StringAttr.get(reason)
+            return
+        self._rewrite(site, builder, recipe, why)
 
     def _match(self, op: ir.Operation, recipe: ScalingRecipe) -> tuple[MatmulSite | None, str]:
         operands = list(op.operands)

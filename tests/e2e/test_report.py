@@ -79,7 +79,8 @@ def test_saturated_share_is_exact() -> None:
 
 def test_decisions_are_the_compilers() -> None:
     model, inputs = tiny.variants()
-    options = {"exclude": ["lin"], "layer_recipes": {"w_add": "nvfp4"}}
+    # the top-level matmuls (mm, addmm) have the empty layer name
+    options = {"exclude": ["lin"], "layer_recipes": {"": "nvfp4"}}
     report = compiler.report(model, inputs, "fp8-block", **options)
     artifact = compiler.compile(model, inputs, "fp8-block", **options)
     got = [(e.layer, e.recipe, e.note) for e in report.layers]
