@@ -103,7 +103,7 @@ def test_metadata_describes_the_artifact(mlp_fp8) -> None:  # type: ignore[no-un
         "options": {"fp8_format": "e4m3", "force_pow2_scales": False, "amax_epsilon": 0.0},
     }
     assert meta["qmlir_version"] == compiler.__version__
-    assert meta["signature"]["inputs"] == [{"shape": [32, 1024], "dtype": "f32"}]
+    assert meta["signature"]["inputs"] == [{"shape": [32, 1024], "dtype": "f32", "name": "x"}]
     assert meta["signature"]["outputs"] == [{"shape": [32, 1024], "dtype": "f32"}]
     assert [entry["layer"] for entry in meta["layers"]] == [f"layers.{i}" for i in range(10)]
 
