@@ -27,6 +27,8 @@ def compile(  # noqa: A001 (the product's API name)
     cuda_arch: str | None = None,
     cpu: str | None = None,
     attention: str = "auto",
+    dynamic_shapes: Any = None,
+    allow_unquantized: bool = False,
     **options: Any,
 ) -> CompiledModule:
     """Compiles ``model`` for ``target`` with its matmuls quantized by ``recipe``.
@@ -39,9 +41,12 @@ def compile(  # noqa: A001 (the product's API name)
     ``cpu`` (llvm-cpu): ``host`` (default), ``generic`` or an LLVM CPU name; the artifact records
     it and refuses to run on a host without its features. ``attention``: ``auto``, ``matmuls``
     (SDPA as bmm + softmax + bmm) or ``fused`` (one IREE attention op).
+    ``dynamic_shapes`` is ``torch.export.export``'s argument (``Dim("batch", min=1, max=64)``,
+    ``Dim.AUTO``, ...): the artifact takes any size in range. A quantizing recipe that quantizes
+    none of the matmuls (e.g. shapes it cannot handle) is an error unless ``allow_unquantized``.
     """
     module, inputs = check_model(model, example_inputs, "compile()")
-    source = ModelSource(type(module).__name__, module, inputs)
+    source = ModelSource(type(module).__name__, module, inputs, dynamic_shapes=dynamic_shapes)
     chosen = get_recipe(recipe, options)
     return compile_model(
         source,
@@ -57,6 +62,7 @@ def compile(  # noqa: A001 (the product's API name)
             cuda_arch=cuda_arch,
             cpu=cpu,
             attention=attention,
+            allow_unquantized=allow_unquantized,
         ),
     )
 

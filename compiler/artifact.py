@@ -8,6 +8,7 @@ IREE module, for IREE's own tools (``iree-dump-module``).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from iree.compiler import ir
@@ -15,23 +16,30 @@ from iree.compiler import ir
 from passes.base.abi import ENTRY, METADATA_KEY
 from passes.ir.types import tensor_info
 
+_VTENSOR = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],(\w+)>$")
+
 
 def io_signature(module: ir.Module) -> dict[str, list[dict[str, Any]]]:
-    """Inputs and outputs of ``@main`` as ``[{"shape": [...], "dtype": "f32"}, ...]``."""
+    """Inputs and outputs of ``@main`` as ``[{"shape": [32, None], "dtype": "f32"}, ...]``
+    (``None``: a dynamic dim, described by ``compiler/input_roles.py``)."""
     main = entry_function(module)
     ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
 
     def describe(types: list[ir.Type]) -> list[dict[str, Any]]:
-        out = []
-        for t in types:
-            info = tensor_info(t)
-            if info is None:
-                out.append({"shape": None, "dtype": str(t)})
-            else:
-                out.append({"shape": list(info.shape), "dtype": info.dtype})
-        return out
+        return [_tensor_spec(t) for t in types]
 
     return {"inputs": describe(list(ftype.inputs)), "outputs": describe(list(ftype.results))}
+
+
+def _tensor_spec(t: ir.Type) -> dict[str, Any]:
+    info = tensor_info(t)
+    if info is not None:
+        return {"shape": list(info.shape), "dtype": info.dtype}
+    match = _VTENSOR.match(str(t))
+    if match is None:
+        raise ValueError(f"@main has an argument or result of type {t}, not a tensor")
+    dims = [d.strip() for d in match.group(1).split(",") if d.strip()]
+    return {"shape": [None if d == "?" else int(d) for d in dims], "dtype": match.group(2)}
 
 
 def public_functions(module: ir.Module) -> list[str]:

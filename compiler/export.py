@@ -1,4 +1,5 @@
-"""Stage 1, export: ``torch.export`` with static shapes, ATen ops kept as they are.
+"""Stage 1, export: ``torch.export`` (static shapes, or the ``dynamic_shapes`` the user gave),
+ATen ops kept as they are.
 
 ``run_decompositions`` lowers to inference ATen IR decomposing only ``aten.new_ones`` and
 ``aten.__and__`` (transformers' attention-mask code would otherwise leave a 0-d bool literal that
@@ -37,7 +38,9 @@ def export_model(
             if source.program is not None:
                 return source.program.run_decompositions(table)
             model = source.module.eval()
-            program = torch.export.export(model, source.example_inputs, strict=False)
+            program = torch.export.export(
+                model, source.example_inputs, dynamic_shapes=source.dynamic_shapes, strict=False
+            )
             return program.run_decompositions(table)
     except Exception as e:
         raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e

@@ -10,9 +10,11 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
+from compiler.dynamic_dims import forward_names
 from passes.base.errors import QmlirError, exception_summary
 
 DEFAULT_FUNCTION = "build"
@@ -20,12 +22,23 @@ DEFAULT_FUNCTION = "build"
 
 @dataclass
 class ModelSource:
-    """A model and its example inputs; ``program`` is set when it came as a ``.pt2``."""
+    """A model and its example inputs; ``program`` is set when it came as a ``.pt2`` (with the
+    dynamic dims it was exported with); ``dynamic_shapes`` is ``torch.export``'s argument."""
 
     name: str
     module: torch.nn.Module
     example_inputs: tuple[torch.Tensor, ...]
     program: torch.export.ExportedProgram | None = None
+    dynamic_shapes: Any = None
+
+    def input_names(self) -> list[str]:
+        """The model's input names: a ``.pt2``'s user inputs, else ``forward``'s parameters."""
+        if self.program is not None:
+            from torch.export.graph_signature import InputKind
+
+            specs = self.program.graph_signature.input_specs
+            return [s.arg.name for s in specs if s.kind == InputKind.USER_INPUT]
+        return forward_names(self.module, len(self.example_inputs))
 
 
 def load_model(spec: str) -> ModelSource:
@@ -77,10 +90,18 @@ def _load_python(path: Path, function: str) -> ModelSource:
             built = builder()
         except Exception as e:
             raise QmlirError(f"'{path}:{function}()' failed: {exception_summary(e)}") from e
-    if not (isinstance(built, tuple) and len(built) == 2):
-        raise QmlirError(f"'{path}:{function}()' must return (model, example_inputs)")
-    model, inputs = built
-    return ModelSource(f"{path.stem}:{function}", *check_model(model, inputs, f"{path}:{function}"))
+    if not (isinstance(built, tuple) and len(built) in (2, 3)):
+        raise QmlirError(
+            f"'{path}:{function}()' must return (model, example_inputs) or "
+            "(model, example_inputs, dynamic_shapes)"
+        )
+    model, inputs = built[:2]
+    where = f"{path}:{function}"
+    return ModelSource(
+        f"{path.stem}:{function}",
+        *check_model(model, inputs, where),
+        dynamic_shapes=built[2] if len(built) == 3 else None,
+    )
 
 
 @contextlib.contextmanager
@@ -130,6 +151,6 @@ def check_model(model: object, inputs: object, where: str) -> tuple[torch.nn.Mod
         if 0 in t.shape:
             raise QmlirError(
                 f"{where}: example input {i} has a zero-size dimension {list(t.shape)} "
-                "(qmlir compiles static, non-empty shapes)"
+                "(example inputs must be non-empty)"
             )
     return model, tuple(inputs)

@@ -10,6 +10,7 @@ large constants elided) so a user can read exactly what the recipe did.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +21,10 @@ from iree.compiler import ir
 from compiler.artifact import embed_metadata, io_signature, public_functions
 from compiler.backend import compile_module
 from compiler.cpu_target import DEFAULT_CPU, resolve_cpu
+from compiler.dynamic_dims import dim_names
 from compiler.export import export_model
 from compiler.importer import import_program
-from compiler.input_roles import input_roles
+from compiler.input_roles import input_roles, output_dims
 from compiler.inspection import weight_bytes
 from compiler.layer_globs import check_globs, matmul_layer_names
 from compiler.model_source import ModelSource
@@ -61,6 +63,7 @@ class CompileOptions:
     attention: str = "auto"  # how SDPA is compiled: auto (per target), matmuls or fused
     cpu: str | None = None  # llvm-cpu only: host (default), generic or an LLVM CPU name
     iree_flags: tuple[str, ...] = ()  # passed to iree-compile after qmlir's own (experiments)
+    allow_unquantized: bool = False  # a quantizing recipe that quantizes no matmul: no error
 
     @property
     def arch(self) -> str | None:
@@ -103,7 +106,8 @@ def compile_model(
     as_matmuls = attention_as_matmuls(options)  # and a contradictory attention mode
     note("export")
     program = export_model(source, as_matmuls)
-    roles = input_roles(program)
+    names = dim_names(source.dynamic_shapes, source.input_names())
+    roles, outputs = input_roles(program, names), output_dims(program, names)
     note("import")
     text = import_program(program)
     with ir.Context():
@@ -118,6 +122,7 @@ def compile_model(
         ExposeScalingState().apply(module)
         _dump(options, "02-recipe", module)
         layers = layer_map(module)
+        check_quantized(options, layers)
         note("fold weights")
         FoldConstantQuantize().apply(module)
         _dump(options, "03-fold-weights", module)
@@ -129,6 +134,7 @@ def compile_model(
         _dump(options, "04-lower", module)
         metadata = build_metadata(source, options, module, layers)
         _describe_inputs(metadata["signature"]["inputs"], roles)
+        _describe_outputs(metadata["signature"]["outputs"], outputs)
         metadata["attention"] = "matmuls" if as_matmuls else "fused"
         metadata["cpu"] = cpu
         metadata["weights"] = weights
@@ -136,6 +142,35 @@ def compile_model(
         note("iree compile")
         vmfb = compile_module(module, options.target, options.arch, options.cpu, options.iree_flags)
     return CompiledModule(seal(vmfb, metadata))
+
+
+def check_quantized(options: CompileOptions, layers: list[dict[str, str]]) -> None:
+    """A quantizing recipe that quantized none of the model's matmuls is an error (unless
+    ``allow_unquantized``): a user asking for FP8 must not ship an f32 model without a word.
+    Matmuls the user kept (``--exclude``, ``--layer-recipe ...=none``) do not count against it."""
+    if not options.recipe.quantizes or options.allow_unquantized or not layers:
+        return
+    if any(layer["matmul"] == "scaled_matmul" for layer in layers):
+        return
+    kept = [layer["note"] for layer in layers if not layer["note"].startswith(USER_CHOICES)]
+    if not kept:
+        return
+    reasons = ", ".join(f"{n} x {why}" for why, n in Counter(kept).most_common())
+    raise QmlirError(
+        f"recipe '{options.recipe.name}' quantized none of the model's {len(layers)} matmuls "
+        f"({reasons}); --allow-unquantized compiles it in high precision anyway"
+    )
+
+
+# notes of matmuls kept in high precision because the user said so
+USER_CHOICES = ("excluded by --exclude", "--layer-recipe", "recipe 'none'")
+
+
+def _describe_outputs(outputs: list[dict[str, Any]], dims: list[list[str | None]]) -> None:
+    """Each dynamic output dim's expression in the inputs' dim names (``batch``, ``2*seq``)."""
+    for entry, names in zip(outputs, dims, strict=False):
+        if any(n is not None for n in names):
+            entry["dims"] = [None if n is None else {"name": n} for n in names]
 
 
 def _describe_inputs(inputs: list[dict[str, Any]], roles: list[dict[str, Any]]) -> None:

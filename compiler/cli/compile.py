@@ -7,6 +7,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,19 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         help="an iree-compile flag passed as is after qmlir's own, e.g. "
         "--iree-flag=--iree-opt-data-tiling=false (repeatable; for experiments)",
     )
+    c.add_argument(
+        "--dynamic",
+        action="append",
+        default=[],
+        metavar="INPUT:DIM=NAME[:MIN..MAX]",
+        help="make a dim of an input dynamic, e.g. input_ids:0=batch:1..64 (dims sharing a "
+        "NAME have equal sizes; repeatable); a build function may return dynamic_shapes instead",
+    )
+    c.add_argument(
+        "--allow-unquantized",
+        action="store_true",
+        help="compile even when the recipe quantizes none of the model's matmuls",
+    )
     c.add_argument("--explain", action="store_true", help="print which layer got which recipe")
     c.add_argument("--dump-ir", metavar="DIR", help="write the IR after every stage to DIR")
     c.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
@@ -117,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
         dump_ir=Path(args.dump_ir) if args.dump_ir else None,
         exclude=tuple(args.exclude),
         layer_recipes=layer_recipes,
+        allow_unquantized=args.allow_unquantized,
     )
     attention_as_matmuls(options)  # a contradictory --attention, before the model is built
     start = time.perf_counter()
@@ -124,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
     if progress:
         progress("load model")
     source = load_model(args.model)
+    if args.dynamic:
+        source.dynamic_shapes = dynamic_shapes(source, args.dynamic)
     compiled = compile_model(source, options, progress=progress)
     if progress:
         progress("save")
@@ -142,7 +159,26 @@ def run(args: argparse.Namespace) -> int:
             f"wrote {output} ({human_size(len(compiled.vmfb))}, recipe {recipe.name}, "
             f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
         )
+        if recipe.quantizes and quantized < len(layers):
+            kept = Counter(layer["note"] for layer in layers if layer["matmul"] != "scaled_matmul")
+            reasons = "; ".join(f"{n} x {why}" for why, n in kept.most_common())
+            print(f"  kept in high precision: {reasons} (--explain lists them)")
     return 0
+
+
+def dynamic_shapes(source: Any, flags: list[str]) -> Any:
+    """``--dynamic`` flags as torch.export's ``dynamic_shapes`` for ``source``."""
+    from compiler.dynamic_dims import parse_dynamic_flags  # needs torch: compile extra
+
+    if source.program is not None:
+        raise QmlirError(
+            "--dynamic: a .pt2 keeps the dynamic dims it was exported with (export it with "
+            "dynamic_shapes)"
+        )
+    if source.dynamic_shapes is not None:
+        raise QmlirError("--dynamic: the model's build function already gives dynamic_shapes")
+    ranks = [t.dim() for t in source.example_inputs]
+    return parse_dynamic_flags(flags, source.input_names(), ranks)
 
 
 def check_output(output: Path) -> None:

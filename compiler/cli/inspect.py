@@ -7,6 +7,7 @@ from typing import Any
 
 from compiler.cli.common import human_size, print_layers, print_table
 from compiler.runtime import read_artifact
+from compiler.runtime.input_check import shape_text
 from passes.base.cpu_features import X86_CPUINFO_FLAGS, host_problem
 
 NAME = "inspect"
@@ -29,7 +30,7 @@ def print_cpu(cpu: dict[str, Any]) -> None:
 
 def _describe_tensor(spec: dict[str, Any]) -> str:
     """``input_ids: si64[1, 16] in 0..30521``."""
-    text = f"{spec['dtype']}{spec['shape']}"
+    text = f"{spec['dtype']}{shape_text(spec)}"
     if "index_range" in spec:
         low, high = spec["index_range"]
         text += f" in {low}..{high - 1}"

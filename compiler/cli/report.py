@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     source = load_model(args.model)
     inputs = None
     if args.inputs:
-        specs = [{"name": name} for name in forward_names(source)]
+        specs = [{"name": name} for name in source.input_names()]
         inputs = read_inputs(Path(args.inputs), specs)
     report = build_report(
         source,
@@ -83,20 +82,3 @@ def run(args: argparse.Namespace) -> int:
 
 def _default_report(model: str, recipe: Any) -> str:
     return f"{Path(model.partition(':')[0]).stem}.{recipe.name}.report.html"
-
-
-def forward_names(source: Any) -> list[str]:
-    """The names of the model's inputs: a ``.pt2``'s user inputs, else ``forward``'s leading
-    parameters (``arg<i>`` where there is none, e.g. ``*args``)."""
-    count = len(source.example_inputs)
-    if source.program is not None:
-        from torch.export.graph_signature import InputKind  # --inputs on a .pt2 only
-
-        specs = source.program.graph_signature.input_specs
-        names = [s.arg.name for s in specs if s.kind == InputKind.USER_INPUT]
-    else:
-        params = inspect.signature(source.module.forward).parameters.values()
-        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        names = [p.name for p in params if p.kind in positional]
-    names = names[:count]
-    return names + [f"arg{i}" for i in range(len(names), count)]

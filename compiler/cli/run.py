@@ -34,6 +34,14 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
     src.add_argument("--random-inputs", action="store_true", help="standard normal inputs")
     r.add_argument("--seed", type=int, default=0, help="seed for --random-inputs")
     r.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="INPUT=AxB",
+        help="with --random-inputs: the shape of an input with dynamic dims, e.g. "
+        "input_ids=4x77 (default: the example's)",
+    )
+    r.add_argument(
         "--compare",
         metavar="MODEL",
         help="also run this f32 torch model and compare (without --inputs or --random-inputs: "
@@ -57,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if args.inputs:
         inputs = read_inputs(Path(args.inputs), specs)
     elif args.random_inputs:
-        inputs = random_inputs(specs, args.seed)
+        inputs = random_inputs(specs, args.seed, parse_shapes(args.shape, specs))
     elif args.compare:  # the compared model's own example inputs
         inputs = _example_inputs(args.compare)
     else:
@@ -114,15 +122,47 @@ def _example_inputs(model_spec: str) -> list[np.ndarray]:
     return [to_numpy(x) for x in load_model(model_spec).example_inputs]
 
 
-def random_inputs(specs: list[dict[str, Any]], seed: int) -> list[np.ndarray]:
+def random_inputs(
+    specs: list[dict[str, Any]], seed: int, shapes: dict[int, list[int]] | None = None
+) -> list[np.ndarray]:
+    """Standard-normal inputs: of the signature's shape, the example's size for a dynamic dim,
+    or ``shapes[i]`` (``--shape``)."""
     rng = np.random.default_rng(seed)
     arrays = []
-    for spec in specs:
+    for i, spec in enumerate(specs):
         dtype = NUMPY_DTYPES.get(spec["dtype"])
         if dtype is None or dtype.kind not in "fV":
             raise QmlirError(f"--random-inputs cannot make {spec['dtype']} inputs: use --inputs")
-        arrays.append(rng.standard_normal(spec["shape"], dtype=np.float32).astype(dtype))
+        shape = (shapes or {}).get(i) or _example_shape(spec)
+        arrays.append(rng.standard_normal(shape, dtype=np.float32).astype(dtype))
     return arrays
+
+
+def _example_shape(spec: dict[str, Any]) -> list[int]:
+    dims = spec.get("dims") or [None] * len(spec["shape"])
+    return [
+        size if dim is None else (dim.get("example") or max(1, dim.get("min") or 1))
+        for size, dim in zip(spec["shape"], dims, strict=True)
+    ]
+
+
+def parse_shapes(items: list[str], specs: list[dict[str, Any]]) -> dict[int, list[int]]:
+    """``--shape NAME=AxB`` flags by input index (names as the signature's, or ``arg<i>``)."""
+    index = {spec.get("name") or f"arg{i}": i for i, spec in enumerate(specs)}
+    index.update({f"arg{i}": i for i in range(len(specs))})
+    shapes: dict[int, list[int]] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or name not in index:
+            raise QmlirError(
+                f"--shape '{item}' is not INPUT=AxB with an input of the module "
+                f"({', '.join(n for n in index if not n.startswith('arg'))})"
+            )
+        try:
+            shapes[index[name]] = [int(d) for d in text.lower().split("x")]
+        except ValueError:
+            raise QmlirError(f"--shape '{item}': '{text}' is not sizes like 4x77") from None
+    return shapes
 
 
 def _warn_non_finite(inputs: list[np.ndarray]) -> None:

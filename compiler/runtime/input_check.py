@@ -39,15 +39,13 @@ def check_inputs(inputs: Sequence[np.ndarray], specs: Sequence[Mapping[str, Any]
     if len(inputs) != len(specs):
         raise QmlirError(f"the module takes {len(specs)} input(s), got {len(inputs)}")
     arrays = []
+    sizes: dict[str, tuple[int, str]] = {}  # a dynamic dim's size, and where it was seen first
     for i, (x, spec) in enumerate(zip(inputs, specs, strict=True)):
         label = input_label(i, spec)
         want = NUMPY_DTYPES.get(spec["dtype"])
         if want == NUMPY_DTYPES["bf16"] and x.dtype.kind == "V" and x.dtype.itemsize == 2:
             x = x.view(want)
-        if tuple(x.shape) != tuple(spec["shape"]):
-            raise QmlirError(
-                f"{label} has shape {list(x.shape)}, the module expects {spec['shape']}"
-            )
+        _check_shape(x, spec, label, sizes)
         if want is not None and x.dtype != want:
             raise QmlirError(
                 f"{label} has dtype {x.dtype}, the module expects {spec['dtype']} ({want})"
@@ -56,6 +54,47 @@ def check_inputs(inputs: Sequence[np.ndarray], specs: Sequence[Mapping[str, Any]
             _check_range(x, spec["index_range"], label)
         arrays.append(np.ascontiguousarray(x))
     return arrays
+
+
+def shape_text(spec: Mapping[str, Any]) -> str:
+    """``[batch(1..64), 1024]``: the sizes, a dynamic dim by name and range."""
+    dims = spec.get("dims") or [None] * len(spec["shape"])
+    parts = []
+    for size, dim in zip(spec["shape"], dims, strict=True):
+        if dim is None:
+            parts.append(str(size))
+        else:
+            low, high = dim.get("min"), dim.get("max")
+            bounds = f"({low}..{'' if high is None else high})" if "min" in dim else ""
+            parts.append(f"{dim['name']}{bounds}")
+    return f"[{', '.join(parts)}]"
+
+
+def _check_shape(
+    x: np.ndarray, spec: Mapping[str, Any], label: str, sizes: dict[str, tuple[int, str]]
+) -> None:
+    """Static dims equal, dynamic ones in their range and equal wherever they share a name."""
+    shape = spec["shape"]
+    if x.ndim != len(shape):
+        raise QmlirError(
+            f"{label} has shape {list(x.shape)}, the module expects {shape_text(spec)}"
+        )
+    dims = spec.get("dims") or [None] * len(shape)
+    for d, (size, want, dim) in enumerate(zip(x.shape, shape, dims, strict=True)):
+        if dim is None:
+            if size != want:
+                raise QmlirError(
+                    f"{label} has shape {list(x.shape)}, the module expects {shape_text(spec)}"
+                )
+            continue
+        low, high, name = dim.get("min") or 0, dim.get("max"), dim["name"]
+        if size < low or (high is not None and size > high):
+            top = "" if high is None else high
+            raise QmlirError(f"{label} dim {d} ({name}) is {size}, the module takes {low}..{top}")
+        if name in sizes and sizes[name][0] != size:
+            seen, where = sizes[name]
+            raise QmlirError(f"{label} dim {d} ({name}) is {size}, but {name} is {seen} in {where}")
+        sizes.setdefault(name, (size, label))
 
 
 def _check_range(x: np.ndarray, bounds: Sequence[int], label: str) -> None:

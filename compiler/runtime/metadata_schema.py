@@ -17,14 +17,28 @@ TARGETS = ("llvm-cpu", "cuda")
 Spec = Any  # a type, a tuple of allowed literals, a dict of fields, or a one-item list
 
 
+def _size(d: Any) -> bool:
+    return isinstance(d, int) and not isinstance(d, bool) and d >= 0
+
+
 def _shape(value: Any) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value
-    )
+    """Sizes; ``None`` for a dynamic dim."""
+    return isinstance(value, list) and all(d is None or _size(d) for d in value)
 
 
+def _range(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(_size(d) for d in value)
+
+
+def _bound(value: Any) -> bool:
+    return value is None or _size(value)
+
+
+_OUTPUT_DIM = (type(None), {"name": str})
+_INPUT_DIM = (type(None), {"name": str, "min": _bound, "max": _bound, "example": _bound})
 _TENSOR = {"shape": _shape, "dtype": str}
-_INPUT = {**_TENSOR, "?name": str, "?index_range": _shape}
+_INPUT = {**_TENSOR, "?name": str, "?index_range": _range, "?dims": [_INPUT_DIM]}
+_OUTPUT = {**_TENSOR, "?dims": [_OUTPUT_DIM]}
 SCHEMA: dict[str, Spec] = {
     "format": (FORMAT,),
     "qmlir_version": str,
@@ -34,7 +48,7 @@ SCHEMA: dict[str, Spec] = {
     "target": TARGETS,
     "cuda_arch": (str, type(None)),
     "quantize_all_matmuls": bool,
-    "signature": {"inputs": [_INPUT], "outputs": [_TENSOR]},
+    "signature": {"inputs": [_INPUT], "outputs": [_OUTPUT]},
     "layers": [{"layer": str, "matmul": str, "recipe": str, "note": str}],
     "scaling_state": [{"key": str, "layer": str, "kind": str, "shape": _shape}],
     "functions": [str],
@@ -88,7 +102,7 @@ def _check(value: Any, spec: Spec, where: str) -> str | None:
             return None
         return f"{where} is {_short(value)}, not {spec.__name__}"
     if callable(spec):
-        return None if spec(value) else f"{where} is {_short(value)}, not a shape"
+        return None if spec(value) else f"{where} is {_short(value)}, not {spec.__name__[1:]}"
     if value == spec:
         return None
     return f"{where} is {_short(value)}, not {spec!r}"

@@ -194,3 +194,11 @@ def model_output() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
 
     torch.manual_seed(8)
     return WithModelOutput().eval(), (torch.randn(8, 64),)
+
+
+def tagger_dynamic() -> tuple[nn.Module, tuple[torch.Tensor, ...], object]:
+    """The tagger with a dynamic batch and sequence length (shared by both inputs)."""
+    model, inputs = tagger()
+    batch = torch.export.Dim("batch", min=1, max=16)
+    seq = torch.export.Dim("seq", min=2, max=64)
+    return model, inputs, {"input_ids": {0: batch, 1: seq}, "attention_mask": {0: batch, 1: seq}}
