@@ -42,13 +42,7 @@ def input_roles(
     (``index_range`` only where the input feeds ``aten.embedding`` as its indices, ``dims`` only
     where a dim is dynamic, ``None`` for a static one). ``dim_names``: the user's names of the
     dynamic dims by input and dim (default: torch's symbols, ``s0``)."""
-    user = [
-        spec.arg.name
-        for spec in program.graph_signature.input_specs
-        if spec.kind == InputKind.USER_INPUT
-    ]
-    placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
-    symbols = _symbol_names(program, user, placeholders, dim_names or {})
+    user, placeholders, symbols = _user_inputs(program, dim_names or {})
     rows: dict[str, int] = {}
     for node in program.graph.nodes:
         if node.op != "call_function" or node.target != _aten.embedding.default:
@@ -75,13 +69,7 @@ def output_dims(
 ) -> list[list[str | None]]:
     """Per output, each dim's expression in the inputs' dim names (``batch``, ``2*seq``), or
     ``None`` where it is static."""
-    user = [
-        spec.arg.name
-        for spec in program.graph_signature.input_specs
-        if spec.kind == InputKind.USER_INPUT
-    ]
-    placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
-    symbols = _symbol_names(program, user, placeholders, dim_names or {})
+    _, _, symbols = _user_inputs(program, dim_names or {})
     (output,) = (n for n in program.graph.nodes if n.op == "output")
     out = []
     for node in torch.utils._pytree.tree_leaves(output.args[0]):
@@ -91,6 +79,19 @@ def output_dims(
             continue
         out.append([_expression(d, symbols) for d in value.shape])
     return out
+
+
+def _user_inputs(
+    program: torch.export.ExportedProgram, dim_names: dict[str, dict[int, str]]
+) -> tuple[list[str], dict[str, torch.fx.Node], dict[Any, str]]:
+    """The user inputs' names, the graph's placeholders, and the dynamic dims' names."""
+    user = [
+        spec.arg.name
+        for spec in program.graph_signature.input_specs
+        if spec.kind == InputKind.USER_INPUT
+    ]
+    placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
+    return user, placeholders, _symbol_names(program, user, placeholders, dim_names)
 
 
 def _symbol_names(
