@@ -122,3 +122,21 @@ def test_dynamic_flags_share_dims_by_name() -> None:
     spec = parse_dynamic_flags(["x:0=b:1..8", "mask:0=b:1..8", "x:1=s"], ["x", "mask"], [2, 2])
     assert spec["x"][0] is spec["mask"][0]
     assert dim_names(spec, ["x", "mask"]) == {"x": {0: "b", 1: "s"}, "mask": {0: "b"}}
+
+
+def test_decoder_with_dynamic_batch_and_sequence() -> None:
+    """The Llama-style decoder (causal mask, rotary positions, GQA) at three sizes."""
+    from samples import decoder_lm
+
+    model, (ids,) = decoder_lm.build_small()
+    batch = torch.export.Dim("batch", min=1, max=32)
+    seq = torch.export.Dim("seq", min=2, max=16)
+    art = compiler.compile(model, (ids,), "none", dynamic_shapes={"input_ids": {0: batch, 1: seq}})
+    rng = np.random.default_rng(2)
+    for rows, length in ((1, 5), (7, 16), (32, 9)):
+        tokens = rng.integers(0, 4096, (rows, length))
+        with torch.no_grad():
+            want = model(torch.from_numpy(tokens)).numpy()
+        got = art(tokens)
+        assert got.shape == (rows, 4096)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
