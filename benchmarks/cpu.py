@@ -45,10 +45,29 @@ EXTRA_VARIANTS = {
 }
 
 
-def _variants(recipes: list[str], extra: bool) -> dict[str, tuple[str, dict[str, object]]]:
+# --dynamic: each model's batch (and sequence) dims dynamic, as `qmlir compile --dynamic` says
+DYNAMIC = {
+    "samples/mlp.py:build": ["x:0=batch:1..64"],
+    "samples/transformer_block.py:build": ["x:0=batch:1..64", "x:1=seq:2..128"],
+    "samples/minilm.py:build": [
+        f"{name}:{dim}={label}"
+        for name in ("input_ids", "attention_mask")
+        for dim, label in ((0, "batch:1..32"), (1, "seq:2..128"))
+    ],
+    "samples/decoder_lm.py:build": ["input_ids:0=batch:1..64", "input_ids:1=seq:2..64"],
+}
+DYNAMIC_RECIPES = ("none", "fp8-current")
+
+
+def _variants(
+    recipes: list[str], extra: bool, dynamic: bool = False
+) -> dict[str, tuple[str, dict[str, object]]]:
     out: dict[str, tuple[str, dict[str, object]]] = {r: (r, {}) for r in recipes}
     if extra:
         out.update(EXTRA_VARIANTS)
+    if dynamic:  # run at the static artifact's size; unquantized matmuls allowed (counted)
+        for r in (r for r in DYNAMIC_RECIPES if r in recipes):
+            out[f"{r}, dynamic"] = (r, {"dynamic": True, "allow_unquantized": True})
     return out
 
 
@@ -64,7 +83,12 @@ def _child_compile(spec: str, recipe: str, out: str, options: str = "{}") -> Non
     extra = json.loads(options)
     if "iree_flags" in extra:
         extra["iree_flags"] = tuple(extra["iree_flags"])
-    compiled = compile_model(load_model(spec), CompileOptions(recipe=get_recipe(recipe), **extra))
+    source = load_model(spec)
+    if extra.pop("dynamic", False):
+        from compiler.cli.compile import dynamic_shapes
+
+        source.dynamic_shapes = dynamic_shapes(source, DYNAMIC[spec])
+    compiled = compile_model(source, CompileOptions(recipe=get_recipe(recipe), **extra))
     compiled.save(out)
     done = time.perf_counter()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -270,10 +294,16 @@ def main() -> None:
     parser.add_argument(
         "--no-extra", action="store_true", help="skip the extra variants (fused attention)"
     )
+    parser.add_argument(
+        "--dynamic",
+        action="store_true",
+        help="also none and fp8-current compiled with dynamic batch/sequence dims, run at the "
+        "static size",
+    )
     args = parser.parse_args()
     if args.recipes[0] != "none":
         parser.error("--recipes must start with none (the ratios are against it)")
-    variants = _variants(args.recipes, not args.no_extra)
+    variants = _variants(args.recipes, not args.no_extra, args.dynamic)
     sys.path.insert(0, str(ROOT))
     from compiler.version import IREE_VERSION, __version__
 

@@ -25,7 +25,7 @@ from passes.base.module_pass import ModulePass, register_pass
 from passes.expert_matmuls import expert_count, expert_name, split_experts
 from passes.ir import torch_ops
 from passes.ir.named_ops import NamedOpBuilder
-from passes.ir.types import FLOAT_DTYPES, TensorInfo, tensor_info
+from passes.ir.types import DYNAMIC, FLOAT_DTYPES, TensorInfo, tensor_info
 from passes.recipes import NoQuantization, Recipe, Role, ScalingRecipe, Usage, get_recipe
 
 MATMUL_OPS = (
@@ -180,9 +180,13 @@ class QuantizeMatmuls(ModulePass):
             return None, "both operands are constants"
         if not has_weight and not self.quantize_all_matmuls:
             return None, "no operand is a weight (use --quantize-all-matmuls)"
-        a_info, b_info = tensor_info(a.type), tensor_info(b.type)
-        out_info = tensor_info(op.results[0].type)
+        a_info, b_info = tensor_info(a.type, dynamic=True), tensor_info(b.type, dynamic=True)
+        out_info = tensor_info(op.results[0].type, dynamic=True)
         if a_info is None or b_info is None or out_info is None:
+            return None, "dynamic or unknown shape"
+        if not (a_info.is_static and b_info.is_static and out_info.is_static) and not (
+            _dynamic_rows_only(a_info, b_info, out_info) and recipe.dynamic_rows
+        ):
             return None, "dynamic or unknown shape"
         if out_info.dtype not in FLOAT_DTYPES or a_info.dtype not in FLOAT_DTYPES:
             return None, f"element type {out_info.dtype} is not a float type qmlir quantizes"
@@ -198,18 +202,19 @@ class QuantizeMatmuls(ModulePass):
         self, site: MatmulSite, builder: NamedOpBuilder, recipe: ScalingRecipe, why: str
     ) -> None:
         op = site.op
-        out_info = tensor_info(op.results[0].type)
+        out_info = tensor_info(op.results[0].type, dynamic=True)
         assert out_info is not None
         # N-D activations times a 2-D weight are flattened to [M, K] for every recipe: a GEMM with
         # several M dims let IREE fuse the following head transpose into it (MiniLM's Q/K/V
         # projections ran at 15 GFLOP/s as 5-D contractions); block recipes need 2-D anyway
-        b_info = tensor_info(site.b.type)
+        b_info = tensor_info(site.b.type, dynamic=True)
         flat = recipe.two_dimensional or (b_info is not None and b_info.rank == 2)
         # a [K, N] operand's blocks run down dim 0 (columnwise); one scale per tensor: the same
         b_usage = Usage.ROWWISE if site.b_transposed else Usage.COLUMNWISE
         with ir.InsertionPoint(op), op.location:
             a = torch_ops.to_builtin(torch_ops.convert_dtype(site.a, "f32"))
             b = torch_ops.to_builtin(torch_ops.convert_dtype(site.b, "f32"))
+            a_nd = a  # gives the result's dynamic leading dims, if any
             if flat:
                 a = torch_ops.collapse_to_2d(a)
             qa = recipe.emit_quantize(builder, a, _role(site.a), Usage.ROWWISE, site.layer)
@@ -221,7 +226,7 @@ class QuantizeMatmuls(ModulePass):
             y.owner.attributes[RECIPE_ATTR] = ir.StringAttr.get(recipe.name)
             y.owner.attributes[WHY_ATTR] = ir.StringAttr.get(why)
             if flat:
-                y = torch_ops.expand_from_2d(y, out_info.with_dtype("f32"))
+                y = torch_ops.expand_from_2d(y, out_info.with_dtype("f32"), a_nd)
             result = torch_ops.from_builtin(y, out_info.with_dtype("f32"))
             if site.bias is not None:
                 result = torch_ops.add_tensors(result, torch_ops.convert_dtype(site.bias, "f32"))
@@ -236,10 +241,19 @@ def _role(operand: ir.Value) -> Role:
 
 
 def _flat_out(out: TensorInfo) -> TensorInfo:
-    rows = 1
-    for d in out.shape[:-1]:
-        rows *= d
-    return TensorInfo((rows, out.shape[-1]), out.dtype)
+    return TensorInfo((torch_ops.flat_rows(out.shape[:-1]), out.shape[-1]), out.dtype)
+
+
+def _dynamic_rows_only(a: TensorInfo, b: TensorInfo, out: TensorInfo) -> bool:
+    """``[..., K] @ [K, N]`` (or ``[N, K]``) whose only dynamic dims are the activation's and
+    result's leading ones: flattened, the rows (tokens) of a 2-D GEMM with a static weight."""
+    return (
+        b.is_static
+        and b.rank == 2
+        and a.rank >= 2
+        and a.shape[-1] != DYNAMIC
+        and out.shape[-1] != DYNAMIC
+    )
 
 
 def _supported_ranks(a: TensorInfo, b: TensorInfo) -> bool:

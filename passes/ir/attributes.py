@@ -174,11 +174,12 @@ class NamedOp:
     def layout(self, key: str = "layout") -> ScaleLayout:
         return self.choice(key, ScaleLayout)
 
-    def signature(self) -> tuple[list[TensorInfo], list[TensorInfo]]:
-        """Static shapes and element types of the op's operands and results."""
+    def signature(self, dynamic: bool = False) -> tuple[list[TensorInfo], list[TensorInfo]]:
+        """Static shapes and element types of the op's operands and results (with ``dynamic``,
+        for a lowering that takes dynamic dims: those too)."""
         ftype = ir.FunctionType(ir.TypeAttr(self.decl.attributes["function_type"]).value)
-        ins = [tensor_info(t) for t in ftype.inputs]
-        outs = [tensor_info(t) for t in ftype.results]
+        ins = [tensor_info(t, dynamic) for t in ftype.inputs]
+        outs = [tensor_info(t, dynamic) for t in ftype.results]
         known_ins = [i for i in ins if i is not None]
         known_outs = [o for o in outs if o is not None]
         if len(known_ins) != len(ins) or len(known_outs) != len(outs):

@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from iree.compiler import ir
 from iree.compiler.dialects import func
 
-from passes.ir.types import shape_text
+from passes.ir.types import DYNAMIC
 
 OP_ATTR = "qmlir.op"
 LAYER_ATTR = "qmlir.layer"
@@ -70,10 +70,13 @@ def erase_uncalled_declarations(module: ir.Module, names: Collection[str]) -> No
 
 
 def variant_suffix(*parts: object) -> str:
-    """Joins name parts; tuples are shapes (``32x1024``)."""
+    """Joins name parts; tuples are shapes (``32x1024``, a dynamic dim ``D``: ``Dx1024``)."""
     out = []
     for p in parts:
-        out.append(shape_text(p) or "scalar" if isinstance(p, tuple) else str(p))
+        if isinstance(p, tuple):
+            out.append("x".join("D" if d == DYNAMIC else str(d) for d in p) or "scalar")
+        else:
+            out.append(str(p))
     return ".".join(out)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from passes.ir.types import TORCH_DTYPE_CODES, TensorInfo, tensor_info
+from passes.ir.types import DYNAMIC, TORCH_DTYPE_CODES, TensorInfo, tensor_info
 
 
 def defining_op(value: ir.Value) -> ir.Operation | None:
@@ -46,7 +46,7 @@ def constant_int(value: int) -> ir.Value:
 
 def convert_dtype(value: ir.Value, dtype: str) -> ir.Value:
     """``torch.prims.convert_element_type`` unless ``value`` already has ``dtype``."""
-    info = tensor_info(value.type)
+    info = tensor_info(value.type, dynamic=True)
     assert info is not None
     if info.dtype == dtype:
         return value
@@ -58,7 +58,7 @@ def convert_dtype(value: ir.Value, dtype: str) -> ir.Value:
 
 
 def to_builtin(value: ir.Value) -> ir.Value:
-    info = tensor_info(value.type)
+    info = tensor_info(value.type, dynamic=True)
     assert info is not None
     return ir.Operation.create(
         "torch_c.to_builtin_tensor", results=[info.builtin()], operands=[value]
@@ -78,14 +78,13 @@ def add_tensors(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
 
 
 def collapse_to_2d(value: ir.Value) -> ir.Value:
-    """``[d0, ..., dn-1, K]`` → ``[d0 * ... * dn-1, K]`` (builtin tensors); 2-D passes."""
-    info = tensor_info(value.type)
+    """``[d0, ..., dn-1, K]`` → ``[d0 * ... * dn-1, K]`` (builtin tensors; rows dynamic when a
+    leading dim is); 2-D passes."""
+    info = tensor_info(value.type, dynamic=True)
     assert info is not None
     if info.rank == 2:
         return value
-    rows = 1
-    for d in info.shape[:-1]:
-        rows *= d
+    rows = flat_rows(info.shape[:-1])
     lead = ", ".join(str(i) for i in range(info.rank - 1))
     return ir.Operation.create(
         "tensor.collapse_shape",
@@ -95,17 +94,43 @@ def collapse_to_2d(value: ir.Value) -> ir.Value:
     ).result
 
 
-def expand_from_2d(value: ir.Value, target: TensorInfo) -> ir.Value:
-    """The inverse of :func:`collapse_to_2d` for a result of shape ``target``."""
+def flat_rows(lead: tuple[int, ...]) -> int:
+    """The product of ``lead`` (:data:`DYNAMIC` when one of them is)."""
+    rows = 1
+    for d in lead:
+        if d == DYNAMIC:
+            return DYNAMIC
+        rows *= d
+    return rows
+
+
+def expand_from_2d(value: ir.Value, target: TensorInfo, like: ir.Value | None = None) -> ir.Value:
+    """The inverse of :func:`collapse_to_2d` for a result of shape ``target``; its dynamic dims
+    are those of ``like`` (the N-D operand that was collapsed: same leading dims)."""
     if target.rank == 2:
         return value
     lead = ", ".join(str(i) for i in range(target.rank - 1))
+    sizes: list[ir.Value] = []
+    for i, d in enumerate(target.shape):
+        if d == DYNAMIC:
+            assert like is not None and i < target.rank - 1, target
+            index = ir.Operation.create(
+                "arith.constant",
+                results=[ir.IndexType.get()],
+                attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), i)},
+            ).result
+            sizes.append(
+                ir.Operation.create(
+                    "tensor.dim", results=[ir.IndexType.get()], operands=[like, index]
+                ).result
+            )
+    static = [ir.ShapedType.get_dynamic_size() if d == DYNAMIC else d for d in target.shape]
     return ir.Operation.create(
         "tensor.expand_shape",
         results=[target.builtin()],
-        operands=[value],
+        operands=[value, *sizes],
         attributes={
             "reassociation": ir.Attribute.parse(f"[[{lead}], [{target.rank - 1}]]"),
-            "static_output_shape": ir.DenseI64ArrayAttr.get(list(target.shape)),
+            "static_output_shape": ir.DenseI64ArrayAttr.get(static),
         },
     ).result

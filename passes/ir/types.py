@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
-_VTENSOR = re.compile(r"^!torch\.vtensor<\[([0-9,\s]*)\],(\w+)>$")
+_VTENSOR = re.compile(r"^!torch\.vtensor<\[([0-9?,\s]*)\],(\w+)>$")
+
+DYNAMIC = -1  # a dynamic dim in TensorInfo.shape (``?`` in a type)
 
 # torch ScalarType codes, as torch.prims.convert_element_type takes them.
 TORCH_DTYPE_CODES = {"f16": 5, "f32": 6, "f64": 7, "bf16": 15}
@@ -16,7 +18,8 @@ FLOAT_DTYPES = ("f16", "bf16", "f32")
 
 @dataclass(frozen=True)
 class TensorInfo:
-    """Static shape and element type name of a tensor value (torch or builtin)."""
+    """Shape and element type name of a tensor value (torch or builtin); a dynamic dim is
+    :data:`DYNAMIC` (only from ``tensor_info(t, dynamic=True)``)."""
 
     shape: tuple[int, ...]
     dtype: str
@@ -24,6 +27,10 @@ class TensorInfo:
     @property
     def rank(self) -> int:
         return len(self.shape)
+
+    @property
+    def is_static(self) -> bool:
+        return DYNAMIC not in self.shape
 
     def builtin(self) -> ir.Type:
         return builtin_tensor_type(self.shape, self.dtype)
@@ -35,27 +42,29 @@ class TensorInfo:
         return TensorInfo(self.shape, dtype)
 
 
-def tensor_info(t: ir.Type) -> TensorInfo | None:
-    """Shape and dtype of a static ``!torch.vtensor`` or ranked builtin tensor, else None."""
+def tensor_info(t: ir.Type, dynamic: bool = False) -> TensorInfo | None:
+    """Shape and dtype of a static ``!torch.vtensor`` or ranked builtin tensor, else None; with
+    ``dynamic``, dynamic dims too (as :data:`DYNAMIC`)."""
     text = str(t)
     m = _VTENSOR.match(text)
     if m:
         dims = [d.strip() for d in m.group(1).split(",") if d.strip()]
-        if any(not d.isdigit() for d in dims):
+        if any(not (d.isdigit() or (dynamic and d == "?")) for d in dims):
             return None
-        return TensorInfo(tuple(int(d) for d in dims), m.group(2))
+        return TensorInfo(tuple(DYNAMIC if d == "?" else int(d) for d in dims), m.group(2))
     try:
         rt = ir.RankedTensorType(t)
     except ValueError:
         return None
-    if not rt.has_static_shape:
+    if not rt.has_static_shape and not dynamic:
         return None
-    return TensorInfo(tuple(rt.shape), str(rt.element_type))
+    shape = tuple(DYNAMIC if rt.is_dynamic_dim(i) else rt.shape[i] for i in range(rt.rank))
+    return TensorInfo(shape, str(rt.element_type))
 
 
 def shape_text(shape: tuple[int, ...]) -> str:
-    """``tensor<${shape}xf32>`` spelling of a shape; a 0-d tensor has none."""
-    return "x".join(str(d) for d in shape)
+    """``tensor<${shape}xf32>`` spelling of a shape (``?`` a dynamic dim); a 0-d tensor has none."""
+    return "x".join("?" if d == DYNAMIC else str(d) for d in shape)
 
 
 def builtin_tensor_type(shape: tuple[int, ...], dtype: str) -> ir.Type:
@@ -64,4 +73,5 @@ def builtin_tensor_type(shape: tuple[int, ...], dtype: str) -> ir.Type:
 
 
 def vtensor_type(shape: tuple[int, ...], dtype: str) -> ir.Type:
-    return ir.Type.parse(f"!torch.vtensor<[{','.join(str(d) for d in shape)}],{dtype}>")
+    dims = ",".join("?" if d == DYNAMIC else str(d) for d in shape)
+    return ir.Type.parse(f"!torch.vtensor<[{dims}],{dtype}>")

@@ -130,6 +130,9 @@ class ScalingRecipe(Recipe, abc.ABC):
     quantizes: ClassVar[bool] = True
     # Block-scaled recipes quantize 2-D operands: N-D activations are flattened to [M, K].
     two_dimensional: ClassVar[bool] = False
+    # Quantizes an activation whose rows are dynamic (``[?, K]`` after flattening; its leading
+    # dims dynamic): the templates of its named ops take a dynamic dim 0.
+    dynamic_rows: ClassVar[bool] = False
 
     @abc.abstractmethod
     def element_format(self, role: Role) -> FloatFormat:

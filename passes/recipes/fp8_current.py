@@ -31,6 +31,7 @@ from passes.recipes.base import (
 @dataclasses.dataclass(frozen=True)
 class Fp8CurrentScaling(ScalingRecipe):
     name = "fp8-current"
+    dynamic_rows = True
     summary = (
         "FP8 with one FP32 scale per tensor from the tensor's own amax (TE Float8CurrentScaling)"
     )
@@ -75,7 +76,7 @@ class Fp8CurrentScaling(ScalingRecipe):
     ) -> QuantizedOperand:
         """amax → compute_scale → quantize on an f32 builtin tensor (weights and either usage:
         the same, one scale for the tensor and its transpose)."""
-        info = tensor_info(x.type)
+        info = tensor_info(x.type, dynamic=True)
         assert info is not None and info.dtype == "f32", x.type
         fmt = self.element_format(role)
         scalar = builtin_tensor_type((), "f32")
@@ -110,7 +111,10 @@ class Fp8CurrentScaling(ScalingRecipe):
         out: TensorInfo,
         layer: str | None = None,
     ) -> ir.Value:
-        a_info, b_info = tensor_info(a.data.type), tensor_info(b.data.type)
+        a_info, b_info = (
+            tensor_info(a.data.type, dynamic=True),
+            tensor_info(b.data.type, dynamic=True),
+        )
         assert a_info is not None and b_info is not None
         layout = "nt" if b_transposed else "nn"
         (result,) = ops.call(
@@ -136,7 +140,7 @@ def emit_per_tensor_cast(
 ) -> QuantizedOperand:
     """``quantize``: ``data = cast(x * scale)``, ``scale_inv = 1 / scale`` (one scale per tensor,
     computed from this tensor's amax or, with fp8-delayed, carried in the module's state)."""
-    info = tensor_info(x.type)
+    info = tensor_info(x.type, dynamic=True)
     assert info is not None
     data, scale_inv = ops.call(
         "quantize",

@@ -55,6 +55,7 @@ class AmaxComputeAlgo(enum.Enum):
 @dataclasses.dataclass(frozen=True)
 class Fp8DelayedScaling(ScalingRecipe):
     name = "fp8-delayed"
+    dynamic_rows = True
     summary = "FP8, per-tensor scales from an amax history kept in the module (TE DelayedScaling)"
 
     fp8_format: Fp8Format = Fp8Format.E4M3
@@ -137,7 +138,7 @@ class Fp8DelayedScaling(ScalingRecipe):
     ) -> QuantizedOperand:
         if not self.has_scaling_state(role):
             return self.weight_recipe.emit_quantize(ops, x, role, usage, layer)
-        info = tensor_info(x.type)
+        info = tensor_info(x.type, dynamic=True)
         assert info is not None and info.dtype == "f32", x.type
         fmt = self.element_format(role)
         scalar = builtin_tensor_type((), "f32")

@@ -1,8 +1,10 @@
 """Dynamic shapes, as far as they go today: dims marked dynamic (torch.export's dynamic_shapes,
 ``--dynamic``, a build function's third value) compile to one artifact that runs at any size in
-range and refuses others in one line; inspect names the dims; a quantizing recipe that can
-quantize none of the matmuls (dynamic activations are not quantized yet) is an error unless
-``--allow-unquantized``, and the compile summary says what was kept and why."""
+range and refuses others in one line; inspect names the dims; fp8-current and fp8-delayed
+quantize activations with dynamic rows, bit-identical to a static compile at each size (outputs
+and fp8-delayed's state); a quantizing recipe that can quantize none of the matmuls (the block
+recipes do not quantize dynamic activations yet) is an error unless ``--allow-unquantized``, and
+the compile summary says what was kept and why."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from compiler.cli import main
 from compiler.dynamic_dims import dim_names, parse_dynamic_flags
 from passes.base.errors import QmlirError
 from tests.e2e.models import tiny
+from tests.reference import fp8_delayed as fp8_delayed_reference
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
@@ -61,12 +64,13 @@ def test_one_artifact_runs_every_size_in_range(dynamic_tiny) -> None:  # type: i
 
 def test_shared_dims_and_cli(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "tagger.vmfb"
-    code, _, err = _cli(capsys, "compile", f"{TINY}:tagger_dynamic", "-o", str(path))
+    mx = ("--recipe", "mxfp8")
+    code, _, err = _cli(capsys, "compile", f"{TINY}:tagger_dynamic", *mx, "-o", str(path))
     assert code == 1 and err.count("\n") == 1
-    assert "recipe 'fp8-current' quantized none of the model's 1 matmuls" in err
+    assert "recipe 'mxfp8' quantized none of the model's 1 matmuls" in err
     assert "dynamic or unknown shape" in err and "--allow-unquantized" in err and not path.exists()
     code, out, _ = _cli(
-        capsys, "compile", f"{TINY}:tagger_dynamic", "--allow-unquantized", "-o", str(path)
+        capsys, "compile", f"{TINY}:tagger_dynamic", *mx, "--allow-unquantized", "-o", str(path)
     )
     assert code == 0 and "0/1 matmuls quantized" in out
     assert "kept in high precision: 1 x dynamic or unknown shape" in out
@@ -140,3 +144,56 @@ def test_decoder_with_dynamic_batch_and_sequence() -> None:
         got = art(tokens)
         assert got.shape == (rows, 4096)
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, np.float32).view(np.uint32)
+
+
+@pytest.mark.parametrize("recipe", ["fp8-current", "fp8-delayed"])
+def test_per_tensor_fp8_dynamic_rows_bit_identical(recipe: str) -> None:
+    """One artifact with a dynamic batch quantizes every matmul and gives, at each size, the bits
+    of a static compile at that size; fp8-delayed's state too (the static artifact starts from
+    the dynamic one's state), and fc1's step is the reference's (tests/reference)."""
+    model, (example,) = tiny.build()
+    batch = torch.export.Dim("batch", min=1, max=40)
+    art = compiler.compile(model, (example,), recipe, dynamic_shapes={"x": {0: batch}})
+    assert [layer["recipe"] for layer in art.metadata["layers"]] == [recipe, recipe]
+    rng = np.random.default_rng(7)
+    for rows in (1, 7, 40):
+        x = rng.standard_normal((rows, 64), dtype=np.float32) * rows
+        static = compiler.compile(model, (torch.from_numpy(x),), recipe)
+        before = art.scaling_state()
+        if before:
+            static.load_scaling_state(before)
+        np.testing.assert_array_equal(_bits(art(x)), _bits(static(x)))
+        after, want = art.scaling_state(), static.scaling_state()
+        assert sorted(after) == sorted(want) == (["fc1", "fc2"] if before else [])
+        for key in after:
+            for kind in ("amax_history", "scale"):
+                np.testing.assert_array_equal(_bits(after[key][kind]), _bits(want[key][kind]))
+        if before:
+            fc1 = before["fc1"]
+            ref = fp8_delayed_reference.step(
+                fp8_delayed_reference.DelayedState(fc1["amax_history"], np.float32(fc1["scale"])),
+                float(np.abs(x).max()),
+            )
+            np.testing.assert_array_equal(
+                _bits(after["fc1"]["amax_history"]), _bits(ref.amax_history)
+            )
+            assert _bits(np.float32(after["fc1"]["scale"])) == _bits(np.float32(ref.scale))
+
+
+def test_tagger_fp8_current_dynamic_batch_and_seq(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A 3-D activation [batch, seq, 32] with both dims dynamic, flattened to [?, 32]: quantized
+    by default (fp8-current), bit-identical to a static compile at that size."""
+    path = tmp_path / "tagger.vmfb"
+    code, out, err = _cli(capsys, "compile", f"{TINY}:tagger_dynamic", "-o", str(path))
+    assert code == 0 and "1/1 matmuls quantized" in out, err
+    art = compiler.load(path)
+    model, _ = tiny.tagger()
+    for batch, seq in ((1, 2), (3, 17)):
+        ids = np.arange(batch * seq).reshape(batch, seq) % 50
+        mask = (np.arange(batch * seq).reshape(batch, seq) % 5 != 0).astype(np.int64)
+        static = compiler.compile(model, (torch.from_numpy(ids), torch.from_numpy(mask)))
+        np.testing.assert_array_equal(_bits(art(ids, mask)), _bits(static(ids, mask)))

@@ -8,6 +8,7 @@ import torch
 
 import compiler
 from compiler.metrics import compare
+from passes.base.errors import QmlirError
 from samples import mlp, transformer_block
 from tests.e2e import emulation
 from tests.e2e.models import tiny
@@ -174,7 +175,14 @@ def test_weights_in_einsum_and_cat(quantize_all: bool) -> None:
     """einsum is decomposed before import (its contraction a matmul the recipe pass sees) and a
     weight inside a list operand (``cat``) imports."""
     model, inputs = tiny.weights_in_lists()
-    art = compiler.compile(model, inputs, "fp8-current", quantize_all_matmuls=quantize_all)
+    # without quantize_all the one matmul (its weight reached through einsum's permutes) is
+    # kept: quantizing none of a model's matmuls is an error unless allowed
+    if not quantize_all:
+        with pytest.raises(QmlirError, match="quantized none of the model's 1 matmuls"):
+            compiler.compile(model, inputs, "fp8-current")
+    art = compiler.compile(
+        model, inputs, "fp8-current", quantize_all_matmuls=quantize_all, allow_unquantized=True
+    )
     ref = reference(model, inputs)
     out = art(*inputs).numpy()
     np.testing.assert_array_equal(out[:4], ref[:4])  # the prefix rows: the weight itself

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
+from passes.base.errors import QmlirError
 from passes.ir.attributes import NamedOp
-from passes.ir.types import TensorInfo, shape_text
+from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -113,6 +114,33 @@ def contraction_fields(
         "out_shape": shape_text(out.shape),
         **matmul_maps(a, b, b_transposed),
     }
+
+
+def dim_defs(value: str, info: TensorInfo) -> tuple[str, dict[int, str]]:
+    """The ops that read the dynamic dims of ``value`` (an SSA name of type ``info``), each on a
+    line of its own after a leading newline (``""`` when ``info`` is static, so a static template
+    keeps its lines and locations), and each dynamic dim's SSA name by position."""
+    lines: list[str] = []
+    names: dict[int, str] = {}
+    for i, d in enumerate(info.shape):
+        if d != DYNAMIC:
+            continue
+        base = f"%{value.lstrip('%')}_dim{i}"
+        lines.append(f"  {base}_at = arith.constant {i} : index")
+        lines.append(f"  {base} = tensor.dim {value}, {base}_at : {info.builtin()}")
+        names[i] = base
+    return "".join("\n" + line for line in lines), names
+
+
+def empty_sizes(info: TensorInfo, names: dict[int, str]) -> str:
+    """The operands of ``tensor.empty(...)`` of shape ``info``: the SSA names of its dynamic dims
+    (from :func:`dim_defs` of a tensor with the same dims at those positions)."""
+    missing = [i for i, d in enumerate(info.shape) if d == DYNAMIC and i not in names]
+    if missing:
+        raise QmlirError(
+            f"no size for dynamic dim {missing[0]} of tensor<{shape_text(info.shape)}>"
+        )
+    return ", ".join(names[i] for i, d in enumerate(info.shape) if d == DYNAMIC)
 
 
 def block_params(op: NamedOp, data: TensorInfo, grid: TensorInfo) -> dict[str, object]:

@@ -1,5 +1,7 @@
 """llvm-cpu lowerings of the per-tensor named ops (fp8-current, fp8-delayed): amax, the FP8
-scale, the cast, the GEMM, and delayed scaling's history update."""
+scale, the cast, the GEMM, and delayed scaling's history update. An activation's amax, cast and
+GEMM take dynamic dims (its rows, for a dynamic batch or sequence): ``tensor.dim`` of the
+argument sizes each ``tensor.empty``; a static op's text is as it was."""
 
 from __future__ import annotations
 
@@ -7,14 +9,16 @@ import math
 
 from passes.base.numbers import f32_bits, f32_hex, f64_hex
 from passes.ir.attributes import NamedOp
-from passes.ir.types import shape_text
+from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.block_amax import block_rows_bits, rowwise_block_amax_sibling
 from passes.lowering.cpu.common import (
     contraction,
     definition,
+    dim_defs,
     dims,
     elementwise,
+    empty_sizes,
     head,
     iterators,
 )
@@ -22,10 +26,10 @@ from passes.lowering.cpu.common import (
 
 def lower_amax(op: NamedOp) -> str:
     """max |x| over the whole tensor (NaN ignored)."""
-    (x,), _ = op.signature()
+    (x,), _ = op.signature(dynamic=x_rows_dynamic(op))
     if x.rank < 2:
         return definition("amax.mlir", elementwise(op, x.shape))
-    bk = rowwise_block_amax_sibling(op, x.shape) if x.dtype == "f32" else None
+    bk = rowwise_block_amax_sibling(op, x.shape) if x.dtype == "f32" and x.is_static else None
     if bk is not None:  # x's block amax too (nvfp4): share its block reduction
         m, k = x.shape
         return definition(
@@ -38,22 +42,35 @@ def lower_amax(op: NamedOp) -> str:
             block_bits=block_rows_bits(m, k, bk),
         )
     # rank >= 2: per row of the [rows, last dim] view, then over the rows (spreads over cores)
-    rows, cols = math.prod(x.shape[:-1]), x.shape[-1]
+    rows = DYNAMIC if DYNAMIC in x.shape[:-1] else math.prod(x.shape[:-1])
+    view = TensorInfo((rows, x.shape[-1]), x.dtype)
     collapse = ""  # rank 2: x is the view
     if x.rank > 2:
         groups = f"[{', '.join(str(i) for i in range(x.rank - 1))}], [{x.rank - 1}]"
         collapse = (
             f"  %x_rows = tensor.collapse_shape %x [{groups}]\n"
-            f"      : tensor<{shape_text(x.shape)}xf32> into tensor<{rows}x{cols}xf32>"
+            f"      : tensor<{shape_text(x.shape)}xf32> into tensor<{shape_text(view.shape)}xf32>"
         )
+    rows_name = "%x_rows" if collapse else "%x"
+    defs, sizes = dim_defs(rows_name, view)  # "" when static
     return definition(
         "amax_rows.mlir",
         elementwise(op, x.shape),
-        R=rows,
-        C=cols,
-        collapse=collapse,
-        rows="%x_rows" if collapse else "%x",
+        R=shape_text((rows,)),
+        C=view.shape[1],
+        collapse=collapse + defs,
+        rows=rows_name,
+        rows_size=empty_sizes(TensorInfo((rows,), "i32"), sizes),
     )
+
+
+def x_rows_dynamic(op: NamedOp) -> bool:
+    """Whether the op's first operand (an activation) has dynamic rows: its lowering then takes
+    dynamic dims (another op's are refused by :meth:`NamedOp.signature`, and a dynamic dim that
+    is not the activation's by :func:`empty_sizes`; the recipe pass emits neither)."""
+    ins, _ = op.signature(dynamic=True)
+    first = ins[0]
+    return not first.is_static and first.rank >= 2 and first.shape[-1] != DYNAMIC
 
 
 def lower_compute_scale(op: NamedOp) -> str:
@@ -75,21 +92,29 @@ def lower_compute_scale(op: NamedOp) -> str:
 
 def lower_quantize(op: NamedOp) -> str:
     """``data = cast(x * scale)``, ``scale_inv = 1 / scale``."""
-    (x, _), _ = op.signature()
+    (x, _), _ = op.signature(dynamic=x_rows_dynamic(op))
+    defs, sizes = dim_defs("%x", x)  # "" when static
     return definition(
         "quantize_fp8_per_tensor.mlir",
         elementwise(op, x.shape),
         encode=snippets.encode(op.format()),
         reciprocal=snippets.reciprocal(),
+        x_dims=defs,
+        sizes=empty_sizes(x, sizes),
     )
 
 
 def lower_scaled_matmul(op: NamedOp) -> str:
     """Decoded operands, f32 accumulation, ``alpha = scale_inv_a * scale_inv_b``."""
-    (a, _, b, _), (out,) = op.signature()
+    (a, _, b, _), (out,) = op.signature(dynamic=x_rows_dynamic(op))
+    defs, sizes = dim_defs("%a", a)  # "" when static; out's dynamic dims are a's leading ones
     return definition(
         "scaled_matmul_per_tensor.mlir",
         head(op),
+        a_dims_defs=defs,
+        a_sizes=empty_sizes(a, sizes),
+        b_sizes=empty_sizes(b, {}),
+        out_sizes=empty_sizes(out, sizes),
         a_shape=shape_text(a.shape),
         b_shape=shape_text(b.shape),
         out_shape=shape_text(out.shape),

@@ -6,7 +6,7 @@
 func.func private @${name}(%x: tensor<${shape}xf32>) -> tensor<f32> attributes {${attrs}} {
   %zero = arith.constant 0 : i32
 ${collapse}
-  %empty_rows = tensor.empty() : tensor<${R}xi32>
+  %empty_rows = tensor.empty(${rows_size}) : tensor<${R}xi32>
   %init_rows = linalg.fill ins(%zero : i32) outs(%empty_rows : tensor<${R}xi32>) -> tensor<${R}xi32>
   %row_bits = linalg.generic {
       indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (r)>],

@@ -1,8 +1,8 @@
 // quantize (per-tensor FP8): data = cast(x * scale) with the integer-only encoder of
 // encode_fp8.mlir, scale_inv = 1 / scale.
 func.func private @${name}(%x: tensor<${shape}xf32>, %scale: tensor<f32>)
-    -> (tensor<${shape}xi8>, tensor<f32>) attributes {${attrs}} {
-  %empty = tensor.empty() : tensor<${shape}xi8>
+    -> (tensor<${shape}xi8>, tensor<f32>) attributes {${attrs}} {${x_dims}
+  %empty = tensor.empty(${sizes}) : tensor<${shape}xi8>
   %data = linalg.generic {
       indexing_maps = [affine_map<(${dims}) -> (${dims})>, affine_map<(${dims}) -> ()>,
                        affine_map<(${dims}) -> (${dims})>],

@@ -2,8 +2,8 @@
 // products and sums in f32 (exact products: FP8 values are exact in f32).
 func.func private @${name}(%a: tensor<${a_shape}xi8>, %a_scale_inv: tensor<f32>,
                             %b: tensor<${b_shape}xi8>, %b_scale_inv: tensor<f32>)
-    -> tensor<${out_shape}xf32> attributes {${attrs}} {
-  %a_empty = tensor.empty() : tensor<${a_shape}xf32>
+    -> tensor<${out_shape}xf32> attributes {${attrs}} {${a_dims_defs}
+  %a_empty = tensor.empty(${a_sizes}) : tensor<${a_shape}xf32>
   %a_f32 = linalg.generic {
       indexing_maps = [affine_map<(${a_dims}) -> (${a_dims})>, affine_map<(${a_dims}) -> (${a_dims})>],
       iterator_types = [${a_parallels}]}
@@ -12,7 +12,7 @@ func.func private @${name}(%a: tensor<${a_shape}xi8>, %a_scale_inv: tensor<f32>,
 ${decode_a}
     linalg.yield %a_val : f32
   } -> tensor<${a_shape}xf32>
-  %b_empty = tensor.empty() : tensor<${b_shape}xf32>
+  %b_empty = tensor.empty(${b_sizes}) : tensor<${b_shape}xf32>
   %b_f32 = linalg.generic {
       indexing_maps = [affine_map<(${b_dims}) -> (${b_dims})>, affine_map<(${b_dims}) -> (${b_dims})>],
       iterator_types = [${b_parallels}]}
@@ -22,10 +22,10 @@ ${decode_b}
     linalg.yield %b_val : f32
   } -> tensor<${b_shape}xf32>
   %zero = arith.constant 0.0 : f32
-  %acc_empty = tensor.empty() : tensor<${out_shape}xf32>
+  %acc_empty = tensor.empty(${out_sizes}) : tensor<${out_shape}xf32>
   %acc_init = linalg.fill ins(%zero : f32) outs(%acc_empty : tensor<${out_shape}xf32>) -> tensor<${out_shape}xf32>
 ${contraction}
-  %out_empty = tensor.empty() : tensor<${out_shape}xf32>
+  %out_empty = tensor.empty(${out_sizes}) : tensor<${out_shape}xf32>
   %out = linalg.generic {
       indexing_maps = [affine_map<(${out_dims}) -> (${out_dims})>, affine_map<(${out_dims}) -> ()>,
                        affine_map<(${out_dims}) -> ()>, affine_map<(${out_dims}) -> (${out_dims})>],
