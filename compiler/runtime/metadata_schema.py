@@ -102,7 +102,8 @@ def _check(value: Any, spec: Spec, where: str) -> str | None:
             return None
         return f"{where} is {_short(value)}, not {spec.__name__}"
     if callable(spec):
-        return None if spec(value) else f"{where} is {_short(value)}, not {spec.__name__[1:]}"
+        kind = spec.__name__.lstrip("_")  # _shape, _range, _bound
+        return None if spec(value) else f"{where} is {_short(value)}, not a {kind}"
     if value == spec:
         return None
     return f"{where} is {_short(value)}, not {spec!r}"
