@@ -85,9 +85,9 @@ def _child_compile(spec: str, recipe: str, out: str, options: str = "{}") -> Non
         extra["iree_flags"] = tuple(extra["iree_flags"])
     source = load_model(spec)
     if extra.pop("dynamic", False):
-        from compiler.cli.compile import dynamic_shapes
+        from compiler.dynamic_dims import dynamic_shapes_from_flags
 
-        source.dynamic_shapes = dynamic_shapes(source, DYNAMIC[spec])
+        source.dynamic_shapes = dynamic_shapes_from_flags(source, DYNAMIC[spec])
     compiled = compile_model(source, CompileOptions(recipe=get_recipe(recipe), **extra))
     compiled.save(out)
     done = time.perf_counter()

@@ -8,15 +8,12 @@ IREE module, for IREE's own tools (``iree-dump-module``).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from iree.compiler import ir
 
 from passes.base.abi import ENTRY, METADATA_KEY
-from passes.ir.types import tensor_info
-
-_VTENSOR = re.compile(r"^!torch\.vtensor<\[([^\]]*)\],(\w+)>$")
+from passes.ir.types import DYNAMIC, tensor_info
 
 
 def io_signature(module: ir.Module) -> dict[str, list[dict[str, Any]]]:
@@ -32,14 +29,10 @@ def io_signature(module: ir.Module) -> dict[str, list[dict[str, Any]]]:
 
 
 def _tensor_spec(t: ir.Type) -> dict[str, Any]:
-    info = tensor_info(t)
-    if info is not None:
-        return {"shape": list(info.shape), "dtype": info.dtype}
-    match = _VTENSOR.match(str(t))
-    if match is None:
+    info = tensor_info(t, dynamic=True)
+    if info is None:
         raise ValueError(f"@main has an argument or result of type {t}, not a tensor")
-    dims = [d.strip() for d in match.group(1).split(",") if d.strip()]
-    return {"shape": [None if d == "?" else int(d) for d in dims], "dtype": match.group(2)}
+    return {"shape": [None if d == DYNAMIC else d for d in info.shape], "dtype": info.dtype}
 
 
 def public_functions(module: ir.Module) -> list[str]:

@@ -92,3 +92,16 @@ def dim_names(dynamic_shapes: Any, names: list[str]) -> dict[str, dict[int, str]
             if isinstance(given, str):
                 out.setdefault(name, {})[int(dim)] = given
     return out
+
+
+def dynamic_shapes_from_flags(source: Any, flags: list[str]) -> Any:
+    """``--dynamic`` flags as torch.export's ``dynamic_shapes`` for a ``ModelSource``."""
+    if source.program is not None:
+        raise QmlirError(
+            "--dynamic: a .pt2 keeps the dynamic dims it was exported with (export it with "
+            "dynamic_shapes)"
+        )
+    if source.dynamic_shapes is not None:
+        raise QmlirError("--dynamic: the model's build function already gives dynamic_shapes")
+    ranks = [t.dim() for t in source.example_inputs]
+    return parse_dynamic_flags(flags, source.input_names(), ranks)

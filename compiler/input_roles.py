@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from torch.export.graph_signature import InputKind
+
+from compiler.model_source import user_input_names
 
 _aten = torch.ops.aten
 # ops that move or reshape ids without changing their values
@@ -85,11 +86,7 @@ def _user_inputs(
     program: torch.export.ExportedProgram, dim_names: dict[str, dict[int, str]]
 ) -> tuple[list[str], dict[str, torch.fx.Node], dict[Any, str]]:
     """The user inputs' names, the graph's placeholders, and the dynamic dims' names."""
-    user = [
-        spec.arg.name
-        for spec in program.graph_signature.input_specs
-        if spec.kind == InputKind.USER_INPUT
-    ]
+    user = user_input_names(program)
     placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
     return user, placeholders, _symbol_names(program, user, placeholders, dim_names)
 

@@ -34,11 +34,16 @@ class ModelSource:
     def input_names(self) -> list[str]:
         """The model's input names: a ``.pt2``'s user inputs, else ``forward``'s parameters."""
         if self.program is not None:
-            from torch.export.graph_signature import InputKind
-
-            specs = self.program.graph_signature.input_specs
-            return [s.arg.name for s in specs if s.kind == InputKind.USER_INPUT]
+            return user_input_names(self.program)
         return forward_names(self.module, len(self.example_inputs))
+
+
+def user_input_names(program: torch.export.ExportedProgram) -> list[str]:
+    """An exported program's user inputs (not its parameters and buffers), in order."""
+    from torch.export.graph_signature import InputKind
+
+    specs = program.graph_signature.input_specs
+    return [s.arg.name for s in specs if s.kind == InputKind.USER_INPUT]
 
 
 def load_model(spec: str) -> ModelSource:

@@ -117,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     if args.target == "llvm-cpu":
         resolve_cpu(args.cpu or DEFAULT_CPU)  # cached: the compile reuses it
 
+    from compiler.dynamic_dims import dynamic_shapes_from_flags
     from compiler.model_source import load_model
     from compiler.pipeline import CompileOptions, attention_as_matmuls, compile_model
 
@@ -140,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
         progress("load model")
     source = load_model(args.model)
     if args.dynamic:
-        source.dynamic_shapes = dynamic_shapes(source, args.dynamic)
+        source.dynamic_shapes = dynamic_shapes_from_flags(source, args.dynamic)
     compiled = compile_model(source, options, progress=progress)
     if progress:
         progress("save")
@@ -164,21 +165,6 @@ def run(args: argparse.Namespace) -> int:
             reasons = "; ".join(f"{n} x {why}" for why, n in kept.most_common())
             print(f"  kept in high precision: {reasons} (--explain lists them)")
     return 0
-
-
-def dynamic_shapes(source: Any, flags: list[str]) -> Any:
-    """``--dynamic`` flags as torch.export's ``dynamic_shapes`` for ``source``."""
-    from compiler.dynamic_dims import parse_dynamic_flags  # needs torch: compile extra
-
-    if source.program is not None:
-        raise QmlirError(
-            "--dynamic: a .pt2 keeps the dynamic dims it was exported with (export it with "
-            "dynamic_shapes)"
-        )
-    if source.dynamic_shapes is not None:
-        raise QmlirError("--dynamic: the model's build function already gives dynamic_shapes")
-    ranks = [t.dim() for t in source.example_inputs]
-    return parse_dynamic_flags(flags, source.input_names(), ranks)
 
 
 def check_output(output: Path) -> None:

@@ -18,6 +18,7 @@ import compiler
 from compiler.cli import main
 from compiler.runtime.seal import seal, unseal
 from passes.base.errors import QmlirError
+from tests.e2e.cli_runner import run as _cli
 from tests.e2e.models import tiny
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
@@ -33,12 +34,6 @@ def tiny_art(tmp_path_factory) -> tuple[Path, compiler.CompiledModule]:  # type:
     path = tmp_path_factory.mktemp("trust") / "tiny.vmfb"
     art.save(path)
     return path, art
-
-
-def _cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_every_flipped_bit_is_an_error(tiny_art, tmp_path) -> None:  # type: ignore[no-untyped-def]

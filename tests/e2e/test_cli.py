@@ -12,16 +12,11 @@ import torch
 
 import compiler
 from compiler.cli import main
+from tests.e2e.cli_runner import run
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
 TINY = str(Path(__file__).parent / "models" / "tiny.py")
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
@@ -159,24 +154,6 @@ def test_compile_errors_are_one_line_and_leave_no_file(capsys, tmp_path, argv, m
     assert code == 1
     assert err.count("\n") == 1 and err.startswith("qmlir: error: ") and message in err
     assert not out.exists() and list(tmp_path.iterdir()) == []
-
-
-def test_iree_failure_saves_ir_and_prints_repro(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    model_file = tmp_path / "special.py"
-    model_file.write_text(
-        "import torch\n"
-        "class M(torch.nn.Module):\n"
-        "    def forward(self, x):\n"
-        "        return torch.special.i0(x)\n"
-        "def build():\n"
-        "    return M(), (torch.randn(4, 4),)\n"
-    )
-    out = tmp_path / "out.vmfb"
-    code, _, err = run(capsys, "compile", str(model_file), "-o", str(out))
-    assert code == 1 and not out.exists()
-    assert "IREE failed to compile for llvm-cpu" in err and "special_i0" in err
-    saved = Path(err.split(") saved to ")[1].split(";")[0])
-    assert saved.is_file() and "reproduce with: iree-compile" in err
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ import pytest
 
 import compiler.cli
 from compiler.backend import KEEP_REPROS, prune_repros
-from compiler.cli import main
 from compiler.cli.compile import _default_output
+from tests.e2e.cli_runner import run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,12 +74,6 @@ class M(nn.Module):
 def build():
     return M(), (torch.randn(2, 4, 16),)
 """
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(err: str, message: str) -> bool:
@@ -162,7 +156,7 @@ def test_prune_repros_keeps_the_newest(tmp_path: Path) -> None:
 
 
 @pytest.mark.models
-def test_iree_failure_names_ir_size_and_prunes(capsys, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_iree_failure_saves_ir_names_its_size_and_prunes(capsys, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     temp = tmp_path / "temp"
     temp.mkdir()
     for i in range(KEEP_REPROS + 1):
@@ -179,8 +173,10 @@ def test_iree_failure_names_ir_size_and_prunes(capsys, tmp_path, monkeypatch) ->
         "def build():\n"
         "    return M(), (torch.randn(4, 4),)\n"
     )
-    code, _, err = run(capsys, "compile", str(model), "-o", str(tmp_path / "out.vmfb"))
+    out = tmp_path / "out.vmfb"
+    code, _, err = run(capsys, "compile", str(model), "-o", str(out))
     assert code == 1 and one_line_error(err, "IREE failed to compile for llvm-cpu")
+    assert "special_i0" in err and "reproduce with: iree-compile" in err and not out.exists()
     size, saved = err.split("IR (")[1].split(") saved to ")
     assert size.endswith((" kB", " MB", " B"))
     saved_path = Path(saved.split(";")[0])

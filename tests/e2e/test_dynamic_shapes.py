@@ -15,21 +15,15 @@ import pytest
 import torch
 
 import compiler
-from compiler.cli import main
 from compiler.dynamic_dims import dim_names, parse_dynamic_flags
 from passes.base.errors import QmlirError
+from tests.e2e.cli_runner import run as _cli
 from tests.e2e.models import tiny
 from tests.reference import fp8_delayed as fp8_delayed_reference
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
 TINY = str(Path(__file__).parent / "models" / "tiny.py")
-
-
-def _cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
