@@ -42,6 +42,7 @@ from passes.lowering.cuda.targets import DEFAULT_CUDA_ARCH
 from passes.quantize_matmuls import (
     KEPT_ATTR,
     RECIPE_ATTR,
+    USER_CHOICES,
     WHY_ATTR,
     QuantizeMatmuls,
     layer_name,
@@ -163,10 +164,6 @@ def check_quantized(options: CompileOptions, layers: list[dict[str, str]]) -> No
         f"recipe '{options.recipe.name}' quantized none of the model's {len(layers)} matmuls "
         f"({reasons}); --allow-unquantized compiles it in high precision anyway"
     )
-
-
-# notes of matmuls kept in high precision because the user said so
-USER_CHOICES = ("excluded by --exclude", "--layer-recipe", "recipe 'none'")
 
 
 def _describe_outputs(outputs: list[dict[str, Any]], dims: list[list[str | None]]) -> None:

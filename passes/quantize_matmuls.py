@@ -38,6 +38,11 @@ MATMUL_OPS = (
 KEPT_ATTR = "qmlir.kept_high_precision"
 RECIPE_ATTR = "qmlir.recipe"
 WHY_ATTR = "qmlir.recipe_reason"
+# how the notes of matmuls the user chose to keep in high precision begin
+EXCLUDED = "excluded by --exclude"
+LAYER_RECIPE = "--layer-recipe"
+DEFAULT_RECIPE = "recipe"
+USER_CHOICES = (EXCLUDED, LAYER_RECIPE, f"{DEFAULT_RECIPE} 'none'")
 
 
 @dataclass(frozen=True)
@@ -104,13 +109,13 @@ class QuantizeMatmuls(ModulePass):
         names = (layer, *also)
         for glob in self.exclude:
             if any(fnmatch.fnmatchcase(n, glob) for n in names):
-                return None, f"excluded by --exclude '{glob}'"
+                return None, f"{EXCLUDED} '{glob}'"
         for glob, recipe in self.layer_recipes:
             if any(fnmatch.fnmatchcase(n, glob) for n in names):
-                why = f"--layer-recipe '{glob}={recipe.name}'"
+                why = f"{LAYER_RECIPE} '{glob}={recipe.name}'"
                 return (recipe if isinstance(recipe, ScalingRecipe) else None), why
         if not isinstance(self.recipe, ScalingRecipe):
-            return None, f"recipe '{self.recipe.name}'"
+            return None, f"{DEFAULT_RECIPE} '{self.recipe.name}'"
         return self.recipe, "the default recipe"
 
     def apply(self, module: ir.Module) -> None:
