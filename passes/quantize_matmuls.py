@@ -189,10 +189,12 @@ class QuantizeMatmuls(ModulePass):
         out_info = tensor_info(op.results[0].type, dynamic=True)
         if a_info is None or b_info is None or out_info is None:
             return None, "dynamic or unknown shape"
-        if not (a_info.is_static and b_info.is_static and out_info.is_static) and not (
-            _dynamic_rows_only(a_info, b_info, out_info) and recipe.dynamic_rows
-        ):
-            return None, "dynamic or unknown shape"
+        if not (a_info.is_static and b_info.is_static and out_info.is_static):
+            if not _dynamic_rows_only(a_info, b_info, out_info):
+                return None, "dynamic or unknown shape"
+            refusal = recipe.dynamic_rows_refusal()
+            if refusal is not None:
+                return None, refusal
         if out_info.dtype not in FLOAT_DTYPES or a_info.dtype not in FLOAT_DTYPES:
             return None, f"element type {out_info.dtype} is not a float type qmlir quantizes"
         if not _supported_ranks(a_info, b_info):

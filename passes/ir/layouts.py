@@ -13,6 +13,7 @@ import enum
 
 from passes.base.errors import QmlirError
 from passes.base.numbers import ceil_div
+from passes.ir.types import DYNAMIC
 
 MX_TILE_ROWS, MX_TILE_COLS = 128, 4
 
@@ -39,7 +40,12 @@ def pad4(n: int) -> int:
 
 
 def swizzled_shape(layout: ScaleLayout, rows: int, k_blocks: int) -> tuple[int, ...]:
-    """The GEMM-ready shape of S [rows, k_blocks] (rows are row blocks for block2d)."""
+    """The GEMM-ready shape of S [rows, k_blocks] (rows are row blocks for block2d; dynamic
+    rows, :data:`DYNAMIC`, give a dynamic dim where the rows are)."""
+    if rows == DYNAMIC:
+        if layout is ScaleLayout.MX:
+            return (DYNAMIC,)
+        return (k_blocks, DYNAMIC) if layout is ScaleLayout.BLOCK1D else (DYNAMIC, pad4(k_blocks))
     if layout is ScaleLayout.MX:
         tiles = ceil_div(rows, MX_TILE_ROWS) * ceil_div(k_blocks, MX_TILE_COLS)
         return (tiles * MX_TILE_ROWS * MX_TILE_COLS,)

@@ -130,9 +130,13 @@ class ScalingRecipe(Recipe, abc.ABC):
     quantizes: ClassVar[bool] = True
     # Block-scaled recipes quantize 2-D operands: N-D activations are flattened to [M, K].
     two_dimensional: ClassVar[bool] = False
-    # Quantizes an activation whose rows are dynamic (``[?, K]`` after flattening; its leading
-    # dims dynamic): the templates of its named ops take a dynamic dim 0.
-    dynamic_rows: ClassVar[bool] = False
+
+    def dynamic_rows_refusal(self) -> str | None:
+        """Why this recipe, as configured, does not quantize an activation whose rows are
+        dynamic (``[?, K]`` after flattening; its leading dims dynamic); None when it does (the
+        templates of its named ops then take a dynamic dim 0, each row quantized as in a static
+        compile)."""
+        return None
 
     @abc.abstractmethod
     def element_format(self, role: Role) -> FloatFormat:

@@ -12,8 +12,13 @@ from passes.ir.attributes import ScaleFormat, ScaleRule, Scaling
 from passes.ir.formats import FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
-from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
+from passes.ir.types import DYNAMIC, TensorInfo, builtin_tensor_type, tensor_info
 from passes.recipes.base import QuantizedOperand
+
+
+def block_count(size: int, block: int) -> int:
+    """Blocks along a dim of ``size`` (:data:`DYNAMIC` stays dynamic: 1-element blocks)."""
+    return DYNAMIC if size == DYNAMIC else ceil_div(size, block)
 
 
 def emit_block_quantize(
@@ -27,10 +32,12 @@ def emit_block_quantize(
     columnwise: bool,
     layer: str | None,
 ) -> QuantizedOperand:
-    """amax per block → compute_scale (``rule``) → quantize; the scale grid is compact."""
-    info = tensor_info(x.type)
+    """amax per block → compute_scale (``rule``) → quantize; the scale grid is compact (rows
+    dynamic with 1 x bk blocks: the grid has the same dynamic rows)."""
+    info = tensor_info(x.type, dynamic=True)
     assert info is not None and info.rank == 2 and info.dtype == "f32", x.type
-    grid = (ceil_div(info.shape[0], block[0]), ceil_div(info.shape[1], block[1]))
+    assert info.shape[1] != DYNAMIC and (info.is_static or block[0] == 1), (x.type, block)
+    grid = (block_count(info.shape[0], block[0]), ceil_div(info.shape[1], block[1]))
     block_name = f"block{block[0]}x{block[1]}"
     scale_elem = "f32" if scale_format is ScaleFormat.FP32 else "i8"
     (amax,) = ops.call(
@@ -74,7 +81,7 @@ def emit_swizzle(
     layer: str | None = None,
 ) -> ir.Value:
     """Compact scales → ``layout`` (``transpose``: S[row, k_block] is the compact grid's T)."""
-    grid = tensor_info(scale.type)
+    grid = tensor_info(scale.type, dynamic=True)
     assert grid is not None
     (swizzled,) = ops.call(
         "swizzle",
@@ -102,7 +109,8 @@ def emit_block_scaled_matmul(
 
     Operands: ``a, scale_a, [global_a], b, scale_b, [global_b]`` (globals for NVFP4).
     """
-    a_info, b_info = tensor_info(a.data.type), tensor_info(b.data.type)
+    a_info = tensor_info(a.data.type, dynamic=True)
+    b_info = tensor_info(b.data.type, dynamic=True)
     assert a_info is not None and b_info is not None
     a_layout, b_layout = (layout.value for layout in layouts)
     ga = [a.global_scale] if a.global_scale is not None else []

@@ -70,6 +70,11 @@ class Fp8BlockScaling(ScalingRecipe):
             )
         check_amax_epsilon(self.name, self.amax_epsilon)
 
+    def dynamic_rows_refusal(self) -> str | None:
+        if self.x_block_scaling_dim == 2:
+            return "dynamic rows with 128x128 activation blocks (x_block_scaling_dim=2)"
+        return None
+
     def element_format(self, role: Role) -> FloatFormat:
         return self.fp8_format.forward_format()
 
@@ -111,7 +116,7 @@ class Fp8BlockScaling(ScalingRecipe):
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
     ) -> ir.Value:
         """Compact FP32 scales → GEMM-ready: 1D [k_blocks, pad4(rows)], 2D [rows/128, pad4(.)]."""
-        grid = tensor_info(q.scale_inv.type)
+        grid = tensor_info(q.scale_inv.type, dynamic=True)
         assert grid is not None
         rows, k_blocks = (grid.shape[1], grid.shape[0]) if q.columnwise else grid.shape
         layout = _layout(q)

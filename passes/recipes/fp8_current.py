@@ -31,7 +31,6 @@ from passes.recipes.base import (
 @dataclasses.dataclass(frozen=True)
 class Fp8CurrentScaling(ScalingRecipe):
     name = "fp8-current"
-    dynamic_rows = True
     summary = (
         "FP8 with one FP32 scale per tensor from the tensor's own amax (TE Float8CurrentScaling)"
     )

@@ -55,7 +55,6 @@ class AmaxComputeAlgo(enum.Enum):
 @dataclasses.dataclass(frozen=True)
 class Fp8DelayedScaling(ScalingRecipe):
     name = "fp8-delayed"
-    dynamic_rows = True
     summary = "FP8, per-tensor scales from an amax history kept in the module (TE DelayedScaling)"
 
     fp8_format: Fp8Format = Fp8Format.E4M3

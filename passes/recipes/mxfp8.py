@@ -89,7 +89,7 @@ class Mxfp8BlockScaling(ScalingRecipe):
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
     ) -> ir.Value:
         """Compact block scales → the 128x4 GEMM layout of S[row, k_block]."""
-        grid = tensor_info(q.scale_inv.type)
+        grid = tensor_info(q.scale_inv.type, dynamic=True)
         assert grid is not None
         rows, cols = (grid.shape[1], grid.shape[0]) if q.columnwise else grid.shape
         layout = ScaleLayout.MX

@@ -58,7 +58,7 @@ class Nvfp4BlockScaling(ScalingRecipe):
         columnwise = usage is Usage.COLUMNWISE
         if columnwise:
             x = transpose_2d(x)
-        info = tensor_info(x.type)
+        info = tensor_info(x.type, dynamic=True)  # rows may be dynamic
         assert info is not None and info.rank == 2 and info.dtype == "f32", x.type
         rows, k = info.shape
         grid = (rows, ceil_div(k, BLOCK))
@@ -116,7 +116,7 @@ class Nvfp4BlockScaling(ScalingRecipe):
     def emit_swizzle(
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
     ) -> ir.Value:
-        grid = tensor_info(q.scale_inv.type)
+        grid = tensor_info(q.scale_inv.type, dynamic=True)
         assert grid is not None
         layout = ScaleLayout.MX
         return emit_swizzle(

@@ -1,10 +1,10 @@
-"""Dynamic shapes, as far as they go today: dims marked dynamic (torch.export's dynamic_shapes,
-``--dynamic``, a build function's third value) compile to one artifact that runs at any size in
-range and refuses others in one line; inspect names the dims; fp8-current and fp8-delayed
-quantize activations with dynamic rows, bit-identical to a static compile at each size (outputs
-and fp8-delayed's state); a quantizing recipe that can quantize none of the matmuls (the block
-recipes do not quantize dynamic activations yet) is an error unless ``--allow-unquantized``, and
-the compile summary says what was kept and why."""
+"""Dynamic shapes: dims marked dynamic (torch.export's dynamic_shapes, ``--dynamic``, a build
+function's third value) compile to one artifact that runs at any size in range and refuses
+others in one line; inspect names the dims; every recipe quantizes activations with dynamic rows,
+bit-identical to a static compile at each size (outputs, and fp8-delayed's state); a quantizing
+recipe that can quantize none of the matmuls (fp8-block with 128x128 activation blocks on
+dynamic rows) is an error unless ``--allow-unquantized``, and the compile summary says what was
+kept and why."""
 
 from __future__ import annotations
 
@@ -58,16 +58,31 @@ def test_one_artifact_runs_every_size_in_range(dynamic_tiny) -> None:  # type: i
 
 def test_shared_dims_and_cli(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "tagger.vmfb"
-    mx = ("--recipe", "mxfp8")
-    code, _, err = _cli(capsys, "compile", f"{TINY}:tagger_dynamic", *mx, "-o", str(path))
+    # 128x128 activation blocks need static rows
+    block2d = (
+        "--recipe",
+        "fp8-block",
+        "-O",
+        "x_block_scaling_dim=2",
+        "-O",
+        "w_block_scaling_dim=1",
+    )
+    reason = "dynamic rows with 128x128 activation blocks (x_block_scaling_dim=2)"
+    code, _, err = _cli(capsys, "compile", f"{TINY}:tagger_dynamic", *block2d, "-o", str(path))
     assert code == 1 and err.count("\n") == 1
-    assert "recipe 'mxfp8' quantized none of the model's 1 matmuls" in err
-    assert "dynamic or unknown shape" in err and "--allow-unquantized" in err and not path.exists()
+    assert "recipe 'fp8-block' quantized none of the model's 1 matmuls" in err
+    assert reason in err and "--allow-unquantized" in err and not path.exists()
     code, out, _ = _cli(
-        capsys, "compile", f"{TINY}:tagger_dynamic", *mx, "--allow-unquantized", "-o", str(path)
+        capsys,
+        "compile",
+        f"{TINY}:tagger_dynamic",
+        *block2d,
+        "--allow-unquantized",
+        "-o",
+        str(path),
     )
     assert code == 0 and "0/1 matmuls quantized" in out
-    assert "kept in high precision: 1 x dynamic or unknown shape" in out
+    assert f"kept in high precision: 1 x {reason}" in out
     code, out, _ = _cli(capsys, "inspect", str(path))
     assert (
         "main(input_ids: si64[batch(1..16), seq(2..64)] in 0..49, "
@@ -176,6 +191,59 @@ def test_per_tensor_fp8_dynamic_rows_bit_identical(recipe: str) -> None:
                 _bits(after["fc1"]["amax_history"]), _bits(ref.amax_history)
             )
             assert _bits(np.float32(after["fc1"]["scale"])) == _bits(np.float32(ref.scale))
+
+
+class Widths(torch.nn.Module):
+    """[batch, seq, 136] through eight linears alternating K = 136 (not a multiple of 16, 32 or
+    128: every block recipe's padded paths) and K = 256 (the unpadded ones), to 24."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        widths = [136, 256] * 4 + [24]
+        self.layers = torch.nn.ModuleList(
+            torch.nn.Linear(k, n) for k, n in zip(widths, widths[1:], strict=False)
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for i, layer in enumerate(self.layers):
+            x = layer(x if i == 0 else torch.nn.functional.gelu(x))
+        return x
+
+
+# two layers (K = 136 and 256) per block recipe; the rest by the main recipe, nvfp4 in torchao's
+# order (layer_recipes take a recipe's default options: nvfp4 in TE's order)
+WIDTHS_RECIPES = {
+    "layers.[01]": "fp8-block",
+    "layers.[23]": "mxfp8",
+    "layers.[45]": "nvfp4",
+}
+
+
+def test_block_recipes_dynamic_rows_bit_identical() -> None:
+    """A dynamic batch and sequence ([?, ?, K] flattened to [?, K] rows) under each block recipe
+    (fp8-block, mxfp8, nvfp4 in TE's and torchao's orders): every matmul quantized, and at 1, 21
+    and 155 rows (none a multiple of 4, 16, 32 or 128; 155 spans two 128-row scale tiles) the
+    bits of a static compile at that size."""
+    torch.manual_seed(0)
+    model = Widths().eval()
+    batch = torch.export.Dim("batch", min=1, max=8)
+    seq = torch.export.Dim("seq", min=1, max=64)
+    options = {"layer_recipes": WIDTHS_RECIPES, "scale_order": "torchao"}
+    art = compiler.compile(
+        model,
+        (torch.randn(2, 3, 136),),
+        "nvfp4",
+        dynamic_shapes={"x": {0: batch, 1: seq}},
+        **options,
+    )
+    recipes = [layer["recipe"] for layer in art.metadata["layers"]]
+    assert recipes == ["fp8-block"] * 2 + ["mxfp8"] * 2 + ["nvfp4"] * 4
+    rng = np.random.default_rng(3)
+    for shape in ((1, 1, 136), (3, 7, 136), (5, 31, 136)):
+        x = rng.standard_normal(shape, dtype=np.float32) * np.float32(shape[1])
+        x[0, 0, :5] = [0.0, -0.0, 1e-40, 448.0, -3e38]  # zeros, a subnormal, FP8 max, huge
+        static = compiler.compile(model, (torch.from_numpy(x),), "nvfp4", **options)
+        np.testing.assert_array_equal(_bits(art(x)), _bits(static(x)))
 
 
 def test_tagger_fp8_current_dynamic_batch_and_seq(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]

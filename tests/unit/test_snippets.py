@@ -257,14 +257,20 @@ def build(case: str, p: str) -> Instance:
 
 
 def _mx_offset(p: str, row: str = "%a0", col: str = "%a1") -> str:
-    # as swizzle.mx_offset(rows, cols, row, col, out): its out is the prefix of its names
+    # as swizzle.mx_offset(cols, row, col, out): its out is the prefix of its names
     return fill("mx_offset.mlir").substitute(out=f"{p}off", row=row, col=col, col_tiles=1)
 
 
-def _unswizzle_mx(p: str) -> str:  # as swizzle.unswizzle(p, "%a0", "tensor<512xi8>", 4, 2)
+def _unswizzle_mx(p: str) -> str:  # as swizzle.unswizzle(p, "%a0", "tensor<512xi8>", Rows(4), 2)
     offset = _mx_offset(p, f"%{p}r", f"%{p}c")
     return fill("unswizzle_mx.mlir").substitute(
-        p=p, swizzled="%a0", swizzled_type="tensor<512xi8>", rows=4, cols=2, offset=offset
+        p=p,
+        swizzled="%a0",
+        swizzled_type="tensor<512xi8>",
+        rows=4,
+        rows_empty="",
+        cols=2,
+        offset=offset,
     )
 
 
@@ -348,9 +354,9 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "contraction_matmul": _contraction("contraction_matmul.mlir"),
     "contraction_generic": _contraction("contraction_generic.mlir"),
     "amax_block_rows_bits": (
-        "amax_block_rows_bits.mlir",  # as block_amax.block_rows_bits(4, 64, 32), untiled
+        "amax_block_rows_bits.mlir",  # as block_amax.block_rows_bits(Rows(4), 64, 32), untiled
         lambda p: fill("amax_block_rows_bits.mlir").substitute(
-            p=p, M=4, K=64, Kb=2, bk=32, N=256, R=8, tiling=""
+            p=p, M=4, K=64, Kb=2, bk=32, N=256, R=8, R_size=8, r_empty="", M_size=4, tiling=""
         ),
     ),
     "decode_e2m1": ("decode_e2m1.mlir", lambda p: snippets.decode_e2m1(p, f"%{p}fp4")),

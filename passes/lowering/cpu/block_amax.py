@@ -5,48 +5,68 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
+from passes.base.errors import QmlirError
 from passes.ir.attributes import NamedOp, Scaling
 from passes.ir.named_ops import is_named_op_decl
-from passes.lowering.cpu.common import definition, head, template
+from passes.lowering.cpu.common import Rows, definition, head, row_signature, template
 from passes.lowering.cpu.tiling import block_reduction
 
 
 def lower_block_amax(op: NamedOp) -> str:
-    (x,), (out,) = op.signature()
+    (x,), (out,), rows = row_signature(op)
     bm, bk = op.block()
-    m, k = x.shape
-    mb, kb = out.shape
+    k = x.shape[1]
+    kb = out.shape[1]
+    if rows.dynamic and bm != 1:
+        raise QmlirError(f"named op @{op.name}: dynamic rows take 1 x {bk} blocks, not {bm} x {bk}")
     if bm == 1 and k % bk == 0:  # rowwise blocks, no padding: a plain last-dim reduction
         return definition(
             "amax_block_rows.mlir",
             head(op),
-            M=m,
+            M=rows,
             K=k,
             Kb=kb,
             bk=bk,
-            block_bits=block_rows_bits(m, k, bk),
+            m_defs=rows.defs(("blk_r", kb, 1)),
+            m=rows.empty,
+            block_bits=block_rows_bits(rows, k, bk),
         )
+    mb = out.shape[0]
     return definition(
         "amax_block.mlir",
         head(op),
-        M=m,
+        M=rows,
         K=k,
-        Mb=mb,
+        Mb=rows if bm == 1 else mb,
         Kb=kb,
         bm=bm,
         bk=bk,
-        Mp=mb * bm,
+        Mp=rows if bm == 1 else mb * bm,
         Kp=kb * bk,
-        pad_m=mb * bm - m,
+        pad_m=0 if bm == 1 else mb * bm - x.shape[0],
         pad_k=kb * bk - k,
+        m_defs=rows.defs(),
+        m=rows.empty,
+        Mb_size=rows.size if bm == 1 else mb,
     )
 
 
-def block_rows_bits(m: int, k: int, bk: int) -> str:
-    """``%blk_bits`` [m, k / bk]: the max |x| bits of each 1 x bk block of ``%x`` [m, k]."""
-    rows = m * (k // bk)
+def block_rows_bits(rows: Rows, k: int, bk: int) -> str:
+    """``%blk_bits`` [M, k / bk]: the max |x| bits of each 1 x bk block of ``%x`` [M, k] (with
+    dynamic rows, M and ``blk_r`` = M * k / bk defined by the caller)."""
+    blocks = rows.scaled("blk_r", k // bk)
     return template("amax_block_rows_bits.mlir").substitute(
-        p="blk_", M=m, K=k, Kb=k // bk, bk=bk, N=m * k, R=rows, tiling=block_reduction(rows, bk)
+        p="blk_",
+        M=rows,
+        K=k,
+        Kb=k // bk,
+        bk=bk,
+        N=rows.scaled_type(k),
+        R=rows.scaled_type(k // bk),
+        R_size=blocks,
+        r_empty=rows.empty and blocks,
+        M_size=rows.size,
+        tiling=block_reduction(None if rows.dynamic else rows.count * (k // bk), bk),
     )
 
 
@@ -64,7 +84,7 @@ def rowwise_block_amax_sibling(op: NamedOp, shape: tuple[int, ...]) -> int | Non
         sibling = NamedOp(decl)
         if sibling.kind != "amax" or sibling.scaling is not Scaling.BLOCK:
             continue
-        (y,), _ = sibling.signature()
+        (y,), _ = sibling.signature(dynamic=True)  # an activation's: rows may be dynamic
         bm, bk = sibling.block()
         if y.shape == shape and y.dtype == "f32" and bm == 1 and shape[1] % bk == 0:
             return bk

@@ -11,12 +11,12 @@ from passes.ir.formats import FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import contraction, definition, head, template
+from passes.lowering.cpu.common import Rows, contraction, definition, head, row_signature, template
 from passes.lowering.cpu.swizzle import unswizzle
 
 
 def _dequant_e8m0(
-    prefix: str, fmt: FloatFormat, rows: int, k_blocks: int, row_dim: int, k_dim: int, bk: int
+    prefix: str, fmt: FloatFormat, rows: Rows, k_blocks: int, row_dim: int, k_dim: int, bk: int
 ) -> str:
     return template("dequant_block_e8m0.mlir").substitute(
         p=prefix,
@@ -58,12 +58,12 @@ def _dequant_fp32(
 
 
 def lower_block_scaled_matmul(op: NamedOp) -> str:
-    (a, sa, b, sb), (out,) = op.signature()
+    (a, sa, b, sb), (out,), rows = row_signature(op, "%a")
     scale_format = op.scale_format
     a_layout, b_layout = op.layout("a_layout"), op.layout("b_layout")
     transposed = op.flag("b_transposed")
     a_block, b_block = op.block("a_block"), op.block("b_block")
-    m, k = a.shape
+    k = a.shape[1]
     n = b.shape[0] if transposed else b.shape[1]
     kb = ceil_div(k, a_block[1])
     b_row_dim, b_k_dim = (0, 1) if transposed else (1, 0)
@@ -78,11 +78,11 @@ def lower_block_scaled_matmul(op: NamedOp) -> str:
         unswizzled = ("", "")
     elif scale_format is ScaleFormat.E8M0 and a_layout is b_layout is ScaleLayout.MX:
         bk = a_block[1]
-        dequant_a = _dequant_e8m0("a_", a_fmt, m, kb, 0, 1, bk)
-        dequant_b = _dequant_e8m0("b_", b_fmt, n, kb, b_row_dim, b_k_dim, bk)
+        dequant_a = _dequant_e8m0("a_", a_fmt, rows, kb, 0, 1, bk)
+        dequant_b = _dequant_e8m0("b_", b_fmt, Rows(n), kb, b_row_dim, b_k_dim, bk)
         unswizzled = (
-            unswizzle("a_", "%sa", str(sa.builtin()), m, kb),
-            unswizzle("b_", "%sb", str(sb.builtin()), n, kb),
+            unswizzle("a_", "%sa", str(sa.builtin()), rows, kb),
+            unswizzle("b_", "%sb", str(sb.builtin()), Rows(n), kb),
         )
     else:
         raise QmlirError(f"no CPU lowering for scaled_matmul @{op.name}")
@@ -97,6 +97,8 @@ def lower_block_scaled_matmul(op: NamedOp) -> str:
         sa_type=str(sa.builtin()),
         sb_type=str(sb.builtin()),
         out_shape=shape_text(out.shape),
+        m_defs=rows.defs(),
+        m=rows.empty,
         dequant_a=dequant_a,
         dequant_b=dequant_b,
         unswizzle_a=unswizzled[0],

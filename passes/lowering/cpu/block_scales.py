@@ -10,12 +10,12 @@ from passes.base.numbers import f32_hex, f64_hex, to_f32
 from passes.ir.attributes import NamedOp, ScaleRule
 from passes.ir.formats import E4M3
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import definition, head, template
+from passes.lowering.cpu.common import definition, head, row_signature, template
 
 
 def lower_compute_scale_e8m0(op: NamedOp) -> str:
     """v = amax / fp8_max (TE: amax * f32(1/fp8_max)) into an E8M0 code, by the rule's rounding."""
-    (amax,), _ = op.signature()
+    (amax,), _, rows = row_signature(op, "%amax")
     rounding = op.rule.e8m0_rounding
     fmt_max = op.number("fp8_max")
     divide = rounding == "rne"  # PyTorch divides by max; TE multiplies by f32(1/max)
@@ -32,14 +32,16 @@ def lower_compute_scale_e8m0(op: NamedOp) -> str:
         a64="%a64",
         p_op="divf" if divide else "mulf",
         p_const=f64_hex(constant),
-        Mb=amax.shape[0],
+        Mb=rows,
+        m_defs=rows.defs(),
+        m=rows.empty,
         Kb=amax.shape[1],
     )
 
 
 def lower_compute_scale_cudnn(op: NamedOp) -> str:
     """cuDNN: v = amax / vmax (one f32 division), rounded up into E8M0 or E4M3."""
-    (amax,), _ = op.signature()
+    (amax,), _, rows = row_signature(op, "%amax")
     vmax = op.number("fp8_max")
     scale_format = op.scale_format.value
     body = (
@@ -59,7 +61,9 @@ def lower_compute_scale_cudnn(op: NamedOp) -> str:
         a64="%amax_f64",
         p_op="divf",
         p_const=f64_hex(vmax),
-        Mb=amax.shape[0],
+        Mb=rows,
+        m_defs=rows.defs(),
+        m=rows.empty,
         Kb=amax.shape[1],
     )
 
@@ -79,12 +83,14 @@ def lower_compute_scale_nvfp4(op: NamedOp) -> str:
             g_f32=snippets.f32_from_f64("g_", "%g_abs"),
             g_back=snippets.f64_from_f32("gb_", "%g_f32"),
         )
-    (amax, _), _ = op.signature()
+    (amax, _), _, rows = row_signature(op, "%amax")
     if rule is ScaleRule.NVFP4_BLOCK_TORCHAO:
         return definition(
             "compute_scale_nvfp4_block_torchao.mlir",
             head(op),
-            Mb=amax.shape[0],
+            Mb=rows,
+            m_defs=rows.defs(),
+            m=rows.empty,
             Kb=amax.shape[1],
             a_f64=snippets.f64_from_f32("a_", "%a"),
             q1_f32=snippets.f32_from_f64("q1_", "%q1_abs"),
@@ -95,7 +101,9 @@ def lower_compute_scale_nvfp4(op: NamedOp) -> str:
     return definition(
         "compute_scale_nvfp4_block.mlir",
         head(op),
-        Mb=amax.shape[0],
+        Mb=rows,
+        m_defs=rows.defs(),
+        m=rows.empty,
         Kb=amax.shape[1],
         sixth=f32_hex(1.0 / 6.0),  # f32(1/6), as TE folds it
         encode=snippets.encode(E4M3, x="%a", s="%mult"),

@@ -6,6 +6,7 @@ recipe pass emitted (same name, same type, same attributes), filled in from ``te
 
 from __future__ import annotations
 
+import dataclasses
 import string
 from collections.abc import Mapping
 from functools import cache
@@ -143,15 +144,116 @@ def empty_sizes(info: TensorInfo, names: dict[int, str]) -> str:
     return ", ".join(names[i] for i, d in enumerate(info.shape) if d == DYNAMIC)
 
 
-def block_params(op: NamedOp, data: TensorInfo, grid: TensorInfo) -> dict[str, object]:
-    """Template fields every block op shares: its name and attributes, data and grid shapes."""
+def block_params(
+    op: NamedOp, data: TensorInfo, grid: TensorInfo, rows: Rows | None = None
+) -> dict[str, object]:
+    """Template fields every block op shares: its name and attributes, data and grid shapes
+    (with ``rows``, dynamic ones: 1 x bk blocks, so the grid has the data's rows), and the
+    ``m_defs`` / ``m`` fields of :class:`Rows`."""
     bm, bk = op.block()
+    rows = rows or Rows(data.shape[0])
+    if rows.dynamic and bm != 1:
+        raise QmlirError(f"named op @{op.name}: dynamic rows take 1 x {bk} blocks, not {bm} x {bk}")
     return {
         **head(op),
-        "M": data.shape[0],
+        "M": rows,
         "K": data.shape[1],
-        "Mb": grid.shape[0],
+        "Mb": rows if rows.dynamic else grid.shape[0],
         "Kb": grid.shape[1],
         "bm": bm,
         "bk": bk,
+        "m_defs": rows.defs(),
+        "m": rows.empty,
     }
+
+
+@dataclasses.dataclass(frozen=True)
+class Rows:
+    """The row count M of a block op's 2-D ``[M, ...]`` operands: a number, or dynamic (an
+    activation's tokens), then ``?`` in types and ``%dyn_m`` (``tensor.dim`` of the argument
+    ``first``, dim 0) where a size is needed. A static op's template text is as it was: each
+    field is then the number, or empty where a dynamic size would be an operand."""
+
+    count: int
+    first: str = "%x"
+    first_type: str = ""
+
+    @property
+    def dynamic(self) -> bool:
+        return self.count == DYNAMIC
+
+    def __str__(self) -> str:
+        """In a type: ``?`` or the number."""
+        return "?" if self.dynamic else str(self.count)
+
+    @property
+    def size(self) -> str:
+        """In ``output_shape`` or an index computation: ``%dyn_m`` or the number."""
+        return "%dyn_m" if self.dynamic else str(self.count)
+
+    @property
+    def empty(self) -> str:
+        """The operand of ``tensor.empty`` of a tensor whose only dynamic dim is M."""
+        return "%dyn_m" if self.dynamic else ""
+
+    def defs(self, *scaled: tuple[str, int, int] | tuple[str, int, int, int]) -> str:
+        """``%dyn_m`` read from ``first``, then each ``(name, mul, align[, post])``:
+        ``%dyn_<name>`` = ceil(M * mul / align) * align * post; each on a line of its own after a
+        leading newline (``""`` when static: the template's numbers stand)."""
+        if not self.dynamic:
+            return ""
+        lines = [
+            "%dyn_m_at = arith.constant 0 : index",
+            f"%dyn_m = tensor.dim {self.first}, %dyn_m_at : {self.first_type}",
+        ]
+        for name, mul, align, *post in scaled:
+            factor = align * (post[0] if post else 1)
+            value = "%dyn_m"
+            if mul != 1:
+                lines.append(f"%dyn_{name}_mul = arith.constant {mul} : index")
+                lines.append(f"%dyn_{name}_raw = arith.muli %dyn_m, %dyn_{name}_mul : index")
+                value = f"%dyn_{name}_raw"
+            if align != 1:
+                lines.append(f"%dyn_{name}_align = arith.constant {align} : index")
+                lines.append(f"%dyn_{name}_n = arith.ceildivui {value}, %dyn_{name}_align : index")
+                value = f"%dyn_{name}_n"
+            lines.append(f"%dyn_{name}_factor = arith.constant {factor} : index")
+            lines.append(f"%dyn_{name} = arith.muli {value}, %dyn_{name}_factor : index")
+        return "".join(f"\n  {line}" for line in lines)
+
+    def scaled(self, name: str, mul: int, align: int = 1, post: int = 1) -> str:
+        """ceil(M * mul / align) * align * post: the number, or ``%dyn_<name>`` (:meth:`defs`)."""
+        if self.dynamic:
+            return f"%dyn_{name}"
+        return str(-(-self.count * mul // align) * align * post)
+
+    def scaled_type(self, mul: int, align: int = 1, post: int = 1) -> str:
+        """:meth:`scaled` in a type."""
+        return "?" if self.dynamic else self.scaled("", mul, align, post)
+
+
+def x_rows_dynamic(op: NamedOp) -> bool:
+    """Whether the op's first operand (an activation) has dynamic rows: its lowering then takes
+    dynamic dims (another op's are refused by :meth:`NamedOp.signature`, and a dynamic dim that
+    is not the activation's by :func:`empty_sizes` or :func:`row_signature`; the recipe pass
+    emits neither)."""
+    ins, _ = op.signature(dynamic=True)
+    first = ins[0]
+    return not first.is_static and first.rank >= 2 and first.shape[-1] != DYNAMIC
+
+
+def row_signature(
+    op: NamedOp, first: str = "%x"
+) -> tuple[list[TensorInfo], list[TensorInfo], Rows]:
+    """A block op's signature and its :class:`Rows`, read from its first argument (SSA name
+    ``first`` in the template). Dynamic only in the rows: one dim of a tensor of rank <= 2
+    (dim 0 of ``[M, K]``, dim 1 of a block1d-swizzled ``[k_blocks, pad4(M)]``, the one dim of
+    mx-swizzled scales)."""
+    ins, outs = op.signature(dynamic=x_rows_dynamic(op))
+    for info in (*ins, *outs):
+        if info.shape.count(DYNAMIC) > 1 or (info.rank > 2 and not info.is_static):
+            raise QmlirError(
+                f"named op @{op.name}: tensor<{shape_text(info.shape)}> has dynamic dims "
+                "other than the rows"
+            )
+    return ins, outs, Rows(ins[0].shape[0], first, str(ins[0].builtin()))

@@ -10,13 +10,13 @@ from passes.ir.attributes import NamedOp, Nvfp4ScaleOrder
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import contraction, definition, head, template
+from passes.lowering.cpu.common import Rows, contraction, definition, head, row_signature, template
 from passes.lowering.cpu.swizzle import unswizzle
 from passes.lowering.cpu.tiling import elementwise_blocks
 
 
 def lower_nvfp4_quantize(op: NamedOp) -> str:
-    (x, d, _), (packed, _) = op.signature()
+    (x, d, _), (packed, _), rows = row_signature(op)
     torchao = op.order is Nvfp4ScaleOrder.TORCHAO
     if torchao:
         enc = template("nvfp4_enc_torchao.mlir").substitute(decode_d=snippets.decode("d_", E4M3))
@@ -44,13 +44,20 @@ def lower_nvfp4_quantize(op: NamedOp) -> str:
     return definition(
         "quantize_nvfp4_rows.mlir" if aligned else "quantize_nvfp4.mlir",
         head(op),
-        M=x.shape[0],
+        M=rows,
         K=x.shape[1],
         Kb=d.shape[1],
         Kh=packed.shape[1],
-        N=x.shape[0] * x.shape[1],
-        R=x.shape[0] * d.shape[1],
-        tiling=elementwise_blocks(x.shape[0] * d.shape[1], 16),
+        N=rows.scaled_type(x.shape[1]),
+        R=rows.scaled_type(d.shape[1]),
+        R_size=rows.scaled("blocks", d.shape[1]),
+        M_size=rows.size,
+        m_defs=rows.defs(("blocks", d.shape[1], 1)),
+        m=rows.empty,
+        r_empty=rows.empty and rows.scaled("blocks", d.shape[1]),
+        m_braces=rows.empty and f"{{{rows.size}}}",
+        r_braces=rows.empty and f"{{{rows.scaled('blocks', d.shape[1])}}}",
+        tiling=elementwise_blocks(None if rows.dynamic else rows.count * d.shape[1], 16),
         enc_doc=enc_doc,
         table=template("nvfp4_block_table.mlir").substitute(enc_doc=enc_doc, enc_body=enc),
         lookup=template("nvfp4_block_lookup.mlir").substitute(code="%block_code"),
@@ -60,7 +67,7 @@ def lower_nvfp4_quantize(op: NamedOp) -> str:
     )
 
 
-def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: int, k_blocks: int) -> str:
+def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: Rows, k_blocks: int) -> str:
     return template("dequant_nvfp4.mlir").substitute(
         p=prefix,
         row_dim=0,
@@ -75,8 +82,8 @@ def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: int, k_blocks: 
 
 
 def lower_nvfp4_scaled_matmul(op: NamedOp) -> str:
-    (a, sa, _, b, sb, _), (out,) = op.signature()
-    m, n = out.shape
+    (a, sa, _, b, sb, _), (out,), rows = row_signature(op, "%a")
+    n = out.shape[1]
     kp = a.shape[1] * 2
     kb = kp // 16
     return definition(
@@ -86,14 +93,16 @@ def lower_nvfp4_scaled_matmul(op: NamedOp) -> str:
         b_shape=shape_text(b.shape),
         sa_type=str(sa.builtin()),
         sb_type=str(sb.builtin()),
-        M=m,
+        M=rows,
         N=n,
         Kp=kp,
-        dequant_a=_dequant_nvfp4("a_", "%a", str(a.builtin()), m, kb),
-        dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), n, kb),
-        unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), m, kb),
-        unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), n, kb),
+        m_defs=rows.defs(),
+        m=rows.empty,
+        dequant_a=_dequant_nvfp4("a_", "%a", str(a.builtin()), rows, kb),
+        dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), Rows(n), kb),
+        unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), rows, kb),
+        unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), Rows(n), kb),
         contraction=contraction(
-            TensorInfo((m, kp), "f32"), TensorInfo((n, kp), "f32"), out, b_transposed=True
+            TensorInfo((rows.count, kp), "f32"), TensorInfo((n, kp), "f32"), out, b_transposed=True
         ),
     )

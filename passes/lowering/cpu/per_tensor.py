@@ -13,6 +13,7 @@ from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.block_amax import block_rows_bits, rowwise_block_amax_sibling
 from passes.lowering.cpu.common import (
+    Rows,
     contraction,
     definition,
     dim_defs,
@@ -21,6 +22,7 @@ from passes.lowering.cpu.common import (
     empty_sizes,
     head,
     iterators,
+    x_rows_dynamic,
 )
 
 
@@ -39,7 +41,7 @@ def lower_amax(op: NamedOp) -> str:
             K=k,
             Kb=k // bk,
             bk=bk,
-            block_bits=block_rows_bits(m, k, bk),
+            block_bits=block_rows_bits(Rows(m), k, bk),
         )
     # rank >= 2: per row of the [rows, last dim] view, then over the rows (spreads over cores)
     rows = DYNAMIC if DYNAMIC in x.shape[:-1] else math.prod(x.shape[:-1])
@@ -64,24 +66,18 @@ def lower_amax(op: NamedOp) -> str:
     )
 
 
-def x_rows_dynamic(op: NamedOp) -> bool:
-    """Whether the op's first operand (an activation) has dynamic rows: its lowering then takes
-    dynamic dims (another op's are refused by :meth:`NamedOp.signature`, and a dynamic dim that
-    is not the activation's by :func:`empty_sizes`; the recipe pass emits neither)."""
-    ins, _ = op.signature(dynamic=True)
-    first = ins[0]
-    return not first.is_static and first.rank >= 2 and first.shape[-1] != DYNAMIC
-
-
 def lower_compute_scale(op: NamedOp) -> str:
     """TE's ``compute_scale_from_amax`` (``fp8_per_tensor`` and ``fp8_block``)."""
-    (amax,), _ = op.signature()
+    (amax,), _ = op.signature(dynamic=x_rows_dynamic(op))  # a block grid: dynamic rows
+    defs, sizes = dim_defs("%amax", amax)  # "" when static
     names = ", ".join(dims(amax.rank))
     mask = 0xFF800000 if op.flag("pow2") else 0xFFFFFFFF
     return definition(
         "compute_scale_fp8.mlir",
         head(op),
         type=str(amax.builtin()),
+        amax_dims=defs,
+        sizes=empty_sizes(amax, sizes),
         map=f"affine_map<({names}) -> ({names})>",
         iterators=iterators(["parallel"] * amax.rank),
         epsilon_bits=str(f32_bits(op.number("epsilon"))),

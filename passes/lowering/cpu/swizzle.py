@@ -4,29 +4,31 @@ of mx-swizzled scales back (the block GEMMs'), so each layout lives in one place
 
 from __future__ import annotations
 
+from passes.base.errors import QmlirError
 from passes.base.numbers import ceil_div
 from passes.ir.attributes import NamedOp
-from passes.ir.layouts import MX_TILE_COLS, ScaleLayout
+from passes.ir.layouts import MX_TILE_COLS, MX_TILE_ROWS, ScaleLayout
 from passes.ir.types import shape_text
-from passes.lowering.cpu.common import definition, head, template
+from passes.lowering.cpu.common import Rows, definition, head, row_signature, template
 
 
-def mx_offset(rows: int, cols: int, row: str, col: str, out: str) -> str:
+def mx_offset(cols: int, row: str, col: str, out: str) -> str:
     """MLIR computing ``%{out}``, where S[row, col] of an S [rows, cols] lives in the mx layout."""
     return template("mx_offset.mlir").substitute(
         out=out, row=row, col=col, col_tiles=ceil_div(cols, MX_TILE_COLS)
     )
 
 
-def unswizzle(prefix: str, swizzled: str, swizzled_type: str, rows: int, k_blocks: int) -> str:
+def unswizzle(prefix: str, swizzled: str, swizzled_type: str, rows: Rows, k_blocks: int) -> str:
     """MLIR reading S [rows, k_blocks] (``%{prefix}S``) back from mx-swizzled scales."""
     return template("unswizzle_mx.mlir").substitute(
         p=prefix,
         swizzled=swizzled,
         swizzled_type=swizzled_type,
         rows=rows,
+        rows_empty=rows.empty,
         cols=k_blocks,
-        offset=mx_offset(rows, k_blocks, f"%{prefix}r", f"%{prefix}c", f"{prefix}off"),
+        offset=mx_offset(k_blocks, f"%{prefix}r", f"%{prefix}c", f"{prefix}off"),
     )
 
 
@@ -37,31 +39,53 @@ def lower_swizzle(op: NamedOp) -> str:
     return _lower_block_swizzle(op, layout, transpose)
 
 
+def _index_constant(name: str, rows: Rows, static: int) -> tuple[str, str]:
+    """A line defining ``%name`` as the index ``static``, and the SSA name a use reads: with
+    dynamic rows, no line, and M's."""
+    if rows.dynamic:
+        return "", rows.size
+    return f"    %{name} = arith.constant {static} : index", f"%{name}"
+
+
 def _lower_mx_swizzle(op: NamedOp, transpose: bool) -> str:
-    (compact,), (out,) = op.signature()
-    rows, cols = (compact.shape[1], compact.shape[0]) if transpose else compact.shape
+    (compact,), (out,), rows = row_signature(op, "%s")
+    if rows.dynamic and transpose:
+        raise QmlirError(f"named op @{op.name}: dynamic rows are not swizzled transposed")
+    n, cols = (compact.shape[1], compact.shape[0]) if transpose else compact.shape
+    col_tiles = ceil_div(cols, MX_TILE_COLS)
+    per_row = MX_TILE_COLS * col_tiles  # a row's scales, its tile columns padded
+    nrows_def, nrows = _index_constant("nrows", rows, n)
     return definition(
         "swizzle_mx.mlir",
         head(op),
         transposed_note=", of the transposed compact scales" if transpose else "",
         in_shape=shape_text(compact.shape),
         elem=compact.dtype,
-        size=out.shape[0],
-        rows=rows,
+        size=shape_text(out.shape),
+        m_defs=rows.defs(("size", 1, MX_TILE_ROWS, per_row)),  # pad128(M) rows
+        out_sizes=rows.empty and rows.scaled("size", 1, MX_TILE_ROWS, per_row),
+        nrows_def=nrows_def,
+        nrows=nrows,
         cols=cols,
-        col_tiles=ceil_div(cols, MX_TILE_COLS),
+        col_tiles=col_tiles,
         read="%cc_i, %rr_i" if transpose else "%rr_i, %cc_i",
     )
 
 
 def _lower_block_swizzle(op: NamedOp, layout: ScaleLayout, transpose: bool) -> str:
-    (compact,), (out,) = op.signature()
-    rows, kbs = (compact.shape[1], compact.shape[0]) if transpose else compact.shape
+    (compact,), (out,), rows = row_signature(op, "%s")
+    if rows.dynamic and (transpose or layout is not ScaleLayout.BLOCK1D):
+        raise QmlirError(
+            f"named op @{op.name}: dynamic rows are swizzled into block1d, not transposed"
+        )
+    n, kbs = (compact.shape[1], compact.shape[0]) if transpose else compact.shape
     # S[r, kb] = compact[kb, r] when transposed, else compact[r, kb]
     if layout is ScaleLayout.BLOCK1D:  # out[d0 = kb, d1 = r]
-        r, kb, padded, limit = "%d1", "%d0", "%d1", rows
+        r, kb, padded = "%d1", "%d0", "%d1"
+        limit_def, limit = _index_constant("limit", rows, n)
     else:  # out[d0 = r, d1 = kb]
-        r, kb, padded, limit = "%d0", "%d1", "%d1", kbs
+        r, kb, padded = "%d0", "%d1", "%d1"
+        limit_def, limit = _index_constant("limit", Rows(kbs), kbs)
     read0, read1 = (kb, r) if transpose else (r, kb)
     return definition(
         "swizzle_block.mlir",
@@ -71,6 +95,9 @@ def _lower_block_swizzle(op: NamedOp, layout: ScaleLayout, transpose: bool) -> s
         transposed_note=" transposed" if transpose else "",
         in_shape=shape_text(compact.shape),
         out_shape=shape_text(out.shape),
+        m_defs=rows.defs(("padded", 1, 4)),
+        out_sizes=rows.empty and rows.scaled("padded", 1, 4),
+        limit_def=limit_def,
         limit=limit,
         padded_index=padded,
         read0=read0,

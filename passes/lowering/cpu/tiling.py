@@ -45,17 +45,19 @@ def compilation_info(
     )
 
 
-def _rows_per_workgroup(rows: int, block: int, elem_bytes: int) -> int:
-    return max(1, min(rows, WORKGROUP_BYTES // (block * elem_bytes)))
+def _rows_per_workgroup(rows: int | None, block: int, elem_bytes: int) -> int:
+    """Rows of ``block`` elements per workgroup (``rows`` None: dynamic, not known here)."""
+    most = WORKGROUP_BYTES // (block * elem_bytes)
+    return max(1, most if rows is None else min(rows, most))
 
 
-def block_reduction(rows: int, block: int, elem_bytes: int = 4) -> str:
+def block_reduction(rows: int | None, block: int, elem_bytes: int = 4) -> str:
     """Tiling of a reduction over the last dim of ``[rows, block]`` (one row per block)."""
     per_workgroup = _rows_per_workgroup(rows, block, elem_bytes)
     return compilation_info([per_workgroup, 0], [8, 0], [0, min(16, block)])
 
 
-def elementwise_blocks(rows: int, block: int, elem_bytes: int = 4) -> str:
+def elementwise_blocks(rows: int | None, block: int, elem_bytes: int = 4) -> str:
     """Tiling of an elementwise op over ``[rows, block]`` (one row per block)."""
     per_workgroup = _rows_per_workgroup(rows, block, elem_bytes)
     return compilation_info([per_workgroup, block], [1, min(16, block)])

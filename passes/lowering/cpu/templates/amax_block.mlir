@@ -2,16 +2,16 @@
 // Partial blocks are padded with zeros (which never raise |x|); NaN is ignored; reduced on bit
 // patterns so f32 subnormals count under flush-to-zero.
 func.func private @${name}(%x: tensor<${M}x${K}xf32>) -> tensor<${Mb}x${Kb}xf32>
-    attributes {${attrs}} {
+    attributes {${attrs}} {${m_defs}
   %zero_f = arith.constant 0.0 : f32
   %zero = arith.constant 0 : i32
   %padded = tensor.pad %x low[0, 0] high[${pad_m}, ${pad_k}] {
   ^bb0(%i: index, %j: index):
     tensor.yield %zero_f : f32
   } : tensor<${M}x${K}xf32> to tensor<${Mp}x${Kp}xf32>
-  %blocks = tensor.expand_shape %padded [[0, 1], [2, 3]] output_shape [${Mb}, ${bm}, ${Kb}, ${bk}]
+  %blocks = tensor.expand_shape %padded [[0, 1], [2, 3]] output_shape [${Mb_size}, ${bm}, ${Kb}, ${bk}]
       : tensor<${Mp}x${Kp}xf32> into tensor<${Mb}x${bm}x${Kb}x${bk}xf32>
-  %empty = tensor.empty() : tensor<${Mb}x${Kb}xi32>
+  %empty = tensor.empty(${m}) : tensor<${Mb}x${Kb}xi32>
   %init = linalg.fill ins(%zero : i32) outs(%empty : tensor<${Mb}x${Kb}xi32>) -> tensor<${Mb}x${Kb}xi32>
   %bits = linalg.generic {
       indexing_maps = [affine_map<(i, j, k, l) -> (i, j, k, l)>, affine_map<(i, j, k, l) -> (i, k)>],
@@ -28,7 +28,7 @@ func.func private @${name}(%x: tensor<${M}x${K}xf32>) -> tensor<${Mb}x${Kb}xf32>
     %m = arith.maxui %acc, %val : i32
     linalg.yield %m : i32
   } -> tensor<${Mb}x${Kb}xi32>
-  %empty_f = tensor.empty() : tensor<${Mb}x${Kb}xf32>
+  %empty_f = tensor.empty(${m}) : tensor<${Mb}x${Kb}xf32>
   %amax = linalg.generic {
       indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i, k)>],
       iterator_types = ["parallel", "parallel"]}

@@ -4,9 +4,9 @@
   // iteration space IREE keeps, so the op's own tiling holds (lowering/cpu/tiling.py).
   %${p}zero = arith.constant 0 : i32
   %${p}flat = tensor.collapse_shape %x [[0, 1]] : tensor<${M}x${K}xf32> into tensor<${N}xf32>
-  %${p}blocks = tensor.expand_shape %${p}flat [[0, 1]] output_shape [${R}, ${bk}]
+  %${p}blocks = tensor.expand_shape %${p}flat [[0, 1]] output_shape [${R_size}, ${bk}]
       : tensor<${N}xf32> into tensor<${R}x${bk}xf32>
-  %${p}empty = tensor.empty() : tensor<${R}xi32>
+  %${p}empty = tensor.empty(${r_empty}) : tensor<${R}xi32>
   %${p}init = linalg.fill ins(%${p}zero : i32) outs(%${p}empty : tensor<${R}xi32>)
       -> tensor<${R}xi32>
   %${p}flat_bits = linalg.generic {
@@ -24,5 +24,5 @@
     %m = arith.maxui %acc, %val : i32
     linalg.yield %m : i32
   } -> tensor<${R}xi32>
-  %${p}bits = tensor.expand_shape %${p}flat_bits [[0, 1]] output_shape [${M}, ${Kb}]
+  %${p}bits = tensor.expand_shape %${p}flat_bits [[0, 1]] output_shape [${M_size}, ${Kb}]
       : tensor<${R}xi32> into tensor<${M}x${Kb}xi32>

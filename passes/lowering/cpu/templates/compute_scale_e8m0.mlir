@@ -3,8 +3,8 @@
 // rounded to f32 by hand when it is subnormal, which flush-to-zero arithmetic would lose), then
 // the rule gives the code.
 func.func private @${name}(%amax: tensor<${Mb}x${Kb}xf32>) -> tensor<${Mb}x${Kb}xi8>
-    attributes {${attrs}} {
-  %empty = tensor.empty() : tensor<${Mb}x${Kb}xi8>
+    attributes {${attrs}} {${m_defs}
+  %empty = tensor.empty(${m}) : tensor<${Mb}x${Kb}xi8>
   %codes = linalg.generic {
       indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i, k)>],
       iterator_types = ["parallel", "parallel"]}

@@ -4,8 +4,8 @@
 // Tests on amax use its bits (exact under flush-to-zero); a subnormal amax gives an infinite
 // quotient in IEEE arithmetic, so FLT_MAX directly.
 // Elementwise: one amax per tensor (0-d) or per block (a grid).
-func.func private @${name}(%amax: ${type}) -> ${type} attributes {${attrs}} {
-  %empty = tensor.empty() : ${type}
+func.func private @${name}(%amax: ${type}) -> ${type} attributes {${attrs}} {${amax_dims}
+  %empty = tensor.empty(${sizes}) : ${type}
   %scale = linalg.generic {
       indexing_maps = [${map}, ${map}],
       iterator_types = [${iterators}]}

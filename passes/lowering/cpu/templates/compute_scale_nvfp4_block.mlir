@@ -2,8 +2,8 @@
 // d = cast_e4m3(clamp(min(block_amax * (S * f32(1/6)), FLT_MAX), +-448)), the cast the
 // saturating E4M3 encoder (exact for f32-subnormal amax too).
 func.func private @${name}(%amax: tensor<${Mb}x${Kb}xf32>, %s_enc: tensor<f32>)
-    -> tensor<${Mb}x${Kb}xi8> attributes {${attrs}} {
-  %empty = tensor.empty() : tensor<${Mb}x${Kb}xi8>
+    -> tensor<${Mb}x${Kb}xi8> attributes {${attrs}} {${m_defs}
+  %empty = tensor.empty(${m}) : tensor<${Mb}x${Kb}xi8>
   %codes = linalg.generic {
       indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> ()>,
                        affine_map<(i, k) -> (i, k)>],

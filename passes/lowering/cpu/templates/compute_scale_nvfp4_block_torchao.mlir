@@ -2,8 +2,8 @@
 // d = cast_e4m3(clamp((block_amax / 6) / g, 2^-6, 448)); the two divisions as IEEE f32 rounds
 // them (in f64 from exact operands), the lower clamp at E4M3's smallest normal as torchao has it.
 func.func private @${name}(%amax: tensor<${Mb}x${Kb}xf32>, %g: tensor<f32>)
-    -> tensor<${Mb}x${Kb}xi8> attributes {${attrs}} {
-  %empty = tensor.empty() : tensor<${Mb}x${Kb}xi8>
+    -> tensor<${Mb}x${Kb}xi8> attributes {${attrs}} {${m_defs}
+  %empty = tensor.empty(${m}) : tensor<${Mb}x${Kb}xi8>
   %codes = linalg.generic {
       indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> ()>,
                        affine_map<(i, k) -> (i, k)>],

@@ -3,8 +3,8 @@
 // multiply is exact here (see below). A block whose scale is NaN (0xFF) encodes as NaN codes.
 // The scale codes pass through unchanged.
 func.func private @${name}(%x: tensor<${M}x${K}xf32>, %scale: tensor<${Mb}x${Kb}xi8>)
-    -> (tensor<${M}x${K}xi8>, tensor<${Mb}x${Kb}xi8>) attributes {${attrs}} {
-  %empty = tensor.empty() : tensor<${M}x${K}xi8>
+    -> (tensor<${M}x${K}xi8>, tensor<${Mb}x${Kb}xi8>) attributes {${attrs}} {${m_defs}
+  %empty = tensor.empty(${m}) : tensor<${M}x${K}xi8>
   %data = linalg.generic {
       indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (m, k)>],
       iterator_types = ["parallel", "parallel"]}

@@ -2,8 +2,8 @@
 // integer-only encoder of encode_fp8.mlir; scale_inv = 1 / scale per block (exact, also when
 // an f32 subnormal).
 func.func private @${name}(%x: tensor<${M}x${K}xf32>, %scale: tensor<${Mb}x${Kb}xf32>)
-    -> (tensor<${M}x${K}xi8>, tensor<${Mb}x${Kb}xf32>) attributes {${attrs}} {
-  %empty = tensor.empty() : tensor<${M}x${K}xi8>
+    -> (tensor<${M}x${K}xi8>, tensor<${Mb}x${Kb}xf32>) attributes {${attrs}} {${m_defs}
+  %empty = tensor.empty(${m}) : tensor<${M}x${K}xi8>
   %data = linalg.generic {
       indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (m, k)>],
       iterator_types = ["parallel", "parallel"]}
@@ -20,7 +20,7 @@ func.func private @${name}(%x: tensor<${M}x${K}xf32>, %scale: tensor<${Mb}x${Kb}
 ${encode}
     linalg.yield %byte : i8
   } -> tensor<${M}x${K}xi8>
-  %empty_s = tensor.empty() : tensor<${Mb}x${Kb}xf32>
+  %empty_s = tensor.empty(${m}) : tensor<${Mb}x${Kb}xf32>
   %scale_inv = linalg.generic {
       indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i, k)>],
       iterator_types = ["parallel", "parallel"]}

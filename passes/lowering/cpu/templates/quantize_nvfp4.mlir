@@ -4,9 +4,9 @@
 // the 256 scale codes and looked up by each block's code. Block scale codes pass through.
 func.func private @${name}(%x: tensor<${M}x${K}xf32>, %d: tensor<${M}x${Kb}xi8>,
                             %global_in: tensor<f32>)
-    -> (tensor<${M}x${Kh}xi8>, tensor<${M}x${Kb}xi8>) attributes {${attrs}} {
+    -> (tensor<${M}x${Kh}xi8>, tensor<${M}x${Kb}xi8>) attributes {${attrs}} {${m_defs}
 ${table}
-  %empty = tensor.empty() : tensor<${M}x${Kh}xi8>
+  %empty = tensor.empty(${m}) : tensor<${M}x${Kh}xi8>
   %packed = linalg.generic {
       indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       outs(%empty : tensor<${M}x${Kh}xi8>) {

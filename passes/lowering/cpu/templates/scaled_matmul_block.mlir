@@ -3,10 +3,10 @@
 // FP8 value * its block scale (exact for power-of-two scales, one f32 rounding otherwise).
 func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type},
                             %b: tensor<${b_shape}xi8>, %sb: ${sb_type})
-    -> tensor<${out_shape}xf32> attributes {${attrs}} {
+    -> tensor<${out_shape}xf32> attributes {${attrs}} {${m_defs}
 ${unswizzle_a}
 ${unswizzle_b}
-  %a_empty = tensor.empty() : tensor<${a_shape}xf32>
+  %a_empty = tensor.empty(${m}) : tensor<${a_shape}xf32>
   %a_f32 = linalg.generic {
       indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
       iterator_types = ["parallel", "parallel"]}
@@ -25,7 +25,7 @@ ${dequant_b}
     linalg.yield %b_deq : f32
   } -> tensor<${b_shape}xf32>
   %zero = arith.constant 0.0 : f32
-  %acc_empty = tensor.empty() : tensor<${out_shape}xf32>
+  %acc_empty = tensor.empty(${m}) : tensor<${out_shape}xf32>
   %acc_init = linalg.fill ins(%zero : f32) outs(%acc_empty : tensor<${out_shape}xf32>) -> tensor<${out_shape}xf32>
 ${contraction}
   return %acc : tensor<${out_shape}xf32>

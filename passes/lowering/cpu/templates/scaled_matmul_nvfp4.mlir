@@ -4,10 +4,10 @@
 // (${Kp}): padding encodes as zeros.
 func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type}, %ga: tensor<f32>,
                             %b: tensor<${b_shape}xi8>, %sb: ${sb_type}, %gb: tensor<f32>)
-    -> tensor<${M}x${N}xf32> attributes {${attrs}} {
+    -> tensor<${M}x${N}xf32> attributes {${attrs}} {${m_defs}
 ${unswizzle_a}
 ${unswizzle_b}
-  %a_empty = tensor.empty() : tensor<${M}x${Kp}xf32>
+  %a_empty = tensor.empty(${m}) : tensor<${M}x${Kp}xf32>
   %a_f32 = linalg.generic {
       indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
       outs(%a_empty : tensor<${M}x${Kp}xf32>) {
@@ -24,10 +24,10 @@ ${dequant_b}
     linalg.yield %b_deq : f32
   } -> tensor<${N}x${Kp}xf32>
   %zero = arith.constant 0.0 : f32
-  %acc_empty = tensor.empty() : tensor<${M}x${N}xf32>
+  %acc_empty = tensor.empty(${m}) : tensor<${M}x${N}xf32>
   %acc_init = linalg.fill ins(%zero : f32) outs(%acc_empty : tensor<${M}x${N}xf32>) -> tensor<${M}x${N}xf32>
 ${contraction}
-  %out_empty = tensor.empty() : tensor<${M}x${N}xf32>
+  %out_empty = tensor.empty(${m}) : tensor<${M}x${N}xf32>
   %out = linalg.generic {
       indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> ()>,
                        affine_map<(m, n) -> ()>, affine_map<(m, n) -> (m, n)>],

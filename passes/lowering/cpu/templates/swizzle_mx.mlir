@@ -1,8 +1,8 @@
 // swizzle (mx layout${transposed_note}): compact scales -> GEMM-ready. Each output byte finds
 // its S[row, col] by inverting the layout; tile padding is zero.
 func.func private @${name}(%s: tensor<${in_shape}x${elem}>) -> tensor<${size}x${elem}>
-    attributes {${attrs}} {
-  %empty = tensor.empty() : tensor<${size}x${elem}>
+    attributes {${attrs}} {${m_defs}
+  %empty = tensor.empty(${out_sizes}) : tensor<${size}x${elem}>
   %out = linalg.generic {
       indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
       outs(%empty : tensor<${size}x${elem}>) {
@@ -13,7 +13,7 @@ func.func private @${name}(%s: tensor<${in_shape}x${elem}>) -> tensor<${size}x${
     %c128 = arith.constant 128 : index
     %c512 = arith.constant 512 : index
     %ntc = arith.constant ${col_tiles} : index
-    %nrows = arith.constant ${rows} : index
+${nrows_def}
     %ncols = arith.constant ${cols} : index
     %tile = arith.divui %i, %c512 : index
     %within = arith.remui %i, %c512 : index
@@ -29,7 +29,7 @@ func.func private @${name}(%s: tensor<${in_shape}x${elem}>) -> tensor<${size}x${
     %row = arith.addi %row0, %ii : index
     %col0 = arith.muli %tc, %c4 : index
     %col = arith.addi %col0, %cc : index
-    %row_ok = arith.cmpi ult, %row, %nrows : index
+    %row_ok = arith.cmpi ult, %row, ${nrows} : index
     %col_ok = arith.cmpi ult, %col, %ncols : index
     %valid = arith.andi %row_ok, %col_ok : i1
     %zero_idx = arith.constant 0 : index

@@ -1,7 +1,7 @@
   // snippet: reads ${swizzled}:${swizzled_type}; defines %${p}S:tensor<${rows}x${cols}xi8>; holes offset
   // S[row, k_block] read back once from the swizzled (mx) scales ${swizzled}, so the dequantize
   // below looks its scale up directly (scales are 32x or 16x smaller than the data)
-  %${p}s_empty = tensor.empty() : tensor<${rows}x${cols}xi8>
+  %${p}s_empty = tensor.empty(${rows_empty}) : tensor<${rows}x${cols}xi8>
   %${p}S = linalg.generic {
       indexing_maps = [affine_map<(r, c) -> (r, c)>], iterator_types = ["parallel", "parallel"]}
       outs(%${p}s_empty : tensor<${rows}x${cols}xi8>) {
