@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from compiler.layer_accuracy import Report, build_report
+from compiler.layer_accuracy import Calibration, Report, build_report
 from compiler.model_source import ModelSource, check_model
 from compiler.pipeline import CompileOptions, compile_model
 from compiler.runtime import CompiledModule
@@ -73,6 +73,7 @@ def report(
     recipe: str = "fp8-current",
     *,
     inputs: Any = None,
+    dynamic_shapes: Any = None,
     quantize_all_matmuls: bool = False,
     exclude: list[str] | tuple[str, ...] = (),
     layer_recipes: dict[str, str] | None = None,
@@ -80,20 +81,30 @@ def report(
 ) -> Report:
     """Per-layer accuracy of ``recipe`` on ``model`` (``qmlir report``): a ``Report`` whose
     ``layers`` hold each matmul's weight, activation and output SQNR, underflow and saturation,
-    measured on ``inputs`` (default: ``example_inputs``); ``suggest_excludes(db)`` lists the
-    layers below ``db`` dB."""
+    measured on ``inputs`` (default: ``example_inputs``): a tensor or a tuple of tensors (one
+    batch), or a list of tuples (several batches: every figure is over all of them). Each
+    batch must be a size the artifact takes: the example's, or with ``dynamic_shapes`` (as for
+    ``compile``) any size in range. ``suggest_excludes(db)`` lists the layers below ``db`` dB."""
     module, checked = check_model(model, example_inputs, "report()")
-    source = ModelSource(type(module).__name__, module, checked)
-    calibration = None
-    if inputs is not None:
-        calibration = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    source = ModelSource(type(module).__name__, module, checked, dynamic_shapes=dynamic_shapes)
     return build_report(
         source,
         get_recipe(recipe, options),
-        calibration,
+        calibration_batches(inputs),
         exclude=tuple(exclude),
         layer_recipes=tuple(
             (glob, get_recipe(name)) for glob, name in (layer_recipes or {}).items()
         ),
         quantize_all_matmuls=quantize_all_matmuls,
     )
+
+
+def calibration_batches(inputs: Any) -> list[Calibration]:
+    """``report``'s ``inputs``: None (the example inputs), a tensor or a tuple of tensors (one
+    batch), or a list of tuples (one per batch; an input is never a tuple)."""
+    if inputs is None:
+        return []
+    items = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    if items and all(isinstance(item, (tuple, list)) for item in items):
+        return [Calibration(f"inputs[{n}]", tuple(batch)) for n, batch in enumerate(items)]
+    return [Calibration("inputs", items)]

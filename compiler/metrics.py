@@ -37,6 +37,20 @@ def top1_agreement(reference: np.ndarray, actual: np.ndarray) -> float:
     return float(np.mean(np.argmax(ref, axis=-1) == np.argmax(out, axis=-1)))
 
 
+def signal_and_noise(reference: np.ndarray, actual: np.ndarray) -> tuple[float, float]:
+    """``(sum ref², sum (ref - out)²)`` in float64: SQNR's terms, which add up over batches."""
+    ref = np.asarray(reference, dtype=np.float64).ravel()
+    err = ref - np.asarray(actual, dtype=np.float64).ravel()
+    return float(np.dot(ref, ref)), float(np.dot(err, err))
+
+
+def sqnr_db(signal: float, noise: float) -> float:
+    """``10 log10(signal / noise)``; inf without noise, -inf without signal."""
+    if noise == 0:
+        return math.inf
+    return 10 * math.log10(signal / noise) if signal else -math.inf
+
+
 def compare(reference: np.ndarray, actual: np.ndarray) -> Comparison:
     """Metrics in float64; SQNR = 10 log10(sum ref² / sum (ref - out)²); top-1 agreement for
     outputs of 2 or more dimensions."""
@@ -47,13 +61,12 @@ def compare(reference: np.ndarray, actual: np.ndarray) -> Comparison:
     ref, out = ref.ravel(), out.ravel()
     err = ref - out
     signal, noise = float(np.dot(ref, ref)), float(np.dot(err, err))
-    sqnr = math.inf if noise == 0 else (10 * math.log10(signal / noise) if signal else -math.inf)
     norms = float(np.linalg.norm(ref) * np.linalg.norm(out))
     cosine = float(np.dot(ref, out) / norms) if norms else (1.0 if noise == 0 else 0.0)
     return Comparison(
         max_abs_error=float(np.max(np.abs(err))) if err.size else 0.0,
         rel_l2_error=math.sqrt(noise / signal) if signal else math.sqrt(noise),
-        sqnr_db=sqnr,
+        sqnr_db=sqnr_db(signal, noise),
         cosine=cosine,
         top1=top1,
     )

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from compiler.dequantize import decode_elements
-from compiler.metrics import compare
+from compiler.metrics import signal_and_noise, sqnr_db
 from compiler.quantize_api import QuantizedTensor, quantize, quantize_steady_state
 from passes.recipes import Role, ScalingRecipe
 
@@ -25,13 +25,41 @@ _HALF_STEP_AT_MAX = {"e4m3": 16.0 / 448.0, "e5m2": 4096.0 / 57344.0, "e2m1": 1.0
 class OperandStats:
     """One quantized operand: SQNR of its dequantized values, the share of its nonzero finite
     elements that became 0 (underflow) and that were clipped to the format's largest value
-    (saturated), and the base-2 exponents of its scales (one per block)."""
+    (saturated), and the base-2 exponents of its scales (one per block). It keeps the sums and
+    counts these come from, so the operand's figures over several calibration batches are
+    those of all their elements together (``merged``)."""
 
     role: str
-    sqnr_db: float
-    underflow: float
-    saturated: float
+    signal: float  # sum of the squared values (float64)
+    noise: float  # sum of the squared quantize → dequantize errors
+    nonzero: int  # nonzero elements: the shares' denominator
+    underflowed: int
+    clipped: int
     scale_exponents: np.ndarray
+
+    @property
+    def sqnr_db(self) -> float:
+        return sqnr_db(self.signal, self.noise)
+
+    @property
+    def underflow(self) -> float:
+        return self.underflowed / self.nonzero if self.nonzero else 0.0
+
+    @property
+    def saturated(self) -> float:
+        return self.clipped / self.nonzero if self.nonzero else 0.0
+
+    def merged(self, other: OperandStats) -> OperandStats:
+        """The figures over this operand's elements and ``other``'s (another batch's)."""
+        return OperandStats(
+            role=self.role,
+            signal=self.signal + other.signal,
+            noise=self.noise + other.noise,
+            nonzero=self.nonzero + other.nonzero,
+            underflowed=self.underflowed + other.underflowed,
+            clipped=self.clipped + other.clipped,
+            scale_exponents=np.concatenate([self.scale_exponents, other.scale_exponents]),
+        )
 
 
 def quantize_operand(
@@ -47,14 +75,16 @@ def quantize_operand(
         q = quantize(values, recipe, role=role.value)
     deq = q.dequantize().reshape(values.shape)
     codes_max = _at_max_code(q).reshape(values.shape)
-    fmt_name = q.element_format
-    exponents = _scale_exponents(q)
+    finite = np.isfinite(values)
+    signal, noise = signal_and_noise(values, deq)
     stats = OperandStats(
         role=role.value,
-        sqnr_db=compare(values, deq).sqnr_db,
-        underflow=_share((values != 0) & np.isfinite(values) & (deq == 0), values),
-        saturated=_share(codes_max & np.isfinite(values) & _clipped(values, deq, fmt_name), values),
-        scale_exponents=exponents,
+        signal=signal,
+        noise=noise,
+        nonzero=int(np.count_nonzero(values)),
+        underflowed=int(np.count_nonzero((values != 0) & finite & (deq == 0))),
+        clipped=int(np.count_nonzero(codes_max & finite & _clipped(values, deq, q.element_format))),
+        scale_exponents=_scale_exponents(q),
     )
     return torch.from_numpy(deq), stats
 
@@ -63,11 +93,6 @@ def _clipped(values: np.ndarray, deq: np.ndarray, fmt: str) -> np.ndarray:
     """At the max code, ``|x|`` beyond it by more than half a step: clipped, not rounded."""
     limit = np.abs(deq).astype(np.float64) * (1.0 + _HALF_STEP_AT_MAX[fmt])
     return np.abs(values).astype(np.float64) > limit
-
-
-def _share(mask: np.ndarray, values: np.ndarray) -> float:
-    nonzero = int(np.count_nonzero(values))
-    return float(np.count_nonzero(mask)) / nonzero if nonzero else 0.0
 
 
 def _at_max_code(q: QuantizedTensor) -> np.ndarray:

@@ -57,7 +57,7 @@ def _row(entry: LayerReport) -> tuple[str, ...]:
     )
 
 
-def _shape(shape: tuple[int, ...]) -> str:
+def _shape(shape: tuple[int | str, ...]) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
@@ -85,6 +85,8 @@ def render_html(report: Report, threshold_db: float | None = None) -> str:
     )
     if worst is not None:
         summary += f" Weakest layer: {worst.layer or TOP_LEVEL} at {_db(worst.output_sqnr_db)} dB."
+    if report.batches > 1:
+        summary += f" Measured over {report.batches} calibration batches."
     values = {
         "model": html.escape(report.model),
         "recipe": html.escape(report.recipe["name"]),

@@ -22,8 +22,19 @@ def add_arguments(rp: argparse.ArgumentParser) -> None:
     rp.add_argument("-O", "--recipe-option", action="append", default=[], metavar="KEY=VALUE")
     rp.add_argument(
         "--inputs",
+        action="append",
+        default=[],
+        metavar="FILE",
         help="calibration inputs: .npz keyed by the model's forward parameter names (or arg0, "
-        "arg1, ...) or .npy (default: the model's example inputs)",
+        "arg1, ...) or .npy (default: the model's example inputs); repeatable: one batch per "
+        "file, of any size the artifact takes (see --dynamic), the figures over all of them",
+    )
+    rp.add_argument(
+        "--dynamic",
+        action="append",
+        default=[],
+        metavar="INPUT:DIM=NAME[:MIN..MAX]",
+        help="make a dim of an input dynamic, as for compile (repeatable)",
     )
     rp.add_argument("--exclude", action="append", default=[], metavar="GLOB")
     rp.add_argument("--layer-recipe", action="append", default=[], metavar="GLOB=RECIPE")
@@ -42,7 +53,8 @@ def add_arguments(rp: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # a report runs the torch model and the recipes (torch, iree.compiler); run/inspect must not
-    from compiler.layer_accuracy import build_report
+    from compiler.dynamic_dims import dynamic_shapes_from_flags  # same reason
+    from compiler.layer_accuracy import Calibration, build_report
     from compiler.model_source import load_model  # same reason
     from compiler.report_render import render_html, suggestion_line, table_rows  # same reason
     from passes.recipes import get_recipe  # same reason
@@ -56,19 +68,24 @@ def run(args: argparse.Namespace) -> int:
     if html_path is not None and html_path.is_dir():
         raise QmlirError(f"output '{html_path}' is a directory")
     source = load_model(args.model)
-    inputs = None
-    if args.inputs:
-        specs = [{"name": name} for name in source.input_names()]
-        inputs = read_inputs(Path(args.inputs), specs)
+    if args.dynamic:
+        source.dynamic_shapes = dynamic_shapes_from_flags(source, args.dynamic)
+    specs = [{"name": name} for name in source.input_names()]
+    batches = [
+        Calibration(f"'{path}'", tuple(read_inputs(Path(path), specs))) for path in args.inputs
+    ]
     report = build_report(
         source,
         recipe,
-        inputs,
+        batches,
         exclude=tuple(args.exclude),
         layer_recipes=parse_layer_recipes(args.layer_recipe),
         quantize_all_matmuls=args.quantize_all_matmuls,
     )
-    print(f"per-layer accuracy of recipe {recipe.name} on {report.model} (SQNR in dB vs f32):")
+    over = f", {report.batches} calibration batches" if report.batches > 1 else ""
+    print(
+        f"per-layer accuracy of recipe {recipe.name} on {report.model}{over} (SQNR in dB vs f32):"
+    )
     print_table(table_rows(report))
     if args.suggest is not None:
         line = suggestion_line(report, args.suggest)

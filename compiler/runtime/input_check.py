@@ -45,7 +45,7 @@ def check_inputs(inputs: Sequence[np.ndarray], specs: Sequence[Mapping[str, Any]
         want = NUMPY_DTYPES.get(spec["dtype"])
         if want == NUMPY_DTYPES["bf16"] and x.dtype.kind == "V" and x.dtype.itemsize == 2:
             x = x.view(want)
-        _check_shape(x, spec, label, sizes)
+        _check_shape(tuple(x.shape), spec, label, sizes)
         if want is not None and x.dtype != want:
             raise QmlirError(
                 f"{label} has dtype {x.dtype}, the module expects {spec['dtype']} ({want})"
@@ -54,6 +54,22 @@ def check_inputs(inputs: Sequence[np.ndarray], specs: Sequence[Mapping[str, Any]
             _check_range(x, spec["index_range"], label)
         arrays.append(np.ascontiguousarray(x))
     return arrays
+
+
+def check_shapes(inputs: Sequence[Any], specs: Sequence[Mapping[str, Any]]) -> None:
+    """``check_inputs``'s count and shape rules (no dtypes), for arrays or torch tensors."""
+    if len(inputs) != len(specs):
+        raise QmlirError(f"the module takes {len(specs)} input(s), got {len(inputs)}")
+    sizes: dict[str, tuple[int, str]] = {}
+    for i, (x, spec) in enumerate(zip(inputs, specs, strict=True)):
+        _check_shape(tuple(x.shape), spec, input_label(i, spec), sizes)
+
+
+def check_index_ranges(inputs: Sequence[Any], specs: Sequence[Mapping[str, Any]]) -> None:
+    """``check_inputs``'s range rule: every input that indexes an embedding within its rows."""
+    for i, (x, spec) in enumerate(zip(inputs, specs, strict=True)):
+        if "index_range" in spec:
+            _check_range(np.asarray(x), spec["index_range"], input_label(i, spec))
 
 
 def shape_text(spec: Mapping[str, Any]) -> str:
@@ -71,20 +87,18 @@ def shape_text(spec: Mapping[str, Any]) -> str:
 
 
 def _check_shape(
-    x: np.ndarray, spec: Mapping[str, Any], label: str, sizes: dict[str, tuple[int, str]]
+    got: tuple[int, ...], spec: Mapping[str, Any], label: str, sizes: dict[str, tuple[int, str]]
 ) -> None:
     """Static dims equal, dynamic ones in their range and equal wherever they share a name."""
     shape = spec["shape"]
-    if x.ndim != len(shape):
-        raise QmlirError(
-            f"{label} has shape {list(x.shape)}, the module expects {shape_text(spec)}"
-        )
+    if len(got) != len(shape):
+        raise QmlirError(f"{label} has shape {list(got)}, the module expects {shape_text(spec)}")
     dims = spec.get("dims") or [None] * len(shape)
-    for d, (size, want, dim) in enumerate(zip(x.shape, shape, dims, strict=True)):
+    for d, (size, want, dim) in enumerate(zip(got, shape, dims, strict=True)):
         if dim is None:
             if size != want:
                 raise QmlirError(
-                    f"{label} has shape {list(x.shape)}, the module expects {shape_text(spec)}"
+                    f"{label} has shape {list(got)}, the module expects {shape_text(spec)}"
                 )
             continue
         low, high, name = dim.get("min") or 0, dim.get("max"), dim["name"]

@@ -15,6 +15,8 @@ import torch
 import compiler
 from compiler.cli import main
 from compiler.metrics import compare
+from passes.base.errors import QmlirError
+from tests.e2e.cli_runner import run as _cli
 from tests.e2e.models import tiny
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
@@ -167,3 +169,104 @@ def test_suggest_threshold_above_everything_lists_every_quantized_layer() -> Non
     assert suggestion_line(report, math.inf) == "--exclude 'lin' --exclude ''"
     excluded = compiler.compile(model, inputs, exclude=["lin", ""])
     assert all(e["recipe"] == "none" for e in excluded.metadata["layers"])
+
+
+def _tagger_batches(*sizes: tuple[int, int]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    g = torch.Generator().manual_seed(9)
+    return [
+        (torch.randint(0, 50, size, generator=g), (torch.rand(size, generator=g) > 0.2).long())
+        for size in sizes
+    ]
+
+
+def test_several_batches_figures_are_over_all_their_elements() -> None:
+    """A dynamic model on batches of two sizes: each SQNR is that of every element of both
+    batches together (computed here from the quantize cores), not any one batch's; the weight
+    is quantized once, the activation once per batch."""
+    model, example, dims = tiny.tagger_dynamic()
+    batches = _tagger_batches((1, 5), (4, 17))
+    report = compiler.report(model, example, "fp8-current", inputs=batches, dynamic_shapes=dims)
+    (layer,) = report.layers
+    assert report.batches == 2 and layer.shapes == (("1..4", "5..17", 32), (8, 32))
+    w = model.head.weight.detach()
+    w_deq = torch.from_numpy(
+        compiler.quantize(w.numpy(), "fp8-current", role="weight").dequantize()
+    )
+    x, x_deq, ref, out = [], [], [], []
+    with torch.no_grad():
+        for ids, mask in batches:
+            h = model.embed(ids) * mask.unsqueeze(-1).float()
+            h_deq = torch.from_numpy(compiler.quantize(h.numpy(), "fp8-current").dequantize())
+            x.append(h.numpy().ravel())
+            x_deq.append(h_deq.numpy().ravel())
+            ref.append(model.head(h).numpy().ravel())
+            out.append(torch.nn.functional.linear(h_deq, w_deq, model.head.bias).numpy().ravel())
+    both = compare(np.concatenate(ref), np.concatenate(out)).sqnr_db
+    each = [compare(r, o).sqnr_db for r, o in zip(ref, out, strict=True)]
+    assert layer.output_sqnr_db == pytest.approx(both, rel=1e-9)
+    assert all(abs(layer.output_sqnr_db - db) > 0.05 for db in each)
+    assert layer.activation.sqnr_db == pytest.approx(
+        compare(np.concatenate(x), np.concatenate(x_deq)).sqnr_db, rel=1e-9
+    )
+    assert layer.weight.sqnr_db == compare(w.numpy(), w_deq.numpy()).sqnr_db
+    assert layer.activation.scale_exponents.size == 2 and layer.weight.scale_exponents.size == 1
+
+
+def test_several_batches_shares_count_every_element() -> None:
+    """10 underflowing elements in a batch of 512 and none in one of 256: 10/768, not the mean
+    of the two batches' shares. fp8-delayed takes each batch in its own steady state: its
+    activation scales are each batch's amax / 448, as fp8-current's."""
+    model, (x,) = tiny.single()
+    a = torch.full((8, 64), 0.5)
+    a[0, 0] = 1.0
+    a[1, :10] = 1e-12
+    b = torch.full((4, 64), 0.25)
+    dims = {"input": {0: torch.export.Dim("batch", min=1, max=16)}}
+    for recipe in ("fp8-current", "fp8-delayed"):
+        report = compiler.report(model, (x,), recipe, inputs=[(a,), (b,)], dynamic_shapes=dims)
+        activation = report.layers[0].activation
+        assert activation.underflow == pytest.approx(10 / 768)
+        # floor(log2(1 / 448)), floor(log2(0.25 / 448))
+        np.testing.assert_array_equal(activation.scale_exponents, [-9, -11])
+
+
+def test_calibration_sizes_the_artifact_would_refuse_are_one_line_errors() -> None:
+    model, example, dims = tiny.tagger_dynamic()
+    ok, too_long = _tagger_batches((2, 3), (2, 65))
+    with pytest.raises(
+        QmlirError, match=r"^inputs\[1\]: input 0 \(input_ids\) dim 1 \(seq\) is 65, .* 2\.\.64$"
+    ):
+        compiler.report(model, example, inputs=[ok, too_long], dynamic_shapes=dims)
+    single, (x,) = tiny.single()
+    # a static model from Python is exported at its calibration batches' shape, if they share one
+    assert compiler.report(single, (x,), inputs=[(x[:4],), (x[4:],)]).layers[0].shapes[0] == (4, 64)
+    with pytest.raises(
+        QmlirError,
+        match=r"^inputs\[0\]: input 0 \(input\) has shape \[4, 64\], .* \(the model is static",
+    ):
+        compiler.report(single, (x,), inputs=[(x[:4],), (x,)])
+    with pytest.raises(QmlirError, match=r"^inputs: 2 inputs, .* several batches are a list of"):
+        compiler.report(single, (x,), inputs=[x, x])
+
+
+def test_cli_inputs_repeat_one_batch_per_file(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``--inputs`` twice: one table over both files, as the Python API gives; a file of a size
+    out of range names itself, the input, the dim and the range."""
+    model, example, dims = tiny.tagger_dynamic()
+    batches = _tagger_batches((1, 5), (4, 17))
+    files = []
+    for n, (ids, mask) in enumerate(batches):
+        files += ["--inputs", str(tmp_path / f"b{n}.npz")]
+        np.savez(files[-1], input_ids=ids.numpy(), attention_mask=mask.numpy())
+    spec = f"{TINY}:tagger_dynamic"
+    code, out, _ = _cli(capsys, "report", spec, *files, "--no-html")
+    assert code == 0 and "tiny:tagger_dynamic, 2 calibration batches" in out
+    (row,) = [line.split() for line in out.splitlines() if line.startswith("head")]
+    want = compiler.report(model, example, inputs=batches, dynamic_shapes=dims)
+    assert row[2:5] == ["[1..4,5..17,32]", "x", "[8,32]"]
+    assert float(row[-1]) == pytest.approx(want.layers[0].output_sqnr_db, abs=0.005)
+    big = tmp_path / "big.npz"
+    np.savez(big, input_ids=np.zeros((17, 3), np.int64), attention_mask=np.ones((17, 3), np.int64))
+    code, _, err = _cli(capsys, "report", spec, *files, "--inputs", str(big), "--no-html")
+    assert code == 1 and err.count("\n") == 1
+    assert f"'{big}': input 0 (input_ids) dim 0 (batch) is 17, the module takes 1..16" in err
