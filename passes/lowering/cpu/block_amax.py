@@ -27,7 +27,7 @@ def lower_block_amax(op: NamedOp) -> str:
             K=k,
             Kb=kb,
             bk=bk,
-            m_defs=rows.defs(("blk_r", kb, 1)),
+            m_defs=rows.defs(),
             m=rows.empty,
             block_bits=block_rows_bits(rows, k, bk),
         )
@@ -53,9 +53,11 @@ def lower_block_amax(op: NamedOp) -> str:
 
 def block_rows_bits(rows: Rows, k: int, bk: int) -> str:
     """``%blk_bits`` [M, k / bk]: the max |x| bits of each 1 x bk block of ``%x`` [M, k] (with
-    dynamic rows, M and ``blk_r`` = M * k / bk defined by the caller)."""
+    dynamic rows, after :meth:`Rows.defs`)."""
     blocks = rows.scaled("blk_r", k // bk)
-    return template("amax_block_rows_bits.mlir").substitute(
+    derived = rows.derive(("blk_r", k // bk, 1))  # "" when static
+    prefix = derived.removeprefix("\n") + "\n" if derived else ""
+    return prefix + template("amax_block_rows_bits.mlir").substitute(
         p="blk_",
         M=rows,
         K=k,

@@ -197,15 +197,23 @@ class Rows:
         return "%dyn_m" if self.dynamic else ""
 
     def defs(self, *scaled: tuple[str, int, int] | tuple[str, int, int, int]) -> str:
-        """``%dyn_m`` read from ``first``, then each ``(name, mul, align[, post])``:
-        ``%dyn_<name>`` = ceil(M * mul / align) * align * post; each on a line of its own after a
-        leading newline (``""`` when static: the template's numbers stand)."""
+        """``%dyn_m`` read from ``first``, then :meth:`derive` of ``scaled``; each on a line of
+        its own after a leading newline (``""`` when static: the template's numbers stand)."""
         if not self.dynamic:
             return ""
         lines = [
             "%dyn_m_at = arith.constant 0 : index",
             f"%dyn_m = tensor.dim {self.first}, %dyn_m_at : {self.first_type}",
         ]
+        return "".join(f"\n  {line}" for line in lines) + self.derive(*scaled)
+
+    def derive(self, *scaled: tuple[str, int, int] | tuple[str, int, int, int]) -> str:
+        """For each ``(name, mul, align[, post])``, ``%dyn_<name>`` = ceil(M * mul / align) *
+        align * post from ``%dyn_m``, on lines of their own after a leading newline (``""``
+        when static)."""
+        if not self.dynamic:
+            return ""
+        lines = []
         for name, mul, align, *post in scaled:
             factor = align * (post[0] if post else 1)
             value = "%dyn_m"

@@ -31,17 +31,19 @@ def lower_amax(op: NamedOp) -> str:
     (x,), _ = op.signature(dynamic=x_rows_dynamic(op))
     if x.rank < 2:
         return definition("amax.mlir", elementwise(op, x.shape))
-    bk = rowwise_block_amax_sibling(op, x.shape) if x.dtype == "f32" and x.is_static else None
+    bk = rowwise_block_amax_sibling(op, x.shape) if x.dtype == "f32" else None
     if bk is not None:  # x's block amax too (nvfp4): share its block reduction
-        m, k = x.shape
+        rows, k = Rows(x.shape[0], "%x", str(x.builtin())), x.shape[1]
         return definition(
             "amax_via_blocks.mlir",
             head(op),
-            M=m,
+            M=rows,
             K=k,
             Kb=k // bk,
             bk=bk,
-            block_bits=block_rows_bits(Rows(m), k, bk),
+            m_defs=rows.defs(),
+            m=rows.empty,
+            block_bits=block_rows_bits(rows, k, bk),
         )
     # rank >= 2: per row of the [rows, last dim] view, then over the rows (spreads over cores)
     rows = DYNAMIC if DYNAMIC in x.shape[:-1] else math.prod(x.shape[:-1])

@@ -1,16 +1,20 @@
 """cuda lowering of ``fused_quantize`` (fuse-quantize-core): one kernel launch writes an
-activation's data and GEMM-ready scales, rowwise, columnwise or both."""
+activation's data and GEMM-ready scales, rowwise, columnwise or both.
+
+An activation with dynamic rows (``tensor.dim`` of x) takes the rowwise kernels: the rows are
+their ``rows`` push constant and the workload of the grid's y (tiles of rows); the outputs' sizes
+follow from them (the data's rows, the scales' padded rows)."""
 
 from __future__ import annotations
 
 from passes.base.errors import QmlirError
 from passes.base.numbers import ceil_div, f32_bits
 from passes.ir.attributes import FusedOutputs, NamedOp, ScaleRule, Scaling
-from passes.ir.layouts import ScaleLayout, pad4, swizzled_shape
+from passes.ir.layouts import MX_TILE_ROWS, ScaleLayout, pad4, swizzled_shape
 from passes.ir.types import TensorInfo
-from passes.lowering.cpu.common import head
-from passes.lowering.cuda.common import i32_constants, ttype
-from passes.lowering.cuda.kernels import Extern, definition, extern_text
+from passes.lowering.cpu.common import Rows, head
+from passes.lowering.cuda.common import Size, dyn_type, i32, i32_constants, signature, tiles, ttype
+from passes.lowering.cuda.kernels import Extern, GridDim, definition, extern_text
 from passes.lowering.cuda.per_tensor import lower_per_tensor_cast
 
 # qmlir_quantize_mxfp8*'s `rule` constant
@@ -23,25 +27,32 @@ def lower_fused_quantize(op: NamedOp, arch: str) -> str:
     outputs are written and dropped). fp8-delayed's per-tensor one: cast + amax."""
     if op.scaling is Scaling.PER_TENSOR:
         return lower_per_tensor_cast(op, arch, delayed=True)
-    ins, outs = op.signature()
+    ins, outs = signature(op)
     x = ins[0]
-    rows, cols = x.shape
+    rows = Rows(x.shape[0], "%x", str(x.builtin()))
+    cols = x.shape[1]
     outputs = op.outputs
     kernel, family, extra = _fused_kernel(op, outputs is not FusedOutputs.ROWWISE)
+    m_defs, out_sizes = _dynamic_sizes(op, rows, cols) if rows.dynamic else ("", [{}] * 4)
+    m: Size = rows.size if rows.dynamic else rows.count
     kernel_outs = list(outs)
     if outputs is FusedOutputs.COLUMNWISE:
-        kernel_outs = _rowwise_outputs(family, rows, cols) + kernel_outs
+        kernel_outs = _rowwise_outputs(family, rows.count, cols) + kernel_outs
     returned = range(len(kernel_outs) - len(outs), len(kernel_outs))
     names = ["%x", "%global_amax"][: len(ins)]
     params = ", ".join(f"{nm}: {ttype(t)}" for nm, t in zip(names, ins, strict=True))
     constants = [("%rows", "i32"), ("%cols", "i32")] + [(f"%{key}", "i32") for key in extra]
+    in_sizes = [{0: rows.size}, {}][: len(ins)]  # x's rows; the global amax is a scalar
     ext = Extern(
         family,
         kernel,
-        (*((nm, ttype(t)) for nm, t in zip(names, ins, strict=True)), *constants),
-        tuple(ttype(t) for t in kernel_outs),
+        (
+            *((nm, dyn_type(t, d)) for nm, t, d in zip(names, ins, in_sizes, strict=True)),
+            *constants,
+        ),
+        tuple(dyn_type(t, d) for t, d in zip(kernel_outs, out_sizes, strict=False)),
         "%q",
-        _fused_grid(family, rows, cols),
+        _fused_grid(family, m, cols),
     )
     return definition(
         "fused_quantize.mlir",
@@ -53,7 +64,8 @@ def lower_fused_quantize(op: NamedOp, arch: str) -> str:
         kernel=kernel,
         params=params,
         result_types=", ".join(ttype(t) for t in outs),
-        rows=rows,
+        m_defs=m_defs,
+        rows=i32(m),
         cols=cols,
         extra_constants=i32_constants(extra),
         extern=extern_text(ext, arch),
@@ -68,6 +80,24 @@ def _rowwise_outputs(family: str, rows: int, cols: int) -> list[TensorInfo]:
         return [data, TensorInfo((ceil_div(cols, 128), pad4(rows)), "f32")]
     scales = swizzled_shape(ScaleLayout.MX, rows, ceil_div(cols, 32))
     return [data, TensorInfo(scales, "i8")]
+
+
+def _dynamic_sizes(op: NamedOp, rows: Rows, cols: int) -> tuple[str, list[dict[int, str]]]:
+    """Dynamic rows (the rowwise kernels only): the lines reading them from x and sizing the
+    scales, and the data's and the scales' dynamic dims by position."""
+    if op.outputs is not FusedOutputs.ROWWISE:
+        raise QmlirError(
+            f"named op @{op.name}: dynamic rows take the rowwise kernels only, not {op.outputs.value}"
+        )
+    layout = op.layout()
+    k_blocks = ceil_div(cols, op.block()[1])
+    if layout is ScaleLayout.MX:  # pad128(rows) x pad4(k_blocks) bytes, in 128x4 tiles
+        scaled, at = ("scales", 1, MX_TILE_ROWS, pad4(k_blocks)), 0
+    elif layout is ScaleLayout.BLOCK1D:  # [k_blocks, pad4(rows)]
+        scaled, at = ("scales", 1, 4), 1
+    else:
+        raise QmlirError(f"named op @{op.name}: dynamic rows take 1-row blocks, not {layout.value}")
+    return rows.defs(scaled), [{0: rows.size}, {at: rows.scaled(*scaled)}]
 
 
 def _fused_kernel(op: NamedOp, columnwise: bool) -> tuple[str, str, dict[str, int]]:
@@ -87,7 +117,7 @@ def _fused_kernel(op: NamedOp, columnwise: bool) -> tuple[str, str, dict[str, in
     raise QmlirError(f"no cuda kernel for fused_quantize @{op.name}")
 
 
-def _fused_grid(family: str, rows: int, cols: int) -> tuple[int, int]:
+def _fused_grid(family: str, rows: Size, cols: int) -> tuple[int, GridDim]:
     """Workgroups per tile: 128x128 (block_fp8) or 32 rows x 128 columns (mxfp8, nvfp4)."""
     tile_rows = 128 if family == "block_fp8" else 32
-    return (ceil_div(cols, 128), ceil_div(rows, tile_rows))
+    return (ceil_div(cols, 128), tiles(rows, tile_rows))

@@ -4,6 +4,12 @@ A kernel's PTX comes from ``runtime_kernels.nvrtc.compile_ptx(family, arch)`` an
 the IR (``#hal.executable.object<{data = dense<...>}>``), so the ``.vmfb`` needs no file at run
 time. IREE's CUDA ABI: the kernel takes one pointer per binding (tensor operands in order, then
 the results not tied to an operand), then one ``i32`` per scalar operand (push constants).
+
+A dynamic size (an activation's rows) reaches a kernel twice: as an ``i32`` push constant (the
+``arith.index_cast`` of its ``tensor.dim``), and as the dispatch's workload, from which the
+``count`` region computes the launch grid at run time by the static grid's formula
+(:class:`Extent`). A tensor of dynamic type carries its dims in the op's syntax
+(``tensor<?x64xf32>{%rows}``), so IREE sizes its binding.
 """
 
 from __future__ import annotations
@@ -58,12 +64,37 @@ def ptx_attr(family: str, arch: str) -> str:
 
 
 @dataclass(frozen=True)
+class Extent:
+    """A grid dimension known at run time: ``ceil(size / per)`` workgroups, clamped to
+    ``[1, cap]`` where ``cap`` is given (:func:`passes.lowering.cuda.common.grid_1d`'s rule).
+    ``size``: the SSA name of an ``index`` in the function; the dispatch passes it as workload."""
+
+    size: str
+    per: int
+    cap: int | None = None
+
+    def __str__(self) -> str:
+        tiles = f"ceil({self.size} / {self.per})"
+        return tiles if self.cap is None else f"{tiles} in [1, {self.cap}]"
+
+    def count_text(self, axis: str, workload: str) -> str:
+        """The ``count`` region's lines defining ``%grid_<axis>`` from the workload argument."""
+        name = "grid_extent_capped.mlir" if self.cap is not None else "grid_extent.mlir"
+        return template(name).substitute(axis=axis, workload=workload, per=self.per, cap=self.cap)
+
+
+GridDim = int | Extent
+
+
+@dataclass(frozen=True)
 class Extern:
     """One kernel launch.
 
     ``operands``: ``(ssa, type)`` pairs, tensors and ``i32`` scalars. ``results``: a type, or
     ``"%ssa"`` of a tensor operand the kernel updates in place (its binding is the operand's).
     ``name``: the results' SSA name in the surrounding function (``%q#0``, ``%q#1`` for several).
+    A type of dynamic shape is followed by its dims (``tensor<?xf32>{%n}``, :func:`~passes.
+    lowering.cuda.common.dyn_type`); ``grid``: numbers, or an :class:`Extent` per dynamic size.
     """
 
     family: str
@@ -71,7 +102,7 @@ class Extern:
     operands: tuple[tuple[str, str], ...]
     results: tuple[str, ...]
     name: str
-    grid: tuple[int, int] = (1, 1)
+    grid: tuple[GridDim, GridDim] = (1, 1)
     block: int = 256
 
     def bindings(self) -> list[str]:
@@ -87,20 +118,40 @@ class Extern:
     def constants(self) -> int:
         return sum(1 for _, ty in self.operands if not ty.startswith("tensor<"))
 
+    def workload(self) -> list[str]:
+        """The dynamic sizes the grid reads, each once, in order."""
+        sizes = [g.size for g in self.grid if isinstance(g, Extent)]
+        return list(dict.fromkeys(sizes))
+
+    def count_text(self) -> str:
+        """The ``count`` region's lines defining ``%grid_x`` and ``%grid_y``."""
+        workload = self.workload()
+        lines = []
+        for axis, g in zip("xy", self.grid, strict=True):
+            if isinstance(g, Extent):
+                lines.append(g.count_text(axis, f"%workload{workload.index(g.size)}"))
+            else:
+                lines.append(f"      %grid_{axis} = arith.constant {g} : index\n")
+        return "".join(lines)
+
 
 def extern_text(ext: Extern, arch: str) -> str:
     """The ``hal.dispatch.extern`` op of ``ext`` for ``arch`` (indented for a function body)."""
     results = ", ".join(ext.results)
     names = ext.name if len(ext.results) == 1 else f"{ext.name}:{len(ext.results)}"
+    workload = ext.workload()
     return template("dispatch_extern.mlir").substitute(
         family=ext.family,
         kernel=ext.kernel,
         results=names,
+        workload=f"[{', '.join(workload)}]" if workload else "",
+        workload_args="".join(f", %workload{i}: index" for i in range(len(workload))),
         operands=", ".join(ssa for ssa, _ in ext.operands),
         operand_types=", ".join(ty for _, ty in ext.operands),
         result_types=results if len(ext.results) == 1 else f"({results})",
         grid_x=ext.grid[0],
         grid_y=ext.grid[1],
+        count=ext.count_text(),
         block=ext.block,
         constants=ext.constants(),
         bindings=", ".join(ext.bindings()),

@@ -1,5 +1,8 @@
 """cuda lowerings of the per-tensor quantize core: amax, the FP8 scale, the FP8 cast (and
-fp8-delayed's fused cast + amax), NVFP4's global decode scale. Each is one kernel launch."""
+fp8-delayed's fused cast + amax), NVFP4's global decode scale. Each is one kernel launch.
+
+An activation with dynamic rows is flattened to ``[?]``: its element count ``n`` (``tensor.dim``
+of the flat view) is the kernels' ``n`` push constant and the workload of their 1-D grid."""
 
 from __future__ import annotations
 
@@ -7,9 +10,9 @@ from passes.base.errors import QmlirError
 from passes.base.numbers import f32_bits
 from passes.ir.attributes import NamedOp, ScaleRule, Scaling
 from passes.ir.formats import E4M3, E5M2
-from passes.ir.types import shape_text
-from passes.lowering.cpu.common import head
-from passes.lowering.cuda.common import flat, grid_1d, reshape, ttype
+from passes.ir.types import TensorInfo, shape_text
+from passes.lowering.cpu.common import dim_defs, head
+from passes.lowering.cuda.common import Size, dyn_type, flat, grid_1d, i32, reshape, signature
 from passes.lowering.cuda.kernels import Extern, definition, extern_text
 
 # qmlir_fp8_scale_from_amax's `format` constant
@@ -19,24 +22,37 @@ _SCALE_FORMAT_CODES = {E4M3: 0, E5M2: 1}
 def lower_amax(op: NamedOp, arch: str) -> str | None:
     if op.scaling is Scaling.BLOCK:
         return None  # block amax: fused into fused_quantize, else the template
-    (x,), _ = op.signature()
-    flat_x = flat(x)
+    (x,), _ = signature(op)
+    flat_x, flat_defs, n = _flat_view(x)
     ext = Extern(
         "per_tensor",
         "qmlir_amax_f32",
-        (("%flat", ttype(flat_x)), ("%zero", "tensor<f32>"), ("%n", "i32")),
+        (("%flat", _flat_type(flat_x, n)), ("%zero", "tensor<f32>"), ("%n", "i32")),
         ("%zero",),
         "%amax",
-        grid_1d(flat_x.shape[0]),
+        grid_1d(n),
     )
     return definition(
         "amax.mlir",
         head(op),
         shape=shape_text(x.shape),
         flatten_x=reshape("%x", x, flat_x),
-        n=flat_x.shape[0],
+        sizes=flat_defs,
+        n=i32(n),
         extern=extern_text(ext, arch),
     )
+
+
+def _flat_view(x: TensorInfo) -> tuple[TensorInfo, str, Size]:
+    """``%flat``'s type, the lines that read its dynamic size (``""`` when static: the template's
+    lines stay), and its element count ``n``."""
+    flat_x = flat(x)
+    defs, sizes = dim_defs("%flat", flat_x)
+    return flat_x, defs, sizes.get(0, flat_x.shape[0])
+
+
+def _flat_type(flat_x: TensorInfo, n: Size, dtype: str | None = None) -> str:
+    return dyn_type(flat_x, {0: n} if isinstance(n, str) else {}, dtype)
 
 
 def lower_compute_scale(op: NamedOp, arch: str) -> str | None:
@@ -94,16 +110,17 @@ def lower_per_tensor_cast(op: NamedOp, arch: str, delayed: bool) -> str:
     fmt = op.format()
     if fmt not in _SCALE_FORMAT_CODES:
         raise QmlirError(f"no cuda kernel for per-tensor {op.kind} to '{fmt.name}'")
-    (x, _), _ = op.signature()
-    flat_x = flat(x)
+    (x, _), _ = signature(op)
+    flat_x, flat_defs, n = _flat_view(x)
+    x_defs, x_sizes = dim_defs("%x", x)  # the data's output_shape
     amax = (("%zero", "tensor<f32>"),) if delayed else ()
     ext = Extern(
         "per_tensor",
         f"qmlir_quantize_fp8_{'delayed_' if delayed else ''}{fmt.name}",
-        (("%flat", ttype(flat_x)), ("%scale", "tensor<f32>"), *amax, ("%n", "i32")),
-        (ttype(flat_x, "i8"), "tensor<f32>", *(["%zero"] if delayed else [])),
+        (("%flat", _flat_type(flat_x, n)), ("%scale", "tensor<f32>"), *amax, ("%n", "i32")),
+        (_flat_type(flat_x, n, "i8"), "tensor<f32>", *(["%zero"] if delayed else [])),
         "%q",
-        grid_1d(flat_x.shape[0], 4096),
+        grid_1d(n, 4096),
     )
     name = "fused_quantize_per_tensor.mlir" if delayed else "quantize_fp8_per_tensor.mlir"
     return definition(
@@ -112,7 +129,8 @@ def lower_per_tensor_cast(op: NamedOp, arch: str, delayed: bool) -> str:
         format=fmt.name,
         shape=shape_text(x.shape),
         flatten_x=reshape("%x", x, flat_x),
-        n=flat_x.shape[0],
-        unflatten_data=reshape("%q#0", flat_x.with_dtype("i8"), x.with_dtype("i8")),
+        sizes=x_defs + flat_defs,
+        n=i32(n),
+        unflatten_data=reshape("%q#0", flat_x.with_dtype("i8"), x.with_dtype("i8"), x_sizes),
         extern=extern_text(ext, arch),
     )

@@ -3,9 +3,9 @@
 // block amax: this starts with the very same block reduction (amax_block_rows_bits.mlir), which
 // IREE's CSE then shares, so x is read once for both; then the block maxima per row, then the
 // rows.
-func.func private @${name}(%x: tensor<${M}x${K}xf32>) -> tensor<f32> attributes {${attrs}} {
+func.func private @${name}(%x: tensor<${M}x${K}xf32>) -> tensor<f32> attributes {${attrs}} {${m_defs}
 ${block_bits}
-  %empty_rows = tensor.empty() : tensor<${M}xi32>
+  %empty_rows = tensor.empty(${m}) : tensor<${M}xi32>
   %init_rows = linalg.fill ins(%blk_zero : i32) outs(%empty_rows : tensor<${M}xi32>) -> tensor<${M}xi32>
   %row_bits = linalg.generic {
       indexing_maps = [affine_map<(r, k) -> (r, k)>, affine_map<(r, k) -> (r)>],

@@ -1,11 +1,9 @@
   // runtime_kernels ${family}.cu: ${kernel}, grid (${grid_x}, ${grid_y}), ${block} threads.
   // The PTX is the object's data; its path is a label only (IREE 3.13 prints an object without
   // a path as `{, data = ...}`, which does not parse back: bytecode round-trips would fail).
-  ${results} = hal.dispatch.extern "${kernel}"(${operands}) : (${operand_types}) -> ${result_types}
-    count(%device: !hal.device) -> (index, index, index) {
-      %grid_x = arith.constant ${grid_x} : index
-      %grid_y = arith.constant ${grid_y} : index
-      %grid_z = arith.constant 1 : index
+  ${results} = hal.dispatch.extern "${kernel}"${workload}(${operands}) : (${operand_types}) -> ${result_types}
+    count(%device: !hal.device${workload_args}) -> (index, index, index) {
+${count}      %grid_z = arith.constant 1 : index
       hal.return %grid_x, %grid_y, %grid_z : index, index, index
     }
     layout(#hal.pipeline.layout<constants = ${constants}, bindings = [${bindings}]>)

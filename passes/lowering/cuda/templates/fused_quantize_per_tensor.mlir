@@ -4,8 +4,8 @@
 // the kernel max-reduces into (IREE gives the dispatch a fresh copy of the zeros).
 func.func private @${name}(%x: tensor<${shape}xf32>, %scale: tensor<f32>)
     -> (tensor<${shape}xi8>, tensor<f32>, tensor<f32>) attributes {${attrs}} {
-  %flat = ${flatten_x}
-  %n = arith.constant ${n} : i32
+  %flat = ${flatten_x}${sizes}
+  %n = ${n}
   %zero = arith.constant dense<0.0> : tensor<f32>
 ${extern}
   %data = ${unflatten_data}
