@@ -2,8 +2,9 @@
 
 ``gpu_check_run.py`` is meant for a lent GPU machine, where a bug costs scarce device time, so
 the whole flow runs here on a subset (a per-tensor and a block recipe: their quantize modules,
-GEMMs and transformer block): every check matches, a corrupted expected output is reported as a
-mismatch, and artifacts built for another target are refused.
+GEMMs and transformer block; the flow, whose numerics the other tests check): every check
+matches, a corrupted expected output is reported as a mismatch, and artifacts built for another
+target are refused.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-RECIPES = "fp8-current,mxfp8,nvfp4"  # per-tensor, block-scaled (with -rowcol), FP4
+RECIPES = "fp8-current,mxfp8"  # per-tensor, block-scaled (with -rowcol); the flow, not numerics
 
 pytestmark = [pytest.mark.slow, pytest.mark.models]
 
@@ -98,18 +99,18 @@ def test_dry_run_reports_mismatch(build: Path, tmp_path: Path) -> None:
     shutil.copytree(build, corrupt)
     with np.load(corrupt / "expected.npz") as stored:
         expected = dict(stored)
-    codes = expected["quantize-nvfp4/0"].copy()
+    codes = expected["quantize-mxfp8-rowcol/2"].copy()  # the columnwise data (its own entry)
     codes.reshape(-1)[:3] ^= 0x11  # three code bytes
-    expected["quantize-nvfp4/0"] = codes
+    expected["quantize-mxfp8-rowcol/2"] = codes
     expected["gemm-fp8-current-256x384x512/0"] = expected["gemm-fp8-current-256x384x512/0"] * 1.01
     np.savez_compressed(corrupt / "expected.npz", **expected)
     done = _run(corrupt, "--device", "local-task")
     assert done.returncode != 0
     rows = _rows(done.stdout)
-    assert rows["quantize-nvfp4 output 0"].startswith("DIFFERS (3 of "), done.stdout
-    assert rows["quantize-nvfp4 output 1"] == "identical"
+    assert rows["quantize-mxfp8-rowcol output 2"].startswith("DIFFERS (3 of "), done.stdout
+    assert rows["quantize-mxfp8-rowcol output 3"] == "identical"
     assert "FAIL" in rows["gemm-fp8-current-256x384x512"], done.stdout
-    assert rows["block-nvfp4"].endswith("ok")
+    assert rows["block-mxfp8"].endswith("ok")
     assert "2 of " in done.stderr and "check(s) failed" in done.stderr
     assert "match llvm-cpu" not in done.stdout
 
