@@ -2,13 +2,16 @@
 
 Every recipe compiles for sm_89, sm_90 and sm_100 on the MLP (the transformer block for sm_90),
 the ``.vmfb`` carries the hand-written kernels' entry points that ``lower-named-ops{target=cuda}``
-called, and the device-target templates stay valid. Recipe compiles skip with a reason when
-NVRTC (the ``cuda`` extra) is not installed.
+called, and the device-target templates stay valid. With dynamic rows (a dynamic batch, or batch
+and sequence), every recipe still runs its activations and GEMMs on those kernels, each sized at
+run time. Recipe compiles skip with a reason when NVRTC (the ``cuda`` extra) is not installed.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,9 +22,12 @@ from iree.compiler import ir
 import compiler
 from compiler.backend import compile_module, target_flags
 from passes.base.errors import QmlirError
+from passes.ir.torch_ops import defining_op
+from passes.lower_named_ops import LowerNamedOps
 from passes.lowering.cuda import targets as cuda_targets
 from runtime_kernels import nvrtc
 from samples import mlp, transformer_block
+from tests.e2e.models import tiny
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
@@ -178,3 +184,102 @@ def test_rowwise_and_columnwise_of_one_x_share_a_kernel(
     assert f'hal.dispatch.extern "{combined}"' in lowered
     assert "qmlir.amax.block" not in main  # no block quantize left to the per-op templates
     assert combined.encode() in art.vmfb
+
+
+# The kernels that take an activation's dynamic rows (the scale kernels take scalars only).
+DYNAMIC_KERNELS = {
+    "fp8-current": KERNELS["fp8-current"] - {"qmlir_fp8_scale_from_amax"},
+    "fp8-delayed": KERNELS["fp8-delayed"],
+    "fp8-block": KERNELS["fp8-block"],
+    "mxfp8": KERNELS["mxfp8"],
+    "nvfp4": KERNELS["nvfp4"] - {"qmlir_nvfp4_decode_scale"},
+}
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One ``hal.dispatch.extern`` of the lowered module, as the tests below read it."""
+
+    kernel: str
+    dynamic: bool  # a tensor operand or result of dynamic shape (its dims attached)
+    grid_reads_workload: bool  # the count region computes the grid from a dynamic size
+    size_from_dim: bool  # an i32 push constant is the index_cast of a run-time size
+
+
+def _launch(op: ir.Operation) -> Launch:
+    tensors = [
+        v.type for v in (*op.operands, *op.results) if isinstance(v.type, ir.RankedTensorType)
+    ]
+    workload = list(op.regions[0].blocks[0].arguments)[1:]  # after the device
+    casts = [defining_op(v) for v in op.operands if isinstance(v.type, ir.IntegerType)]
+    return Launch(
+        kernel=ir.StringAttr(op.attributes["export_name"]).value,
+        dynamic=any(not t.has_static_shape for t in tensors),
+        grid_reads_workload=any(list(arg.uses) for arg in workload),
+        size_from_dim=any(c is not None and c.name == "arith.index_cast" for c in casts),
+    )
+
+
+def _launches(lowered: Path) -> list[Launch]:
+    found: list[Launch] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "hal.dispatch.extern":
+            found.append(_launch(op))
+        return ir.WalkResult.ADVANCE
+
+    with ir.Context():
+        ir.Module.parse(lowered.read_text()).operation.walk(visit)
+    return found
+
+
+DynamicBuild = Callable[[], tuple[torch.nn.Module, tuple[torch.Tensor, ...], object]]
+
+
+def _tiny_dynamic_batch() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...], object]:
+    model, inputs = tiny.build()
+    return model, inputs, {"x": {0: torch.export.Dim("batch", min=1, max=300)}}
+
+
+@needs_nvrtc
+@pytest.mark.parametrize(
+    ("build", "recipe"),
+    [(_tiny_dynamic_batch, recipe) for recipe in sorted(DYNAMIC_KERNELS)]
+    + [(tiny.tagger_dynamic, "mxfp8")],  # a 3-D activation: dynamic batch and sequence
+)
+def test_dynamic_rows_run_on_the_kernels(build: DynamicBuild, recipe: str, tmp_path: Path) -> None:
+    """Every matmul quantized, each on the hand-written GEMM; the kernels that read the
+    activation take it with its dims, its size as an ``i32`` read at run time, and a grid
+    computed from it; the others stay static."""
+    model, inputs, dynamic_shapes = build()
+    art = compiler.compile(
+        model, inputs, recipe, target="cuda", dynamic_shapes=dynamic_shapes, dump_ir=tmp_path
+    )
+    launches = _launches(tmp_path / "04-lower.mlir")
+    gemms = [launch for launch in launches if launch.kernel.startswith("qmlir_gemm_")]
+    assert [layer["recipe"] for layer in art.metadata["layers"]] == [recipe] * len(gemms)
+    assert {launch.kernel for launch in launches} == KERNELS[recipe]
+    assert {launch.kernel for launch in launches if launch.dynamic} == DYNAMIC_KERNELS[recipe]
+    for launch in launches:
+        assert launch.grid_reads_workload == launch.size_from_dim == launch.dynamic, launch
+    for kernel in KERNELS[recipe]:
+        assert kernel.encode() in art.vmfb, kernel
+
+
+# A rowwise + columnwise fused quantize of an activation with dynamic rows (the recipe pass does
+# not emit one: a columnwise activation is a [K, N] GEMM operand, K the contraction dim).
+ROWCOL_DYNAMIC = """
+func.func private @qmlir.fused_quantize.e4m3.block1x32.e8m0.Dx64.mx.rowcol(tensor<?x64xf32>)
+    -> (tensor<?x64xi8>, tensor<?xi8>, tensor<?x64xi8>, tensor<?xi8>)
+    attributes {qmlir.block = array<i64: 1, 32>, qmlir.format = "e4m3", qmlir.fp8_max = 448.0 : f32,
+    qmlir.layout = "mx", qmlir.op = "fused_quantize", qmlir.outputs = "rowwise+columnwise",
+    qmlir.rule = "e8m0_ceil", qmlir.scale_format = "e8m0", qmlir.scaling = "block",
+    qmlir.transpose = false}
+"""
+
+
+def test_dynamic_rows_refuse_the_columnwise_kernels_in_one_line() -> None:
+    with ir.Context():
+        module = ir.Module.parse(ROWCOL_DYNAMIC)
+        with pytest.raises(QmlirError, match=r"Dx64\.mx\.rowcol: dynamic rows take the rowwise "):
+            LowerNamedOps("cuda", "sm_90").apply(module)

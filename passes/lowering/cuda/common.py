@@ -8,7 +8,7 @@ import math
 from passes.base.numbers import ceil_div
 from passes.ir.attributes import NamedOp
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
-from passes.lowering.cpu.common import row_signature, x_rows_dynamic
+from passes.lowering.cpu.common import Rows, row_signature, x_rows_dynamic
 from passes.lowering.cuda.kernels import Extent, GridDim
 
 Size = int | str  # a size: a number, or the SSA name of an ``index`` read at run time
@@ -34,6 +34,11 @@ def signature(op: NamedOp) -> tuple[list[TensorInfo], list[TensorInfo]]:
         return op.signature()
     ins, outs, _ = row_signature(op)
     return ins, outs
+
+
+def row_count(rows: Rows) -> Size:
+    """M as a size: the number, or ``%dyn_m`` (which :meth:`Rows.defs` reads)."""
+    return rows.size if rows.dynamic else rows.count
 
 
 def flat(info: TensorInfo) -> TensorInfo:

@@ -13,7 +13,16 @@ from passes.ir.attributes import FusedOutputs, NamedOp, ScaleRule, Scaling
 from passes.ir.layouts import MX_TILE_ROWS, ScaleLayout, pad4, swizzled_shape
 from passes.ir.types import TensorInfo
 from passes.lowering.cpu.common import Rows, head
-from passes.lowering.cuda.common import Size, dyn_type, i32, i32_constants, signature, tiles, ttype
+from passes.lowering.cuda.common import (
+    Size,
+    dyn_type,
+    i32,
+    i32_constants,
+    row_count,
+    signature,
+    tiles,
+    ttype,
+)
 from passes.lowering.cuda.kernels import Extern, GridDim, definition, extern_text
 from passes.lowering.cuda.per_tensor import lower_per_tensor_cast
 
@@ -33,12 +42,15 @@ def lower_fused_quantize(op: NamedOp, arch: str) -> str:
     cols = x.shape[1]
     outputs = op.outputs
     kernel, family, extra = _fused_kernel(op, outputs is not FusedOutputs.ROWWISE)
-    m_defs, out_sizes = _dynamic_sizes(op, rows, cols) if rows.dynamic else ("", [{}] * 4)
-    m: Size = rows.size if rows.dynamic else rows.count
+    m_defs, out_sizes = _dynamic_sizes(op, rows, cols) if rows.dynamic else ("", None)
+    m = row_count(rows)
     kernel_outs = list(outs)
     if outputs is FusedOutputs.COLUMNWISE:
         kernel_outs = _rowwise_outputs(family, rows.count, cols) + kernel_outs
     returned = range(len(kernel_outs) - len(outs), len(kernel_outs))
+    out_types = [ttype(t) for t in kernel_outs]
+    if out_sizes is not None:
+        out_types = [dyn_type(t, d) for t, d in zip(kernel_outs, out_sizes, strict=True)]
     names = ["%x", "%global_amax"][: len(ins)]
     params = ", ".join(f"{nm}: {ttype(t)}" for nm, t in zip(names, ins, strict=True))
     constants = [("%rows", "i32"), ("%cols", "i32")] + [(f"%{key}", "i32") for key in extra]
@@ -50,7 +62,7 @@ def lower_fused_quantize(op: NamedOp, arch: str) -> str:
             *((nm, dyn_type(t, d)) for nm, t, d in zip(names, ins, in_sizes, strict=True)),
             *constants,
         ),
-        tuple(dyn_type(t, d) for t, d in zip(kernel_outs, out_sizes, strict=False)),
+        tuple(out_types),
         "%q",
         _fused_grid(family, m, cols),
     )
@@ -87,7 +99,8 @@ def _dynamic_sizes(op: NamedOp, rows: Rows, cols: int) -> tuple[str, list[dict[i
     scales, and the data's and the scales' dynamic dims by position."""
     if op.outputs is not FusedOutputs.ROWWISE:
         raise QmlirError(
-            f"named op @{op.name}: dynamic rows take the rowwise kernels only, not {op.outputs.value}"
+            f"named op @{op.name}: dynamic rows take the rowwise kernels only, "
+            f"not {op.outputs.value}"
         )
     layout = op.layout()
     k_blocks = ceil_div(cols, op.block()[1])

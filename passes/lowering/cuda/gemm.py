@@ -1,5 +1,9 @@
 """cuda lowering of ``scaled_matmul`` onto the block-scaled GEMM kernels
-(``gemm_block_scaled.cu``): "nt" operands (B as ``[N, K]``), E4M3 or packed E2M1 data."""
+(``gemm_block_scaled.cu``): "nt" operands (B as ``[N, K]``), E4M3 or packed E2M1 data.
+
+IREE's own f8 matmul on cuda does not compile with a dynamic dim (TOOLCHAIN.md); this kernel
+takes A with dynamic rows: M (``tensor.dim`` of A) is its ``m`` push constant and the workload of
+the grid's y (64-row tiles)."""
 
 from __future__ import annotations
 
@@ -9,9 +13,18 @@ from passes.base.numbers import ceil_div
 from passes.ir.attributes import NamedOp, ScaleFormat, Scaling
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.layouts import ScaleLayout
-from passes.ir.types import TensorInfo, shape_text
-from passes.lowering.cpu.common import head
-from passes.lowering.cuda.common import i32_constants, reshape, ttype
+from passes.ir.types import DYNAMIC, TensorInfo, shape_text
+from passes.lowering.cpu.common import Rows, dim_defs, head
+from passes.lowering.cuda.common import (
+    dyn_type,
+    i32,
+    i32_constants,
+    reshape,
+    row_count,
+    signature,
+    tiles,
+    ttype,
+)
 from passes.lowering.cuda.kernels import Extern, definition, extern_text, has_kernel
 
 GEMM_TILE = 64  # gemm_block_scaled.cu: a 64x64 output tile per workgroup of 128 threads
@@ -21,22 +34,27 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
     """The kernel's launch, or None (the llvm-cpu body) where no kernel takes the operands."""
     if not op.flag("b_transposed"):
         return None
-    ins, (out,) = op.signature()
+    ins, (out,) = signature(op)
     a, b = ins[0], ins[len(ins) // 2]
     if b.rank != 2 or {op.format("a_format"), op.format("b_format")} - {E4M3, E2M1}:
         return None
     kernel, extra = _gemm_kernel(op)
     if kernel is None or not has_kernel("gemm_block_scaled", kernel, arch):
         return None
-    m, n = math.prod(a.shape[:-1]), b.shape[0]
+    rows = DYNAMIC if not a.is_static else math.prod(a.shape[:-1])
+    a_2d = TensorInfo((rows, a.shape[-1]), a.dtype)
+    m_rows = Rows(rows, "%a_2d", ttype(a_2d))
+    m = row_count(m_rows)
+    n = b.shape[0]
     packed = op.format("a_format") == E2M1
     k = a.shape[-1] * (2 if packed else 1)
-    a_2d = TensorInfo((m, a.shape[-1]), a.dtype)
-    c_2d = TensorInfo((m, n), "f32")
+    c_2d = TensorInfo((rows, n), "f32")
     names = ["%a"] + [f"%in{i}" for i in range(1, len(ins))]
     params = ", ".join(f"{nm}: {ttype(t)}" for nm, t in zip(names, ins, strict=True))
-    operands = [("%a_2d", ttype(a_2d))] + [
-        (nm, ttype(t)) for nm, t in zip(names[1:], ins[1:], strict=True)
+    operand_defs = [dim_defs(nm, t) for nm, t in zip(names[1:], ins[1:], strict=True)]
+    operands = [("%a_2d", dyn_type(a_2d, {0: m_rows.size}))] + [
+        (nm, dyn_type(t, sizes))
+        for nm, t, (_, sizes) in zip(names[1:], ins[1:], operand_defs, strict=True)
     ]
     constants = [("%m", "i32"), ("%n", "i32"), ("%k", "i32")]
     constants += [(f"%{key}", "i32") for key in extra]
@@ -44,9 +62,9 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
         "gemm_block_scaled",
         kernel,
         (*operands, *constants),
-        (ttype(c_2d),),
+        (dyn_type(c_2d, {0: m_rows.size}),),
         "%c",
-        (ceil_div(n, GEMM_TILE), ceil_div(m, GEMM_TILE)),
+        (ceil_div(n, GEMM_TILE), tiles(m, GEMM_TILE)),
         block=128,
     )
     return definition(
@@ -57,7 +75,8 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
         params=params,
         out_shape=shape_text(out.shape),
         flatten_a=reshape("%a", a, a_2d),
-        M=m,
+        sizes=m_rows.defs() + "".join(defs for defs, _ in operand_defs),
+        M=i32(m),
         N=n,
         K=k,
         extra_constants=i32_constants(extra),

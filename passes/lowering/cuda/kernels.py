@@ -93,8 +93,8 @@ class Extern:
     ``operands``: ``(ssa, type)`` pairs, tensors and ``i32`` scalars. ``results``: a type, or
     ``"%ssa"`` of a tensor operand the kernel updates in place (its binding is the operand's).
     ``name``: the results' SSA name in the surrounding function (``%q#0``, ``%q#1`` for several).
-    A type of dynamic shape is followed by its dims (``tensor<?xf32>{%n}``, :func:`~passes.
-    lowering.cuda.common.dyn_type`); ``grid``: numbers, or an :class:`Extent` per dynamic size.
+    A type of dynamic shape is followed by its dims (``tensor<?xf32>{%n}``, see ``dyn_type`` in
+    ``common.py``); ``grid``: numbers, or an :class:`Extent` per dynamic size.
     """
 
     family: str
@@ -131,7 +131,7 @@ class Extern:
             if isinstance(g, Extent):
                 lines.append(g.count_text(axis, f"%workload{workload.index(g.size)}"))
             else:
-                lines.append(f"      %grid_{axis} = arith.constant {g} : index\n")
+                lines.append(template("grid_constant.mlir").substitute(axis=axis, count=g))
         return "".join(lines)
 
 

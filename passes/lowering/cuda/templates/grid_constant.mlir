@@ -1,0 +1,1 @@
+      %grid_${axis} = arith.constant ${count} : index
