@@ -42,11 +42,14 @@ def compile_module(
     cuda_arch: str | None = None,
     cpu: str | None = None,
     extra_flags: tuple[str, ...] = (),
+    retry: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
 ) -> bytes:
     """Compiles a torch-input module (torch + linalg) to a ``.vmfb`` for ``target``.
 
     On cuda, an architecture IREE does not know by name gets its device target from
-    ``passes/lowering/cuda/templates/`` as the module's ``hal.device.targets``.
+    ``passes/lowering/cuda/templates/`` as the module's ``hal.device.targets``. ``retry``:
+    ``(flags, messages)``: a compile whose error names one of ``messages`` (a known IREE
+    failure) runs once more with ``flags`` added; only the last failure is reported.
     """
     flags = ["--iree-input-type=torch", *target_flags(target, cuda_arch, cpu), *extra_flags]
     if target == "cuda" and not any(f.startswith("--iree-cuda-target=") for f in flags):
@@ -56,6 +59,12 @@ def compile_module(
         with open(source, "wb") as f:
             module.operation.write_bytecode(f)
         code, diagnostics = run_iree_compile([str(source), *_BASE_FLAGS, *flags, "-o", str(output)])
+        retry_flags, retry_on = retry
+        if code != 0 and any(message in diagnostics for message in retry_on):
+            flags = [*flags, *retry_flags]
+            code, diagnostics = run_iree_compile(
+                [str(source), *_BASE_FLAGS, *flags, "-o", str(output)]
+            )
         if code != 0:
             raise _repro_error(module, flags, diagnostics, code, target)
         if diagnostics.strip():  # warnings: shown as compile_file shows them

@@ -35,7 +35,7 @@ from passes.base.errors import QmlirError
 from passes.expose_scaling_state import ExposeScalingState, state_globals
 from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.fuse_quantize_core import FuseQuantizeCore
-from passes.host.flags import DYNAMIC_CPU_FLAGS, target_flags
+from passes.host.flags import DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON, target_flags
 from passes.ir.named_ops import LAYER_ATTR, callee_name, is_named_op_decl, op_kind, symbol_name
 from passes.lower_named_ops import LowerNamedOps
 from passes.lowering.cuda.targets import DEFAULT_CUDA_ARCH
@@ -141,10 +141,12 @@ def compile_model(
         metadata["weights"] = weights
         embed_metadata(module, metadata)
         note("iree compile")
-        # dynamic dims on llvm-cpu: no data tiling (passes/host/flags.py says why)
+        # dynamic dims on llvm-cpu: without data tiling where IREE fails with it (flags.py)
         dynamic = any("dims" in entry for entry in metadata["signature"]["inputs"])
-        extra = (*(DYNAMIC_CPU_FLAGS if dynamic and cpu else ()), *options.iree_flags)
-        vmfb = compile_module(module, options.target, options.arch, options.cpu, extra)
+        retry = (DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON) if dynamic and cpu else ((), ())
+        vmfb = compile_module(
+            module, options.target, options.arch, options.cpu, options.iree_flags, retry
+        )
     return CompiledModule(seal(vmfb, metadata))
 
 

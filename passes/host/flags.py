@@ -45,11 +45,16 @@ ARTIFACT_CPU_FLAGS = (
     f"--iree-opt-const-expr-max-size-increase-threshold={1 << 40}",
 )
 
-# An llvm-cpu artifact with dynamic dims: no data tiling. With it IREE 3.13 failed on MiniLM's
-# attention matmuls ('affine.delinearize_index' op no basis element may be statically
-# non-positive; with only the batch dynamic: 'memref.alloca' op all stack allocations need to
-# be hoisted); the MLP compiled either way. A later --iree-flag can turn it back on.
-DYNAMIC_CPU_FLAGS = ("--iree-opt-data-tiling=false",)
+# An llvm-cpu artifact with dynamic dims is data-tiled like a static one (the decoder LM's
+# dynamic artifact ran 1.2-1.3x faster with it, benchmarks/RESULTS.md), but IREE 3.13 fails to
+# data-tile some dynamic graphs: MiniLM's attention ('affine.delinearize_index' op no basis
+# element may be statically non-positive; with only the batch dynamic: 'memref.alloca' op all
+# stack allocations need to be hoisted). A compile that fails so is run again without it.
+DYNAMIC_CPU_RETRY_FLAGS = ("--iree-opt-data-tiling=false",)
+DYNAMIC_CPU_RETRY_ON = (
+    "no basis element may be statically non-positive",
+    "all stack allocations need to be hoisted",
+)
 
 # The llvm-cpu target on the host CPU: what runs on this host (weight folding, quantize).
 HOST_CPU_FLAGS = (*cpu_flags("host"), *SHARED_FLAGS)

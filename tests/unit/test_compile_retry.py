@@ -1,0 +1,71 @@
+"""``compile_module``'s retry: a compile that fails with a known IREE failure (data tiling on
+dynamic dims) runs once more with the retry flags; another failure is reported at once, with a
+repro of the flags that failed."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from iree.compiler import ir
+
+from compiler import backend
+from passes.base.errors import QmlirError
+from passes.host.flags import DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON
+
+MODULE = "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> { return %x : tensor<4xf32> }"
+RETRY = (DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON)
+
+
+def _fake_compiler(failures: list[str]):  # type: ignore[no-untyped-def]
+    """An ``iree-compile`` stand-in: fails with each of ``failures`` in turn, then writes a
+    module; records each call's arguments."""
+    calls: list[list[str]] = []
+
+    def run(arguments: list[str]) -> tuple[int, str]:
+        calls.append(arguments)
+        if len(calls) <= len(failures):
+            return 1, f"error: {failures[len(calls) - 1]}\n"
+        Path(arguments[arguments.index("-o") + 1]).write_bytes(b"vmfb")
+        return 0, ""
+
+    return run, calls
+
+
+def _compile(monkeypatch, failures: list[str], tmp_path: Path):  # type: ignore[no-untyped-def]
+    run, calls = _fake_compiler(failures)
+    monkeypatch.setattr(backend, "run_iree_compile", run)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where a failure's repro goes
+    with ir.Context():
+        module = ir.Module.parse(MODULE)
+        try:
+            return backend.compile_module(module, "llvm-cpu", cpu="generic", retry=RETRY), calls
+        except QmlirError as e:
+            return e, calls
+
+
+def test_known_failure_retries_with_the_flags(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    known = "'affine.delinearize_index' op no basis element may be statically non-positive"
+    result, calls = _compile(monkeypatch, [known], tmp_path)
+    assert result == b"vmfb" and len(calls) == 2
+    assert DYNAMIC_CPU_RETRY_FLAGS[0] not in calls[0] and calls[1][-3] == DYNAMIC_CPU_RETRY_FLAGS[0]
+
+
+def test_other_failure_is_reported_without_retry(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    result, calls = _compile(monkeypatch, ["'linalg.generic' op something else"], tmp_path)
+    assert isinstance(result, QmlirError) and len(calls) == 1
+    assert "something else" in str(result) and DYNAMIC_CPU_RETRY_FLAGS[0] not in str(result)
+
+
+def test_retry_failure_reports_the_retried_flags(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    known = "'memref.alloca' op all stack allocations need to be hoisted"
+    result, calls = _compile(monkeypatch, [known, "still broken"], tmp_path)
+    assert isinstance(result, QmlirError) and len(calls) == 2
+    assert "still broken" in str(result) and DYNAMIC_CPU_RETRY_FLAGS[0] in str(result)
+
+
+@pytest.mark.parametrize("message", DYNAMIC_CPU_RETRY_ON)
+def test_each_known_message_retries(monkeypatch, tmp_path, message: str) -> None:  # type: ignore[no-untyped-def]
+    result, calls = _compile(monkeypatch, [message], tmp_path)
+    assert result == b"vmfb" and len(calls) == 2
