@@ -43,6 +43,7 @@ def compile_module(
     cpu: str | None = None,
     extra_flags: tuple[str, ...] = (),
     retry: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
+    dynamic: bool = False,
 ) -> bytes:
     """Compiles a torch-input module (torch + linalg) to a ``.vmfb`` for ``target``.
 
@@ -50,8 +51,10 @@ def compile_module(
     ``passes/lowering/cuda/templates/`` as the module's ``hal.device.targets``. ``retry``:
     ``(flags, messages)``: a compile whose error names one of ``messages`` (a known IREE
     failure) runs once more with ``flags`` added; only the last failure is reported.
+    ``dynamic``: the module has dynamic dims (``passes/host/flags.py`` picks its flags).
     """
-    flags = ["--iree-input-type=torch", *target_flags(target, cuda_arch, cpu), *extra_flags]
+    base = target_flags(target, cuda_arch, cpu, dynamic)
+    flags = ["--iree-input-type=torch", *base, *extra_flags]
     if target == "cuda" and not any(f.startswith("--iree-cuda-target=") for f in flags):
         cuda_targets.set_device_targets(module, cuda_arch or cuda_targets.DEFAULT_CUDA_ARCH)
     with tempfile.TemporaryDirectory(prefix="qmlir-") as tmp:

@@ -141,11 +141,11 @@ def compile_model(
         metadata["weights"] = weights
         embed_metadata(module, metadata)
         note("iree compile")
-        # dynamic dims on llvm-cpu: without data tiling where IREE fails with it (flags.py)
+        # dynamic dims on llvm-cpu: their own data tiling, none where IREE fails with it
         dynamic = any("dims" in entry for entry in metadata["signature"]["inputs"])
         retry = (DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON) if dynamic and cpu else ((), ())
         vmfb = compile_module(
-            module, options.target, options.arch, options.cpu, options.iree_flags, retry
+            module, options.target, options.arch, options.cpu, options.iree_flags, retry, dynamic
         )
     return CompiledModule(seal(vmfb, metadata))
 

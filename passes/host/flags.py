@@ -45,12 +45,21 @@ ARTIFACT_CPU_FLAGS = (
     f"--iree-opt-const-expr-max-size-increase-threshold={1 << 40}",
 )
 
-# An llvm-cpu artifact with dynamic dims is data-tiled like a static one (the decoder LM's
-# dynamic artifact ran 1.2-1.3x faster with it, benchmarks/RESULTS.md), but IREE 3.13 fails to
-# data-tile some dynamic graphs: MiniLM's attention ('affine.delinearize_index' op no basis
-# element may be statically non-positive; with only the batch dynamic: 'memref.alloca' op all
-# stack allocations need to be hoisted). A compile that fails so is run again without it.
-DYNAMIC_CPU_RETRY_FLAGS = ("--iree-opt-data-tiling=false",)
+# An llvm-cpu artifact with dynamic dims is data-tiled from IREE's global-optimization phase
+# (`--iree-global-opt-data-tiling`) rather than from dispatch creation, the static artifacts' path:
+# there, a GEMM with a dynamic M gives its weight operand an encoding that names M, so the weight's
+# decode into that encoding is not a constant expression and runs on every call (the MLP under
+# fp8-current: 9.9 ms dynamic vs 6.9 ms static); from global optimization it is hoisted into the
+# initializer like a static one (5.7 ms), and MiniLM's attention compiles (207 ms against 318 ms
+# without data tiling; AVX-512 host, benchmarks/RESULTS.md). Static artifacts keep dispatch
+# creation's path, faster on MiniLM (151 vs 172 ms) and the decoder (68 vs 71 ms). A dynamic
+# compile that IREE 3.13 still fails to data-tile (its two known failures below) runs again
+# without it.
+DYNAMIC_ARTIFACT_CPU_FLAGS = (
+    "--iree-global-opt-data-tiling",
+    f"--iree-opt-const-expr-max-size-increase-threshold={1 << 40}",
+)
+DYNAMIC_CPU_RETRY_FLAGS = ("--iree-global-opt-data-tiling=false",)
 DYNAMIC_CPU_RETRY_ON = (
     "no basis element may be statically non-positive",
     "all stack allocations need to be hoisted",
@@ -60,13 +69,16 @@ DYNAMIC_CPU_RETRY_ON = (
 HOST_CPU_FLAGS = (*cpu_flags("host"), *SHARED_FLAGS)
 
 
-def target_flags(target: str, cuda_arch: str | None = None, cpu: str | None = None) -> list[str]:
-    """``iree-compile`` flags for ``target``; refuses an unknown target or CUDA architecture,
-    and a CPU for a target that is not llvm-cpu."""
+def target_flags(
+    target: str, cuda_arch: str | None = None, cpu: str | None = None, dynamic: bool = False
+) -> list[str]:
+    """``iree-compile`` flags for ``target`` (``dynamic``: a module with dynamic dims); refuses
+    an unknown target or CUDA architecture, and a CPU for a target that is not llvm-cpu."""
     if target == "llvm-cpu":
         if cuda_arch is not None:
             raise QmlirError("--cuda-arch needs --target cuda")
-        return [*cpu_flags(cpu or "host"), *SHARED_FLAGS, *ARTIFACT_CPU_FLAGS]
+        artifact = DYNAMIC_ARTIFACT_CPU_FLAGS if dynamic else ARTIFACT_CPU_FLAGS
+        return [*cpu_flags(cpu or "host"), *SHARED_FLAGS, *artifact]
     if cpu is not None:
         raise QmlirError("--cpu needs --target llvm-cpu")
     if target == "cuda":

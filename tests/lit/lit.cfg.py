@@ -32,3 +32,16 @@ def _nvrtc_available() -> bool:
 
 if _nvrtc_available():
     config.available_features.add("nvrtc")  # noqa: F821
+
+
+def _iree_compile_dynamic_cpu() -> str:
+    """``iree-compile`` with qmlir's flags for a dynamic llvm-cpu artifact (x86-64-v3: the same
+    code on every x86 host that runs the tests)."""
+    sys.path.insert(0, _root)
+    from passes.host.flags import target_flags
+
+    flags = target_flags("llvm-cpu", cpu="x86-64-v3", dynamic=True)
+    return " ".join([os.path.join(_bin, "iree-compile"), "--iree-input-type=torch", *flags])
+
+
+config.substitutions.append(("%iree-compile-dynamic-cpu", _iree_compile_dynamic_cpu()))  # noqa: F821
