@@ -42,6 +42,8 @@ EXTRA_VARIANTS = {
         {"attention": "fused", "iree_flags": ["--iree-opt-data-tiling=false"]},
     ),
     "none, no data tiling": ("none", {"iree_flags": ["--iree-opt-data-tiling=false"]}),
+    # the recipes' rows use bf16 GEMM operands on a CPU with AVX512-BF16 (auto); this, f32 ones
+    "fp8-current, f32 GEMM operands": ("fp8-current", {"gemm_operands": "f32"}),
 }
 
 
@@ -291,7 +293,9 @@ def main() -> None:
         "profiler, time per dispatch family",
     )
     parser.add_argument(
-        "--no-extra", action="store_true", help="skip the extra variants (fused attention)"
+        "--no-extra",
+        action="store_true",
+        help="skip the extra variants (fused attention, no data tiling, f32 GEMM operands)",
     )
     parser.add_argument(
         "--dynamic",

@@ -29,6 +29,7 @@ def compile(  # noqa: A001 (the product's API name)
     attention: str = "auto",
     dynamic_shapes: Any = None,
     allow_unquantized: bool = False,
+    gemm_operands: str = "auto",
     **options: Any,
 ) -> CompiledModule:
     """Compiles ``model`` for ``target`` with its matmuls quantized by ``recipe``.
@@ -44,6 +45,8 @@ def compile(  # noqa: A001 (the product's API name)
     ``dynamic_shapes`` is ``torch.export.export``'s argument (``Dim("batch", min=1, max=64)``,
     ``Dim.AUTO``, ...): the artifact takes any size in range. A quantizing recipe that quantizes
     none of the matmuls (e.g. shapes it cannot handle) is an error unless ``allow_unquantized``.
+    ``gemm_operands`` (llvm-cpu): the element type the scaled GEMMs multiply, ``auto`` (bf16 on a
+    CPU with AVX512-BF16, else f32), ``f32`` or ``bf16``.
     """
     module, inputs = check_model(model, example_inputs, "compile()")
     source = ModelSource(type(module).__name__, module, inputs, dynamic_shapes=dynamic_shapes)
@@ -63,6 +66,7 @@ def compile(  # noqa: A001 (the product's API name)
             cpu=cpu,
             attention=attention,
             allow_unquantized=allow_unquantized,
+            gemm_operands=gemm_operands,
         ),
     )
 

@@ -35,6 +35,7 @@ from passes.base.errors import QmlirError
 from passes.expose_scaling_state import ExposeScalingState, state_globals
 from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.fuse_quantize_core import FuseQuantizeCore
+from passes.gemm_operands import GEMM_OPERAND_TYPES, GemmOperands
 from passes.host.flags import DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON, target_flags
 from passes.ir.named_ops import LAYER_ATTR, callee_name, is_named_op_decl, op_kind, symbol_name
 from passes.lower_named_ops import LowerNamedOps
@@ -65,6 +66,7 @@ class CompileOptions:
     cpu: str | None = None  # llvm-cpu only: host (default), generic or an LLVM CPU name
     iree_flags: tuple[str, ...] = ()  # passed to iree-compile after qmlir's own (experiments)
     allow_unquantized: bool = False  # a quantizing recipe that quantizes no matmul: no error
+    gemm_operands: str = "auto"  # llvm-cpu scaled GEMMs' decoded operands: auto, f32 or bf16
 
     @property
     def arch(self) -> str | None:
@@ -73,6 +75,26 @@ class CompileOptions:
 
 
 ATTENTION_MODES = ("auto", "matmuls", "fused")
+GEMM_OPERAND_MODES = ("auto", *GEMM_OPERAND_TYPES)
+
+
+def gemm_operand_type(options: CompileOptions, cpu: dict[str, Any] | None) -> str:
+    """The element type of the llvm-cpu scaled GEMMs' decoded operands (passes/gemm_operands.py):
+    ``auto`` is bf16 on a CPU with AVX512-BF16 (IREE's data-tiled bf16 GEMM, 1.6-1.8x its f32 one
+    there, RESULTS.md) and f32 elsewhere; ``bf16`` elsewhere is allowed (the same sums, without
+    the CPU's bf16 dot product). The cuda target's GEMMs take the FP8/FP4 codes: f32 there."""
+    mode = options.gemm_operands
+    if mode not in GEMM_OPERAND_MODES:
+        raise QmlirError(
+            f"unknown --gemm-operands '{mode}' (known: {', '.join(GEMM_OPERAND_MODES)})"
+        )
+    if cpu is None:
+        if mode == "bf16":
+            raise QmlirError("--gemm-operands bf16 needs --target llvm-cpu")
+        return "f32"
+    if mode == "auto":
+        return "bf16" if "avx512bf16" in cpu["features"] else "f32"
+    return mode
 
 
 def attention_as_matmuls(options: CompileOptions) -> bool:
@@ -105,6 +127,7 @@ def compile_model(
     target_flags(options.target, options.cuda_arch, options.cpu)  # refuse a bad target early
     cpu = resolve_cpu(options.cpu or DEFAULT_CPU) if options.target == "llvm-cpu" else None
     as_matmuls = attention_as_matmuls(options)  # and a contradictory attention mode
+    gemm = gemm_operand_type(options, cpu)
     note("export")
     program = export_model(source, as_matmuls)
     names = dim_names(source.dynamic_shapes, source.input_names())
@@ -121,6 +144,7 @@ def compile_model(
             options.recipe, options.quantize_all_matmuls, options.exclude, options.layer_recipes
         ).apply(module)
         ExposeScalingState().apply(module)
+        GemmOperands(gemm).apply(module)
         _dump(options, "02-recipe", module)
         layers = layer_map(module)
         check_quantized(options, layers)
@@ -138,6 +162,7 @@ def compile_model(
         _describe_outputs(metadata["signature"]["outputs"], outputs)
         metadata["attention"] = "matmuls" if as_matmuls else "fused"
         metadata["cpu"] = cpu
+        metadata["gemm_operands"] = gemm
         metadata["weights"] = weights
         embed_metadata(module, metadata)
         note("iree compile")

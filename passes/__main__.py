@@ -14,6 +14,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     expose_scaling_state,
     fold_constant_quantize,
     fuse_quantize_core,
+    gemm_operands,
     lower_named_ops,
     quantize_matmuls,
 )

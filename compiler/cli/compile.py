@@ -52,6 +52,13 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         "(the architecture's baseline, runs on any host of it) or an LLVM CPU name such as "
         "x86-64-v3 or znver4",
     )
+    c.add_argument(
+        "--gemm-operands",
+        default="auto",
+        choices=("auto", "f32", "bf16"),
+        help="with --target llvm-cpu: the element type the scaled GEMMs multiply (decoded FP8/FP4 "
+        "values, exact in both; f32 sums); auto: bf16 where the CPU has AVX512-BF16, else f32",
+    )
     c.add_argument("--quantize-all-matmuls", action="store_true", help="also activation matmuls")
     c.add_argument(
         "--attention",
@@ -133,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         exclude=tuple(args.exclude),
         layer_recipes=layer_recipes,
         allow_unquantized=args.allow_unquantized,
+        gemm_operands=args.gemm_operands,
     )
     attention_as_matmuls(options)  # a contradictory --attention, before the model is built
     start = time.perf_counter()

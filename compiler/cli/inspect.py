@@ -52,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
         print_cpu(meta["cpu"])
     if meta.get("attention"):
         print(f"attention {meta['attention']}")
+    if meta.get("gemm_operands"):
+        print(f"gemms     scaled GEMMs on {meta['gemm_operands']} operands, f32 sums")
     print(f"recipe    {recipe['name']} ({options})")
     if meta.get("quantize_all_matmuls"):
         print("          activation x activation matmuls quantized too")

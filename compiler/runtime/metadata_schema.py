@@ -53,6 +53,7 @@ SCHEMA: dict[str, Spec] = {
     "scaling_state": [{"key": str, "layer": str, "kind": str, "shape": _shape}],
     "functions": [str],
     "?attention": str,
+    "?gemm_operands": ("f32", "bf16"),
     "?cpu": (
         type(None),
         {"requested": str, "name": str, "arch": str, "features": [str]},

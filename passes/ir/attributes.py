@@ -168,6 +168,12 @@ class NamedOp:
         return self.choice("outputs", FusedOutputs)
 
     @property
+    def gemm_operands(self) -> str:
+        """A scaled GEMM's decoded operand type: ``bf16`` where the ``gemm-operands`` pass chose
+        it, else ``f32``."""
+        return self.string("gemm_operands") if self.has("gemm_operands") else "f32"
+
+    @property
     def order(self) -> Nvfp4ScaleOrder:
         return self.choice("order", Nvfp4ScaleOrder)
 

@@ -30,6 +30,7 @@ PASS_MODULES = (
     "passes.expose_scaling_state",
     "passes.fold_constant_quantize",
     "passes.fuse_quantize_core",
+    "passes.gemm_operands",
     "passes.lower_named_ops",
 )
 

@@ -339,20 +339,23 @@ def _encode(fmt_name: str) -> tuple[str, Callable[[str], object]]:
     return "encode_fp8.mlir", lambda p: snippets.encode(fmt, x="%a0", s="%a1", prefix=p)
 
 
-def _contraction(file: str) -> tuple[str, Callable[[str], object]]:
+def _contraction(file: str, gemm: str = "f32") -> tuple[str, Callable[[str], object]]:
     # as common.contraction: 2-D with B as [N, K] (named matmul), batched [B, M, K] @ [B, K, N]
     if file == "contraction_matmul.mlir":
         shapes, transposed = ((4, 8), (3, 8), (4, 3)), True
     else:
         shapes, transposed = ((2, 4, 8), (2, 8, 3), (2, 4, 3)), False
     a, b, out = (TensorInfo(shape, "f32") for shape in shapes)
-    return file, lambda _: fill(file).substitute(contraction_fields(a, b, out, transposed))
+    fields = contraction_fields(a, b, out, transposed, gemm)
+    return file, lambda _: fill(file).substitute(fields)
 
 
 # case -> (the snippet file it instantiates, a maker taking the prefix)
 CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "contraction_matmul": _contraction("contraction_matmul.mlir"),
     "contraction_generic": _contraction("contraction_generic.mlir"),
+    "contraction_matmul_bf16": _contraction("contraction_matmul.mlir", "bf16"),
+    "contraction_generic_widened": _contraction("contraction_generic_widened.mlir", "bf16"),
     "amax_block_rows_bits": (
         "amax_block_rows_bits.mlir",  # as block_amax.block_rows_bits(Rows(4), 64, 32), untiled
         lambda p: fill("amax_block_rows_bits.mlir").substitute(

@@ -11,7 +11,15 @@ from passes.ir.formats import FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import Rows, contraction, definition, head, row_signature, template
+from passes.lowering.cpu.common import (
+    Rows,
+    contraction,
+    definition,
+    gemm_operand_fields,
+    head,
+    row_signature,
+    template,
+)
 from passes.lowering.cpu.swizzle import unswizzle
 
 
@@ -103,5 +111,6 @@ def lower_block_scaled_matmul(op: NamedOp) -> str:
         dequant_b=dequant_b,
         unswizzle_a=unswizzled[0],
         unswizzle_b=unswizzled[1],
-        contraction=contraction(a, b, out, transposed),
+        **gemm_operand_fields(op, "%a_deq", "%b_deq"),
+        contraction=contraction(a, b, out, transposed, op.gemm_operands),
     )

@@ -98,18 +98,46 @@ def matmul_maps(a: TensorInfo, b: TensorInfo, b_transposed: bool) -> dict[str, s
     }
 
 
-def contraction(a: TensorInfo, b: TensorInfo, out: TensorInfo, b_transposed: bool) -> str:
+def contraction(
+    a: TensorInfo, b: TensorInfo, out: TensorInfo, b_transposed: bool, gemm: str = "f32"
+) -> str:
     """``%acc = %a_f32 @ %b_f32`` into ``%acc_init``: a named ``linalg.matmul`` for 2-D operands
-    (``contraction_matmul.mlir``), a ``linalg.generic`` for N-D or batched ones."""
-    two_d = a.rank == 2 and b.rank == 2
-    name = "contraction_matmul.mlir" if two_d else "contraction_generic.mlir"
-    return template(name).substitute(contraction_fields(a, b, out, b_transposed))
+    (``contraction_matmul.mlir``), a ``linalg.generic`` for N-D or batched ones (its products
+    widened from ``gemm`` operands narrower than f32: ``contraction_generic_widened.mlir``)."""
+    if a.rank == 2 and b.rank == 2:
+        name = "contraction_matmul.mlir"
+    else:
+        name = "contraction_generic.mlir" if gemm == "f32" else "contraction_generic_widened.mlir"
+    return template(name).substitute(contraction_fields(a, b, out, b_transposed, gemm))
+
+
+def gemm_operand_fields(op: NamedOp, a_value: str, b_value: str) -> dict[str, str]:
+    """A scaled GEMM template's fields for its decoded operands' element type: ``gemm``, the
+    value each decode yields (``a_value``, ``b_value``: f32) and the line narrowing it where the
+    ``gemm-operands`` pass chose bf16 (exact: passes/gemm_operands.py)."""
+    gemm = op.gemm_operands
+    if gemm == "f32":
+        return {
+            "gemm": gemm,
+            "narrow_a": "",
+            "narrow_b": "",
+            "a_yield": a_value,
+            "b_yield": b_value,
+        }
+    return {
+        "gemm": gemm,
+        "narrow_a": f"\n    %a_gemm = arith.truncf {a_value} : f32 to {gemm}",
+        "narrow_b": f"\n    %b_gemm = arith.truncf {b_value} : f32 to {gemm}",
+        "a_yield": "%a_gemm",
+        "b_yield": "%b_gemm",
+    }
 
 
 def contraction_fields(
-    a: TensorInfo, b: TensorInfo, out: TensorInfo, b_transposed: bool
+    a: TensorInfo, b: TensorInfo, out: TensorInfo, b_transposed: bool, gemm: str = "f32"
 ) -> dict[str, str]:
     return {
+        "gemm": gemm,
         "a_shape": shape_text(a.shape),
         "b_shape": shape_text(b.shape),
         "out_shape": shape_text(out.shape),

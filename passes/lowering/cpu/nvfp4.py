@@ -10,7 +10,15 @@ from passes.ir.attributes import NamedOp, Nvfp4ScaleOrder
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import Rows, contraction, definition, head, row_signature, template
+from passes.lowering.cpu.common import (
+    Rows,
+    contraction,
+    definition,
+    gemm_operand_fields,
+    head,
+    row_signature,
+    template,
+)
 from passes.lowering.cpu.swizzle import unswizzle
 from passes.lowering.cpu.tiling import elementwise_blocks
 
@@ -102,7 +110,12 @@ def lower_nvfp4_scaled_matmul(op: NamedOp) -> str:
         dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), Rows(n), kb),
         unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), rows, kb),
         unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), Rows(n), kb),
+        **gemm_operand_fields(op, "%a_deq", "%b_deq"),
         contraction=contraction(
-            TensorInfo((rows.count, kp), "f32"), TensorInfo((n, kp), "f32"), out, b_transposed=True
+            TensorInfo((rows.count, kp), "f32"),
+            TensorInfo((n, kp), "f32"),
+            out,
+            b_transposed=True,
+            gemm=op.gemm_operands,
         ),
     )

@@ -20,6 +20,7 @@ from passes.lowering.cpu.common import (
     dims,
     elementwise,
     empty_sizes,
+    gemm_operand_fields,
     head,
     iterators,
     x_rows_dynamic,
@@ -124,7 +125,8 @@ def lower_scaled_matmul(op: NamedOp) -> str:
         out_parallels=iterators(["parallel"] * out.rank),
         decode_a=snippets.decode("a_", op.format("a_format")),
         decode_b=snippets.decode("b_", op.format("b_format")),
-        contraction=contraction(a, b, out, op.flag("b_transposed")),
+        **gemm_operand_fields(op, "%a_val", "%b_val"),
+        contraction=contraction(a, b, out, op.flag("b_transposed"), op.gemm_operands),
     )
 
 

@@ -1,26 +1,26 @@
 // scaled_matmul (per-tensor FP8 operands): out = (decode(a) @ decode(b)) * (a_scale_inv * b_scale_inv),
-// products and sums in f32 (exact products: FP8 values are exact in f32).
+// products and sums in f32 (exact products: FP8 values are exact in f32 and in bf16, the ${gemm} operands).
 func.func private @${name}(%a: tensor<${a_shape}xi8>, %a_scale_inv: tensor<f32>,
                             %b: tensor<${b_shape}xi8>, %b_scale_inv: tensor<f32>)
     -> tensor<${out_shape}xf32> attributes {${attrs}} {${a_dims_defs}
-  %a_empty = tensor.empty(${a_sizes}) : tensor<${a_shape}xf32>
+  %a_empty = tensor.empty(${a_sizes}) : tensor<${a_shape}x${gemm}>
   %a_f32 = linalg.generic {
       indexing_maps = [affine_map<(${a_dims}) -> (${a_dims})>, affine_map<(${a_dims}) -> (${a_dims})>],
       iterator_types = [${a_parallels}]}
-      ins(%a : tensor<${a_shape}xi8>) outs(%a_empty : tensor<${a_shape}xf32>) {
-  ^bb0(%a_code: i8, %out: f32):
-${decode_a}
-    linalg.yield %a_val : f32
-  } -> tensor<${a_shape}xf32>
-  %b_empty = tensor.empty(${b_sizes}) : tensor<${b_shape}xf32>
+      ins(%a : tensor<${a_shape}xi8>) outs(%a_empty : tensor<${a_shape}x${gemm}>) {
+  ^bb0(%a_code: i8, %out: ${gemm}):
+${decode_a}${narrow_a}
+    linalg.yield ${a_yield} : ${gemm}
+  } -> tensor<${a_shape}x${gemm}>
+  %b_empty = tensor.empty(${b_sizes}) : tensor<${b_shape}x${gemm}>
   %b_f32 = linalg.generic {
       indexing_maps = [affine_map<(${b_dims}) -> (${b_dims})>, affine_map<(${b_dims}) -> (${b_dims})>],
       iterator_types = [${b_parallels}]}
-      ins(%b : tensor<${b_shape}xi8>) outs(%b_empty : tensor<${b_shape}xf32>) {
-  ^bb0(%b_code: i8, %out: f32):
-${decode_b}
-    linalg.yield %b_val : f32
-  } -> tensor<${b_shape}xf32>
+      ins(%b : tensor<${b_shape}xi8>) outs(%b_empty : tensor<${b_shape}x${gemm}>) {
+  ^bb0(%b_code: i8, %out: ${gemm}):
+${decode_b}${narrow_b}
+    linalg.yield ${b_yield} : ${gemm}
+  } -> tensor<${b_shape}x${gemm}>
   %zero = arith.constant 0.0 : f32
   %acc_empty = tensor.empty(${out_sizes}) : tensor<${out_shape}xf32>
   %acc_init = linalg.fill ins(%zero : f32) outs(%acc_empty : tensor<${out_shape}xf32>) -> tensor<${out_shape}xf32>
