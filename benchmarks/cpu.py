@@ -223,7 +223,7 @@ def _kind(dispatch: str) -> str:
     if "xi8" in name and "i8x" not in name:
         return "quantize (f32 → codes)"
     if "i8x" in name:
-        return "decode (codes → f32)"
+        return "decode (codes → GEMM operand)"
     if "reduction" in name:
         return "reductions (amax, norms, ...)"
     return "elementwise / other"
