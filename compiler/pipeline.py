@@ -34,6 +34,7 @@ from compiler.version import IREE_VERSION, __version__
 from passes.base.errors import QmlirError
 from passes.expose_scaling_state import ExposeScalingState, state_globals
 from passes.fold_constant_quantize import FoldConstantQuantize
+from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.gemm_operands import GEMM_OPERAND_TYPES, GemmOperands
 from passes.host.flags import DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON, target_flags
@@ -140,6 +141,7 @@ def compile_model(
         note("recipe")
         globs = [glob for glob, _ in options.layer_recipes]
         check_globs(options.exclude, globs, matmul_layer_names(module))  # a typo is an error
+        FoldWeightViews().apply(module)
         QuantizeMatmuls(
             options.recipe, options.quantize_all_matmuls, options.exclude, options.layer_recipes
         ).apply(module)

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import itertools
 
-import ml_dtypes
 import numpy as np
 from iree.compiler import ir
 
 from passes.ir import torch_ops
-from passes.ir.elements import elements_to_numpy
+from passes.ir.elements import elements_to_numpy, numpy_to_literal
 from passes.ir.types import FLOAT_DTYPES, TensorInfo, tensor_info
 
 BATCHED_OPS = ("torch.aten.bmm", "torch.aten.matmul")
@@ -73,7 +72,7 @@ def split_experts(op: ir.Operation, names: list[str]) -> list[ir.Operation]:
     with ir.InsertionPoint(op), op.location:
         for name, index in zip(names, itertools.product(*map(range, batch)), strict=True):
             a_i = _select(a, a_info, index)
-            w_i = _literal(weights[index], b_info.dtype)
+            w_i = numpy_to_literal(weights[index], b_info.dtype)
             y_i = TensorInfo(out_info.shape[-2:], out_info.dtype).vtensor()
             mm = ir.Operation.create(
                 "torch.aten.mm",
@@ -101,21 +100,6 @@ def _select(value: ir.Value, info: TensorInfo, index: tuple[int, ...]) -> ir.Val
             operands=[value, torch_ops.constant_int(0), torch_ops.constant_int(i)],
         ).result
     return value
-
-
-def _literal(array: np.ndarray, dtype: str) -> ir.Value:
-    """A ``torch.vtensor.literal`` holding ``array`` (bf16 passed as its bit patterns)."""
-    shape = list(array.shape)
-    data = np.ascontiguousarray(array)
-    if data.dtype == ml_dtypes.bfloat16:
-        data = data.view(np.uint16)
-    elem = ir.Type.parse(dtype)
-    attr = ir.DenseElementsAttr.get(data, type=elem, shape=shape)
-    return ir.Operation.create(
-        "torch.vtensor.literal",
-        results=[TensorInfo(tuple(shape), dtype).vtensor()],
-        attributes={"value": attr},
-    ).result
 
 
 def _stack(values: list[ir.Value], out: TensorInfo) -> ir.Value:

@@ -6,6 +6,8 @@ import ml_dtypes
 import numpy as np
 from iree.compiler import ir
 
+from passes.ir.types import TensorInfo
+
 _NP_DTYPES = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "f16": np.float16}
 
 
@@ -43,3 +45,19 @@ def _bf16_bits(text: str) -> np.ndarray:
                 np.array([float(token)], np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)[0]
             )
     return out
+
+
+def numpy_to_literal(array: np.ndarray, dtype: str) -> ir.Value:
+    """A ``torch.vtensor.literal`` holding ``array`` as ``dtype`` (bf16 passed as its bits),
+    built at the current insertion point."""
+    shape = list(array.shape)
+    data = np.ascontiguousarray(array)
+    if data.dtype == ml_dtypes.bfloat16:
+        data = data.view(np.uint16)
+    elem = ir.Type.parse(dtype)
+    attr = ir.DenseElementsAttr.get(data, type=elem, shape=shape)
+    return ir.Operation.create(
+        "torch.vtensor.literal",
+        results=[TensorInfo(tuple(shape), dtype).vtensor()],
+        attributes={"value": attr},
+    ).result

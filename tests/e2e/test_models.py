@@ -8,7 +8,6 @@ import torch
 
 import compiler
 from compiler.metrics import compare
-from passes.base.errors import QmlirError
 from samples import mlp, transformer_block
 from tests.e2e import emulation
 from tests.e2e.models import tiny
@@ -170,22 +169,23 @@ def test_per_layer_recipes_and_exclusions() -> None:
     assert metrics.sqnr_db >= 25.0, metrics
 
 
-@pytest.mark.parametrize("quantize_all", [False, True])
-def test_weights_in_einsum_and_cat(quantize_all: bool) -> None:
-    """einsum is decomposed before import (its contraction a matmul the recipe pass sees) and a
-    weight inside a list operand (``cat``) imports."""
+def test_weights_in_einsum_and_cat() -> None:
+    """einsum is decomposed before import (its contraction a matmul the recipe pass sees), its
+    weight reached through the decomposition's permutes and views is folded back into a weight
+    literal (``fold-weight-views``) and quantized as a weight, and a weight inside a list
+    operand (``cat``) imports."""
     model, inputs = tiny.weights_in_lists()
-    # without quantize_all the one matmul (its weight reached through einsum's permutes) is
-    # kept: quantizing none of a model's matmuls is an error unless allowed
-    if not quantize_all:
-        with pytest.raises(QmlirError, match="quantized none of the model's 1 matmuls"):
-            compiler.compile(model, inputs, "fp8-current")
-    art = compiler.compile(
-        model, inputs, "fp8-current", quantize_all_matmuls=quantize_all, allow_unquantized=True
-    )
+    art = compiler.compile(model, inputs, "fp8-current")
     ref = reference(model, inputs)
     out = art(*inputs).numpy()
     np.testing.assert_array_equal(out[:4], ref[:4])  # the prefix rows: the weight itself
     assert compare(ref[4:], out[4:]).sqnr_db > 25
     (entry,) = art.metadata["layers"]
-    assert entry["recipe"] == ("fp8-current" if quantize_all else "none")
+    assert (entry["matmul"], entry["recipe"]) == ("scaled_matmul", "fp8-current")
+    # quantized as a weight, at compile time: its 32x64 FP8 codes in the artifact; the f32 left
+    # is the 4x32 prefix that cat reads
+    assert art.metadata["weights"] == {
+        "e4m3 data": 32 * 64,
+        "f32 (not quantized)": 4 * 32 * 4,
+        "f32 scale_inv": 4,
+    }

@@ -29,6 +29,7 @@ PASS_MODULES = (
     "passes.quantize_matmuls",
     "passes.expose_scaling_state",
     "passes.fold_constant_quantize",
+    "passes.fold_weight_views",
     "passes.fuse_quantize_core",
     "passes.gemm_operands",
     "passes.lower_named_ops",

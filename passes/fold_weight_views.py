@@ -1,0 +1,109 @@
+"""Pass ``fold-weight-views``: a weight reached through views is a weight literal again.
+
+The recipe pass quantizes a matmul one of whose operands is a ``torch.vtensor.literal`` (a
+weight); the rest are activations. ``einsum`` (decomposed before import into permutes, views
+and ``bmm``), ``x @ w.t()`` and the like reach their weight through shape-only ops, so the
+matmul's operand is no literal and the layer stayed in high precision ("no operand is a
+weight"). This pass evaluates those ops on the literal at compile time, in program order (a
+chain folds op by op), and gives their users a literal of the result's shape and values:
+
+``unsqueeze``, ``squeeze.dim``, ``view``, ``reshape``, ``_unsafe_view``, ``flatten.using_ints``
+(row-major reshapes: the result's static shape says it all), ``permute``, ``transpose.int``,
+``t``, ``numpy_T``.
+
+Runs before the recipe pass. Leaves an op whose operand is not a literal, whose dims are not
+constants, or whose result is not static; the original literal stays where it has other users
+(the folded copy is what the matmul reads, and what the recipe quantizes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from iree.compiler import ir
+
+from passes.base.module_pass import ModulePass, register_pass
+from passes.ir.elements import elements_to_numpy, numpy_to_literal
+from passes.ir.torch_ops import constant_number, defining_op, is_literal
+from passes.ir.types import tensor_info
+
+RESHAPES = (
+    "torch.aten.unsqueeze",
+    "torch.aten.squeeze.dim",
+    "torch.aten.view",
+    "torch.aten.reshape",
+    "torch.aten._unsafe_view",
+    "torch.aten.flatten.using_ints",
+)
+PERMUTES = ("torch.aten.permute", "torch.aten.transpose.int", "torch.aten.t", "torch.aten.numpy_T")
+
+
+def _ints(value: ir.Value) -> list[int] | None:
+    """A ``torch.prim.ListConstruct`` of constant ints, else None."""
+    op = defining_op(value)
+    if op is None or op.name != "torch.prim.ListConstruct":
+        return None
+    items = [constant_number(v) for v in op.operands]
+    return None if any(i is None for i in items) else [int(i) for i in items if i is not None]
+
+
+def _axes(op: ir.Operation, rank: int) -> list[int] | None:
+    """The permutation a permute-like ``op`` applies to a tensor of ``rank`` dims."""
+    if op.name in ("torch.aten.t", "torch.aten.numpy_T"):
+        return list(reversed(range(rank)))
+    if op.name == "torch.aten.permute":
+        dims = _ints(op.operands[1])
+        return None if dims is None else [d % rank for d in dims]
+    first, second = (constant_number(v) for v in op.operands[1:3])
+    if first is None or second is None:
+        return None
+    axes = list(range(rank))
+    a, b = int(first) % rank, int(second) % rank
+    axes[a], axes[b] = axes[b], axes[a]
+    return axes
+
+
+def folded(op: ir.Operation) -> np.ndarray | None:
+    """The values of ``op``'s result, where ``op`` is a view of a weight literal."""
+    if op.name not in RESHAPES + PERMUTES or not is_literal(op.operands[0]):
+        return None
+    out = tensor_info(op.results[0].type)
+    if out is None:
+        return None
+    source = defining_op(op.operands[0])
+    assert source is not None
+    values = elements_to_numpy(source.attributes["value"])
+    if op.name in RESHAPES:
+        return values.reshape(out.shape)
+    axes = _axes(op, values.ndim)
+    return None if axes is None else np.transpose(values, axes).reshape(out.shape)
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class FoldWeightViews(ModulePass):
+    name = "fold-weight-views"
+
+    def apply(self, module: ir.Module) -> None:
+        ops: list[ir.Operation] = []
+
+        def collect(op: ir.Operation) -> ir.WalkResult:
+            if op.name in RESHAPES + PERMUTES:
+                ops.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(collect)
+        for op in ops:  # program order: a chain's next op sees this one's literal
+            values = folded(op)
+            if values is None:
+                continue
+            out = tensor_info(op.results[0].type)
+            assert out is not None
+            with ir.InsertionPoint(op), op.location:
+                literal = numpy_to_literal(values, out.dtype)
+            op.results[0].replace_all_uses_with(literal)
+            source = defining_op(op.operands[0])
+            op.erase()
+            if source is not None and not list(source.results[0].uses):
+                source.erase()
