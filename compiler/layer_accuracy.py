@@ -41,6 +41,7 @@ from compiler.operand_stats import OperandStats, quantize_operand
 from compiler.pipeline import layer_map
 from compiler.runtime.input_check import check_index_ranges, check_shapes
 from passes.base.errors import QmlirError
+from passes.fold_weight_views import FoldWeightViews
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.recipes import Recipe, Role, ScalingRecipe
 
@@ -184,6 +185,7 @@ def _decisions(
     text = import_program(program)
     with ir.Context():
         module = ir.Module.parse(text)
+        FoldWeightViews().apply(module)  # as the compile: a weight through views is a weight
         QuantizeMatmuls(recipe, quantize_all, exclude, layer_recipes).apply(module)
         return layer_map(module)
 

@@ -20,6 +20,21 @@ _MATMULS = {
     torch.ops.aten.bmm.default: "bmm",
 }
 
+# shape-only ops whose result, of a weight, is a weight too: ``passes/fold_weight_views.py``
+# folds them into the weight at compile time, so the recipe pass sees a weight matmul
+_WEIGHT_VIEWS = {
+    torch.ops.aten.unsqueeze.default,
+    torch.ops.aten.squeeze.dim,
+    torch.ops.aten.view.default,
+    torch.ops.aten.reshape.default,
+    torch.ops.aten._unsafe_view.default,
+    torch.ops.aten.flatten.using_ints,
+    torch.ops.aten.permute.default,
+    torch.ops.aten.transpose.int,
+    torch.ops.aten.t.default,
+    torch.ops.aten.numpy_T.default,
+}
+
 
 @dataclass
 class MatmulCall:
@@ -27,7 +42,7 @@ class MatmulCall:
     target: Any
     args: tuple[Any, ...]
     output: torch.Tensor
-    weight_operands: tuple[bool, bool]  # (a, b) is a parameter, buffer or constant
+    weight_operands: tuple[bool, bool]  # (a, b) is a parameter, buffer or constant (or a view)
     layer: str  # the module path, as the importer names the op's location
 
 
@@ -39,18 +54,22 @@ class _Recorder(torch.fx.Interpreter):
 
     def run_node(self, n: torch.fx.Node) -> Any:
         result = super().run_node(n)
+        if n.op == "call_function" and n.target in _WEIGHT_VIEWS and self._is_weight(n.args[0]):
+            self.constants.add(n.name)
         if n.op == "call_function" and n.target in _MATMULS:
             kind = _MATMULS[n.target]
             operands = n.args[1:3] if kind == "addmm" else n.args[0:2]
-            flags = tuple(
-                isinstance(a, torch.fx.Node) and a.name in self.constants for a in operands
-            )
+            flags = tuple(self._is_weight(a) for a in operands)
             args = tuple(self.env[a] if isinstance(a, torch.fx.Node) else a for a in n.args)
             stack = n.meta.get("nn_module_stack") or {}
             layer = list(stack.values())[-1][0] if stack else ""
             call = MatmulCall(kind, n.target, args, result, flags, layer)  # type: ignore[arg-type]
             self.calls.extend(_expert_calls(call) or [call])
         return result
+
+    def _is_weight(self, value: Any) -> bool:
+        """A parameter, buffer or constant, or a view of one."""
+        return isinstance(value, torch.fx.Node) and value.name in self.constants
 
 
 def _expert_calls(call: MatmulCall) -> list[MatmulCall]:

@@ -172,8 +172,8 @@ def test_per_layer_recipes_and_exclusions() -> None:
 def test_weights_in_einsum_and_cat() -> None:
     """einsum is decomposed before import (its contraction a matmul the recipe pass sees), its
     weight reached through the decomposition's permutes and views is folded back into a weight
-    literal (``fold-weight-views``) and quantized as a weight, and a weight inside a list
-    operand (``cat``) imports."""
+    literal (``fold-weight-views``) and quantized as a weight (and so reported), and a weight
+    inside a list operand (``cat``) imports."""
     model, inputs = tiny.weights_in_lists()
     art = compiler.compile(model, inputs, "fp8-current")
     ref = reference(model, inputs)
@@ -189,3 +189,7 @@ def test_weights_in_einsum_and_cat() -> None:
         "f32 (not quantized)": 4 * 32 * 4,
         "f32 scale_inv": 4,
     }
+    # the report decides as the compile does: the layer is a weight matmul there too
+    (layer,) = compiler.report(model, inputs, "fp8-current").layers
+    assert (layer.layer, layer.recipe) == (entry["layer"], "fp8-current")
+    assert layer.weight is not None and layer.weight.role == "weight"
