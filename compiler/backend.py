@@ -22,7 +22,7 @@ from iree.compiler import ir
 from iree.compiler.tools.binaries import find_tool
 
 from passes.base.errors import QmlirError
-from passes.host.flags import first_error_line, target_flags
+from passes.host.flags import first_error_line, retry_flags, target_flags
 from passes.lowering.cuda import targets as cuda_targets
 
 REPRO_PREFIX = "qmlir-repro-"
@@ -42,16 +42,14 @@ def compile_module(
     cuda_arch: str | None = None,
     cpu: str | None = None,
     extra_flags: tuple[str, ...] = (),
-    retry: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
     dynamic: bool = False,
 ) -> bytes:
     """Compiles a torch-input module (torch + linalg) to a ``.vmfb`` for ``target``.
 
     On cuda, an architecture IREE does not know by name gets its device target from
-    ``passes/lowering/cuda/templates/`` as the module's ``hal.device.targets``. ``retry``:
-    ``(flags, messages)``: a compile whose error names one of ``messages`` (a known IREE
-    failure) runs once more with ``flags`` added; only the last failure is reported.
-    ``dynamic``: the module has dynamic dims (``passes/host/flags.py`` picks its flags).
+    ``passes/lowering/cuda/templates/`` as the module's ``hal.device.targets``. ``dynamic``: the
+    module has dynamic dims; ``passes/host/flags.py`` picks its flags, and the known IREE
+    failures after which it compiles once more with others (only the last failure is reported).
     """
     base = target_flags(target, cuda_arch, cpu, dynamic)
     flags = ["--iree-input-type=torch", *base, *extra_flags]
@@ -62,9 +60,9 @@ def compile_module(
         with open(source, "wb") as f:
             module.operation.write_bytecode(f)
         code, diagnostics = run_iree_compile([str(source), *_BASE_FLAGS, *flags, "-o", str(output)])
-        retry_flags, retry_on = retry
+        again, retry_on = retry_flags(target, dynamic)
         if code != 0 and any(message in diagnostics for message in retry_on):
-            flags = [*flags, *retry_flags]
+            flags = [*flags, *again]
             code, diagnostics = run_iree_compile(
                 [str(source), *_BASE_FLAGS, *flags, "-o", str(output)]
             )

@@ -37,7 +37,7 @@ from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.gemm_operands import GEMM_OPERAND_TYPES, GemmOperands
-from passes.host.flags import DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON, target_flags
+from passes.host.flags import target_flags
 from passes.ir.named_ops import LAYER_ATTR, callee_name, is_named_op_decl, op_kind, symbol_name
 from passes.lower_named_ops import LowerNamedOps
 from passes.lowering.cuda.targets import DEFAULT_CUDA_ARCH
@@ -168,11 +168,9 @@ def compile_model(
         metadata["weights"] = weights
         embed_metadata(module, metadata)
         note("iree compile")
-        # dynamic dims on llvm-cpu: their own data tiling, none where IREE fails with it
         dynamic = any("dims" in entry for entry in metadata["signature"]["inputs"])
-        retry = (DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON) if dynamic and cpu else ((), ())
         vmfb = compile_module(
-            module, options.target, options.arch, options.cpu, options.iree_flags, retry, dynamic
+            module, options.target, options.arch, options.cpu, options.iree_flags, dynamic
         )
     return CompiledModule(seal(vmfb, metadata))
 

@@ -25,7 +25,7 @@ from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir.elements import elements_to_numpy, numpy_to_literal
-from passes.ir.torch_ops import constant_number, defining_op, is_literal
+from passes.ir.torch_ops import constant_ints, constant_number, defining_op, is_literal
 from passes.ir.types import tensor_info
 
 RESHAPES = (
@@ -39,21 +39,12 @@ RESHAPES = (
 PERMUTES = ("torch.aten.permute", "torch.aten.transpose.int", "torch.aten.t", "torch.aten.numpy_T")
 
 
-def _ints(value: ir.Value) -> list[int] | None:
-    """A ``torch.prim.ListConstruct`` of constant ints, else None."""
-    op = defining_op(value)
-    if op is None or op.name != "torch.prim.ListConstruct":
-        return None
-    items = [constant_number(v) for v in op.operands]
-    return None if any(i is None for i in items) else [int(i) for i in items if i is not None]
-
-
 def _axes(op: ir.Operation, rank: int) -> list[int] | None:
     """The permutation a permute-like ``op`` applies to a tensor of ``rank`` dims."""
     if op.name in ("torch.aten.t", "torch.aten.numpy_T"):
         return list(reversed(range(rank)))
     if op.name == "torch.aten.permute":
-        dims = _ints(op.operands[1])
+        dims = constant_ints(op.operands[1])
         return None if dims is None else [d % rank for d in dims]
     first, second = (constant_number(v) for v in op.operands[1:3])
     if first is None or second is None:

@@ -40,10 +40,8 @@ def cpu_flags(cpu: str = "host") -> list[str]:
 #   (a 1024x1024 FP8 weight decoded to f32 grows by 3 MiB and was decoded on every call, 1.9x
 #   `none` on the MLP; hoisted: 1.2x). The artifact keeps the low-precision bytes.
 # Not in HOST_CPU_FLAGS: the named-op evaluator runs no GEMM and holds no weight.
-ARTIFACT_CPU_FLAGS = (
-    "--iree-opt-data-tiling",
-    f"--iree-opt-const-expr-max-size-increase-threshold={1 << 40}",
-)
+HOIST_ALL_FLAG = f"--iree-opt-const-expr-max-size-increase-threshold={1 << 40}"
+ARTIFACT_CPU_FLAGS = ("--iree-opt-data-tiling", HOIST_ALL_FLAG)
 
 # An llvm-cpu artifact with dynamic dims is data-tiled from IREE's global-optimization phase
 # (`--iree-global-opt-data-tiling`) rather than from dispatch creation, the static artifacts' path:
@@ -55,15 +53,21 @@ ARTIFACT_CPU_FLAGS = (
 # creation's path, faster on MiniLM (151 vs 172 ms) and the decoder (68 vs 71 ms). A dynamic
 # compile that IREE 3.13 still fails to data-tile (its two known failures below) runs again
 # without it.
-DYNAMIC_ARTIFACT_CPU_FLAGS = (
-    "--iree-global-opt-data-tiling",
-    f"--iree-opt-const-expr-max-size-increase-threshold={1 << 40}",
-)
+DYNAMIC_ARTIFACT_CPU_FLAGS = ("--iree-global-opt-data-tiling", HOIST_ALL_FLAG)
 DYNAMIC_CPU_RETRY_FLAGS = ("--iree-global-opt-data-tiling=false",)
 DYNAMIC_CPU_RETRY_ON = (
     "no basis element may be statically non-positive",
     "all stack allocations need to be hoisted",
 )
+
+
+def retry_flags(target: str, dynamic: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(flags, messages)``: a compile whose error names one of ``messages`` runs once more with
+    ``flags`` added (a dynamic llvm-cpu artifact, without data tiling); ``((), ())`` otherwise."""
+    if target == "llvm-cpu" and dynamic:
+        return DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON
+    return (), ()
+
 
 # The llvm-cpu target on the host CPU: what runs on this host (weight folding, quantize).
 HOST_CPU_FLAGS = (*cpu_flags("host"), *SHARED_FLAGS)

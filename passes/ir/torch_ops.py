@@ -35,6 +35,15 @@ def constant_number(value: ir.Value) -> float | None:
     return ir.FloatAttr(attr).value
 
 
+def constant_ints(value: ir.Value) -> list[int] | None:
+    """The ints of a ``torch.prim.ListConstruct`` of ``torch.constant.int``s, else None."""
+    op = defining_op(value)
+    if op is None or op.name != "torch.prim.ListConstruct":
+        return None
+    items = [constant_number(v) for v in op.operands]
+    return None if any(i is None for i in items) else [int(i) for i in items if i is not None]
+
+
 def constant_int(value: int) -> ir.Value:
     i64 = ir.IntegerType.get_signless(64)
     return ir.Operation.create(

@@ -15,7 +15,6 @@ from passes.base.errors import QmlirError
 from passes.host.flags import DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON
 
 MODULE = "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> { return %x : tensor<4xf32> }"
-RETRY = (DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON)
 
 
 def _fake_compiler(failures: list[str]):  # type: ignore[no-untyped-def]
@@ -33,14 +32,14 @@ def _fake_compiler(failures: list[str]):  # type: ignore[no-untyped-def]
     return run, calls
 
 
-def _compile(monkeypatch, failures: list[str], tmp_path: Path):  # type: ignore[no-untyped-def]
+def _compile(monkeypatch, failures: list[str], tmp_path: Path, dynamic: bool = True):  # type: ignore[no-untyped-def]
     run, calls = _fake_compiler(failures)
     monkeypatch.setattr(backend, "run_iree_compile", run)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where a failure's repro goes
     with ir.Context():
         module = ir.Module.parse(MODULE)
         try:
-            return backend.compile_module(module, "llvm-cpu", cpu="generic", retry=RETRY), calls
+            return backend.compile_module(module, "llvm-cpu", cpu="generic", dynamic=dynamic), calls
         except QmlirError as e:
             return e, calls
 
@@ -69,3 +68,10 @@ def test_retry_failure_reports_the_retried_flags(monkeypatch, tmp_path) -> None:
 def test_each_known_message_retries(monkeypatch, tmp_path, message: str) -> None:  # type: ignore[no-untyped-def]
     result, calls = _compile(monkeypatch, [message], tmp_path)
     assert result == b"vmfb" and len(calls) == 2
+
+
+def test_static_compile_does_not_retry(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A static artifact takes its own data tiling; the dynamic one's fallback is not for it."""
+    known = "'affine.delinearize_index' op no basis element may be statically non-positive"
+    result, calls = _compile(monkeypatch, [known], tmp_path, dynamic=False)
+    assert isinstance(result, QmlirError) and len(calls) == 1
