@@ -5,6 +5,8 @@ art = compiler.compile(model, (x,), recipe="fp8-current")
 y = art(x); art.save("model.vmfb"); compiler.load("model.vmfb")
 q = compiler.quantize(x, recipe="fp8-current")   # q.data (uint8 codes), q.scale (scale_inv)
 r = compiler.report(model, (x,), recipe="nvfp4")  # per-layer SQNR; r.suggest_excludes(20.0)
+step = compiler.compile_training(model, (x, y), "fp8-current", optimizer="adamw", lr=1e-3)
+loss = step(x, y)  # one step: forward, backward, update; step.parameters(), step.gradients()
 
 Loading and running an artifact (``load``, ``CompiledModule``) needs only the runtime:
 ``iree-base-runtime``, numpy and ml_dtypes. Compiling needs the ``compile`` extra (torch,
@@ -18,10 +20,10 @@ from compiler.version import __version__
 from passes.base.errors import QmlirError
 
 if TYPE_CHECKING:
-    from compiler.api import compile, report
+    from compiler.api import compile, compile_training, report
     from compiler.block_scale import block_scale_dequantize, block_scale_quantize
     from compiler.quantize_api import QuantizedTensor, quantize
-    from compiler.runtime import CompiledModule, load
+    from compiler.runtime import CompiledModule, TrainingStep, load
 
 # Names and the modules that define them, imported when first used: `import compiler;
 # compiler.load(...)` loads neither torch nor iree.compiler, and `import compiler` alone (what
@@ -29,7 +31,9 @@ if TYPE_CHECKING:
 _LAZY = {
     "CompiledModule": "compiler.runtime",
     "load": "compiler.runtime",
+    "TrainingStep": "compiler.runtime",
     "compile": "compiler.api",
+    "compile_training": "compiler.api",
     "report": "compiler.api",
     "block_scale_quantize": "compiler.block_scale",
     "block_scale_dequantize": "compiler.block_scale",
@@ -51,10 +55,12 @@ __all__ = [
     "CompiledModule",
     "QmlirError",
     "QuantizedTensor",
+    "TrainingStep",
     "__version__",
     "block_scale_dequantize",
     "block_scale_quantize",
     "compile",
+    "compile_training",
     "load",
     "quantize",
     "report",

@@ -1,4 +1,5 @@
-"""The Python API: ``compile``, ``report`` (``load`` and ``quantize`` live beside it)."""
+"""The Python API: ``compile``, ``compile_training``, ``report`` (``load`` and ``quantize``
+live beside it)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import torch
 
 from compiler.layer_accuracy import Calibration, Report, build_report
 from compiler.model_source import ModelSource, check_model
+from compiler.optimizers import OptimizerOptions
 from compiler.pipeline import CompileOptions, compile_model
-from compiler.runtime import CompiledModule
+from compiler.runtime import CompiledModule, TrainingStep
+from compiler.training_pipeline import compile_training_model
 from passes.recipes import get_recipe
 
 
@@ -68,6 +71,68 @@ def compile(  # noqa: A001 (the product's API name)
             allow_unquantized=allow_unquantized,
             gemm_operands=gemm_operands,
         ),
+    )
+
+
+def compile_training(
+    model: torch.nn.Module,
+    example_inputs: Any,
+    recipe: str = "fp8-current",
+    target: str = "llvm-cpu",
+    *,
+    optimizer: str = "sgd",
+    lr: float = 1e-3,
+    weight_decay: float = 0.0,
+    momentum: float = 0.0,
+    betas: tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
+    quantize_all_matmuls: bool = False,
+    dump_ir: str | Path | None = None,
+    exclude: list[str] | tuple[str, ...] = (),
+    layer_recipes: dict[str, str] | None = None,
+    cuda_arch: str | None = None,
+    cpu: str | None = None,
+    allow_unquantized: bool = False,
+    gemm_operands: str = "auto",
+    probes: bool = False,
+    **options: Any,
+) -> TrainingStep:
+    """Compiles one training step of ``model``: forward, backward and an optimizer update, every
+    linear's three GEMMs (fprop, dgrad, wgrad) quantized by ``recipe`` as TE quantizes them
+    (``fp8_format="hybrid"``: gradients in E5M2).
+
+    ``model(*example_inputs)`` must return the loss, a scalar (the targets are inputs).
+    ``optimizer``: ``sgd`` (``lr``, ``momentum``, ``weight_decay``) or ``adamw`` (``lr``,
+    ``betas``, ``eps``, ``weight_decay``), as ``torch.optim`` computes them. The returned
+    :class:`TrainingStep` holds the parameters (initially the model's) and the optimizer's
+    state: ``loss = step(*inputs)`` runs one step; ``step.parameters()``,
+    ``step.load_parameters(sd)``, ``step.gradients()``, ``step.save(path)``. ``probes`` (a test
+    hook) keeps every quantized GEMM's operands for ``step.probes()``. The other arguments are
+    :func:`compile`'s.
+    """
+    module, inputs = check_model(model, example_inputs, "compile_training()")
+    source = ModelSource(type(module).__name__, module, inputs)
+    chosen = get_recipe(recipe, options)
+    return compile_training_model(
+        source,
+        CompileOptions(
+            recipe=chosen,
+            target=target,
+            quantize_all_matmuls=quantize_all_matmuls,
+            dump_ir=Path(dump_ir) if dump_ir is not None else None,
+            exclude=tuple(exclude),
+            layer_recipes=tuple(
+                (glob, get_recipe(name)) for glob, name in (layer_recipes or {}).items()
+            ),
+            cuda_arch=cuda_arch,
+            cpu=cpu,
+            allow_unquantized=allow_unquantized,
+            gemm_operands=gemm_operands,
+        ),
+        OptimizerOptions(
+            optimizer, lr, weight_decay, momentum, (float(betas[0]), float(betas[1])), eps
+        ),
+        probes=probes,
     )
 
 

@@ -99,12 +99,28 @@ def import_program(program: torch.export.ExportedProgram) -> str:
     """Imports an exported program as ``func.func @main``; returns the module's text."""
     _expose_non_persistent_buffers(program)
     _copy_weights_in_lists(program)
-    context = tm_ir.Context()
-    torch_d.register_dialect(context)
-    importer = fx_importer.FxImporter(context=context, hooks=_DenseLiterals())
-    importer._cc = _ModulePathLocations(context, py_attr_tracker=importer._py_attr_tracker)
+    importer = _importer()
     try:
         importer.import_frozen_program(program, func_name="main")
     except Exception as e:
         raise QmlirError(f"torch-mlir could not import the model: {exception_summary(e)}") from e
     return importer.module.operation.get_asm(enable_debug_info=True)
+
+
+def import_graph(graph: torch.fx.GraphModule) -> str:
+    """Imports a traced, functional graph (a training step: every tensor it reads is an
+    argument, or a constant) as ``func.func @main``; returns the module's text."""
+    importer = _importer()
+    try:
+        importer.import_graph_module(graph, func_name="main")
+    except Exception as e:
+        raise QmlirError(f"torch-mlir could not import the step: {exception_summary(e)}") from e
+    return importer.module.operation.get_asm(enable_debug_info=True)
+
+
+def _importer() -> fx_importer.FxImporter:
+    context = tm_ir.Context()
+    torch_d.register_dialect(context)
+    importer = fx_importer.FxImporter(context=context, hooks=_DenseLiterals())
+    importer._cc = _ModulePathLocations(context, py_attr_tracker=importer._py_attr_tracker)
+    return importer

@@ -38,7 +38,14 @@ from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.gemm_operands import GEMM_OPERAND_TYPES, GemmOperands
 from passes.host.flags import target_flags
-from passes.ir.named_ops import LAYER_ATTR, callee_name, is_named_op_decl, op_kind, symbol_name
+from passes.ir.named_ops import (
+    GEMM_ATTR,
+    LAYER_ATTR,
+    callee_name,
+    is_named_op_decl,
+    op_kind,
+    symbol_name,
+)
 from passes.lower_named_ops import LowerNamedOps
 from passes.lowering.cuda.targets import DEFAULT_CUDA_ARCH
 from passes.quantize_matmuls import (
@@ -137,7 +144,7 @@ def compile_model(
     text = import_program(program)
     with ir.Context():
         module = ir.Module.parse(text)
-        _dump(options, "01-import", module)
+        dump_stage(options, "01-import", module)
         note("recipe")
         globs = [glob for glob, _ in options.layer_recipes]
         check_globs(options.exclude, globs, matmul_layer_names(module))  # a typo is an error
@@ -147,32 +154,39 @@ def compile_model(
         ).apply(module)
         ExposeScalingState().apply(module)
         GemmOperands(gemm).apply(module)
-        _dump(options, "02-recipe", module)
+        dump_stage(options, "02-recipe", module)
         layers = layer_map(module)
         check_quantized(options, layers)
         note("fold weights")
         FoldConstantQuantize().apply(module)
-        _dump(options, "03-fold-weights", module)
+        dump_stage(options, "03-fold-weights", module)
         weights = weight_bytes(module)
-        note("lower")
-        if options.arch is not None:
-            FuseQuantizeCore().apply(module)
-        LowerNamedOps(options.target, options.arch or DEFAULT_CUDA_ARCH).apply(module)
-        _dump(options, "04-lower", module)
         metadata = build_metadata(source, options, module, layers)
-        _describe_inputs(metadata["signature"]["inputs"], roles)
+        describe_inputs(metadata["signature"]["inputs"], roles)
         _describe_outputs(metadata["signature"]["outputs"], outputs)
         metadata["attention"] = "matmuls" if as_matmuls else "fused"
         metadata["cpu"] = cpu
         metadata["gemm_operands"] = gemm
         metadata["weights"] = weights
-        embed_metadata(module, metadata)
-        note("iree compile")
-        dynamic = any("dims" in entry for entry in metadata["signature"]["inputs"])
-        vmfb = compile_module(
-            module, options.target, options.arch, options.cpu, options.iree_flags, dynamic
-        )
-    return CompiledModule(seal(vmfb, metadata))
+        return CompiledModule(lower_and_compile(module, options, metadata, note))
+
+
+def lower_and_compile(
+    module: ir.Module, options: CompileOptions, metadata: dict[str, Any], note: Progress
+) -> bytes:
+    """Stages 4 and 5 on a module after its recipe passes: the sealed artifact's bytes."""
+    note("lower")
+    if options.arch is not None:
+        FuseQuantizeCore().apply(module)
+    LowerNamedOps(options.target, options.arch or DEFAULT_CUDA_ARCH).apply(module)
+    dump_stage(options, "04-lower", module)
+    embed_metadata(module, metadata)
+    note("iree compile")
+    dynamic = any("dims" in entry for entry in metadata["signature"]["inputs"])
+    vmfb = compile_module(
+        module, options.target, options.arch, options.cpu, options.iree_flags, dynamic
+    )
+    return seal(vmfb, metadata)
 
 
 def check_quantized(options: CompileOptions, layers: list[dict[str, str]]) -> None:
@@ -200,7 +214,7 @@ def _describe_outputs(outputs: list[dict[str, Any]], dims: list[list[str | None]
             entry["dims"] = [None if n is None else {"name": n} for n in names]
 
 
-def _describe_inputs(inputs: list[dict[str, Any]], roles: list[dict[str, Any]]) -> None:
+def describe_inputs(inputs: list[dict[str, Any]], roles: list[dict[str, Any]]) -> None:
     """Adds each input's name and index range (``compiler/input_roles.py``) to its signature
     entry; ``@main`` takes exactly the program's user inputs, in order."""
     if len(roles) != len(inputs):
@@ -260,27 +274,28 @@ def layer_map(module: ir.Module) -> list[dict[str, str]]:
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         attrs = op.attributes
+        entry: dict[str, str] | None = None
         if op.name == "func.call" and callee_name(op) in scaled:
-            out.append(
-                {
-                    "layer": ir.StringAttr(attrs[LAYER_ATTR]).value if LAYER_ATTR in attrs else "",
-                    "matmul": "scaled_matmul",
-                    "recipe": ir.StringAttr(attrs[RECIPE_ATTR]).value,
-                    "note": ir.StringAttr(attrs[WHY_ATTR]).value,
-                }
-            )
+            entry = {
+                "layer": ir.StringAttr(attrs[LAYER_ATTR]).value if LAYER_ATTR in attrs else "",
+                "matmul": "scaled_matmul",
+                "recipe": ir.StringAttr(attrs[RECIPE_ATTR]).value,
+                "note": ir.StringAttr(attrs[WHY_ATTR]).value,
+            }
         elif KEPT_ATTR in attrs:
             reason = ir.StringAttr(attrs[KEPT_ATTR]).value
-            out.append(
-                {"layer": layer_name(op), "matmul": op.name, "recipe": "none", "note": reason}
-            )
+            entry = {"layer": layer_name(op), "matmul": op.name, "recipe": "none", "note": reason}
+        if entry is not None:
+            if GEMM_ATTR in attrs:  # a training step's fprop, dgrad or wgrad
+                entry["gemm"] = ir.StringAttr(attrs[GEMM_ATTR]).value
+            out.append(entry)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
     return out
 
 
-def _dump(options: CompileOptions, stage: str, module: ir.Module) -> None:
+def dump_stage(options: CompileOptions, stage: str, module: ir.Module) -> None:
     if options.dump_ir is None:
         return
     options.dump_ir.mkdir(parents=True, exist_ok=True)

@@ -16,8 +16,11 @@ from passes import (  # noqa: F401 (each module registers its pass)
     fold_weight_views,
     fuse_quantize_core,
     gemm_operands,
+    hold_training_state,
     lower_named_ops,
+    probe_gemms,
     quantize_matmuls,
+    training_gemms,
 )
 from passes.base.errors import QmlirError
 from passes.base.module_pass import parse_pass

@@ -25,18 +25,15 @@ from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir.elements import elements_to_numpy, numpy_to_literal
-from passes.ir.torch_ops import constant_ints, constant_number, defining_op, is_literal
-from passes.ir.types import tensor_info
-
-RESHAPES = (
-    "torch.aten.unsqueeze",
-    "torch.aten.squeeze.dim",
-    "torch.aten.view",
-    "torch.aten.reshape",
-    "torch.aten._unsafe_view",
-    "torch.aten.flatten.using_ints",
+from passes.ir.torch_ops import (
+    PERMUTES,
+    RESHAPES,
+    constant_ints,
+    constant_number,
+    defining_op,
+    is_literal,
 )
-PERMUTES = ("torch.aten.permute", "torch.aten.transpose.int", "torch.aten.t", "torch.aten.numpy_T")
+from passes.ir.types import tensor_info
 
 
 def _axes(op: ir.Operation, rank: int) -> list[int] | None:

@@ -24,7 +24,7 @@ from iree.compiler import ir
 from passes.base.module_pass import ModulePass, register_pass
 from passes.expert_matmuls import expert_count, expert_name, split_experts
 from passes.ir import torch_ops
-from passes.ir.named_ops import NamedOpBuilder
+from passes.ir.named_ops import GEMM_ATTR, LAYER_ATTR, ROLES_ATTR, NamedOpBuilder
 from passes.ir.types import DYNAMIC, FLOAT_DTYPES, TensorInfo, tensor_info
 from passes.recipes import NoQuantization, Recipe, Role, ScalingRecipe, Usage, get_recipe
 
@@ -55,10 +55,14 @@ class MatmulSite:
     b_transposed: bool
     bias: ir.Value | None
     layer: str
+    roles: tuple[Role, Role]
 
 
 def layer_name(op: ir.Operation) -> str:
-    """The module path the importer put in the op's location (``layers.3.fc1``), or ''."""
+    """The op's module path (``layers.3.fc1``): its ``qmlir.layer`` (a training step's backward
+    GEMMs, ``training-gemms``), else the one the importer put in its location, else ''."""
+    if LAYER_ATTR in op.attributes:
+        return ir.StringAttr(op.attributes[LAYER_ATTR]).value
     return _loc_name(op.location)
 
 
@@ -180,7 +184,9 @@ class QuantizeMatmuls(ModulePass):
         else:
             a, b = operands[0], operands[1]
             transposed = False
-        has_weight = torch_ops.is_literal(a) or torch_ops.is_literal(b)
+        roles = _roles(op, a, b)
+        # a training step's three GEMMs of a linear (training-gemms) count as its weight's
+        has_weight = Role.WEIGHT in roles or Role.PARAMETER in roles or GEMM_ATTR in op.attributes
         if torch_ops.is_literal(a) and torch_ops.is_literal(b):
             return None, "both operands are constants"
         if not has_weight and not self.quantize_all_matmuls:
@@ -203,7 +209,7 @@ class QuantizeMatmuls(ModulePass):
             return None, f"recipe '{recipe.name}' quantizes 2-D operands (batched matmul)"
         if bias is not None and tensor_info(bias.type) is None:
             return None, "bias of unknown shape"
-        return MatmulSite(op, a, b, transposed, bias, layer_name(op)), ""
+        return MatmulSite(op, a, b, transposed, bias, layer_name(op), roles), ""
 
     def _rewrite(
         self, site: MatmulSite, builder: NamedOpBuilder, recipe: ScalingRecipe, why: str
@@ -224,14 +230,17 @@ class QuantizeMatmuls(ModulePass):
             a_nd = a  # gives the result's dynamic leading dims, if any
             if flat:
                 a = torch_ops.collapse_to_2d(a)
-            qa = recipe.emit_quantize(builder, a, _role(site.a), Usage.ROWWISE, site.layer)
-            qb = recipe.emit_quantize(builder, b, _role(site.b), b_usage, site.layer)
+            qa = recipe.emit_quantize(builder, a, site.roles[0], Usage.ROWWISE, site.layer)
+            qb = recipe.emit_quantize(builder, b, site.roles[1], b_usage, site.layer)
             gemm_out = _flat_out(out_info) if flat else out_info
             y = recipe.emit_scaled_matmul(
                 builder, qa, qb, site.b_transposed, gemm_out, layer=site.layer
             )
             y.owner.attributes[RECIPE_ATTR] = ir.StringAttr.get(recipe.name)
             y.owner.attributes[WHY_ATTR] = ir.StringAttr.get(why)
+            for attr in (GEMM_ATTR, ROLES_ATTR):  # a training step's (training-gemms)
+                if attr in op.attributes:
+                    y.owner.attributes[attr] = op.attributes[attr]
             if flat:
                 y = torch_ops.expand_from_2d(y, out_info.with_dtype("f32"), a_nd)
             result = torch_ops.from_builtin(y, out_info.with_dtype("f32"))
@@ -242,9 +251,15 @@ class QuantizeMatmuls(ModulePass):
         op.erase()
 
 
-def _role(operand: ir.Value) -> Role:
-    """A constant operand (a weight literal) is quantized at compile time."""
-    return Role.WEIGHT if torch_ops.is_literal(operand) else Role.ACTIVATION
+def _roles(op: ir.Operation, a: ir.Value, b: ir.Value) -> tuple[Role, Role]:
+    """A constant operand (a weight literal) is a weight, quantized at compile time; in a
+    training step, ``training-gemms`` says which operands are parameters and gradients."""
+    if ROLES_ATTR in op.attributes:
+        marked = [ir.StringAttr(r).value for r in ir.ArrayAttr(op.attributes[ROLES_ATTR])]
+        roles = [Role.PARAMETER if r == "weight" else Role(r) for r in marked]
+        return roles[0], roles[1]
+    first, second = (Role.WEIGHT if torch_ops.is_literal(v) else Role.ACTIVATION for v in (a, b))
+    return first, second
 
 
 def _flat_out(out: TensorInfo) -> TensorInfo:

@@ -1,18 +1,22 @@
 """Stage 6, execute: load a sealed artifact and run it. Needs only ``iree-base-runtime``, numpy
 and ml_dtypes: nothing here imports torch or ``iree.compiler``.
 
-``module`` (``CompiledModule``, ``load``), ``seal`` (the artifact file and its digest),
+``module`` (``CompiledModule``), ``training`` (``TrainingStep``: a compiled training step),
+``loading`` (``load``), ``seal`` (the artifact file and its digest),
 ``metadata_schema`` (the metadata's fields, checked), ``input_check`` (inputs against the
 signature), ``scaling_health`` (is an fp8-delayed state sound).
 """
 
-from compiler.runtime.module import (
-    CompiledModule,
-    load,
-    open_module,
-    read_artifact,
-    to_numpy,
-    to_torch,
-)
+from compiler.runtime.loading import load, read_artifact
+from compiler.runtime.module import CompiledModule, open_module, to_numpy, to_torch
+from compiler.runtime.training import TrainingStep
 
-__all__ = ["CompiledModule", "load", "open_module", "read_artifact", "to_numpy", "to_torch"]
+__all__ = [
+    "CompiledModule",
+    "TrainingStep",
+    "load",
+    "open_module",
+    "read_artifact",
+    "to_numpy",
+    "to_torch",
+]

@@ -39,6 +39,14 @@ _INPUT_DIM = (type(None), {"name": str, "min": _bound, "max": _bound, "example":
 _TENSOR = {"shape": _shape, "dtype": str}
 _INPUT = {**_TENSOR, "?name": str, "?index_range": _range, "?dims": [_INPUT_DIM]}
 _OUTPUT = {**_TENSOR, "?dims": [_OUTPUT_DIM]}
+_STATE = {"name": str, "shape": _shape}
+_PROBE = {"layer": str, "gemm": str, "roles": [str], "usages": [str]}
+_TRAINING = {
+    "optimizer": {"name": str},
+    "parameters": [_STATE],
+    "optimizer_state": [_STATE],
+    "?probes": [_PROBE],
+}
 SCHEMA: dict[str, Spec] = {
     "format": (FORMAT,),
     "qmlir_version": str,
@@ -49,7 +57,7 @@ SCHEMA: dict[str, Spec] = {
     "cuda_arch": (str, type(None)),
     "quantize_all_matmuls": bool,
     "signature": {"inputs": [_INPUT], "outputs": [_OUTPUT]},
-    "layers": [{"layer": str, "matmul": str, "recipe": str, "note": str}],
+    "layers": [{"layer": str, "matmul": str, "recipe": str, "note": str, "?gemm": str}],
     "scaling_state": [{"key": str, "layer": str, "kind": str, "shape": _shape}],
     "functions": [str],
     "?attention": str,
@@ -61,6 +69,7 @@ SCHEMA: dict[str, Spec] = {
     "?weights": dict,
     "?exclude": [str],
     "?layer_recipes": list,
+    "?training": _TRAINING,  # a training step (compile_training): its state, in module order
 }
 
 

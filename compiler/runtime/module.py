@@ -21,7 +21,7 @@ from iree import runtime as iree_runtime
 
 from compiler.runtime.input_check import check_inputs
 from compiler.runtime.scaling_health import ScalingHealth, scaling_health
-from compiler.runtime.seal import Artifact, unseal
+from compiler.runtime.seal import unseal
 from passes.base.abi import ENTRY, GET_STATE, SET_STATE
 from passes.base.cpu_features import host_problem
 from passes.base.errors import QmlirError
@@ -34,8 +34,9 @@ class CompiledModule:
 
     ``artifact`` is the file's bytes (``seal.py``): the seal is verified first, and
     nothing of the module is loaded until the first call (the initializer runs then, once).
-    Calls are serialized on modules with scaling state, so concurrent callers never lose an
-    amax-history update; stateless modules run concurrent calls as they come.
+    Calls are serialized on modules with state (scaling state, a training step's parameters),
+    so concurrent callers never lose an update; stateless modules run concurrent calls as they
+    come.
     """
 
     def __init__(self, artifact: bytes, device: str = "") -> None:
@@ -52,7 +53,7 @@ class CompiledModule:
         self._context: Any = None
         self._module_name = ""
         self._load_lock = threading.Lock()
-        stateful = bool(self.metadata["scaling_state"])
+        stateful = bool(self.metadata["scaling_state"]) or "training" in self.metadata
         self._call_lock: threading.Lock | contextlib.nullcontext[None] = (
             threading.Lock() if stateful else contextlib.nullcontext()
         )
@@ -171,30 +172,6 @@ def open_module(vmfb: bytes, config: iree_runtime.Config) -> tuple[Any, str]:
     vm_module = iree_runtime.VmModule.copy_buffer(context.instance, vmfb)
     context.add_vm_module(vm_module)
     return context, vm_module.name
-
-
-def load(path: str | os.PathLike[str], device: str = "") -> CompiledModule:
-    p = Path(path)
-    if not p.is_file():
-        raise QmlirError(f"artifact '{p}' does not exist")
-    data = p.read_bytes()
-    if not data:
-        raise QmlirError(f"artifact '{p}' is empty")
-    try:
-        return CompiledModule(data, device=device)
-    except QmlirError as e:
-        raise QmlirError(f"'{p}': {e}") from e
-
-
-def read_artifact(path: str | os.PathLike[str]) -> Artifact:
-    """The verified artifact at ``path`` (seal and metadata), without loading its module."""
-    p = Path(path)
-    if not p.is_file():
-        raise QmlirError(f"artifact '{p}' does not exist")
-    try:
-        return unseal(p.read_bytes())
-    except QmlirError as e:
-        raise QmlirError(f"'{p}': {e}") from e
 
 
 def _is_torch(x: Any) -> bool:

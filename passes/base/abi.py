@@ -4,3 +4,7 @@ ENTRY = "main"  # the model's function
 METADATA_KEY = "qmlir.metadata"  # JSON in ``iree.reflection`` on @main
 GET_STATE = "qmlir.get_scaling_state"  # -> each state global, in metadata order
 SET_STATE = "qmlir.set_scaling_state"  # (each state global)
+GET_TRAIN_STATE = "qmlir.get_train_state"  # -> each parameter, then each optimizer state
+SET_TRAIN_STATE = "qmlir.set_train_state"  # (each parameter, then each optimizer state)
+GET_GRADIENTS = "qmlir.get_gradients"  # -> the last step's gradient of each parameter
+GET_PROBES = "qmlir.get_probes"  # -> each probed GEMM's operands and result (tests' hook)

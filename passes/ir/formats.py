@@ -52,9 +52,9 @@ class Fp8Format(enum.Enum):
     """TE's ``fp8_format`` for a recipe.
 
     ``E4M3``: every tensor in E4M3 (max 448).
-    ``HYBRID``: E4M3 for forward tensors (activations, weights), E5M2 for gradients. qmlir compiles
-    inference only, so every tensor it quantizes is a forward tensor and HYBRID quantizes exactly
-    as E4M3 does; the option exists so recipes match TE's and serialize the user's choice.
+    ``HYBRID``: E4M3 for forward tensors (activations, weights), E5M2 for gradients (max 57344).
+    An inference artifact quantizes forward tensors only, so there HYBRID quantizes exactly as
+    E4M3 does; a training step (``compile_training``) quantizes its output gradients in E5M2.
     """
 
     E4M3 = "e4m3"
@@ -62,3 +62,7 @@ class Fp8Format(enum.Enum):
 
     def forward_format(self) -> FloatFormat:
         return E4M3
+
+    def gradient_format(self) -> FloatFormat:
+        """The format of gradients (a training step's ``dY``): E5M2 under HYBRID."""
+        return E5M2 if self is Fp8Format.HYBRID else E4M3

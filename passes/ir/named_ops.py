@@ -15,10 +15,15 @@ from collections.abc import Collection, Sequence
 from iree.compiler import ir
 from iree.compiler.dialects import func
 
+from passes.base.errors import QmlirError
 from passes.ir.types import DYNAMIC
 
 OP_ATTR = "qmlir.op"
 LAYER_ATTR = "qmlir.layer"
+# a training step's matmuls (passes/training_gemms.py): each operand's role, and which of its
+# layer's three GEMMs it is (fprop, dgrad, wgrad)
+ROLES_ATTR = "qmlir.operand_roles"
+GEMM_ATTR = "qmlir.gemm"
 
 # Ops whose calls have no side effects: a call whose results are unused may be erased.
 PURE_OPS = (
@@ -133,8 +138,15 @@ class NamedOpBuilder:
             for op in self.module.body.operations
         )
 
-    def add_global(self, name: str, initial: ir.Attribute, attrs: dict[str, ir.Attribute]) -> str:
-        """A private mutable ``util.global`` (module state) after the existing globals."""
+    def add_global(
+        self,
+        name: str,
+        initial: ir.Attribute,
+        attrs: dict[str, ir.Attribute],
+        tag: str = STATE_ATTR,
+    ) -> str:
+        """A private mutable ``util.global`` (module state) after the existing globals, its
+        ``attrs`` under ``tag`` (``qmlir.state``: scaling state)."""
         assert not self.symbol_taken(name), name
         first_other = next(
             (op for op in self.module.body.operations if op.operation.name != "util.global"), None
@@ -155,7 +167,7 @@ class NamedOpBuilder:
                     "is_mutable": ir.UnitAttr.get(),
                 },
             )
-        op.attributes[STATE_ATTR] = ir.DictAttr.get(attrs)
+        op.attributes[tag] = ir.DictAttr.get(attrs)
         return name
 
 
@@ -189,3 +201,12 @@ def bool_attr(value: bool) -> ir.Attribute:
 
 def i64_array_attr(values: tuple[int, ...]) -> ir.Attribute:
     return ir.DenseI64ArrayAttr.get(list(values))
+
+
+def entry_function(module: ir.Module) -> ir.Operation:
+    """The module's ``@main``."""
+    for op in module.body.operations:
+        if op.operation.name == "func.func":
+            if ir.StringAttr(op.operation.attributes["sym_name"]).value == "main":
+                return op.operation
+    raise QmlirError("the module has no @main")

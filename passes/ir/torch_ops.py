@@ -6,6 +6,17 @@ from iree.compiler import ir
 
 from passes.ir.types import DYNAMIC, TORCH_DTYPE_CODES, TensorInfo, tensor_info
 
+# shape-only ops: row-major reshapes (the result's static shape says it all) and permutations
+RESHAPES = (
+    "torch.aten.unsqueeze",
+    "torch.aten.squeeze.dim",
+    "torch.aten.view",
+    "torch.aten.reshape",
+    "torch.aten._unsafe_view",
+    "torch.aten.flatten.using_ints",
+)
+PERMUTES = ("torch.aten.permute", "torch.aten.transpose.int", "torch.aten.t", "torch.aten.numpy_T")
+
 
 def defining_op(value: ir.Value) -> ir.Operation | None:
     owner = value.owner

@@ -88,11 +88,19 @@ def get_recipe(name: str, options: dict[str, Any] | None = None) -> Recipe:
 
 
 class Role(enum.Enum):
-    """What an operand of a matmul is: an activation (quantized at run time) or a weight (a
-    constant, quantized at compile time)."""
+    """What an operand of a matmul is: an activation (quantized at run time), a weight (a
+    constant, quantized at compile time), a parameter (a weight a training step updates:
+    quantized at run time, as a weight) or a gradient (a training step's backward tensor)."""
 
     ACTIVATION = "activation"
     WEIGHT = "weight"
+    PARAMETER = "parameter"
+    GRADIENT = "gradient"
+
+    @property
+    def is_weight(self) -> bool:
+        """Weights and parameters take the recipe's weight rules (fp8-block's 2-D blocks)."""
+        return self in (Role.WEIGHT, Role.PARAMETER)
 
 
 class Usage(enum.Enum):

@@ -46,28 +46,34 @@ class Fp8BlockScaling(ScalingRecipe):
     fp8_format: Fp8Format = Fp8Format.E4M3
     x_block_scaling_dim: int = 1
     w_block_scaling_dim: int = 2
+    grad_block_scaling_dim: int = 1
     pow2_scales: bool = True
     amax_epsilon: float = 0.0
 
     @classmethod
     def option_docs(cls) -> dict[str, str]:
         return {
-            "fp8_format": "e4m3 | hybrid (identical for inference: E5M2 is for gradients)",
+            "fp8_format": "e4m3 | hybrid (E5M2 for gradients in training; inference: as e4m3)",
             "x_block_scaling_dim": "1 (1x128 blocks) or 2 (128x128) for activations",
             "w_block_scaling_dim": "1 (1x128 blocks) or 2 (128x128) for weights",
+            "grad_block_scaling_dim": "1 (1x128 blocks) or 2 (128x128) for a training step's "
+            "gradients",
             "pow2_scales": "round each block scale down to a power of 2",
             "amax_epsilon": "lower bound on each block's amax",
         }
 
     def __post_init__(self) -> None:
-        for key in ("x_block_scaling_dim", "w_block_scaling_dim"):
+        keys = ("x_block_scaling_dim", "w_block_scaling_dim", "grad_block_scaling_dim")
+        for key in keys:
             if getattr(self, key) not in (1, 2):
                 raise QmlirError(f"option '{key}' of recipe 'fp8-block' must be 1 or 2")
-        if self.x_block_scaling_dim == 2 and self.w_block_scaling_dim == 2:
-            raise QmlirError(
-                "recipe 'fp8-block' does not support 2D x 2D block scaling "
-                "(x_block_scaling_dim=2 with w_block_scaling_dim=2), as TE does not"
-            )
+        # each pair of these meets in a GEMM (fprop x.W, dgrad dY.W, wgrad dY.x)
+        for first, second in ((0, 1), (0, 2), (1, 2)):
+            if getattr(self, keys[first]) == 2 and getattr(self, keys[second]) == 2:
+                raise QmlirError(
+                    "recipe 'fp8-block' does not support 2D x 2D block scaling "
+                    f"({keys[first]}=2 with {keys[second]}=2), as TE does not"
+                )
         check_amax_epsilon(self.name, self.amax_epsilon)
 
     def dynamic_rows_refusal(self) -> str | None:
@@ -76,13 +82,19 @@ class Fp8BlockScaling(ScalingRecipe):
         return None
 
     def element_format(self, role: Role) -> FloatFormat:
+        if role is Role.GRADIENT:
+            return self.fp8_format.gradient_format()
         return self.fp8_format.forward_format()
 
     def has_scaling_state(self, role: Role) -> bool:
         return False
 
     def block_shape(self, role: Role, usage: Usage) -> tuple[int, int]:
-        dim = self.w_block_scaling_dim if role is Role.WEIGHT else self.x_block_scaling_dim
+        dim = self.x_block_scaling_dim
+        if role.is_weight:
+            dim = self.w_block_scaling_dim
+        elif role is Role.GRADIENT:
+            dim = self.grad_block_scaling_dim
         if dim == 2:
             return (BLOCK, BLOCK)
         return (BLOCK, 1) if usage is Usage.COLUMNWISE else (1, BLOCK)

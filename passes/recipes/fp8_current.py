@@ -42,8 +42,8 @@ class Fp8CurrentScaling(ScalingRecipe):
     @classmethod
     def option_docs(cls) -> dict[str, str]:
         return {
-            "fp8_format": "e4m3 | hybrid (hybrid = E4M3 for every forward tensor, E5M2 only for "
-            "gradients, which inference never has)",
+            "fp8_format": "e4m3 | hybrid (hybrid = E4M3 for every forward tensor, E5M2 for "
+            "gradients, which only a training step has)",
             "force_pow2_scales": "round each scale down to a power of 2 (mantissa zeroed)",
             "amax_epsilon": "lower bound on amax before the scale is computed",
         }
@@ -52,13 +52,15 @@ class Fp8CurrentScaling(ScalingRecipe):
         check_amax_epsilon(self.name, self.amax_epsilon)
 
     def element_format(self, role: Role) -> FloatFormat:
+        if role is Role.GRADIENT:
+            return self.fp8_format.gradient_format()
         return self.fp8_format.forward_format()
 
     def has_scaling_state(self, role: Role) -> bool:
         return False
 
-    def _scale_variant(self) -> str:
-        parts = [self.element_format(Role.ACTIVATION).name]
+    def _scale_variant(self, fmt: FloatFormat) -> str:
+        parts = [fmt.name]
         if self.force_pow2_scales:
             parts.append("pow2")
         if self.amax_epsilon:
@@ -82,7 +84,7 @@ class Fp8CurrentScaling(ScalingRecipe):
         (amax,) = ops.call("amax", variant_suffix(info.shape), [x], [scalar], layer=layer)
         (scale,) = ops.call(
             "compute_scale",
-            "fp8_per_tensor." + self._scale_variant(),
+            "fp8_per_tensor." + self._scale_variant(fmt),
             [amax],
             [scalar],
             {

@@ -67,7 +67,7 @@ class Fp8DelayedScaling(ScalingRecipe):
     @classmethod
     def option_docs(cls) -> dict[str, str]:
         return {
-            "fp8_format": "e4m3 | hybrid (identical for inference: E5M2 is for gradients)",
+            "fp8_format": "e4m3 | hybrid (E5M2 for gradients in training; inference: as e4m3)",
             "amax_history_len": "length L of each activation's amax history",
             "amax_compute_algo": "max (largest amax in the history) | most_recent",
             "margin": "scale = (fp8_max / amax) / 2^margin",
@@ -100,11 +100,14 @@ class Fp8DelayedScaling(ScalingRecipe):
         return variant_suffix(*parts, self.amax_history_len)
 
     def element_format(self, role: Role) -> FloatFormat:
+        if role is Role.GRADIENT:
+            return self.fp8_format.gradient_format()
         return self.fp8_format.forward_format()
 
     def has_scaling_state(self, role: Role) -> bool:
-        """Activations: an amax history and a scale per activation; weights: none."""
-        return role is Role.ACTIVATION
+        """An amax history and a scale per quantized activation, and in a training step per
+        parameter and gradient too (TE's histories for x, W and dY); constant weights: none."""
+        return role is not Role.WEIGHT
 
     @property
     def weight_recipe(self) -> Fp8CurrentScaling:

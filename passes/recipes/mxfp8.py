@@ -53,11 +53,13 @@ class Mxfp8BlockScaling(ScalingRecipe):
     @classmethod
     def option_docs(cls) -> dict[str, str]:
         return {
-            "fp8_format": "e4m3 | hybrid (identical for inference: E5M2 is for gradients)",
+            "fp8_format": "e4m3 | hybrid (E5M2 for gradients in training; inference: as e4m3)",
             "e8m0_rounding": "ceil (TE, cuBLAS) | floor (OCP, torchao) | rne (PyTorch cast)",
         }
 
     def element_format(self, role: Role) -> FloatFormat:
+        if role is Role.GRADIENT:
+            return self.fp8_format.gradient_format()
         return self.fp8_format.forward_format()
 
     def has_scaling_state(self, role: Role) -> bool:

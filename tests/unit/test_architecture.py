@@ -32,7 +32,10 @@ PASS_MODULES = (
     "passes.fold_weight_views",
     "passes.fuse_quantize_core",
     "passes.gemm_operands",
+    "passes.hold_training_state",
     "passes.lower_named_ops",
+    "passes.probe_gemms",
+    "passes.training_gemms",
 )
 
 

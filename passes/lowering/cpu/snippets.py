@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from passes.base.errors import QmlirError
 from passes.base.numbers import f32_hex
-from passes.ir.formats import E4M3, FloatFormat
+from passes.ir.formats import E4M3, E5M2, FloatFormat
 from passes.lowering.cpu.common import template
 
 
@@ -53,7 +53,10 @@ def reciprocal() -> str:
 
 
 def decode(prefix: str, fmt: FloatFormat) -> str:
-    """``%{prefix}code`` (i8) → ``%{prefix}val`` (f32): an E4M3 code's value, from its bits."""
+    """``%{prefix}code`` (i8) → ``%{prefix}val`` (f32): an E4M3 code's value, from its bits, or
+    an E5M2 code's (a training step's gradients) through f16."""
+    if fmt == E5M2:
+        return template("decode_e5m2.mlir").substitute(p=prefix)
     if fmt != E4M3:
         raise QmlirError(f"no CPU decoder for element format '{fmt.name}'")
     return template("decode_fp8.mlir").substitute(

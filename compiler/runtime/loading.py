@@ -1,0 +1,42 @@
+"""Opening an artifact file: a :class:`CompiledModule`, or a :class:`TrainingStep` where the
+artifact is a compiled training step (its metadata has ``training``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from compiler.runtime.module import CompiledModule
+from compiler.runtime.seal import Artifact, unseal
+from compiler.runtime.training import TrainingStep
+from passes.base.errors import QmlirError
+
+
+def artifact_module(data: bytes, device: str = "") -> CompiledModule:
+    """The artifact ``data`` as the class its metadata calls for."""
+    kind = TrainingStep if "training" in unseal(data).metadata else CompiledModule
+    return kind(data, device=device)
+
+
+def load(path: str | os.PathLike[str], device: str = "") -> CompiledModule:
+    p = Path(path)
+    if not p.is_file():
+        raise QmlirError(f"artifact '{p}' does not exist")
+    data = p.read_bytes()
+    if not data:
+        raise QmlirError(f"artifact '{p}' is empty")
+    try:
+        return artifact_module(data, device=device)
+    except QmlirError as e:
+        raise QmlirError(f"'{p}': {e}") from e
+
+
+def read_artifact(path: str | os.PathLike[str]) -> Artifact:
+    """The verified artifact at ``path`` (seal and metadata), without loading its module."""
+    p = Path(path)
+    if not p.is_file():
+        raise QmlirError(f"artifact '{p}' does not exist")
+    try:
+        return unseal(p.read_bytes())
+    except QmlirError as e:
+        raise QmlirError(f"'{p}': {e}") from e

@@ -1,0 +1,151 @@
+"""Stage 1 of a training step: forward, backward and optimizer update as one traced graph.
+
+PyTorch's own machinery writes the backward: ``torch.export`` captures the model's forward (its
+training IR, each node keeping its module path), then ``make_fx`` traces
+``torch.func.grad_and_value`` of that forward (autograd's backward formulas, run on fake
+tensors) followed by the optimizer's update (``optimizers.py``). No backward is written here.
+
+The traced function, and so the imported ``@main``:
+
+    step(parameters..., optimizer state..., inputs...)
+        -> (loss, new parameters..., new optimizer state..., gradients (one per parameter)...)
+
+Parameters are the model's trainable ones (``requires_grad``), named as in
+``model.named_parameters()``; frozen parameters and buffers are constants of the step. ATen's
+core decompositions are applied except to the matmuls (``addmm``, ``mm``, ``t``, ...), so each
+linear's fprop, dgrad and wgrad reach the recipe pass as matmuls (``passes/training_gemms.py``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+import torch.fx.traceback as fx_traceback
+from torch._decomp import core_aten_decompositions
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from compiler.optimizers import OptimizerOptions, apply_update, state_entries
+from passes.base.errors import QmlirError, exception_summary
+
+# kept whole: the recipe pass quantizes these (and reads transposes through ``t``)
+_KEPT = ("aten.addmm", "aten.mm", "aten.bmm", "aten.matmul", "aten.linear", "aten.t.")
+_RANDOM = ("aten.bernoulli", "aten.rand", "aten.randn", "aten.native_dropout", "aten.normal")
+
+
+@dataclass
+class CapturedStep:
+    """The traced step and what its arguments and results are."""
+
+    graph: torch.fx.GraphModule
+    program: torch.export.ExportedProgram  # the forward alone (input names, embedding ranges)
+    parameters: list[str]
+    optimizer_state: list[str]
+    initial: list[np.ndarray]  # parameters, then optimizer state
+    example_inputs: tuple[torch.Tensor, ...]
+
+    @property
+    def state(self) -> list[str]:
+        return self.parameters + self.optimizer_state
+
+
+def capture_training_step(
+    model: torch.nn.Module, example_inputs: tuple[torch.Tensor, ...], optimizer: OptimizerOptions
+) -> CapturedStep:
+    names = [n for n, p in model.named_parameters() if p.requires_grad]
+    if not names:
+        raise QmlirError("the model has no trainable parameters (none requires grad)")
+    trained = [(n, p.dtype) for n, p in model.named_parameters() if n in names]
+    odd = [(n, dtype) for n, dtype in trained if dtype != torch.float32]
+    if odd:
+        raise QmlirError(
+            f"a training step keeps f32 parameters; '{odd[0][0]}' is {odd[0][1]} "
+            "(the recipe's GEMMs run in FP8 either way)"
+        )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            program = torch.export.export(model, example_inputs, strict=False)
+    except Exception as e:
+        raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
+    forward = program.module()
+    parameters = dict(forward.named_parameters())
+    missing = [n for n in names if n not in parameters]
+    if missing:
+        raise QmlirError(f"internal: the exported forward has no parameter '{missing[0]}'")
+    entries = state_entries(optimizer, names)
+    params = [parameters[n].detach() for n in names]
+    state = [torch.zeros(()) if i is None else torch.zeros_like(params[i]) for _, i in entries]
+
+    def loss_of(values: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor]) -> torch.Tensor:
+        out = _WithParameters(forward, dict(zip(names, values, strict=True))).run(*inputs)
+        if isinstance(out, (tuple, list)) and len(out) == 1:
+            out = out[0]
+        if not (isinstance(out, torch.Tensor) and out.ndim == 0 and out.is_floating_point()):
+            raise QmlirError(
+                "a training step needs forward() to return the loss: one scalar float tensor "
+                "(give the targets as inputs)"
+            )
+        return out
+
+    def step(values: list[torch.Tensor], *inputs: torch.Tensor) -> list[torch.Tensor]:
+        count = len(names)
+        weights, opt_state = values[:count], values[count:]
+        grads, loss = torch.func.grad_and_value(loss_of)(weights, inputs)
+        new_weights, new_state = apply_update(optimizer, weights, grads, opt_state)
+        return [loss, *new_weights, *new_state, *grads]
+
+    table = {k: v for k, v in core_aten_decompositions().items() if not str(k).startswith(_KEPT)}
+    try:
+        with fx_traceback.preserve_node_meta(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graph = make_fx(step, decomposition_table=table, tracing_mode="fake")(
+                [*params, *state], *example_inputs
+            )
+    except QmlirError:
+        raise
+    except Exception as e:
+        raise QmlirError(f"could not trace the training step: {exception_summary(e)}") from e
+    _refuse_random(graph)
+    return CapturedStep(
+        graph=graph,
+        program=program,
+        parameters=names,
+        optimizer_state=[name for name, _ in entries],
+        initial=[t.numpy().astype(np.float32) for t in (*params, *state)],
+        example_inputs=example_inputs,
+    )
+
+
+class _WithParameters(torch.fx.Interpreter):
+    """Runs the exported forward node by node (so each traced op keeps its node's module path)
+    with the given values in place of the named parameters."""
+
+    def __init__(self, module: torch.fx.GraphModule, values: dict[str, torch.Tensor]) -> None:
+        super().__init__(module)
+        self.values = values
+
+    def fetch_attr(self, target: str) -> Any:
+        value = self.values.get(target)
+        return value if value is not None else super().fetch_attr(target)
+
+
+def _refuse_random(graph: torch.fx.GraphModule) -> None:
+    """A step with random ops (dropout in training mode) would need a generator in the module."""
+    for node in graph.graph.nodes:
+        if node.op == "call_function" and str(node.target).startswith(_RANDOM):
+            where = _module_path(node) or "the model"
+            raise QmlirError(
+                f"the training step draws random numbers ({node.target} in {where}): dropout "
+                "and other random ops are not supported in a compiled step; set their "
+                "probability to 0"
+            )
+
+
+def _module_path(node: Any) -> str:
+    stack = node.meta.get("nn_module_stack") or {}
+    return list(stack.values())[-1][0] if stack else ""

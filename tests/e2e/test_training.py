@@ -1,0 +1,197 @@
+"""Compiled training steps (compiler.compile_training): against torch's optimizers in high
+precision, and every quantized GEMM of a step against the quantize core and an f64 emulation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import compiler
+from compiler.dequantize import decode_e8m0, decode_elements, expand_blocks
+from passes.base.errors import QmlirError
+
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
+
+class Regression(nn.Module):
+    """Two linears and a ReLU under an MSE loss: forward returns the loss."""
+
+    def __init__(self, width: int = 64, hidden: int = 128, out: int = 32) -> None:
+        super().__init__()
+        self.l1 = nn.Linear(width, hidden)
+        self.l2 = nn.Linear(hidden, out)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return nn.functional.mse_loss(self.l2(torch.relu(self.l1(x))), y)
+
+
+def _setup(seed: int = 0) -> tuple[Regression, torch.Tensor, torch.Tensor]:
+    torch.manual_seed(seed)
+    model = Regression()
+    return model, torch.randn(32, 64), torch.randn(32, 32)
+
+
+def _max_diff(ours: dict[str, torch.Tensor], theirs: dict[str, torch.Tensor]) -> float:
+    assert set(ours) == set(theirs)
+    return max(float((ours[k] - theirs[k]).abs().max()) for k in ours)
+
+
+@pytest.mark.parametrize(
+    ("optimizer", "options", "steps"),
+    [
+        ("sgd", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.01}, 3),
+        # one step: Adam's update is about lr * sign(g) where g is tiny, so f32 rounding of
+        # a near-zero gradient can flip it in later steps
+        ("adamw", {"lr": 1e-2, "weight_decay": 0.01}, 1),
+    ],
+)
+def test_high_precision_step_matches_torch(
+    optimizer: str, options: dict[str, float], steps: int
+) -> None:
+    model, x, y = _setup()
+    original = model.l1.weight.detach().clone()
+    step = compiler.compile_training(model, (x, y), "none", optimizer=optimizer, **options)
+    reference = Regression()
+    reference.load_state_dict(model.state_dict())
+    kind = torch.optim.SGD if optimizer == "sgd" else torch.optim.AdamW
+    torch_opt = kind(reference.parameters(), **options)
+    for _ in range(steps):
+        loss = step(x, y)
+        torch_opt.zero_grad()
+        expected = reference(x, y)
+        expected.backward()
+        torch_opt.step()
+        assert abs(float(loss) - expected.item()) <= 1e-6 * abs(expected.item())
+        grads = {n: p.grad for n, p in reference.named_parameters()}
+        assert _max_diff(step.gradients(), grads) < 1e-6
+    assert _max_diff(step.parameters(), dict(reference.named_parameters())) < 1e-6
+    assert torch.equal(model.l1.weight, original)  # the step trains its own copy
+
+
+def _dequantize_f64(q: Any) -> np.ndarray:
+    """The values of a compiler.quantize result, in f64 (an FP8 code times an f32 scale_inv is
+    not always exact in f32)."""
+    rows, cols = q.quantized_shape
+    values = decode_elements(q.data.reshape(rows, -1), q.element_format, cols).astype(np.float64)
+    if q.scale_format == "fp32":
+        factors = q.scale.astype(np.float64)
+    else:
+        factors = decode_e8m0(q.scale).astype(np.float64)
+    if q.block is None:
+        return (values * factors.reshape(())).reshape(q.data.shape)
+    return (values * expand_blocks(factors, q.block, (rows, cols))).reshape(q.data.shape)
+
+
+def _rel_l2(ours: np.ndarray, reference: np.ndarray) -> float:
+    return float(np.linalg.norm(ours - reference) / max(np.linalg.norm(reference), 1e-30))
+
+
+RECIPES = [
+    ("fp8-current", {}),
+    ("fp8-current", {"fp8_format": "hybrid"}),
+    ("fp8-block", {"fp8_format": "hybrid"}),
+    ("mxfp8", {"fp8_format": "hybrid"}),
+]
+
+
+@pytest.mark.parametrize(("recipe", "options"), RECIPES)
+def test_every_gemm_operand_is_the_quantize_core_and_every_gemm_is_exact(
+    recipe: str, options: dict[str, str]
+) -> None:
+    model, x, y = _setup()
+    step = compiler.compile_training(
+        model, (x, y), recipe, optimizer="sgd", lr=0.1, probes=True, **options
+    )
+    step(x, y)
+    step(2 * x, y)  # the probes hold the last step's operands
+    probes = step.probes()
+    assert [(p["layer"], p["gemm"]) for p in probes] == [
+        ("l1", "fprop"),
+        ("l2", "fprop"),
+        ("l2", "dgrad"),
+        ("l2", "wgrad"),
+        ("l1", "wgrad"),  # l1 has no dgrad: x needs no gradient
+    ]
+    hybrid = options.get("fp8_format") == "hybrid"
+    gradients = step.gradients(as_torch=False)
+    for probe in probes:
+        operands = []
+        for side, role, usage in zip("ab", probe["roles"], probe["usages"], strict=True):
+            got = probe[side]
+            q = compiler.quantize(got["source"], recipe, role=role, usage=usage, **options)
+            np.testing.assert_array_equal(got["data"], q.data, err_msg=f"{probe} {side}")
+            assert got["scale"].tobytes() == q.scale.tobytes(), (probe["gemm"], side)
+            assert q.element_format == ("e5m2" if hybrid and role == "gradient" else "e4m3")
+            operands.append(_dequantize_f64(q))
+        a, b = operands
+        reference = a @ (b.T if probe["usages"][1] == "rowwise" else b)
+        assert _rel_l2(probe["out"].astype(np.float64), reference) < 1e-5, probe["gemm"]
+        if probe["gemm"] == "wgrad":  # dW = dY^T x: the parameter's gradient itself
+            grad = gradients[f"{probe['layer']}.weight"]
+            np.testing.assert_array_equal(grad, probe["out"])
+    assert {p["roles"][0] for p in probes if p["gemm"] != "fprop"} == {"gradient"}
+
+
+def test_state_moves_in_and_out_and_survives_save(tmp_path: Any) -> None:
+    model, x, y = _setup()
+    step = compiler.compile_training(model, (x, y), "fp8-current", optimizer="adamw", lr=1e-3)
+    assert step.metadata["training"]["optimizer"]["name"] == "adamw"
+    names = [n for n, _ in model.named_parameters()]
+    assert list(step.parameters()) == names
+    assert _max_diff(step.parameters(), dict(model.named_parameters())) == 0.0
+    step(x, y)
+    path = tmp_path / "step.vmfb"
+    step.save(path)
+    loaded = compiler.load(path)
+    assert isinstance(loaded, compiler.TrainingStep)
+    # a loaded step starts from the compiled state: give it the trained one, optimizer included
+    loaded.load_parameters(step.parameters())
+    assert _max_diff(loaded.parameters(), step.parameters()) == 0.0
+    assert float(loaded.optimizer_state()["adamw.step"]) == 0.0
+    assert float(step.optimizer_state()["adamw.step"]) == 1.0
+    fresh = compiler.load(path)
+    assert float(fresh(x, y)) == float(compiler.load(path)(x, y))  # deterministic
+    with pytest.raises(QmlirError, match="no parameter 'l3.weight'"):
+        loaded.load_parameters({**step.parameters(), "l3.weight": torch.zeros(1)})
+    with pytest.raises(QmlirError, match="misses parameter 'l2.bias'"):
+        loaded.load_parameters({k: v for k, v in step.parameters().items() if k != "l2.bias"})
+    wrong = {**step.parameters(), "l1.bias": torch.zeros(3)}
+    with pytest.raises(QmlirError, match=r"'l1.bias' has shape \[3\], the step keeps \[128\]"):
+        loaded.load_parameters(wrong)
+
+
+class NotALoss(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x)
+
+
+class WithDropout(Regression):
+    def __init__(self) -> None:
+        super().__init__()
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return nn.functional.mse_loss(self.l2(self.drop(torch.relu(self.l1(x)))), y)
+
+
+def test_what_cannot_be_trained_is_refused_in_one_line() -> None:
+    _, x, y = _setup()
+    cases = [
+        (NotALoss(), (torch.randn(2, 8),), {}, "forward\\(\\) to return the loss"),
+        (Regression(), (x, y), {"recipe": "nvfp4"}, "recipe 'nvfp4' cannot compile a training"),
+        (WithDropout().train(), (x, y), {}, "draws random numbers"),
+        (Regression(), (x, y), {"optimizer": "lion"}, "unknown optimizer 'lion'"),
+        (Regression(), (x, y), {"lr": -1.0}, "learning rate must be"),
+    ]
+    for model, inputs, kwargs, message in cases:
+        with pytest.raises(QmlirError, match=message) as error:
+            compiler.compile_training(model, inputs, **kwargs)
+        assert "\n" not in str(error.value)
