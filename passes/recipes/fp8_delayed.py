@@ -145,10 +145,14 @@ class Fp8DelayedScaling(ScalingRecipe):
         fmt = self.element_format(role)
         scalar = builtin_tensor_type((), "f32")
         history_type = builtin_tensor_type((self.amax_history_len,), "f32")
-        key = _symbol_safe(layer or "matmul")
-        n = 1
+        # an activation's state is its layer's; a training step's parameters and gradients
+        # are named for their role too (``l1.parameter``, ``l1.gradient``)
+        base_key = _symbol_safe(layer or "matmul")
+        if role is not Role.ACTIVATION:
+            base_key += f".{role.value}"
+        key, n = base_key, 1
         while ops.symbol_taken(f"qmlir.state.{key}.scale"):
-            key, n = f"{_symbol_safe(layer or 'matmul')}_{n}", n + 1
+            key, n = f"{base_key}_{n}", n + 1
         base = f"qmlir.state.{key}"
         history_name = ops.add_global(
             base + ".amax_history",

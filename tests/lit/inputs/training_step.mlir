@@ -1,0 +1,73 @@
+#loc = loc(unknown)
+module {
+  func.func @main(%arg0: !torch.vtensor<[32,64],f32> loc(unknown), %arg1: !torch.vtensor<[32],f32> loc(unknown), %arg2: !torch.vtensor<[16,32],f32> loc(unknown), %arg3: !torch.vtensor<[32,64],f32> loc(unknown), %arg4: !torch.vtensor<[32,16],f32> loc(unknown)) -> (!torch.vtensor<[],f32>, !torch.vtensor<[32,64],f32>, !torch.vtensor<[32],f32>, !torch.vtensor<[16,32],f32>, !torch.vtensor<[32,64],f32>, !torch.vtensor<[32],f32>, !torch.vtensor<[16,32],f32>) {
+    %0 = torch.aten.t %arg0 : !torch.vtensor<[32,64],f32> -> !torch.vtensor<[64,32],f32> loc(#loc1)
+    %int1 = torch.constant.int 1 loc(#loc1)
+    %int1_0 = torch.constant.int 1 loc(#loc1)
+    %1 = torch.aten.addmm %arg1, %arg3, %0, %int1, %int1_0 : !torch.vtensor<[32],f32>, !torch.vtensor<[32,64],f32>, !torch.vtensor<[64,32],f32>, !torch.int, !torch.int -> !torch.vtensor<[32,32],f32> loc(#loc1)
+    %2 = torch.aten.relu %1 : !torch.vtensor<[32,32],f32> -> !torch.vtensor<[32,32],f32>
+    %3 = torch.aten.t %arg2 : !torch.vtensor<[16,32],f32> -> !torch.vtensor<[32,16],f32> loc(#loc2)
+    %4 = torch.aten.mm %2, %3 : !torch.vtensor<[32,32],f32>, !torch.vtensor<[32,16],f32> -> !torch.vtensor<[32,16],f32> loc(#loc2)
+    %int1_1 = torch.constant.int 1
+    %5 = torch.aten.sub.Tensor %4, %arg4, %int1_1 : !torch.vtensor<[32,16],f32>, !torch.vtensor<[32,16],f32>, !torch.int -> !torch.vtensor<[32,16],f32>
+    %int2 = torch.constant.int 2
+    %6 = torch.aten.pow.Tensor_Scalar %5, %int2 : !torch.vtensor<[32,16],f32>, !torch.int -> !torch.vtensor<[32,16],f32>
+    %none = torch.constant.none
+    %7 = torch.aten.mean %6, %none : !torch.vtensor<[32,16],f32>, !torch.none -> !torch.vtensor<[],f32>
+    %int1_2 = torch.constant.int 1
+    %none_3 = torch.constant.none
+    %none_4 = torch.constant.none
+    %none_5 = torch.constant.none
+    %false = torch.constant.bool false
+    %int1_6 = torch.constant.int 1
+    %8 = torch.aten.full_like %7, %int1_2, %none_3, %none_4, %none_5, %false, %int1_6 : !torch.vtensor<[],f32>, !torch.int, !torch.none, !torch.none, !torch.none, !torch.bool, !torch.int -> !torch.vtensor<[],f32>
+    %int1_7 = torch.constant.int 1
+    %9 = torch.aten.sub.Tensor %4, %arg4, %int1_7 : !torch.vtensor<[32,16],f32>, !torch.vtensor<[32,16],f32>, !torch.int -> !torch.vtensor<[32,16],f32>
+    %float3.906250e-03 = torch.constant.float 3.906250e-03
+    %10 = torch.aten.mul.Scalar %9, %float3.906250e-03 : !torch.vtensor<[32,16],f32>, !torch.float -> !torch.vtensor<[32,16],f32>
+    %11 = torch.aten.mul.Tensor %10, %8 : !torch.vtensor<[32,16],f32>, !torch.vtensor<[],f32> -> !torch.vtensor<[32,16],f32>
+    %12 = torch.aten.t %11 : !torch.vtensor<[32,16],f32> -> !torch.vtensor<[16,32],f32>
+    %13 = torch.aten.mm %12, %2 : !torch.vtensor<[16,32],f32>, !torch.vtensor<[32,32],f32> -> !torch.vtensor<[16,32],f32>
+    %14 = torch.aten.t %13 : !torch.vtensor<[16,32],f32> -> !torch.vtensor<[32,16],f32>
+    %15 = torch.aten.t %3 : !torch.vtensor<[32,16],f32> -> !torch.vtensor<[16,32],f32>
+    %16 = torch.aten.mm %11, %15 : !torch.vtensor<[32,16],f32>, !torch.vtensor<[16,32],f32> -> !torch.vtensor<[32,32],f32>
+    %17 = torch.aten.t %14 : !torch.vtensor<[32,16],f32> -> !torch.vtensor<[16,32],f32>
+    %int0 = torch.constant.int 0
+    %18 = torch.aten.le.Scalar %2, %int0 : !torch.vtensor<[32,32],f32>, !torch.int -> !torch.vtensor<[32,32],i1>
+    %int0_8 = torch.constant.int 0
+    %int6 = torch.constant.int 6
+    %int0_9 = torch.constant.int 0
+    %cpu = torch.constant.device "cpu"
+    %none_10 = torch.constant.none
+    %19 = torch.aten.scalar_tensor %int0_8, %int6, %int0_9, %cpu, %none_10 : !torch.int, !torch.int, !torch.int, !torch.Device, !torch.none -> !torch.vtensor<[],f32>
+    %20 = torch.aten.where.self %18, %19, %16 : !torch.vtensor<[32,32],i1>, !torch.vtensor<[],f32>, !torch.vtensor<[32,32],f32> -> !torch.vtensor<[32,32],f32>
+    %21 = torch.aten.t %20 : !torch.vtensor<[32,32],f32> -> !torch.vtensor<[32,32],f32>
+    %22 = torch.aten.mm %21, %arg3 : !torch.vtensor<[32,32],f32>, !torch.vtensor<[32,64],f32> -> !torch.vtensor<[32,64],f32>
+    %23 = torch.aten.t %22 : !torch.vtensor<[32,64],f32> -> !torch.vtensor<[64,32],f32>
+    %int0_11 = torch.constant.int 0
+    %24 = torch.prim.ListConstruct %int0_11 : (!torch.int) -> !torch.list<int>
+    %true = torch.constant.bool true
+    %none_12 = torch.constant.none
+    %25 = torch.aten.sum.dim_IntList %20, %24, %true, %none_12 : !torch.vtensor<[32,32],f32>, !torch.list<int>, !torch.bool, !torch.none -> !torch.vtensor<[1,32],f32>
+    %int32 = torch.constant.int 32
+    %26 = torch.prim.ListConstruct %int32 : (!torch.int) -> !torch.list<int>
+    %27 = torch.aten.view %25, %26 : !torch.vtensor<[1,32],f32>, !torch.list<int> -> !torch.vtensor<[32],f32>
+    %28 = torch.aten.t %23 : !torch.vtensor<[64,32],f32> -> !torch.vtensor<[32,64],f32>
+    %float5.000000e-01 = torch.constant.float 5.000000e-01
+    %29 = torch.aten.mul.Scalar %28, %float5.000000e-01 : !torch.vtensor<[32,64],f32>, !torch.float -> !torch.vtensor<[32,64],f32>
+    %int1_13 = torch.constant.int 1
+    %30 = torch.aten.sub.Tensor %arg0, %29, %int1_13 : !torch.vtensor<[32,64],f32>, !torch.vtensor<[32,64],f32>, !torch.int -> !torch.vtensor<[32,64],f32>
+    %float5.000000e-01_14 = torch.constant.float 5.000000e-01
+    %31 = torch.aten.mul.Scalar %27, %float5.000000e-01_14 : !torch.vtensor<[32],f32>, !torch.float -> !torch.vtensor<[32],f32>
+    %int1_15 = torch.constant.int 1
+    %32 = torch.aten.sub.Tensor %arg1, %31, %int1_15 : !torch.vtensor<[32],f32>, !torch.vtensor<[32],f32>, !torch.int -> !torch.vtensor<[32],f32>
+    %float5.000000e-01_16 = torch.constant.float 5.000000e-01
+    %33 = torch.aten.mul.Scalar %17, %float5.000000e-01_16 : !torch.vtensor<[16,32],f32>, !torch.float -> !torch.vtensor<[16,32],f32>
+    %int1_17 = torch.constant.int 1
+    %34 = torch.aten.sub.Tensor %arg2, %33, %int1_17 : !torch.vtensor<[16,32],f32>, !torch.vtensor<[16,32],f32>, !torch.int -> !torch.vtensor<[16,32],f32>
+    return %7, %30, %32, %34, %28, %27, %17 : !torch.vtensor<[],f32>, !torch.vtensor<[32,64],f32>, !torch.vtensor<[32],f32>, !torch.vtensor<[16,32],f32>, !torch.vtensor<[32,64],f32>, !torch.vtensor<[32],f32>, !torch.vtensor<[16,32],f32>
+  }
+}
+#loc1 = loc("l1")
+#loc2 = loc("l2")
+
