@@ -111,6 +111,7 @@ def capture_training_step(
     except Exception as e:
         raise QmlirError(f"could not trace the training step: {exception_summary(e)}") from e
     _refuse_random(graph)
+    _fold_double_transposes(graph)
     return CapturedStep(
         graph=graph,
         program=program,
@@ -132,6 +133,22 @@ class _WithParameters(torch.fx.Interpreter):
     def fetch_attr(self, target: str) -> Any:
         value = self.values.get(target)
         return value if value is not None else super().fetch_attr(target)
+
+
+def _fold_double_transposes(graph: torch.fx.GraphModule) -> None:
+    """``t(t(x))`` is ``x``: autograd's linear backward transposes ``W`` back for dgrad and the
+    wgrad result back to ``W``'s layout. Folded here, each GEMM reads the tensor itself (and
+    IREE does not fuse a transpose into a data-tiled GEMM's unpack, which it fails to vectorize
+    at width 1024)."""
+    for node in list(graph.graph.nodes):
+        if node.op != "call_function" or node.target != torch.ops.aten.t.default:
+            continue
+        inner = node.args[0]
+        if isinstance(inner, torch.fx.Node) and inner.target == torch.ops.aten.t.default:
+            node.replace_all_uses_with(inner.args[0])
+            graph.graph.erase_node(node)
+    graph.graph.eliminate_dead_code()
+    graph.recompile()
 
 
 def _refuse_random(graph: torch.fx.GraphModule) -> None:

@@ -71,6 +71,8 @@ class HoldTrainingState(ModulePass):
                 f"training step with {count} state entries and {len(self.gradients)} gradients "
                 f"returns {1 + count + len(self.gradients)}"
             )
+        with entry.location:
+            results[1 + count :] = [_isolated(block, g) for g in results[1 + count :]]
         ops = NamedOpBuilder(module)
         with ir.Location.unknown():
             state_globals, grad_globals = self._globals(ops, block, results[1 + count :])
@@ -137,6 +139,27 @@ class HoldTrainingState(ModulePass):
         return ops.add_global(
             symbol, initial, {"name": str_attr(name), "kind": str_attr(kind)}, tag=TRAIN_ATTR
         )
+
+
+def _isolated(block: ir.Block, gradient: ir.Value) -> ir.Value:
+    """``gradient`` behind a ``util.optimization_barrier``, for every user but the return: the
+    optimizer's update then runs in dispatches of its own. Fused into the wgrad GEMM's dispatch
+    (a data-tiled matmul with its unpack and several elementwise results), IREE's llvm-cpu
+    backend fails to vectorize it ("operations with large vector sizes") at width 1024."""
+    info = tensor_info(gradient.type)
+    assert info is not None
+    users = [(u.owner, u.operand_number) for u in gradient.uses if u.owner.name != "func.return"]
+    owners = [owner for owner, _ in users]
+    first = next(op for op in block.operations if op in owners or op.name == "func.return")
+    with ir.InsertionPoint(first):
+        builtin = torch_ops.to_builtin(gradient)
+        barrier = ir.Operation.create(
+            "util.optimization_barrier", results=[builtin.type], operands=[builtin]
+        ).result
+        isolated = torch_ops.from_builtin(barrier, info)
+    for owner, index in users:
+        owner.operands[index] = isolated
+    return isolated
 
 
 def _accessors(module: ir.Module, state: list[str], gradients: list[str]) -> None:

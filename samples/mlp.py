@@ -1,10 +1,18 @@
 """A 10-layer MLP, width 1024, batch 32: Linear → ReLU, nine times, then a last Linear.
 
 ``qmlir compile samples/mlp.py:build`` (f32) or ``samples/mlp.py:build_bf16``.
+
+Training: ``samples/mlp.py:build_train`` is the MLP under an MSE loss (forward(x, y) returns
+it), for ``qmlir compile --train``; ``python samples/mlp.py batches.npz`` writes batches of a
+synthetic regression (targets from a fixed random teacher MLP) for ``qmlir train --data``.
 """
 
 from __future__ import annotations
 
+import argparse
+import io
+
+import numpy as np
 import torch
 from torch import nn
 
@@ -34,3 +42,48 @@ def build(dtype: torch.dtype = torch.float32) -> tuple[nn.Module, tuple[torch.Te
 
 def build_bf16() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     return build(torch.bfloat16)
+
+
+class Regression(nn.Module):
+    """A model under an MSE loss: ``forward(x, y)`` returns the loss (a training step's form)."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return nn.functional.mse_loss(self.model(x), y)
+
+
+def regression_batches(
+    count: int, width: int = WIDTH, batch: int = BATCH, seed: int = 1
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``count`` batches ``x, y`` stacked on a first axis: ``y = teacher(x)``, the teacher a
+    fixed random 2-layer MLP (a function the student can learn)."""
+    g = torch.Generator().manual_seed(seed)
+    w1 = torch.randn(width, width, generator=g) / width**0.5
+    w2 = torch.randn(width, width, generator=g) / width**0.5
+    x = torch.randn(count, batch, width, generator=g)
+    return x, torch.tanh(x @ w1) @ w2
+
+
+def build_train(
+    width: int = WIDTH, depth: int = DEPTH
+) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    model = Regression(MLP(width, depth))
+    x, y = regression_batches(1, width)
+    return model, (x[0], y[0])
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="write regression batches for qmlir train")
+    parser.add_argument("output", help="a .npz with x and y, batches on the first axis")
+    parser.add_argument("--batches", type=int, default=16)
+    args = parser.parse_args()
+    xs, ys = regression_batches(args.batches)
+    buffer = io.BytesIO()
+    np.savez(buffer, x=xs.numpy(), y=ys.numpy())
+    with open(args.output, "wb") as f:
+        f.write(buffer.getvalue())
+    print(f"wrote {args.output}: {args.batches} batches of x, y {list(xs.shape[1:])}")

@@ -45,10 +45,14 @@ def print_table(rows: list[tuple[str, ...]]) -> None:
 
 
 def print_layers(layers: list[dict[str, str]]) -> None:
-    """Each matmul: its layer, its recipe (none: high precision), and why."""
+    """Each matmul: its layer (a training step's: and which GEMM), its recipe (none: high
+    precision), and why."""
     rows: list[tuple[str, ...]] = [("layer", "recipe", "why")]
     for entry in layers:
-        rows.append((entry["layer"] or "(top level)", entry["recipe"], entry["note"]))
+        name = entry["layer"] or "(top level)"
+        if entry.get("gemm"):
+            name += f" ({entry['gemm']})"
+        rows.append((name, entry["recipe"], entry["note"]))
     print_table(rows)
 
 

@@ -60,6 +60,26 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         "values, exact in both; f32 sums); auto: bf16 where the CPU has AVX512-BF16, else f32",
     )
     c.add_argument("--quantize-all-matmuls", action="store_true", help="also activation matmuls")
+    t = c.add_argument_group("training (--train: a step whose model's forward returns the loss)")
+    t.add_argument(
+        "--train",
+        action="store_true",
+        help="compile one training step: forward, backward (every linear's fprop, dgrad and "
+        "wgrad quantized by the recipe) and an optimizer update; run it with qmlir train",
+    )
+    t.add_argument("--optimizer", default="sgd", choices=("sgd", "adamw"), help="default: sgd")
+    t.add_argument("--lr", type=float, default=1e-3, help="learning rate (default: 1e-3)")
+    t.add_argument("--weight-decay", type=float, default=0.0, help="default: 0")
+    t.add_argument("--momentum", type=float, default=0.0, help="sgd's momentum (default: 0)")
+    t.add_argument(
+        "--betas",
+        type=float,
+        nargs=2,
+        default=(0.9, 0.999),
+        metavar=("BETA1", "BETA2"),
+        help="adamw's betas (default: 0.9 0.999)",
+    )
+    t.add_argument("--eps", type=float, default=1e-8, help="adamw's eps (default: 1e-8)")
     c.add_argument(
         "--attention",
         default="auto",
@@ -143,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
         gemm_operands=args.gemm_operands,
     )
     attention_as_matmuls(options)  # a contradictory --attention, before the model is built
+    optimizer = _optimizer(args)
     start = time.perf_counter()
     progress = _progress_printer(args.quiet)
     if progress:
@@ -150,7 +171,12 @@ def run(args: argparse.Namespace) -> int:
     source = load_model(args.model)
     if args.dynamic:
         source.dynamic_shapes = dynamic_shapes_from_flags(source, args.dynamic)
-    compiled = compile_model(source, options, progress=progress)
+    if optimizer is not None:
+        from compiler.training_pipeline import compile_training_model
+
+        compiled = compile_training_model(source, options, optimizer, progress=progress)
+    else:
+        compiled = compile_model(source, options, progress=progress)
     if progress:
         progress("save")
     try:
@@ -164,8 +190,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         layers = compiled.metadata["layers"]
         quantized = sum(1 for layer in layers if layer["matmul"] == "scaled_matmul")
+        what = "training step, " if optimizer is not None else ""
         print(
-            f"wrote {output} ({human_size(len(compiled.vmfb))}, recipe {recipe.name}, "
+            f"wrote {output} ({what}{human_size(len(compiled.vmfb))}, recipe {recipe.name}, "
             f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
         )
         if recipe.quantizes and quantized < len(layers):
@@ -173,6 +200,28 @@ def run(args: argparse.Namespace) -> int:
             reasons = "; ".join(f"{n} x {why}" for why, n in kept.most_common())
             print(f"  kept in high precision: {reasons} (--explain lists them)")
     return 0
+
+
+def _optimizer(args: argparse.Namespace) -> Any:
+    """The optimizer of ``--train`` (checked before the model is built), else None; training
+    flags without ``--train`` are an error, not silently ignored."""
+    from compiler.optimizers import OptimizerOptions
+
+    chosen = OptimizerOptions(
+        args.optimizer,
+        args.lr,
+        args.weight_decay,
+        args.momentum,
+        (args.betas[0], args.betas[1]),
+        args.eps,
+    )
+    if args.train:
+        if args.dynamic:
+            raise QmlirError("--train compiles static shapes: drop --dynamic")
+        return chosen
+    if chosen != OptimizerOptions():
+        raise QmlirError("--optimizer, --lr and the other training flags need --train")
+    return None
 
 
 def check_output(output: Path) -> None:

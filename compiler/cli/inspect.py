@@ -37,6 +37,13 @@ def _describe_tensor(spec: dict[str, Any]) -> str:
     return f"{spec['name']}: {text}" if spec.get("name") else text
 
 
+def _count(shape: list[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def run(args: argparse.Namespace) -> int:
     artifact = read_artifact(args.artifact)  # verified, and nothing of it loaded, let alone run
     meta = artifact.metadata
@@ -55,6 +62,15 @@ def run(args: argparse.Namespace) -> int:
     if meta.get("gemm_operands"):
         print(f"gemms     scaled GEMMs on {meta['gemm_operands']} operands, f32 sums")
     print(f"recipe    {recipe['name']} ({options})")
+    training = meta.get("training")
+    if training:
+        opt = ", ".join(f"{k}={v}" for k, v in training["optimizer"].items() if k != "name")
+        print(f"training  one step per call: {training['optimizer']['name']} ({opt})")
+        print(
+            f"          {len(training['parameters'])} parameters "
+            f"({sum(_count(p['shape']) for p in training['parameters']):,} values), "
+            f"{len(training['optimizer_state'])} optimizer state tensors"
+        )
     if meta.get("quantize_all_matmuls"):
         print("          activation x activation matmuls quantized too")
 
@@ -77,5 +93,5 @@ def run(args: argparse.Namespace) -> int:
     state = meta.get("scaling_state", [])
     if state:
         keys = {e["key"] for e in state}
-        print(f"\nscaling state: {len(keys)} activation(s), amax history and scale each")
+        print(f"\nscaling state: {len(keys)} tensor(s), amax history and scale each")
     return 0

@@ -61,6 +61,8 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     module = load(args.artifact, device=args.device)
+    if "training" in module.metadata:
+        raise QmlirError(f"'{args.artifact}' is a training step: run it with qmlir train")
     specs = module.signature["inputs"]
     if args.inputs:
         inputs = read_inputs(Path(args.inputs), specs)

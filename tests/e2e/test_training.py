@@ -37,7 +37,7 @@ def _setup(seed: int = 0) -> tuple[Regression, torch.Tensor, torch.Tensor]:
 
 def _max_diff(ours: dict[str, torch.Tensor], theirs: dict[str, torch.Tensor]) -> float:
     assert set(ours) == set(theirs)
-    return max(float((ours[k] - theirs[k]).abs().max()) for k in ours)
+    return max(float((ours[k] - theirs[k]).detach().abs().max()) for k in ours)
 
 
 @pytest.mark.parametrize(

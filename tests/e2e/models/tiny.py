@@ -202,3 +202,19 @@ def tagger_dynamic() -> tuple[nn.Module, tuple[torch.Tensor, ...], object]:
     batch = torch.export.Dim("batch", min=1, max=16)
     seq = torch.export.Dim("seq", min=2, max=64)
     return model, inputs, {"input_ids": {0: batch, 1: seq}, "attention_mask": {0: batch, 1: seq}}
+
+
+class TinyRegression(nn.Module):
+    """Tiny under an MSE loss: ``forward(x, y)`` returns the loss (``qmlir compile --train``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.net = Tiny()
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return nn.functional.mse_loss(self.net(x), y)
+
+
+def build_train() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    return TinyRegression(), (torch.randn(8, 64), torch.randn(8, 16))
