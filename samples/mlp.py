@@ -4,7 +4,8 @@
 
 Training: ``samples/mlp.py:build_train`` is the MLP under an MSE loss (forward(x, y) returns
 it), for ``qmlir compile --train``; ``python samples/mlp.py batches.npz`` writes batches of a
-synthetic regression (targets from a fixed random teacher MLP) for ``qmlir train --data``.
+synthetic regression (targets from a fixed random teacher MLP, plus noise) for ``qmlir train
+--data``.
 """
 
 from __future__ import annotations
@@ -56,15 +57,25 @@ class Regression(nn.Module):
 
 
 def regression_batches(
-    count: int, width: int = WIDTH, batch: int = BATCH, seed: int = 1
+    count: int,
+    width: int = WIDTH,
+    depth: int = DEPTH,
+    batch: int = BATCH,
+    noise: float = 0.5,
+    seed: int = 1,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``count`` batches ``x, y`` stacked on a first axis: ``y = teacher(x)``, the teacher a
-    fixed random 2-layer MLP (a function the student can learn)."""
+    """``count`` batches ``x, y`` stacked on a first axis: ``y = teacher(x) + noise * n``, the
+    teacher a fixed random MLP of the same shape (outputs scaled to unit variance), ``n``
+    standard normal; the best possible loss is ``noise**2``."""
+    with torch.random.fork_rng():
+        torch.manual_seed(seed + 1000)
+        teacher = MLP(width, depth)
     g = torch.Generator().manual_seed(seed)
-    w1 = torch.randn(width, width, generator=g) / width**0.5
-    w2 = torch.randn(width, width, generator=g) / width**0.5
     x = torch.randn(count, batch, width, generator=g)
-    return x, torch.tanh(x @ w1) @ w2
+    with torch.no_grad():
+        target = teacher(x)
+        target = target / target.std()
+    return x, target + noise * torch.randn(target.shape, generator=g)
 
 
 def build_train(
@@ -72,7 +83,7 @@ def build_train(
 ) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(0)
     model = Regression(MLP(width, depth))
-    x, y = regression_batches(1, width)
+    x, y = regression_batches(1, width, depth)
     return model, (x[0], y[0])
 
 
