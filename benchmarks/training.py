@@ -179,7 +179,7 @@ def plot(task: str, measured: dict[str, Any], steps: int, directory: Path) -> Pa
         print("matplotlib is not installed (pip install '.[bench]'): no plot", file=sys.stderr)
         return None
     fig, ax = plt.subplots(figsize=(8, 5))
-    window = 10
+    window = min(10, steps)
     for label, (losses, _, _, _) in measured["results"].items():
         smooth = np.convolve(losses, np.ones(window) / window, mode="valid")
         ax.plot(np.arange(window, len(losses) + 1), smooth, label=label, linewidth=1.2)

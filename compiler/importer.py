@@ -107,12 +107,13 @@ def import_program(program: torch.export.ExportedProgram) -> str:
     return importer.module.operation.get_asm(enable_debug_info=True)
 
 
-def import_graph(graph: torch.fx.GraphModule) -> str:
-    """Imports a traced, functional graph (a training step: every tensor it reads is an
-    argument, or a constant) as ``func.func @main``; returns the module's text."""
+def import_graphs(graphs: dict[str, torch.fx.GraphModule]) -> str:
+    """Imports traced, functional graphs (a training step's: every tensor they read is an
+    argument, or a constant) as one module, ``func.func @<name>`` each; returns its text."""
     importer = _importer()
     try:
-        importer.import_graph_module(graph, func_name="main")
+        for name, graph in graphs.items():
+            importer.import_graph_module(graph, func_name=name)
     except Exception as e:
         raise QmlirError(f"torch-mlir could not import the step: {exception_summary(e)}") from e
     return importer.module.operation.get_asm(enable_debug_info=True)

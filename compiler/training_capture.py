@@ -3,12 +3,16 @@
 PyTorch's own machinery writes the backward: ``torch.export`` captures the model's forward (its
 training IR, each node keeping its module path), then ``make_fx`` traces
 ``torch.func.grad_and_value`` of that forward (autograd's backward formulas, run on fake
-tensors) followed by the optimizer's update (``optimizers.py``). No backward is written here.
+tensors). The optimizer's update (``optimizers.py``) is traced as a second graph. No backward is
+written here. The two graphs, imported as ``@main`` and ``@qmlir.apply_update``:
 
-The traced function, and so the imported ``@main``:
+    gradients(parameters..., inputs...) -> (loss, gradients (one per parameter)...)
+    update(parameters..., gradients..., optimizer state...) -> (new parameters..., new state...)
 
-    step(parameters..., optimizer state..., inputs...)
-        -> (loss, new parameters..., new optimizer state..., gradients (one per parameter)...)
+One step runs both, as ``loss.backward(); optimizer.step()`` does in torch. Apart, IREE cannot
+fuse the update's elementwise ops into a wgrad GEMM's dispatch (which it failed to vectorize at
+width 1024, "large vector sizes"); an ``util.optimization_barrier`` between them avoided that
+too, but IREE 3.13 then leaked 50-100 MB per step on the sample MLP.
 
 Parameters are the model's trainable ones (``requires_grad``), named as in
 ``model.named_parameters()``; frozen parameters and buffers are constants of the step. ATen's
@@ -41,7 +45,8 @@ _RANDOM = ("aten.bernoulli", "aten.rand", "aten.randn", "aten.native_dropout", "
 class CapturedStep:
     """The traced step and what its arguments and results are."""
 
-    graph: torch.fx.GraphModule
+    graph: torch.fx.GraphModule  # (parameters..., inputs...) -> (loss, gradients...)
+    update: torch.fx.GraphModule  # (parameters..., gradients..., state...) -> (new p..., new s...)
     program: torch.export.ExportedProgram  # the forward alone (input names, embedding ranges)
     parameters: list[str]
     optimizer_state: list[str]
@@ -92,34 +97,43 @@ def capture_training_step(
             )
         return out
 
-    def step(values: list[torch.Tensor], *inputs: torch.Tensor) -> list[torch.Tensor]:
-        count = len(names)
-        weights, opt_state = values[:count], values[count:]
+    def gradients(weights: list[torch.Tensor], *inputs: torch.Tensor) -> list[torch.Tensor]:
         grads, loss = torch.func.grad_and_value(loss_of)(weights, inputs)
-        new_weights, new_state = apply_update(optimizer, weights, grads, opt_state)
-        return [loss, *new_weights, *new_state, *grads]
+        return [loss, *grads]
 
-    table = {k: v for k, v in core_aten_decompositions().items() if not str(k).startswith(_KEPT)}
-    try:
-        with fx_traceback.preserve_node_meta(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            graph = make_fx(step, decomposition_table=table, tracing_mode="fake")(
-                [*params, *state], *example_inputs
-            )
-    except QmlirError:
-        raise
-    except Exception as e:
-        raise QmlirError(f"could not trace the training step: {exception_summary(e)}") from e
+    def update(values: list[torch.Tensor]) -> list[torch.Tensor]:
+        count = len(names)
+        weights, grads, opt_state = values[:count], values[count : 2 * count], values[2 * count :]
+        new_weights, new_state = apply_update(optimizer, weights, grads, opt_state)
+        return [*new_weights, *new_state]
+
+    graph = _trace(gradients, params, *example_inputs)
     _refuse_random(graph)
     _fold_double_transposes(graph)
     return CapturedStep(
         graph=graph,
+        # distinct tensors: the tracer gives one placeholder to a tensor passed twice
+        update=_trace(update, [*params, *(torch.zeros_like(p) for p in params), *state]),
         program=program,
         parameters=names,
         optimizer_state=[name for name, _ in entries],
         initial=[t.numpy().astype(np.float32) for t in (*params, *state)],
         example_inputs=example_inputs,
     )
+
+
+def _trace(function: Any, *args: Any) -> torch.fx.GraphModule:
+    """``function`` traced on fake tensors into ATen ops (core decompositions but the
+    matmuls'), each node keeping the module path of the forward node it comes from."""
+    table = {k: v for k, v in core_aten_decompositions().items() if not str(k).startswith(_KEPT)}
+    try:
+        with fx_traceback.preserve_node_meta(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return make_fx(function, decomposition_table=table, tracing_mode="fake")(*args)
+    except QmlirError:
+        raise
+    except Exception as e:
+        raise QmlirError(f"could not trace the training step: {exception_summary(e)}") from e
 
 
 class _WithParameters(torch.fx.Interpreter):

@@ -1,6 +1,7 @@
-"""The compile of a training step, one stage per line: capture (forward + backward + optimizer,
-``training_capture.py``) → import → training-gemms → recipe → hold the state in the module →
-lower → IREE. The result is a :class:`TrainingStep`.
+"""The compile of a training step, one stage per line: capture (the gradients, and the
+optimizer's update, ``training_capture.py``) → import (``@main``, ``@qmlir.apply_update``) →
+training-gemms → recipe → hold the state in the module → lower → IREE. The result is a
+:class:`TrainingStep`, whose call runs both functions.
 
 The recipe passes are the inference compile's (``pipeline.py``); ``training-gemms`` tells them
 which matmuls are a linear's fprop, dgrad and wgrad and which operands are parameters and
@@ -14,7 +15,7 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from compiler.cpu_target import DEFAULT_CPU, resolve_cpu
-from compiler.importer import import_graph
+from compiler.importer import import_graphs
 from compiler.input_roles import input_roles
 from compiler.layer_globs import check_globs, matmul_layer_names
 from compiler.model_source import ModelSource
@@ -32,6 +33,7 @@ from compiler.pipeline import (
 )
 from compiler.runtime import TrainingStep
 from compiler.training_capture import CapturedStep, capture_training_step
+from passes.base.abi import APPLY_UPDATE
 from passes.base.errors import QmlirError
 from passes.expose_scaling_state import ExposeScalingState
 from passes.gemm_operands import GemmOperands
@@ -64,7 +66,7 @@ def compile_training_model(
     step = capture_training_step(source.module, source.example_inputs, optimizer)
     roles = input_roles(step.program)
     note("import")
-    text = import_graph(step.graph)
+    text = import_graphs({"main": step.graph, APPLY_UPDATE: step.update})
     with ir.Context():
         module = ir.Module.parse(text)
         dump_stage(options, "01-import", module)

@@ -1,18 +1,21 @@
-"""Pass ``hold-training-state``: a training step's parameters and optimizer state live in the
-module, so one call of ``@main`` is one step.
+"""Pass ``hold-training-state``: a training step's parameters, optimizer state and gradients
+live in the module, so a call of ``@main`` and then of ``@qmlir.apply_update`` is one step.
 
 Expects the imported training step (``compiler/training_capture.py``):
 
-    @main(state..., inputs...) -> (loss, new state..., gradients...)
+    @main(parameters..., inputs...) -> (loss, gradients...)
+    @qmlir.apply_update(parameters..., gradients..., optimizer state...)
+        -> (new parameters..., new optimizer state...)
 
-where ``state`` names the leading arguments (the parameters, then the optimizer's state) and the
-last ``gradients`` results are the parameters' gradients. Each state argument becomes a private
-mutable ``util.global @qmlir.train.<name>`` holding its initial value (the model's parameters,
-zeros for an optimizer's moments; zeros where the pass is given none, as in the lit tests),
-loaded where ``@main`` read the argument; each new value is stored back before ``@main``
-returns, each gradient into ``@qmlir.grad.<name>``. ``@main`` then takes the inputs and returns
-the loss. Public functions move the state in and out: ``@qmlir.get_train_state() -> (state...)``,
-``@qmlir.set_train_state(state...)`` and ``@qmlir.get_gradients() -> (gradients...)``.
+``state`` names the parameters, then the optimizer's state; ``gradients`` the parameters whose
+gradients ``@main`` returns (all of them, in order). Each becomes a private mutable
+``util.global``: ``@qmlir.train.<name>`` holding its initial value (the model's parameters,
+zeros for an optimizer's moments; zeros where the pass is given none, as in the lit tests) and
+``@qmlir.grad.<name>`` (zeros). Each function loads what it took as arguments and stores what it
+returned: ``@main`` then takes the inputs and returns the loss, storing the gradients;
+``@qmlir.apply_update`` takes and returns nothing. Public functions move the state in and out:
+``@qmlir.get_train_state() -> (state...)``, ``@qmlir.set_train_state(state...)`` and
+``@qmlir.get_gradients() -> (gradients...)``.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import numpy as np
 from iree.compiler import ir
 from iree.compiler.dialects import func
 
-from passes.base.abi import GET_GRADIENTS, GET_TRAIN_STATE, SET_TRAIN_STATE
+from passes.base.abi import APPLY_UPDATE, GET_GRADIENTS, GET_TRAIN_STATE, SET_TRAIN_STATE
 from passes.base.errors import QmlirError
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
@@ -50,7 +53,7 @@ class HoldTrainingState(ModulePass):
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> HoldTrainingState:
-        """``state=l1.weight,...,adam.l1.weight.exp_avg gradients=l1.weight,...``."""
+        """``state=l1.weight,...,adamw.step,... gradients=l1.weight,...``."""
         unknown = set(options) - {"state", "gradients"}
         if unknown:
             raise QmlirError(f"pass '{cls.name}' has no option '{sorted(unknown)[0]}'")
@@ -58,108 +61,101 @@ class HoldTrainingState(ModulePass):
         return cls(names.get("state", ()), names.get("gradients", ()))
 
     def apply(self, module: ir.Module) -> None:
-        entry = entry_function(module)
-        block = entry.regions[0].blocks[0]
-        count = len(self.state)
-        if self.initial and len(self.initial) != count:
-            raise QmlirError(f"{len(self.initial)} initial values for {count} state entries")
-        ret = block.operations[len(block.operations) - 1]
-        results = list(ret.operands)
-        if len(block.arguments) < count or len(results) != 1 + count + len(self.gradients):
+        count = len(self.gradients)
+        if self.state[:count] != self.gradients:
+            raise QmlirError("the training state must begin with the parameters, in order")
+        if self.initial and len(self.initial) != len(self.state):
             raise QmlirError(
-                f"@main has {len(block.arguments)} arguments and {len(results)} results: a "
-                f"training step with {count} state entries and {len(self.gradients)} gradients "
-                f"returns {1 + count + len(self.gradients)}"
+                f"{len(self.initial)} initial values for {len(self.state)} state entries"
             )
-        with entry.location:
-            results[1 + count :] = [_isolated(block, g) for g in results[1 + count :]]
+        main, update = entry_function(module), _function(module, APPLY_UPDATE)
+        _check(main, count, 1 + count, "@main")
+        _check(update, len(self.state) + count, len(self.state), f"@{APPLY_UPDATE}")
         ops = NamedOpBuilder(module)
+        args = [a.type for a in update.regions[0].blocks[0].arguments]
+        state_types = args[:count] + args[2 * count :]
         with ir.Location.unknown():
-            state_globals, grad_globals = self._globals(ops, block, results[1 + count :])
-        with ir.InsertionPoint.at_block_begin(block), entry.location:
-            for symbol, arg in zip(state_globals, block.arguments, strict=False):
-                info = tensor_info(arg.type)
-                assert info is not None
-                arg.replace_all_uses_with(
-                    torch_ops.from_builtin(load_global(symbol, info.builtin()), info)
-                )
-        with ir.InsertionPoint(ret), entry.location:
-            for symbol, value in zip(state_globals + grad_globals, results[1:], strict=True):
-                store_global(symbol, torch_ops.to_builtin(value))
-            func.ReturnOp([results[0]])
-        ret.erase()
-        for index in reversed(range(count)):
-            block.erase_argument(index)
-        inputs = [arg.type for arg in block.arguments]
-        entry.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get(inputs, [results[0].type])
-        )
-        for key in ("arg_attrs", "res_attrs"):
-            if key in entry.attributes:
-                del entry.attributes[key]
-        _accessors(module, state_globals, grad_globals)
-
-    def _globals(
-        self, ops: NamedOpBuilder, block: ir.Block, gradients: list[ir.Value]
-    ) -> tuple[list[str], list[str]]:
-        state = [
-            self._global(ops, f"qmlir.train.{name}", "state", name, arg.type, i)
-            for i, (name, arg) in enumerate(zip(self.state, block.arguments, strict=False))
-        ]
-        grads = [
-            self._global(ops, f"qmlir.grad.{name}", "gradient", name, value.type, None)
-            for name, value in zip(self.gradients, gradients, strict=True)
-        ]
-        return state, grads
+            state = [
+                self._global(ops, "train", name, t, i)
+                for i, (name, t) in enumerate(zip(self.state, state_types, strict=True))
+            ]
+            grads = [
+                self._global(ops, "grad", name, t, None)
+                for name, t in zip(self.gradients, args[count : 2 * count], strict=True)
+            ]
+        _hold(main, state[:count], grads)
+        update_args = state[:count] + grads + state[count:]
+        _hold(update, update_args, state)
+        _accessors(module, state, grads)
 
     def _global(
-        self,
-        ops: NamedOpBuilder,
-        symbol: str,
-        kind: str,
-        name: str,
-        vtensor: ir.Type,
-        index: int | None,
+        self, ops: NamedOpBuilder, kind: str, name: str, vtensor: ir.Type, index: int | None
     ) -> str:
         info = tensor_info(vtensor)
         if info is None:
             raise QmlirError(f"training state '{name}' has no static tensor type ({vtensor})")
         builtin = info.builtin()
+        element = ir.ShapedType(builtin).element_type
         if index is not None and self.initial:
             value = np.array(self.initial[index], dtype=np.float32, order="C")
             if list(value.shape) != list(info.shape):
                 raise QmlirError(
                     f"initial value of '{name}' has shape {list(value.shape)}, "
-                    f"@main takes {list(info.shape)}"
+                    f"the step takes {list(info.shape)}"
                 )
-            initial = ir.DenseElementsAttr.get(value, type=ir.ShapedType(builtin).element_type)
+            initial = ir.DenseElementsAttr.get(value, type=element)
         else:
-            zero = ir.FloatAttr.get(ir.ShapedType(builtin).element_type, 0.0)
-            initial = ir.DenseElementsAttr.get_splat(builtin, zero)
-        return ops.add_global(
-            symbol, initial, {"name": str_attr(name), "kind": str_attr(kind)}, tag=TRAIN_ATTR
+            initial = ir.DenseElementsAttr.get_splat(builtin, ir.FloatAttr.get(element, 0.0))
+        role = "gradient" if kind == "grad" else "state"
+        attrs = {"name": str_attr(name), "kind": str_attr(role)}
+        return ops.add_global(f"qmlir.{kind}.{name}", initial, attrs, tag=TRAIN_ATTR)
+
+
+def _function(module: ir.Module, name: str) -> ir.Operation:
+    for op in module.body.operations:
+        attrs = op.operation.attributes
+        if op.operation.name == "func.func" and ir.StringAttr(attrs["sym_name"]).value == name:
+            return op.operation
+    raise QmlirError(f"the module has no @{name}")
+
+
+def _check(function: ir.Operation, arguments: int, results: int, name: str) -> None:
+    block = function.regions[0].blocks[0]
+    ret = block.operations[len(block.operations) - 1]
+    if len(block.arguments) < arguments or len(ret.operands) != results:
+        raise QmlirError(
+            f"{name} has {len(block.arguments)} arguments and {len(ret.operands)} results, "
+            f"not the training step's {arguments}+ and {results}"
         )
 
 
-def _isolated(block: ir.Block, gradient: ir.Value) -> ir.Value:
-    """``gradient`` behind a ``util.optimization_barrier``, for every user but the return: the
-    optimizer's update then runs in dispatches of its own. Fused into the wgrad GEMM's dispatch
-    (a data-tiled matmul with its unpack and several elementwise results), IREE's llvm-cpu
-    backend fails to vectorize it ("operations with large vector sizes") at width 1024."""
-    info = tensor_info(gradient.type)
-    assert info is not None
-    users = [(u.owner, u.operand_number) for u in gradient.uses if u.owner.name != "func.return"]
-    owners = [owner for owner, _ in users]
-    first = next(op for op in block.operations if op in owners or op.name == "func.return")
-    with ir.InsertionPoint(first):
-        builtin = torch_ops.to_builtin(gradient)
-        barrier = ir.Operation.create(
-            "util.optimization_barrier", results=[builtin.type], operands=[builtin]
-        ).result
-        isolated = torch_ops.from_builtin(barrier, info)
-    for owner, index in users:
-        owner.operands[index] = isolated
-    return isolated
+def _hold(function: ir.Operation, loaded: list[str], stored: list[str]) -> None:
+    """``function``'s first arguments become loads of the ``loaded`` globals, and its results
+    but the first (``@main``'s loss) or all (the update) stores into ``stored``."""
+    block = function.regions[0].blocks[0]
+    ret = block.operations[len(block.operations) - 1]
+    results = list(ret.operands)
+    kept = results[: len(results) - len(stored)]
+    with ir.InsertionPoint.at_block_begin(block), function.location:
+        for symbol, arg in zip(loaded, block.arguments, strict=False):
+            info = tensor_info(arg.type)
+            assert info is not None
+            arg.replace_all_uses_with(
+                torch_ops.from_builtin(load_global(symbol, info.builtin()), info)
+            )
+    with ir.InsertionPoint(ret), function.location:
+        for symbol, value in zip(stored, results[len(kept) :], strict=True):
+            store_global(symbol, torch_ops.to_builtin(value))
+        func.ReturnOp(kept)
+    ret.erase()
+    for index in reversed(range(len(loaded))):
+        block.erase_argument(index)
+    function.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get([a.type for a in block.arguments], [v.type for v in kept])
+    )
+    for key in ("arg_attrs", "res_attrs"):
+        if key in function.attributes:
+            del function.attributes[key]
 
 
 def _accessors(module: ir.Module, state: list[str], gradients: list[str]) -> None:

@@ -1,9 +1,8 @@
 """Pass ``training-gemms``: in a training step, what each matmul and each of its operands is.
 
-Expects the imported training step (``compiler/training_capture.py``):
+Expects the imported gradients of a training step (``compiler/training_capture.py``):
 
-    @main(parameters..., optimizer state..., inputs...)
-        -> (loss, new parameters..., new optimizer state..., gradients (one per parameter)...)
+    @main(parameters..., inputs...) -> (loss, gradients (one per parameter)...)
 
 ``parameters`` names the function's first arguments (``l1.weight``, ...). Each matmul's first
 two operands get a role, found by following shape-only ops (``t``, ``transpose``, ``permute``,
@@ -89,10 +88,10 @@ class TrainingGemms(ModulePass):
             )
         ret = block.operations[len(block.operations) - 1]
         results = list(ret.operands)
-        if len(results) < 1 + 2 * count:
+        if len(results) != 1 + count:
             raise QmlirError(
-                f"@main returns {len(results)} values: a training step returns its loss, "
-                f"new parameters and {count} gradients"
+                f"@main returns {len(results)} values, not a training step's loss and "
+                f"{count} gradients"
             )
         forward = _ancestors(results[0])
         gradients = {view_root(v): self.parameters[i] for i, v in enumerate(results[-count:])}

@@ -8,18 +8,31 @@ The module holds the parameters, the optimizer's state and (fp8-delayed) the ama
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
 
+from compiler.runtime.input_check import check_inputs
 from compiler.runtime.module import CompiledModule, to_numpy, to_torch
-from passes.base.abi import GET_GRADIENTS, GET_PROBES, GET_TRAIN_STATE, SET_TRAIN_STATE
+from passes.base.abi import (
+    APPLY_UPDATE,
+    ENTRY,
+    GET_GRADIENTS,
+    GET_PROBES,
+    GET_TRAIN_STATE,
+    SET_TRAIN_STATE,
+)
 from passes.base.errors import QmlirError
 
 
 class TrainingStep(CompiledModule):
     """``loss = step(x, y)`` runs one training step; ``.parameters()``, ``.load_parameters()``,
     ``.gradients()``, ``.optimizer_state()``, ``.save(path)``; ``.metadata["training"]``."""
+
+    def __init__(self, artifact: bytes, device: str = "") -> None:
+        super().__init__(artifact, device)
+        self._step_lock = threading.Lock()  # a step's two calls are not interleaved with another
 
     @property
     def parameter_names(self) -> list[str]:
@@ -86,6 +99,14 @@ class TrainingStep(CompiledModule):
             ]
             out.append({**entry, "a": operands[0], "b": operands[1], "out": part[6]})
         return out
+
+    def run_numpy(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        """One step: the loss and gradients (``@main``), then the optimizer's update."""
+        arrays = check_inputs(inputs, self.signature["inputs"])
+        with self._step_lock:
+            outputs = self._call(ENTRY, *arrays)
+            self._call(APPLY_UPDATE)
+        return outputs
 
     def __call__(self, *inputs: Any) -> Any:
         """Runs one step on ``inputs`` (the model's forward arguments) and returns the loss."""

@@ -4,6 +4,7 @@ ENTRY = "main"  # the model's function
 METADATA_KEY = "qmlir.metadata"  # JSON in ``iree.reflection`` on @main
 GET_STATE = "qmlir.get_scaling_state"  # -> each state global, in metadata order
 SET_STATE = "qmlir.set_scaling_state"  # (each state global)
+APPLY_UPDATE = "qmlir.apply_update"  # a training step's optimizer update, after @main
 GET_TRAIN_STATE = "qmlir.get_train_state"  # -> each parameter, then each optimizer state
 SET_TRAIN_STATE = "qmlir.set_train_state"  # (each parameter, then each optimizer state)
 GET_GRADIENTS = "qmlir.get_gradients"  # -> the last step's gradient of each parameter
