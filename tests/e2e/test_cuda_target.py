@@ -283,3 +283,25 @@ def test_dynamic_rows_refuse_the_columnwise_kernels_in_one_line() -> None:
         module = ir.Module.parse(ROWCOL_DYNAMIC)
         with pytest.raises(QmlirError, match=r"Dx64\.mx\.rowcol: dynamic rows take the rowwise "):
             LowerNamedOps("cuda", "sm_90").apply(module)
+
+
+# A training step's kernels under hybrid: E5M2 gradients get their own quantize kernels; mxfp8's
+# x, read rowwise by fprop and columnwise by wgrad, is quantized both ways by one kernel.
+TRAINING_KERNELS = {
+    "fp8-current": {"qmlir_amax_f32", "qmlir_quantize_fp8_e4m3", "qmlir_quantize_fp8_e5m2"},
+    "mxfp8": {"qmlir_quantize_mxfp8", "qmlir_quantize_mxfp8_rowwise"},
+}
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("recipe", sorted(TRAINING_KERNELS))
+def test_training_step_compiles_for_cuda(recipe: str) -> None:
+    model, inputs = tiny.build_train()
+    step = compiler.compile_training(
+        model, inputs, recipe, target="cuda", optimizer="adamw", fp8_format="hybrid"
+    )
+    assert step.metadata["target"] == "cuda" and "qmlir.apply_update" in step.metadata["functions"]
+    names = set(re.findall(rb"qmlir_[a-z0-9_]+", step.vmfb))
+    missing = {k for k in TRAINING_KERNELS[recipe] if k.encode() not in names}
+    assert not missing, missing
+    assert {layer.get("gemm") for layer in step.metadata["layers"]} == {"fprop", "dgrad", "wgrad"}
