@@ -53,24 +53,36 @@ def compile(  # noqa: A001 (the product's API name)
     """
     module, inputs = check_model(model, example_inputs, "compile()")
     source = ModelSource(type(module).__name__, module, inputs, dynamic_shapes=dynamic_shapes)
-    chosen = get_recipe(recipe, options)
     return compile_model(
         source,
-        CompileOptions(
-            recipe=chosen,
+        _options(
+            recipe,
+            options,
             target=target,
             quantize_all_matmuls=quantize_all_matmuls,
             dump_ir=Path(dump_ir) if dump_ir is not None else None,
             exclude=tuple(exclude),
-            layer_recipes=tuple(
-                (glob, get_recipe(name)) for glob, name in (layer_recipes or {}).items()
-            ),
+            layer_recipes=layer_recipes,
             cuda_arch=cuda_arch,
             cpu=cpu,
             attention=attention,
             allow_unquantized=allow_unquantized,
             gemm_operands=gemm_operands,
         ),
+    )
+
+
+def _options(
+    recipe: str, options: dict[str, Any], layer_recipes: dict[str, str] | None, **fields: Any
+) -> CompileOptions:
+    """``CompileOptions`` from the API's arguments: the recipe and its options, the per-layer
+    recipes by glob (default options), the other fields as they are."""
+    return CompileOptions(
+        recipe=get_recipe(recipe, options),
+        layer_recipes=tuple(
+            (glob, get_recipe(name)) for glob, name in (layer_recipes or {}).items()
+        ),
+        **fields,
     )
 
 
@@ -112,18 +124,16 @@ def compile_training(
     """
     module, inputs = check_model(model, example_inputs, "compile_training()")
     source = ModelSource(type(module).__name__, module, inputs)
-    chosen = get_recipe(recipe, options)
     return compile_training_model(
         source,
-        CompileOptions(
-            recipe=chosen,
+        _options(
+            recipe,
+            options,
             target=target,
             quantize_all_matmuls=quantize_all_matmuls,
             dump_ir=Path(dump_ir) if dump_ir is not None else None,
             exclude=tuple(exclude),
-            layer_recipes=tuple(
-                (glob, get_recipe(name)) for glob, name in (layer_recipes or {}).items()
-            ),
+            layer_recipes=layer_recipes,
             cuda_arch=cuda_arch,
             cpu=cpu,
             allow_unquantized=allow_unquantized,
