@@ -31,7 +31,7 @@ def export_model(
 ) -> torch.export.ExportedProgram:
     """``attention_as_matmuls``: SDPA becomes ``bmm → softmax → bmm`` (``compiler/attention.py``);
     otherwise it stays one op that IREE lowers to ``iree_linalg_ext.attention``."""
-    table = _decompositions(attention_as_matmuls)
+    table = export_decompositions(attention_as_matmuls)
     try:
         with torch.no_grad(), warnings.catch_warnings(), _quiet_logging():
             warnings.simplefilter("ignore", FutureWarning)  # torch's own deprecation chatter
@@ -46,7 +46,7 @@ def export_model(
         raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
 
 
-def _decompositions(attention_as_matmuls: bool) -> dict:  # type: ignore[type-arg]
+def export_decompositions(attention_as_matmuls: bool) -> dict:  # type: ignore[type-arg]
     core = core_aten_decompositions()
     wanted = (
         "aten.new_ones.default",

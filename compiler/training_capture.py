@@ -15,9 +15,12 @@ width 1024, "large vector sizes"); an ``util.optimization_barrier`` between them
 too, but IREE 3.13 then leaked 50-100 MB per step on the sample MLP.
 
 Parameters are the model's trainable ones (``requires_grad``), named as in
-``model.named_parameters()``; frozen parameters and buffers are constants of the step. ATen's
-core decompositions are applied except to the matmuls (``addmm``, ``mm``, ``t``, ...), so each
+``model.named_parameters()``; frozen parameters and buffers are constants of the step. The
+forward is decomposed as the inference export's is (SDPA as ``bmm → softmax → bmm``: its CPU
+backward op has no lowering), the traced graphs functionalized (no in-place op is left) and
+decomposed into ATen's core ops except the matmuls (``addmm``, ``mm``, ``t``, ...), so each
 linear's fprop, dgrad and wgrad reach the recipe pass as matmuls (``passes/training_gemms.py``).
+Two ops the backward leaves that IREE cannot lower are rewritten (``_legalize``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import torch.fx.traceback as fx_traceback
 from torch._decomp import core_aten_decompositions
 from torch.fx.experimental.proxy_tensor import make_fx
 
+from compiler.export import export_decompositions
 from compiler.optimizers import OptimizerOptions, apply_update, state_entries
 from passes.base.errors import QmlirError, exception_summary
 
@@ -75,6 +79,8 @@ def capture_training_step(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
             program = torch.export.export(model, example_inputs, strict=False)
+            # SDPA as bmm -> softmax -> bmm (its CPU backward op has no lowering in IREE)
+            program = program.run_decompositions(export_decompositions(True))
     except Exception as e:
         raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
     forward = program.module()
@@ -110,6 +116,7 @@ def capture_training_step(
     graph = _trace(gradients, params, *example_inputs)
     _refuse_random(graph)
     _fold_double_transposes(graph)
+    _legalize(graph)
     return CapturedStep(
         graph=graph,
         # distinct tensors: the tracer gives one placeholder to a tensor passed twice
@@ -129,7 +136,12 @@ def _trace(function: Any, *args: Any) -> torch.fx.GraphModule:
     try:
         with fx_traceback.preserve_node_meta(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return make_fx(function, decomposition_table=table, tracing_mode="fake")(*args)
+            return make_fx(
+                torch.func.functionalize(function),
+                decomposition_table=table,
+                tracing_mode="fake",
+                _allow_non_fake_inputs=True,
+            )(*args)
     except QmlirError:
         raise
     except Exception as e:
@@ -162,6 +174,30 @@ def _fold_double_transposes(graph: torch.fx.GraphModule) -> None:
             node.replace_all_uses_with(inner.args[0])
             graph.graph.erase_node(node)
     graph.graph.eliminate_dead_code()
+    graph.recompile()
+
+
+def _legalize(graph: torch.fx.GraphModule) -> None:
+    """Ops the traced backward has that torch-mlir imports as ops IREE cannot legalize, as
+    equivalent ones: ``squeeze.dims`` (cross-entropy's backward) as a ``view`` to its static
+    result shape, ``empty_permuted`` (an uninitialized buffer) as a contiguous ``empty``."""
+    aten = torch.ops.aten
+    for node in list(graph.graph.nodes):
+        if node.op != "call_function":
+            continue
+        val = node.meta.get("val")
+        if node.target == aten.squeeze.dims:
+            target, args, kwargs = aten.view.default, (node.args[0], list(val.shape)), {}
+        elif node.target == aten.empty_permuted.default:
+            target, args = aten.empty.memory_format, (list(val.shape),)
+            kwargs = {"dtype": val.dtype, "device": val.device}
+        else:
+            continue
+        with graph.graph.inserting_before(node):
+            new = graph.graph.call_function(target, args, kwargs)
+        new.meta = dict(node.meta)
+        node.replace_all_uses_with(new)
+        graph.graph.erase_node(node)
     graph.recompile()
 
 
