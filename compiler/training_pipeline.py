@@ -36,6 +36,8 @@ from compiler.training_capture import CapturedStep, capture_training_step
 from passes.base.abi import APPLY_UPDATE
 from passes.base.errors import QmlirError
 from passes.expose_scaling_state import ExposeScalingState
+from passes.fold_constant_quantize import FoldConstantQuantize
+from passes.fold_weight_views import FoldWeightViews
 from passes.gemm_operands import GemmOperands
 from passes.hold_training_state import HoldTrainingState
 from passes.host.flags import target_flags
@@ -71,6 +73,7 @@ def compile_training_model(
         module = ir.Module.parse(text)
         dump_stage(options, "01-import", module)
         note("recipe")
+        FoldWeightViews().apply(module)  # a frozen weight's views: a literal (a weight)
         TrainingGemms(tuple(step.parameters)).apply(module)
         globs = [glob for glob, _ in options.layer_recipes]
         check_globs(options.exclude, globs, matmul_layer_names(module))
@@ -80,6 +83,7 @@ def compile_training_model(
         probed = probe_entries(module) if probes else []
         if probes:
             ProbeGemms().apply(module)
+        FoldConstantQuantize().apply(module)  # frozen weights: quantized at compile time
         HoldTrainingState(tuple(step.state), tuple(step.parameters), tuple(step.initial)).apply(
             module
         )

@@ -256,10 +256,17 @@ def _roles(op: ir.Operation, a: ir.Value, b: ir.Value) -> tuple[Role, Role]:
     training step, ``training-gemms`` says which operands are parameters and gradients."""
     if ROLES_ATTR in op.attributes:
         marked = [ir.StringAttr(r).value for r in ir.ArrayAttr(op.attributes[ROLES_ATTR])]
-        roles = [Role.PARAMETER if r == "weight" else Role(r) for r in marked]
+        roles = [_marked_role(r, v) for r, v in zip(marked, (a, b), strict=True)]
         return roles[0], roles[1]
     first, second = (Role.WEIGHT if torch_ops.is_literal(v) else Role.ACTIVATION for v in (a, b))
     return first, second
+
+
+def _marked_role(marked: str, operand: ir.Value) -> Role:
+    """A training step's ``weight`` is a parameter, or a frozen weight's literal (a weight)."""
+    if marked != "weight":
+        return Role(marked)
+    return Role.WEIGHT if torch_ops.is_literal(operand) else Role.PARAMETER
 
 
 def _flat_out(out: TensorInfo) -> TensorInfo:

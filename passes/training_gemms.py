@@ -8,7 +8,7 @@ Expects the imported gradients of a training step (``compiler/training_capture.p
 two operands get a role, found by following shape-only ops (``t``, ``transpose``, ``permute``,
 ``view``, ...) back to the value they show:
 
-- ``weight``: a parameter;
+- ``weight``: a parameter, or a frozen weight (a literal: ``fold-weight-views`` runs first);
 - ``activation``: a value the loss depends on (the forward pass), or an input;
 - ``gradient``: a value only the backward pass computes (``dY``, ``dX``).
 
@@ -32,7 +32,7 @@ from iree.compiler import ir
 from passes.base.errors import QmlirError
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir.named_ops import GEMM_ATTR, LAYER_ATTR, ROLES_ATTR, entry_function
-from passes.ir.torch_ops import PERMUTES, RESHAPES, defining_op
+from passes.ir.torch_ops import PERMUTES, RESHAPES, defining_op, is_literal
 
 GEMM_KINDS = ("fprop", "dgrad", "wgrad")
 MATMULS = {  # op → indices of its two matrix operands
@@ -114,6 +114,8 @@ class TrainingGemms(ModulePass):
             if number is not None and number < len(self.parameters):
                 roles.append("weight")
                 layer = owner_layer(self.parameters[number])
+            elif is_literal(root):  # a frozen weight: a constant of the step
+                roles.append("weight")
             elif number is not None or root in forward:
                 roles.append("activation")
             else:

@@ -308,3 +308,31 @@ def test_steps_do_not_grow_memory() -> None:
     for _ in range(25):
         step(x, y)
     assert _rss_mb() - before < 150  # a leak of one parameter copy a step would be 1000
+
+
+def test_frozen_layers_are_constants_quantized_at_compile_time(tmp_path: Path) -> None:
+    """A frozen linear (no requires_grad) is a weight of the step: its GEMM quantized with the
+    recipe's weight rules once, at compile time; only the trainable parameters are kept."""
+    model, x, y = _setup()
+    for p in model.l1.parameters():
+        p.requires_grad_(False)
+    step = compiler.compile_training(
+        model, (x, y), "fp8-block", optimizer="sgd", lr=0.1, dump_ir=tmp_path
+    )
+    assert list(step.parameters()) == ["l2.weight", "l2.bias"]
+    gemms = [(layer["layer"], layer.get("gemm")) for layer in step.metadata["layers"]]
+    assert gemms == [("l1", "fprop"), ("l2", "fprop"), ("l2", "wgrad")]  # no dX is needed
+    lowered = (tmp_path / "04-lower.mlir").read_text()
+    main = lowered.split("func.func @main")[1]
+    assert "quantize.e4m3.block128x128.fp32.64x128(" not in main  # l1's Wᵀ: folded
+    assert "quantize.e4m3.block128x128.fp32.128x32(" in main  # l2's: a parameter
+    reference = Regression()
+    reference.load_state_dict(model.state_dict())
+    optimizer = torch.optim.SGD(reference.l2.parameters(), lr=0.1)
+    for _ in range(2):
+        loss = float(step(x, y))
+        optimizer.zero_grad()
+        expected = reference(x, y)
+        expected.backward()
+        optimizer.step()
+        assert abs(loss - expected.item()) < 0.01 * expected.item()
