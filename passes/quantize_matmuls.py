@@ -184,6 +184,13 @@ class QuantizeMatmuls(ModulePass):
         else:
             a, b = operands[0], operands[1]
             transposed = False
+        if ROLES_ATTR in op.attributes and not transposed:
+            # a training step's fprop reads ``t(W)``: quantized as W itself, rowwise along its
+            # contraction dim (TE's rowwise usage), the GEMM reading it transposed; dgrad reads
+            # W too (columnwise), so both casts start from the one contiguous tensor
+            inner = torch_ops.defining_op(b)
+            if inner is not None and inner.name == "torch.aten.t":
+                b, transposed = inner.operands[0], True
         roles = _roles(op, a, b)
         # a training step's three GEMMs of a linear (training-gemms) count as its weight's
         has_weight = Role.WEIGHT in roles or Role.PARAMETER in roles or GEMM_ATTR in op.attributes

@@ -3,7 +3,8 @@
 // Then the recipe pass quantizes the three GEMMs of each linear for their roles and usages:
 // gradients in E5M2 under hybrid; fp8-block's 128x128 weight tiles, 1x128 gradient blocks
 // and columnwise (128x1) x for wgrad; mxfp8's 1x32 / 32x1 blocks; fp8-delayed's state per
-// parameter and gradient.
+// parameter and gradient. fprop's t(W) is quantized as W (rowwise, the GEMM reading it "nt"),
+// the same tensor dgrad quantizes.
 // RUN: %qmlir-opt -p 'training-gemms{parameters=l1.weight,l1.bias,l2.weight}' %S/inputs/training_step.mlir | FileCheck %s
 // RUN: %qmlir-opt -p 'training-gemms{parameters=l1.weight,l1.bias,l2.weight}' -p 'quantize-matmuls{recipe=fp8-current fp8_format=hybrid}' %S/inputs/training_step.mlir | FileCheck %s --check-prefix=CURRENT
 // RUN: %qmlir-opt -p 'training-gemms{parameters=l1.weight,l1.bias,l2.weight}' -p 'quantize-matmuls{recipe=fp8-current}' %S/inputs/training_step.mlir | FileCheck %s --check-prefix=E4M3
@@ -24,9 +25,9 @@
 
 // CURRENT-LABEL: func.func @main
 // CURRENT: call @qmlir.quantize.e4m3.per_tensor.32x64(
-// CURRENT: call @qmlir.quantize.e4m3.per_tensor.64x32(
-// CURRENT: call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nn.32x64.64x32({{.*}}qmlir.gemm = "fprop", qmlir.layer = "l1"
-// CURRENT: call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nn.32x32.32x16({{.*}}qmlir.gemm = "fprop", qmlir.layer = "l2"
+// CURRENT: call @qmlir.quantize.e4m3.per_tensor.32x64(
+// CURRENT: call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.32x64.32x64({{.*}}qmlir.gemm = "fprop", qmlir.layer = "l1"
+// CURRENT: call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.32x32.16x32({{.*}}qmlir.gemm = "fprop", qmlir.layer = "l2"
 // CURRENT: %[[DYT:.*]]:2 = call @qmlir.quantize.e5m2.per_tensor.16x32(
 // CURRENT: call @qmlir.scaled_matmul.e5m2xe4m3.per_tensor.nn.16x32.32x32(%[[DYT]]#0, %[[DYT]]#1, {{.*}}qmlir.gemm = "wgrad", qmlir.layer = "l2"
 // CURRENT: %[[DY:.*]]:2 = call @qmlir.quantize.e5m2.per_tensor.32x16(
@@ -40,8 +41,8 @@
 
 // BLOCK-LABEL: func.func @main
 // BLOCK: call @qmlir.quantize.e4m3.block1x128.fp32.32x64(
-// BLOCK: call @qmlir.quantize.e4m3.block128x128.fp32.64x32(
-// BLOCK: call @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nn.32x64.64x32({{.*}}qmlir.gemm = "fprop"
+// BLOCK: call @qmlir.quantize.e4m3.block128x128.fp32.32x64(
+// BLOCK: call @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.32x64.32x64({{.*}}qmlir.gemm = "fprop"
 // BLOCK: call @qmlir.quantize.e5m2.block1x128.fp32.16x32(
 // BLOCK: call @qmlir.quantize.e4m3.block128x1.fp32.32x32(
 // BLOCK: call @qmlir.scaled_matmul.e5m2xe4m3.block1d.nn.16x32.32x32({{.*}}qmlir.gemm = "wgrad", qmlir.layer = "l2"
@@ -51,7 +52,7 @@
 
 // MX-LABEL: func.func @main
 // MX: call @qmlir.quantize.e4m3.block1x32.e8m0.32x64(
-// MX: call @qmlir.quantize.e4m3.block32x1.e8m0.64x32(
+// MX: call @qmlir.quantize.e4m3.block1x32.e8m0.32x64(
 // MX: call @qmlir.quantize.e5m2.block1x32.e8m0.16x32(
 // MX: call @qmlir.quantize.e4m3.block32x1.e8m0.32x32(
 // MX: call @qmlir.scaled_matmul.e5m2xe4m3.mx.nn.16x32.32x32({{.*}}qmlir.gemm = "wgrad"
