@@ -224,6 +224,7 @@ def test_fp8_delayed_step_quantizes_with_each_operands_state() -> None:
         ["l1", "l1.parameter", "l2", "l2.parameter", "l2.gradient", "l2.gradient_1", "l1.gradient"]
     )
     for probe in step.probes():
+        values = []
         for side, role in zip("ab", probe["roles"], strict=True):
             got = probe[side]
             base = probe["layer"] if role == "activation" else f"{probe['layer']}.{role}"
@@ -236,6 +237,11 @@ def test_fp8_delayed_step_quantizes_with_each_operands_state() -> None:
             np.testing.assert_array_equal(got["data"], encode(scaled), err_msg=key)
             amax = np.float32(np.abs(got["source"]).max())
             assert after[key]["amax_history"][-1] == amax, key  # rolled: slot L-1 is newest
+            decode = fp8.decode_e5m2 if role == "gradient" else fp8.decode_e4m3
+            values.append(decode(got["data"]).astype(np.float64) * float(got["scale"]))
+        a, b = values  # the GEMM, in f64 from the same codes and scales
+        reference = a @ (b.T if probe["usages"][1] == "rowwise" else b)
+        assert _rel_l2(probe["out"].astype(np.float64), reference) < 1e-5, probe["gemm"]
 
 
 class LanguageModelLoss(nn.Module):
