@@ -5,9 +5,9 @@ training-gemms → recipe → hold the state in the module → lower → IREE. T
 
 The recipe passes are the inference compile's (``pipeline.py``); ``training-gemms`` tells them
 which matmuls are a linear's fprop, dgrad and wgrad and which operands are parameters and
-gradients. Parameters are no constants here, so nothing is folded at compile time: every
-operand is quantized every step, from its f32 source. ``dump_ir`` writes ``01-import.mlir``,
-``02-recipe.mlir`` and ``04-lower.mlir``.
+gradients. Parameters are no constants here: every operand is quantized every step, from its
+f32 source; only frozen weights are folded at compile time. ``dump_ir`` writes the same four
+stages as an inference compile.
 """
 
 from __future__ import annotations
@@ -83,7 +83,6 @@ def compile_training_model(
         probed = probe_entries(module) if probes else []
         if probes:
             ProbeGemms().apply(module)
-        FoldConstantQuantize().apply(module)  # frozen weights: quantized at compile time
         HoldTrainingState(tuple(step.state), tuple(step.parameters), tuple(step.initial)).apply(
             module
         )
@@ -92,6 +91,9 @@ def compile_training_model(
         dump_stage(options, "02-recipe", module)
         layers = layer_map(module)
         check_quantized(options, layers)
+        # frozen weights: quantized at compile time, after gemm-operands read their scale chains
+        FoldConstantQuantize().apply(module)
+        dump_stage(options, "03-fold-weights", module)
         metadata = build_metadata(source, options, module, layers)
         describe_inputs(metadata["signature"]["inputs"], roles)
         metadata["cpu"] = cpu

@@ -11,11 +11,10 @@ from __future__ import annotations
 import dataclasses
 
 from iree.compiler import ir
-from iree.compiler.dialects import func
 
 from passes.base.abi import GET_STATE, SET_STATE
 from passes.base.module_pass import ModulePass, register_pass
-from passes.ir.named_ops import STATE_ATTR, load_global, store_global
+from passes.ir.named_ops import STATE_ATTR, add_accessors
 
 
 def state_globals(module: ir.Module) -> list[ir.Operation]:
@@ -35,15 +34,6 @@ class ExposeScalingState(ModulePass):
         globals_ = state_globals(module)
         if not globals_:
             return
-        names = [ir.StringAttr(g.attributes["sym_name"]).value for g in globals_]
+        symbols = [ir.StringAttr(g.attributes["sym_name"]).value for g in globals_]
         types = [ir.TypeAttr(g.attributes["type"]).value for g in globals_]
-        with ir.InsertionPoint(module.body), ir.Location.unknown():
-            getter = func.FuncOp(GET_STATE, ir.FunctionType.get([], types))
-            with ir.InsertionPoint(getter.add_entry_block()):
-                func.ReturnOp([load_global(n, t) for n, t in zip(names, types, strict=True)])
-            setter = func.FuncOp(SET_STATE, ir.FunctionType.get(types, []))
-            block = setter.add_entry_block()
-            with ir.InsertionPoint(block):
-                for n, arg in zip(names, block.arguments, strict=True):
-                    store_global(n, arg)
-                func.ReturnOp([])
+        add_accessors(module, GET_STATE, SET_STATE, list(zip(symbols, types, strict=True)))

@@ -32,6 +32,7 @@ from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
 from passes.ir.named_ops import (
     NamedOpBuilder,
+    add_accessors,
     entry_function,
     load_global,
     store_global,
@@ -68,7 +69,7 @@ class HoldTrainingState(ModulePass):
             raise QmlirError(
                 f"{len(self.initial)} initial values for {len(self.state)} state entries"
             )
-        main, update = entry_function(module), _function(module, APPLY_UPDATE)
+        main, update = entry_function(module), entry_function(module, APPLY_UPDATE)
         _check(main, count, 1 + count, "@main")
         _check(update, len(self.state) + count, len(self.state), f"@{APPLY_UPDATE}")
         ops = NamedOpBuilder(module)
@@ -86,7 +87,9 @@ class HoldTrainingState(ModulePass):
         _hold(main, state[:count], grads)
         update_args = state[:count] + grads + state[count:]
         _hold(update, update_args, state)
-        _accessors(module, state, grads)
+        grad_types = args[count : 2 * count]
+        add_accessors(module, GET_TRAIN_STATE, SET_TRAIN_STATE, _typed(state, state_types))
+        add_accessors(module, GET_GRADIENTS, None, _typed(grads, grad_types))
 
     def _global(
         self, ops: NamedOpBuilder, kind: str, name: str, vtensor: ir.Type, index: int | None
@@ -111,12 +114,14 @@ class HoldTrainingState(ModulePass):
         return ops.add_global(f"qmlir.{kind}.{name}", initial, attrs, tag=TRAIN_ATTR)
 
 
-def _function(module: ir.Module, name: str) -> ir.Operation:
-    for op in module.body.operations:
-        attrs = op.operation.attributes
-        if op.operation.name == "func.func" and ir.StringAttr(attrs["sym_name"]).value == name:
-            return op.operation
-    raise QmlirError(f"the module has no @{name}")
+def _typed(symbols: list[str], vtensors: list[ir.Type]) -> list[tuple[str, ir.Type]]:
+    """Each global with the builtin tensor type it holds."""
+    out = []
+    for symbol, vtensor in zip(symbols, vtensors, strict=True):
+        info = tensor_info(vtensor)
+        assert info is not None
+        out.append((symbol, info.builtin()))
+    return out
 
 
 def _check(function: ir.Operation, arguments: int, results: int, name: str) -> None:
@@ -156,26 +161,3 @@ def _hold(function: ir.Operation, loaded: list[str], stored: list[str]) -> None:
     for key in ("arg_attrs", "res_attrs"):
         if key in function.attributes:
             del function.attributes[key]
-
-
-def _accessors(module: ir.Module, state: list[str], gradients: list[str]) -> None:
-    types = {s: _global_type(module, s) for s in state + gradients}
-    with ir.InsertionPoint(module.body), ir.Location.unknown():
-        for name, symbols in ((GET_TRAIN_STATE, state), (GET_GRADIENTS, gradients)):
-            getter = func.FuncOp(name, ir.FunctionType.get([], [types[s] for s in symbols]))
-            with ir.InsertionPoint(getter.add_entry_block()):
-                func.ReturnOp([load_global(s, types[s]) for s in symbols])
-        setter = func.FuncOp(SET_TRAIN_STATE, ir.FunctionType.get([types[s] for s in state], []))
-        block = setter.add_entry_block()
-        with ir.InsertionPoint(block):
-            for symbol, arg in zip(state, block.arguments, strict=True):
-                store_global(symbol, arg)
-            func.ReturnOp([])
-
-
-def _global_type(module: ir.Module, symbol: str) -> ir.Type:
-    for op in module.body.operations:
-        attrs = op.operation.attributes
-        if op.operation.name == "util.global" and ir.StringAttr(attrs["sym_name"]).value == symbol:
-            return ir.TypeAttr(attrs["type"]).value
-    raise QmlirError(f"internal: no global @{symbol}")

@@ -27,7 +27,8 @@ from passes.base.errors import QmlirError
 
 
 class TrainingStep(CompiledModule):
-    """``loss = step(x, y)`` runs one training step; ``.parameters()``, ``.load_parameters()``,
+    """``loss = step(x, y)`` runs one training step (``run_numpy``: the loss and gradients, then
+    the update); ``.parameters()``, ``.load_parameters()``,
     ``.gradients()``, ``.optimizer_state()``, ``.save(path)``; ``.metadata["training"]``."""
 
     def __init__(self, artifact: bytes, device: str = "") -> None:
@@ -107,10 +108,6 @@ class TrainingStep(CompiledModule):
             outputs = self._call(ENTRY, *arrays)
             self._call(APPLY_UPDATE)
         return outputs
-
-    def __call__(self, *inputs: Any) -> Any:
-        """Runs one step on ``inputs`` (the model's forward arguments) and returns the loss."""
-        return super().__call__(*inputs)
 
 
 def _scale(value: np.ndarray) -> np.ndarray:

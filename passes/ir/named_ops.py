@@ -203,10 +203,30 @@ def i64_array_attr(values: tuple[int, ...]) -> ir.Attribute:
     return ir.DenseI64ArrayAttr.get(list(values))
 
 
-def entry_function(module: ir.Module) -> ir.Operation:
-    """The module's ``@main``."""
+def entry_function(module: ir.Module, name: str = "main") -> ir.Operation:
+    """The module's ``@main`` (or function ``@name``)."""
     for op in module.body.operations:
         if op.operation.name == "func.func":
-            if ir.StringAttr(op.operation.attributes["sym_name"]).value == "main":
+            if ir.StringAttr(op.operation.attributes["sym_name"]).value == name:
                 return op.operation
-    raise QmlirError("the module has no @main")
+    raise QmlirError(f"the module has no @{name}")
+
+
+def add_accessors(
+    module: ir.Module, getter: str, setter: str | None, globals_: Sequence[tuple[str, ir.Type]]
+) -> None:
+    """Public functions at the module's end: ``@getter() -> (each global)`` and, unless None,
+    ``@setter(each global)`` storing its arguments, in ``globals_``' order (symbol, type)."""
+    types = [t for _, t in globals_]
+    with ir.InsertionPoint(module.body), ir.Location.unknown():
+        get = func.FuncOp(getter, ir.FunctionType.get([], types))
+        with ir.InsertionPoint(get.add_entry_block()):
+            func.ReturnOp([load_global(n, t) for n, t in globals_])
+        if setter is None:
+            return
+        put = func.FuncOp(setter, ir.FunctionType.get(types, []))
+        block = put.add_entry_block()
+        with ir.InsertionPoint(block):
+            for (n, _), arg in zip(globals_, block.arguments, strict=True):
+                store_global(n, arg)
+            func.ReturnOp([])

@@ -29,6 +29,7 @@
 // CHECK: util.global.store %{{.*}}, @qmlir.train.sgd.momentum_buffer.l2.weight
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @qmlir.get_train_state() -> (tensor<32x64xf32>, tensor<32xf32>, tensor<16x32xf32>, tensor<32x64xf32>, tensor<32xf32>, tensor<16x32xf32>)
-// CHECK-LABEL: func.func @qmlir.get_gradients() -> (tensor<32x64xf32>, tensor<32xf32>, tensor<16x32xf32>)
 // CHECK-LABEL: func.func @qmlir.set_train_state(%arg0: tensor<32x64xf32>
 // CHECK-NEXT: util.global.store %arg0, @qmlir.train.l1.weight
+// CHECK-LABEL: func.func @qmlir.get_gradients() -> (tensor<32x64xf32>, tensor<32xf32>, tensor<16x32xf32>)
+// CHECK-NEXT: util.global.load @qmlir.grad.l1.weight
