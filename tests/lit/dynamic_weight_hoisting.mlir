@@ -6,9 +6,11 @@
 // expression, hoisted into an initializer that runs once at load, and the call's GEMM reads the
 // packed weight from its global. (With dispatch creation's data tiling, the static modules' flag,
 // the packed weight's encoding names the dynamic M, and the 24x40 weight was decoded on every
-// call: `elementwise_960_i8xf32` in the call.)
+// call: `elementwise_960_i8xf32` in the call.) The decode and the pack are two dispatches
+// (contraction_matmul.mlir's compute barrier), both in the initializer.
 // CHECK: util.initializer
-// CHECK: flow.dispatch @{{.*}}elementwise_24x40_i8xf32_pack
+// CHECK: flow.dispatch @{{.*}}elementwise_960_i8xf32
+// CHECK: flow.dispatch @{{.*}}pack_f32
 // CHECK: util.func public @linear_dynamic$async
 // CHECK-NOT: {{960|24x40}}_i8xf32
 // CHECK: flow.dispatch @{{.*}}mmt4d_{{.*}}%__hoisted_tensor_

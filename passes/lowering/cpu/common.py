@@ -142,6 +142,20 @@ def contraction_fields(
         "b_shape": shape_text(b.shape),
         "out_shape": shape_text(out.shape),
         **matmul_maps(a, b, b_transposed),
+        **barrier_fields("a", a.with_dtype(gemm)),
+        **barrier_fields("b", b.with_dtype(gemm)),
+    }
+
+
+def barrier_fields(operand: str, info: TensorInfo) -> dict[str, str]:
+    """``<operand>_barrier_dims`` and ``<operand>_barrier_sizes``: the ops reading the dynamic
+    dims of ``%<operand>_f32`` (of type ``info``: the decoded GEMM operand) and the ``{...}``
+    sizes its ``compute_barrier.start`` takes."""
+    defs, names = dim_defs(f"%{operand}_f32", info)
+    sizes = ", ".join(names[i] for i in sorted(names))
+    return {
+        f"{operand}_barrier_dims": defs,
+        f"{operand}_barrier_sizes": f"{{{sizes}}}" if sizes else "",
     }
 
 
