@@ -57,6 +57,7 @@ from passes.quantize_matmuls import (
     layer_name,
 )
 from passes.recipes import Recipe
+from passes.separate_gemm_operands import SeparateGemmOperands
 
 Progress = Callable[[str], None]
 
@@ -178,6 +179,8 @@ def lower_and_compile(
     note("lower")
     if options.arch is not None:
         FuseQuantizeCore().apply(module)
+    else:
+        SeparateGemmOperands().apply(module)
     LowerNamedOps(options.target, options.arch or DEFAULT_CUDA_ARCH).apply(module)
     dump_stage(options, "04-lower", module)
     embed_metadata(module, metadata)

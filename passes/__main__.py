@@ -20,6 +20,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     lower_named_ops,
     probe_gemms,
     quantize_matmuls,
+    separate_gemm_operands,
     training_gemms,
 )
 from passes.base.errors import QmlirError

@@ -44,4 +44,15 @@ def _iree_compile_dynamic_cpu() -> str:
     return " ".join([os.path.join(_bin, "iree-compile"), "--iree-input-type=torch", *flags])
 
 
+def _iree_compile_cpu() -> str:
+    """``iree-compile`` with qmlir's flags for a static llvm-cpu artifact (x86-64-v3)."""
+    sys.path.insert(0, _root)
+    from passes.host.flags import target_flags
+
+    flags = target_flags("llvm-cpu", cpu="x86-64-v3")
+    return " ".join([os.path.join(_bin, "iree-compile"), "--iree-input-type=torch", *flags])
+
+
+# the longer name first: lit replaces substrings in order
 config.substitutions.append(("%iree-compile-dynamic-cpu", _iree_compile_dynamic_cpu()))  # noqa: F821
+config.substitutions.append(("%iree-compile-cpu", _iree_compile_cpu()))  # noqa: F821

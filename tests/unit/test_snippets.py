@@ -274,17 +274,18 @@ def _unswizzle_mx(p: str) -> str:  # as swizzle.unswizzle(p, "%a0", "tensor<512x
     )
 
 
-def _dequant_block_e8m0(p: str) -> str:  # as block_matmul._dequant_e8m0
+def _dequant_block_e8m0(p: str) -> str:  # as block_matmul._dequant
     decode, ldexp = snippets.decode(p, E4M3), snippets.ldexp(f"{p}l_", f"%{p}val", f"%{p}shift")
-    return fill("dequant_block_e8m0.mlir").substitute(
-        p=p, decode=decode, row_dim=0, k_dim=1, bk=32, rows=4, cols=2, ldexp=ldexp
-    )
+    return fill("dequant_block_e8m0.mlir").substitute(p=p, decode=decode, ldexp=ldexp)
 
 
-def _dequant_block_fp32(p: str) -> str:  # as block_matmul._dequant_fp32, 128x128 blocks
-    return fill("dequant_block_fp32.mlir").substitute(
+def _dequant_block_fp32(p: str) -> str:  # as block_matmul._dequant
+    return fill("dequant_block_fp32.mlir").substitute(p=p, decode=snippets.decode(p, E4M3))
+
+
+def _block_scale_index(p: str) -> str:  # as block_matmul._decode, 128x128 blocks, block2d
+    return fill("block_scale_index.mlir").substitute(
         p=p,
-        decode=snippets.decode(p, E4M3),
         layout="block2d",
         row_dim=0,
         k_dim=1,
@@ -293,6 +294,157 @@ def _dequant_block_fp32(p: str) -> str:  # as block_matmul._dequant_fp32, 128x12
         scales="%a0",
         read=f"%{p}rb, %{p}kb",
         scale_type="tensor<1x2xf32>",
+        scale_elem="f32",
+    )
+
+
+def _block_decode(view: bool) -> Callable[[str], object]:
+    # as block_matmul._decode of a [4, 256] operand, fp32 scales [4, 2] of 1 x 128 blocks, bf16
+    def make(p: str) -> object:
+        fields: dict[str, object] = {
+            "p": p,
+            "codes": "%a0",
+            "shape": "4x256",
+            "gemm": "bf16",
+            "sizes": "",
+            "scales": "%a1",
+            "scale_type": "tensor<4x2xf32>",
+            "scale_doc": "fp32 scales, block2d layout",
+            "dequant": _dequant_block_fp32(p),
+            "narrow": f"\n    %{p}gemm = arith.truncf %{p}deq : f32 to bf16",
+            "yield": f"%{p}gemm",
+        }
+        if view:
+            return fill("block_decode_view.mlir").substitute(
+                fields,
+                rows_size=4,
+                Kb=2,
+                bk=128,
+                view="4x2x128",
+                view_sizes="",
+                scale_sizes="",
+                scale_index="r, b",
+                scale_elem="f32",
+            )
+        scale = fill("block_scale_index.mlir").substitute(
+            p=p,
+            layout="block2d",
+            row_dim=0,
+            k_dim=1,
+            bk=128,
+            br=1,
+            scales="%a1",
+            read=f"%{p}rb, %{p}kb",
+            scale_type="tensor<4x2xf32>",
+            scale_elem="f32",
+        )
+        return fill("block_decode_index.mlir").substitute(fields, scale=scale)
+
+    return make
+
+
+def _block_quantize(form: str) -> Callable[[str], object]:
+    # as block_quantize._data of a [4, 64] x (4 x 48 when split: 32 + a tail of 16) with 1 x 32
+    # blocks, fp32 scales
+    def make(p: str) -> object:
+        fields: dict[str, object] = {
+            "M": 4,
+            "K": 64,
+            "Mb": 4,
+            "Kb": 2,
+            "bm": 1,
+            "bk": 32,
+            "m": "",
+            "element": snippets.encode(E4M3, prefix="q_"),
+            "result": "%q_byte",
+            "scale_elem": "f32",
+        }
+        view = {**fields, "M_size": 4, "m_braces": ""}
+        if form == "index":
+            return fill("block_quantize_index.mlir").substitute(fields)
+        if form == "view":
+            return fill("block_quantize_view.mlir").substitute(view, p=p, x="%a0", scale="%a1")
+        head = fill("block_quantize_view.mlir").substitute(
+            view, p="h_", x="%x_head", scale="%scale_head", K=32, Kb=1
+        )
+        tail = fill("block_quantize_tail.mlir").substitute(
+            fields, p="t_", x="%x_tail", scale="%scale_tail", K=16
+        )
+        if form == "tail":
+            return fill("block_quantize_tail.mlir").substitute(
+                fields, p=p, x="%a0", scale="%a1", K=16
+            )
+        return fill("block_quantize_split.mlir").substitute(
+            view, K=48, Kw=1, K_head=32, t=16, head=head, tail=tail
+        )
+
+    return make
+
+
+def _decode_fields(
+    q: str, shape: str, codes: str, scales: str, scale_type: str
+) -> dict[str, object]:  # as block_matmul._fields, mx scales, f32 operands
+    return {
+        "p": q,
+        "codes": codes,
+        "shape": shape,
+        "gemm": "f32",
+        "sizes": "",
+        "rows_size": 4,
+        "scales": scales,
+        "scale_type": scale_type,
+        "scale_elem": "i8",
+        "scale_doc": "e8m0 scales, mx layout",
+        "dequant": _dequant_block_e8m0(q),
+        "narrow": "",
+        "yield": f"%{q}deq",
+    }
+
+
+def _block_decode_tail(p: str) -> object:  # the partial block of a [4, 48] operand
+    return fill("block_decode_tail.mlir").substitute(
+        _decode_fields(p, "4x16", "%a0", "%a1", "tensor<4x1xi8>"), t=16, scale_index="r, 0"
+    )
+
+
+def _block_decode_split(p: str) -> object:
+    # as block_matmul._decode of a [4, 48] operand: one block of 32 and a tail of 16, mx scales
+    head = fill("block_decode_view.mlir").substitute(
+        _decode_fields(f"{p}h_", "4x32", f"%{p}head_codes", f"%{p}head_scales", "tensor<4x1xi8>"),
+        Kb=1,
+        bk=32,
+        view="4x1x32",
+        view_sizes="",
+        scale_sizes="",
+        scale_index="r, b",
+    )
+    tail = fill("block_decode_tail.mlir").substitute(
+        _decode_fields(f"{p}t_", "4x16", f"%{p}tail_codes", f"%{p}tail_scales", "tensor<4x1xi8>"),
+        t=16,
+        scale_index="r, 0",
+    )
+    return fill("block_decode_split.mlir").substitute(
+        _decode_fields(p, "4x48", "%a0", "%a1", "tensor<4x2xi8>"),
+        Kw=1,
+        bk=32,
+        t=16,
+        K_head=32,
+        head_shape="4x32",
+        tail_shape="4x16",
+        head_scale_sizes="4, 1",
+        head_scale_type="tensor<4x1xi8>",
+        tail_scale_offsets="0, 1",
+        tail_scale_sizes="4, 1",
+        tail_scale_type="tensor<4x1xi8>",
+        head=head,
+        tail=tail,
+    )
+
+
+def _quantize_e8m0_element(p: str) -> str:  # as block_quantize.lower_quantize_e8m0_scales
+    encode = snippets.encode(E4M3, x=f"%{p}x_in", s=f"%{p}mult", prefix=p)
+    return fill("quantize_e8m0_element.mlir").substitute(
+        p=p, x="%a0", s="%a1", encode=encode, nan_code=E4M3.nan_code
     )
 
 
@@ -375,6 +527,15 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
         "decode_scale_f64.mlir",
         lambda _: snippets.decode_scale_f64("e4m3"),
     ),
+    "block_decode_index": ("block_decode_index.mlir", _block_decode(False)),
+    "block_decode_view": ("block_decode_view.mlir", _block_decode(True)),
+    "block_decode_split": ("block_decode_split.mlir", _block_decode_split),
+    "block_decode_tail": ("block_decode_tail.mlir", _block_decode_tail),
+    "block_quantize_index": ("block_quantize_index.mlir", _block_quantize("index")),
+    "block_quantize_split": ("block_quantize_split.mlir", _block_quantize("split")),
+    "block_quantize_tail": ("block_quantize_tail.mlir", _block_quantize("tail")),
+    "block_quantize_view": ("block_quantize_view.mlir", _block_quantize("view")),
+    "block_scale_index": ("block_scale_index.mlir", _block_scale_index),
     "dequant_block_e8m0": ("dequant_block_e8m0.mlir", _dequant_block_e8m0),
     "dequant_block_fp32": ("dequant_block_fp32.mlir", _dequant_block_fp32),
     "dequant_nvfp4": ("dequant_nvfp4.mlir", _dequant_nvfp4),
@@ -394,6 +555,7 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "f64_from_f32": ("f64_from_f32.mlir", lambda p: snippets.f64_from_f32(p, "%a0")),
     "ldexp_f32": ("ldexp_f32.mlir", lambda p: snippets.ldexp(p, "%a0", "%a1")),
     "mx_offset": ("mx_offset.mlir", _mx_offset),
+    "quantize_e8m0_element": ("quantize_e8m0_element.mlir", _quantize_e8m0_element),
     "nvfp4_block_lookup": (  # nvfp4.lower_nvfp4_quantize passes code="%block_code"
         "nvfp4_block_lookup.mlir",
         lambda _: fill("nvfp4_block_lookup.mlir").substitute(code="%a0"),

@@ -1,20 +1,59 @@
 """llvm-cpu lowerings of the block FP8 casts: FP32 block scales (fp8-block: ``x * scale``) and
 E8M0 scales (MXFP8: ``x * 2^(127 - e)``). NVFP4's cast is in ``nvfp4.py``, cuDNN's divide in
-``cudnn.py``."""
+``cudnn.py``.
+
+Where blocks are one row each (an activation's 1 x bk blocks), x's whole blocks are read as
+``[M, K blocks, bk]`` and each element's block scale through an affine map
+(``block_quantize_view.mlir``), a partial last block with its row's last scale
+(``block_quantize_tail.mlir``); other blocks read their scale by index
+(``block_quantize_index.mlir``)."""
 
 from __future__ import annotations
 
 from passes.ir.attributes import NamedOp
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import block_params, definition, row_signature
+from passes.lowering.cpu.common import Rows, block_params, definition, row_signature, template
+
+
+def _data(
+    op: NamedOp, k: int, params: dict[str, object], rows: Rows, element: str, result: str, elem: str
+) -> str:
+    """``%data``: x (K columns) cast per element by ``element`` (yielding ``result``), its
+    block's scale ``%s`` of type ``elem`` in scope."""
+    fields = {**params, "element": element, "result": result, "scale_elem": elem}
+    bm, bk = op.block()
+    if bm != 1 or k < bk:
+        return template("block_quantize_index.mlir").substitute(fields)
+    view = {**fields, "M_size": rows.size, "m_braces": f"{{{rows.size}}}" if rows.dynamic else ""}
+    whole, rest = divmod(k, bk)
+    if rest == 0:
+        return template("block_quantize_view.mlir").substitute(view, p="", x="%x", scale="%scale")
+    head = template("block_quantize_view.mlir").substitute(
+        view, p="h_", x="%x_head", scale="%scale_head", K=whole * bk, Kb=whole
+    )
+    tail = template("block_quantize_tail.mlir").substitute(
+        fields, p="t_", x="%x_tail", scale="%scale_tail", K=rest
+    )
+    return template("block_quantize_split.mlir").substitute(
+        view, Kw=whole, K_head=whole * bk, t=rest, head=head, tail=tail
+    )
 
 
 def lower_quantize_fp32_scales(op: NamedOp) -> str:
     (x, scale), _, rows = row_signature(op)
+    params = block_params(op, x, scale, rows)
     return definition(
         "quantize_block_fp32.mlir",
-        block_params(op, x, scale, rows),
-        encode=snippets.encode(op.format()),
+        params,
+        data=_data(
+            op,
+            x.shape[1],
+            params,
+            rows,
+            snippets.encode(op.format(), prefix="q_"),
+            "%q_byte",
+            "f32",
+        ),
         reciprocal=snippets.reciprocal(),
     )
 
@@ -22,9 +61,16 @@ def lower_quantize_fp32_scales(op: NamedOp) -> str:
 def lower_quantize_e8m0_scales(op: NamedOp) -> str:
     (x, scale), _, rows = row_signature(op)
     fmt = op.format()
+    params = block_params(op, x, scale, rows)
+    element = template("quantize_e8m0_element.mlir").substitute(
+        p="q_",
+        x="%xv",
+        s="%s",
+        encode=snippets.encode(fmt, x="%q_x_in", s="%q_mult", prefix="q_"),
+        nan_code=fmt.nan_code,
+    )
     return definition(
         "quantize_block_e8m0.mlir",
-        block_params(op, x, scale, rows),
-        encode=snippets.encode(fmt, x="%x_in", s="%mult"),
-        nan_code=fmt.nan_code,
+        params,
+        data=_data(op, x.shape[1], params, rows, element, "%q_result", "i8"),
     )

@@ -1,14 +1,9 @@
-    // snippet: reads %${p}code:i8 %${p}S:tensor<${rows}x${cols}xi8>; defines %${p}deq:f32; holes decode ldexp
+    // snippet: reads %${p}code:i8 %${p}s:i8; defines %${p}deq:f32; holes decode ldexp
     // dequantize one element of operand ${p}: decode its FP8 code, then multiply by
-    // 2^(e - 127) of its block's E8M0 scale read from the swizzled layout (exact, on bits);
-    // a NaN scale (0xFF) gives NaN.
+    // 2^(e - 127) of its block's E8M0 scale %${p}s (exact, on bits); a NaN scale (0xFF) gives
+    // NaN.
 ${decode}
-    %${p}row = linalg.index ${row_dim} : index
-    %${p}kk = linalg.index ${k_dim} : index
-    %${p}bk = arith.constant ${bk} : index
-    %${p}kb = arith.divui %${p}kk, %${p}bk : index
-    %${p}e8 = tensor.extract %${p}S[%${p}row, %${p}kb] : tensor<${rows}x${cols}xi8>
-    %${p}e = arith.extui %${p}e8 : i8 to i32
+    %${p}e = arith.extui %${p}s : i8 to i32
     %${p}c127 = arith.constant 127 : i32
     %${p}c255 = arith.constant 255 : i32
     %${p}shift = arith.subi %${p}e, %${p}c127 : i32

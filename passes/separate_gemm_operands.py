@@ -1,0 +1,83 @@
+"""Pass ``separate-gemm-operands`` (llvm-cpu): the activation of each high-precision weight GEMM
+becomes a dispatch of its own, apart from the data-tiling pack IREE adds in front of the GEMM.
+
+Expects the recipe pass's output. For every ``torch.aten.linear``/``mm``/``addmm``/``matmul``
+that is left in high precision (the ``none`` recipe, excluded layers, ...) and multiplies an
+activation by a weight (a ``torch.vtensor.literal``), the activation goes through
+``iree_tensor_ext.compute_barrier.start`` on its way in::
+
+    %x → torch_c.to_builtin_tensor → compute_barrier.start → torch_c.from_builtin_tensor → matmul
+
+Why: with data tiling, IREE packs a GEMM's operand into the CPU's tile layout in the dispatch of
+the operand's producer. When that producer is elementwise (GELU, a layer norm's scale and
+shift, ...), IREE flattens it to one dimension and the fused producer-and-pack runs 2-3x slower
+than the producer and a pack apart (a GELU into a 1024x1536 -> 384 linear: 1.9 ms fused against
+0.5 + 0.4 ms; benchmarks/RESULTS.md). The barrier keeps the producer out of the pack's dispatch
+and, unlike ``util.optimization_barrier``, is gone before IREE builds the host program, so the
+call still submits its work in one go. The values are unchanged: the pass only moves dispatch
+boundaries. The scaled GEMMs of the recipes do the same in their lowering
+(``lowering/cpu/templates/contraction_matmul.mlir``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from iree.compiler import ir
+from iree.compiler.dialects import arith, iree_tensor_ext, tensor
+
+from passes.base.module_pass import ModulePass, register_pass
+from passes.ir import torch_ops
+from passes.ir.types import DYNAMIC, tensor_info
+from passes.quantize_matmuls import MATMUL_OPS
+
+
+def _operands(op: ir.Operation) -> tuple[ir.Value, ir.Value]:
+    """The two multiplied operands of a matmul op (``addmm``'s come after its bias)."""
+    if op.name == "torch.aten.addmm":
+        return op.operands[1], op.operands[2]
+    return op.operands[0], op.operands[1]
+
+
+def _index_of(op: ir.Operation, value: ir.Value) -> int:
+    return next(i for i, operand in enumerate(op.operands) if operand == value)
+
+
+def _separated(value: ir.Value) -> ir.Value:
+    """``value`` (a torch tensor) through a compute barrier, as a torch tensor again."""
+    info = tensor_info(value.type, dynamic=True)
+    assert info is not None
+    builtin = torch_ops.to_builtin(value)
+    sizes = [
+        tensor.dim(builtin, arith.constant(ir.IndexType.get(), i))
+        for i, d in enumerate(info.shape)
+        if d == DYNAMIC
+    ]
+    barrier = iree_tensor_ext.compute_barrier_start(info.builtin(), builtin, sizes)
+    return torch_ops.from_builtin(barrier, info)
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class SeparateGemmOperands(ModulePass):
+    name = "separate-gemm-operands"
+
+    def apply(self, module: ir.Module) -> None:
+        found: list[ir.Operation] = []
+
+        def collect(op: ir.Operation) -> ir.WalkResult:
+            if op.name in MATMUL_OPS and op.name != "torch.aten.bmm":
+                found.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(collect)
+        for op in found:
+            a, b = _operands(op)
+            if torch_ops.is_literal(a) == torch_ops.is_literal(b):
+                continue  # no weight, or two (IREE folds that GEMM)
+            activation = b if torch_ops.is_literal(a) else a
+            if tensor_info(activation.type, dynamic=True) is None:
+                continue
+            with ir.InsertionPoint(op), op.location:
+                separated = _separated(activation)
+            op.operands[_index_of(op, activation)] = separated

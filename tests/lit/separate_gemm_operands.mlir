@@ -1,0 +1,57 @@
+// RUN: %qmlir-opt -p separate-gemm-operands %s | FileCheck %s
+// RUN: %qmlir-opt -p separate-gemm-operands %s | %iree-compile-cpu --compile-to=flow - | FileCheck %s --check-prefix=FLOW
+// RUN: %iree-compile-cpu --compile-to=flow %s | FileCheck %s --check-prefix=FUSED
+
+// The activation of a high-precision weight GEMM reaches it through a compute barrier, so that
+// IREE packs it for the GEMM in a dispatch of its own instead of in its producer's.
+// CHECK-LABEL: func.func @gelu_linear
+// CHECK: %[[G:.*]] = torch.aten.gelu
+// CHECK-NEXT: %[[B:.*]] = torch_c.to_builtin_tensor %[[G]] : !torch.vtensor<[64,32],f32> -> tensor<64x32xf32>
+// CHECK-NEXT: %[[S:.*]] = iree_tensor_ext.compute_barrier.start %[[B]] : tensor<64x32xf32> -> tensor<64x32xf32>
+// CHECK-NEXT: %[[T:.*]] = torch_c.from_builtin_tensor %[[S]] : tensor<64x32xf32> -> !torch.vtensor<[64,32],f32>
+// CHECK-NEXT: torch.aten.linear %[[T]], %{{.*}}, %{{.*}} :
+// The GELU's dispatch writes plain f32; the pack into the GEMM's tiles is a step of its own.
+// FLOW-LABEL: func.func @gelu_linear$async_dispatch_0_elementwise
+// FLOW-NOT: iree_encoding.set_encoding
+// FLOW: return
+// FLOW: util.func public @gelu_linear$async
+// FLOW: flow.dispatch @gelu_linear$async_dispatch_0
+// FLOW: %[[PACKED:.*]] = flow.tensor.encode
+// FLOW: flow.dispatch @gelu_linear$async_dispatch_1::@{{.*}}matmul{{.*}}(%{{.*}}, %[[PACKED]],
+// Without the pass, IREE packs inside the GELU's dispatch (flattened to 1-D: the slow case).
+// FUSED-LABEL: func.func @gelu_linear$async_dispatch_0_elementwise_2048_f32
+// FUSED: iree_encoding.set_encoding
+func.func @gelu_linear(%x: !torch.vtensor<[64,32],f32>) -> !torch.vtensor<[64,16],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<16x32xf32>) : !torch.vtensor<[16,32],f32>
+  %none = torch.constant.none
+  %str = torch.constant.str "none"
+  %g = torch.aten.gelu %x, %str : !torch.vtensor<[64,32],f32>, !torch.str -> !torch.vtensor<[64,32],f32>
+  %y = torch.aten.linear %g, %w, %none : !torch.vtensor<[64,32],f32>, !torch.vtensor<[16,32],f32>, !torch.none -> !torch.vtensor<[64,16],f32>
+  return %y : !torch.vtensor<[64,16],f32>
+}
+
+// addmm's activation is its second operand; a dynamic row count reaches the barrier as its size.
+// CHECK-LABEL: func.func @addmm_dynamic
+// CHECK: %[[B:.*]] = torch_c.to_builtin_tensor %arg0 : !torch.vtensor<[?,32],f32> -> tensor<?x32xf32>
+// CHECK: %[[D:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?x32xf32>
+// CHECK: %[[S:.*]] = iree_tensor_ext.compute_barrier.start %[[B]] : tensor<?x32xf32>{%[[D]]} -> tensor<?x32xf32>
+// CHECK: %[[T:.*]] = torch_c.from_builtin_tensor %[[S]]
+// CHECK: torch.aten.addmm %{{.*}}, %[[T]], %{{.*}}, %{{.*}}, %{{.*}} :
+func.func @addmm_dynamic(%x: !torch.vtensor<[?,32],f32>) -> !torch.vtensor<[?,16],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<32x16xf32>) : !torch.vtensor<[32,16],f32>
+  %bias = torch.vtensor.literal(dense<1.0> : tensor<16xf32>) : !torch.vtensor<[16],f32>
+  %one = torch.constant.int 1
+  %y = torch.aten.addmm %bias, %x, %w, %one, %one : !torch.vtensor<[16],f32>, !torch.vtensor<[?,32],f32>, !torch.vtensor<[32,16],f32>, !torch.int, !torch.int -> !torch.vtensor<[?,16],f32>
+  return %y : !torch.vtensor<[?,16],f32>
+}
+
+// Two activations (attention's Q·Kᵀ) or two constants: left as they are.
+// CHECK-LABEL: func.func @untouched
+// CHECK-NOT: compute_barrier
+// CHECK: return
+func.func @untouched(%a: !torch.vtensor<[8,4],f32>, %b: !torch.vtensor<[4,8],f32>) -> (!torch.vtensor<[8,8],f32>, !torch.vtensor<[2,2],f32>) {
+  %ab = torch.aten.mm %a, %b : !torch.vtensor<[8,4],f32>, !torch.vtensor<[4,8],f32> -> !torch.vtensor<[8,8],f32>
+  %c = torch.vtensor.literal(dense<2.0> : tensor<2x2xf32>) : !torch.vtensor<[2,2],f32>
+  %cc = torch.aten.mm %c, %c : !torch.vtensor<[2,2],f32>, !torch.vtensor<[2,2],f32> -> !torch.vtensor<[2,2],f32>
+  return %ab, %cc : !torch.vtensor<[8,8],f32>, !torch.vtensor<[2,2],f32>
+}
