@@ -9,8 +9,9 @@ warm-up, the rounds alternating between variants (calling them interleaved one b
 IREE's thread pool wake up cold each time); inputs fixed; IREE uses the `local-task` driver on
 every core, torch its default threads; torch eager bf16 too on a host with native bf16. Prints
 a Markdown table (ratios against `none` in the same run; top-1 agreement with f32 for models
-whose output rows are logits); `--profile RECIPE` adds, per model, one call of that artifact
-under IREE's profiler: time per dispatch family (GEMM, quantize, decode, pack, ...).
+whose output rows are logits); `--profile RECIPE` adds, per model, that artifact under IREE's
+profiler (10 calls): mean time per call of each dispatch family (GEMM, quantize, decode, pack,
+...).
 """
 
 from __future__ import annotations
@@ -229,9 +230,13 @@ def _kind(dispatch: str) -> str:
     return "elementwise / other"
 
 
+PROFILE_CALLS = 10  # calls under the profiler; the figures are the mean per call
+
+
 def profile(vmfb: Path, arrays: list[object], tmp: Path) -> list[str]:
-    """One call under IREE's host-execution profiler: time per dispatch family and the largest
-    dispatches (``iree-run-module`` then ``iree-profile statistics``)."""
+    """``PROFILE_CALLS`` calls under IREE's host-execution profiler (``iree-benchmark-module``
+    then ``iree-profile statistics``): mean time per call of each dispatch family and of the
+    largest dispatches."""
     import numpy as np
 
     tools = Path(sys.executable).parent
@@ -241,7 +246,8 @@ def profile(vmfb: Path, arrays: list[object], tmp: Path) -> list[str]:
         inputs.append(f"--input=@{tmp / f'input{i}.npy'}")
     trace = tmp / "profile.ireeprof"
     subprocess.run(
-        [str(tools / "iree-run-module"), f"--module={vmfb}", "--function=main", *inputs,
+        [str(tools / "iree-benchmark-module"), f"--module={vmfb}", "--function=main", *inputs,
+         f"--benchmark_min_time={PROFILE_CALLS}x",
          "--device_profiling_mode=host-execution", f"--device_profiling_output={trace}"],
         check=True, capture_output=True,
     )  # fmt: skip
@@ -250,11 +256,20 @@ def profile(vmfb: Path, arrays: list[object], tmp: Path) -> list[str]:
         check=True, capture_output=True, text=True,
     ).stdout  # fmt: skip
     per_dispatch: dict[str, float] = {}
+    counts: list[int] = []
     for line in stats.splitlines():
         row = json.loads(line)
         if row.get("row_type") == "host_execution_function" and row.get("function_name"):
             name = row["function_name"]
             per_dispatch[name] = per_dispatch.get(name, 0.0) + row["total_duration_ns"] / 1e6
+            if "_initializer_" not in name:
+                counts.append(row["sample_count"])
+    # every dispatch of the call runs at least once per call, and some run exactly once: the
+    # smallest count is the number of calls profiled (the benchmark's own warm-up included)
+    calls = min(counts) if counts else 1
+    per_dispatch = {
+        name: ms / calls for name, ms in per_dispatch.items() if "_initializer_" not in name
+    }
     total = sum(per_dispatch.values())
     kinds: dict[str, float] = {}
     for name, ms in per_dispatch.items():
@@ -289,8 +304,8 @@ def main() -> None:
     parser.add_argument(
         "--profile",
         metavar="RECIPE",
-        help="after each model's table rows: one call of RECIPE's artifact under IREE's "
-        "profiler, time per dispatch family",
+        help="after each model's table rows: RECIPE's artifact under IREE's profiler, mean "
+        "time per call of each dispatch family",
     )
     parser.add_argument(
         "--no-extra",
@@ -338,7 +353,7 @@ def main() -> None:
                     flush=True,
                 )
     for name, lines in profiles.items():
-        print(f"\n{name}, {args.profile}: one call under IREE's profiler\n")
+        print(f"\n{name}, {args.profile}: mean of {PROFILE_CALLS} calls under IREE's profiler\n")
         print("\n".join(lines), flush=True)
 
 
