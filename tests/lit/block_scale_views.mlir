@@ -1,15 +1,19 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p fold-constant-quantize -p lower-named-ops %s | %iree-compile-cpu --compile-to=flow - | FileCheck %s --check-prefix=FLOW
 
-// An activation's 1 x 128 blocks are read as [rows, K blocks, 128]: the cast and the GEMM
-// operand's decode take each block's scale through an affine map (a broadcast), not a gather
-// by index. K = 320 is two whole blocks and a partial one of 64, cast and decoded with the row's
-// last scale, then joined.
+// An activation's 1 x 128 blocks: the cast reads x as [blocks, 128], one row per block, and the
+// GEMM operand's decode as [rows, K blocks, 128]; both take each block's scale through an affine
+// map (a broadcast), not a gather by index. K = 320 is two whole blocks and a partial one of 64,
+// cast and decoded with the row's last scale, then joined.
 // CHECK-LABEL: func.func private @qmlir.quantize.e4m3.block1x128.fp32.16x320
 // CHECK: %[[XH:.*]] = tensor.extract_slice %arg0[0, 0] [16, 256] [1, 1] : tensor<16x320xf32> to tensor<16x256xf32>
+// CHECK: %[[SH:.*]] = tensor.extract_slice %arg1[0, 0] [16, 2] [1, 1] : tensor<16x3xf32> to tensor<16x2xf32>
 // CHECK: %[[XT:.*]] = tensor.extract_slice %arg0[0, 256] [16, 64] [1, 1] : tensor<16x320xf32> to tensor<16x64xf32>
-// CHECK: tensor.expand_shape %[[XH]] {{\[\[}}0], [1, 2]] output_shape [16, 2, 128] : tensor<16x256xf32> into tensor<16x2x128xf32>
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[BLOCK:.*]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK: %[[XF:.*]] = tensor.collapse_shape %[[XH]] {{\[\[}}0, 1]] : tensor<16x256xf32> into tensor<4096xf32>
+// CHECK: %[[XR:.*]] = tensor.expand_shape %[[XF]] {{\[\[}}0, 1]] output_shape [32, 128] : tensor<4096xf32> into tensor<32x128xf32>
+// CHECK: %[[SF:.*]] = tensor.collapse_shape %[[SH]] {{\[\[}}0, 1]] : tensor<16x2xf32> into tensor<32xf32>
+// CHECK: %[[SR:.*]] = iree_tensor_ext.compute_barrier.start %[[SF]] : tensor<32xf32> -> tensor<32xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[XR]], %[[SR]] : tensor<32x128xf32>, tensor<32xf32>) {{.*}} attrs = {compilation_info
 // CHECK-NOT: tensor.extract %
 // CHECK: linalg.generic {{.*}} ins(%[[XT]], %{{.*}} : tensor<16x64xf32>, tensor<16x1xf32>)
 // CHECK: tensor.concat dim(1) %{{.*}}, %{{.*}} : (tensor<16x256xi8>, tensor<16x64xi8>) -> tensor<16x320xi8>

@@ -359,13 +359,15 @@ def _block_quantize(form: str) -> Callable[[str], object]:
             "result": "%q_byte",
             "scale_elem": "f32",
         }
-        view = {**fields, "M_size": 4, "m_braces": ""}
+        fields["M_size"] = 4
+        rows = {"r_defs": "", "r_empty": "", "r_braces": "", "tiling": ""}  # static, untiled
+        view = {**fields, **rows, "N": 256, "R": 8, "R_size": 8}
         if form == "index":
             return fill("block_quantize_index.mlir").substitute(fields)
         if form == "view":
             return fill("block_quantize_view.mlir").substitute(view, p=p, x="%a0", scale="%a1")
         head = fill("block_quantize_view.mlir").substitute(
-            view, p="h_", x="%x_head", scale="%scale_head", K=32, Kb=1
+            view, p="h_", x="%x_head", scale="%scale_head", K=32, Kb=1, N=128, R=4, R_size=4
         )
         tail = fill("block_quantize_tail.mlir").substitute(
             fields, p="t_", x="%x_tail", scale="%scale_tail", K=16
@@ -375,7 +377,7 @@ def _block_quantize(form: str) -> Callable[[str], object]:
                 fields, p=p, x="%a0", scale="%a1", K=16
             )
         return fill("block_quantize_split.mlir").substitute(
-            view, K=48, Kw=1, K_head=32, t=16, head=head, tail=tail
+            fields, K=48, Kw=1, K_head=32, t=16, head=head, tail=tail
         )
 
     return make

@@ -13,6 +13,27 @@ from __future__ import annotations
 from passes.ir.attributes import NamedOp
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import Rows, block_params, definition, row_signature, template
+from passes.lowering.cpu.tiling import elementwise_blocks
+
+
+def _view(fields: dict[str, object], rows: Rows, p: str, k: int, bk: int, **names: str) -> str:
+    """``block_quantize_view.mlir`` over ``k`` columns (whole blocks of ``bk``) of ``x``."""
+    kb = k // bk
+    blocks = f"{p}blocks"
+    return template("block_quantize_view.mlir").substitute(
+        fields,
+        p=p,
+        K=k,
+        Kb=kb,
+        N=rows.scaled_type(k),
+        R=rows.scaled_type(kb),
+        R_size=rows.scaled(blocks, kb),
+        r_defs=rows.derive((blocks, kb, 1)),
+        r_empty=rows.empty and rows.scaled(blocks, kb),
+        r_braces=rows.empty and f"{{{rows.scaled(blocks, kb)}}}",
+        tiling=elementwise_blocks(None if rows.dynamic else rows.count * kb, bk),
+        **names,
+    )
 
 
 def _data(
@@ -24,18 +45,16 @@ def _data(
     bm, bk = op.block()
     if bm != 1 or k < bk:
         return template("block_quantize_index.mlir").substitute(fields)
-    view = {**fields, "M_size": rows.size, "m_braces": f"{{{rows.size}}}" if rows.dynamic else ""}
+    fields["M_size"] = rows.size
     whole, rest = divmod(k, bk)
     if rest == 0:
-        return template("block_quantize_view.mlir").substitute(view, p="", x="%x", scale="%scale")
-    head = template("block_quantize_view.mlir").substitute(
-        view, p="h_", x="%x_head", scale="%scale_head", K=whole * bk, Kb=whole
-    )
+        return _view(fields, rows, "", k, bk, x="%x", scale="%scale")
+    head = _view(fields, rows, "h_", whole * bk, bk, x="%x_head", scale="%scale_head")
     tail = template("block_quantize_tail.mlir").substitute(
         fields, p="t_", x="%x_tail", scale="%scale_tail", K=rest
     )
     return template("block_quantize_split.mlir").substitute(
-        view, Kw=whole, K_head=whole * bk, t=rest, head=head, tail=tail
+        fields, Kw=whole, K_head=whole * bk, t=rest, head=head, tail=tail
     )
 
 
