@@ -283,17 +283,19 @@ def _dequant_block_fp32(p: str) -> str:  # as block_matmul._dequant
     return fill("dequant_block_fp32.mlir").substitute(p=p, decode=snippets.decode(p, E4M3))
 
 
-def _block_scale_index(p: str) -> str:  # as block_matmul._decode, 128x128 blocks, block2d
+def _block_scale_index(
+    p: str, br: int = 128, scales: str = "%a0", scale_type: str = "tensor<1x2xf32>"
+) -> str:  # as block_matmul._decode, br x 128 blocks (128x128 unless given), block2d
     return fill("block_scale_index.mlir").substitute(
         p=p,
         layout="block2d",
         row_dim=0,
         k_dim=1,
         bk=128,
-        br=128,
-        scales="%a0",
+        br=br,
+        scales=scales,
         read=f"%{p}rb, %{p}kb",
-        scale_type="tensor<1x2xf32>",
+        scale_type=scale_type,
         scale_elem="f32",
     )
 
@@ -326,18 +328,7 @@ def _block_decode(view: bool) -> Callable[[str], object]:
                 scale_index="r, b",
                 scale_elem="f32",
             )
-        scale = fill("block_scale_index.mlir").substitute(
-            p=p,
-            layout="block2d",
-            row_dim=0,
-            k_dim=1,
-            bk=128,
-            br=1,
-            scales="%a1",
-            read=f"%{p}rb, %{p}kb",
-            scale_type="tensor<4x2xf32>",
-            scale_elem="f32",
-        )
+        scale = _block_scale_index(p, br=1, scales="%a1", scale_type="tensor<4x2xf32>")
         return fill("block_decode_index.mlir").substitute(fields, scale=scale)
 
     return make
