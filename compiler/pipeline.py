@@ -179,7 +179,7 @@ def lower_and_compile(
     note("lower")
     if options.arch is not None:
         FuseQuantizeCore().apply(module)
-    else:
+    elif separates_gemm_operands(metadata.get("cpu")):
         SeparateGemmOperands().apply(module)
     LowerNamedOps(options.target, options.arch or DEFAULT_CUDA_ARCH).apply(module)
     dump_stage(options, "04-lower", module)
@@ -190,6 +190,14 @@ def lower_and_compile(
         module, options.target, options.arch, options.cpu, options.iree_flags, dynamic
     )
     return seal(vmfb, metadata)
+
+
+def separates_gemm_operands(cpu: dict[str, Any] | None) -> bool:
+    """Whether an llvm-cpu artifact for ``cpu`` takes ``separate-gemm-operands``: on an AVX-512
+    target, where a producer fused into a GEMM operand's pack ran 2-3x slower than apart (MiniLM
+    `none` 150 -> 129 ms); not on AVX2 code, where the fused dispatch was no slower and the
+    separate pack cost MiniLM and the decoder 4-9% (benchmarks/RESULTS.md)."""
+    return cpu is not None and "avx512f" in cpu["features"]
 
 
 def check_quantized(options: CompileOptions, layers: list[dict[str, str]]) -> None:

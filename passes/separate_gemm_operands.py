@@ -17,6 +17,10 @@ and, unlike ``util.optimization_barrier``, is gone before IREE builds the host p
 call still submits its work in one go. The values are unchanged: the pass only moves dispatch
 boundaries. The scaled GEMMs of the recipes do the same in their lowering
 (``lowering/cpu/templates/contraction_matmul.mlir``).
+
+The pipeline runs it for AVX-512 targets only (``compiler.pipeline.separates_gemm_operands``): in
+AVX2 code the fused producer-and-pack was no slower, and the pack on its own cost MiniLM and the
+decoder 4-9% (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
