@@ -3,8 +3,9 @@ E8M0 scales (MXFP8: ``x * 2^(127 - e)``). NVFP4's cast is in ``nvfp4.py``, cuDNN
 ``cudnn.py``.
 
 Where blocks are one row each (an activation's 1 x bk blocks), x's whole blocks are read as
-``[M, K blocks, bk]`` and each element's block scale through an affine map
-(``block_quantize_view.mlir``), a partial last block with its row's last scale
+rows ``[M * K blocks, bk]``, each element's block scale a broadcast of its row's entry in the
+flattened scales, with the streaming tiling of ``tiling.elementwise_blocks``
+(``block_quantize_view.mlir``), and a partial last block with its row's last scale
 (``block_quantize_tail.mlir``); other blocks read their scale by index
 (``block_quantize_index.mlir``)."""
 
