@@ -18,6 +18,7 @@ from passes.lowering.cpu.common import (
     contraction,
     definition,
     head,
+    narrowed,
     row_signature,
     template,
 )
@@ -95,7 +96,7 @@ def _dequant(operand: _Operand, scale_format: ScaleFormat) -> str:
 def _fields(operand: _Operand, scale_format: ScaleFormat, gemm: str) -> dict[str, object]:
     """The fields every decode template of ``operand`` takes."""
     p = operand.prefix
-    narrow = "" if gemm == "f32" else f"\n    %{p}gemm = arith.truncf %{p}deq : f32 to {gemm}"
+    narrow, value = narrowed(p, f"%{p}deq", gemm)
     return {
         "p": p,
         "codes": operand.codes,
@@ -109,7 +110,7 @@ def _fields(operand: _Operand, scale_format: ScaleFormat, gemm: str) -> dict[str
         "scale_doc": f"{scale_format.value} scales, {operand.layout.value} layout",
         "dequant": _dequant(operand, scale_format),
         "narrow": narrow,
-        "yield": f"%{p}deq" if gemm == "f32" else f"%{p}gemm",
+        "yield": value,
     }
 
 

@@ -111,25 +111,28 @@ def contraction(
     return template(name).substitute(contraction_fields(a, b, out, b_transposed, gemm))
 
 
+def narrowed(prefix: str, value: str, gemm: str) -> tuple[str, str]:
+    """``(line, yielded)`` for a decode yielding f32 ``value`` as the GEMM's ``gemm`` operand: no
+    line and ``value`` itself for f32, else the line narrowing it to ``%<prefix>gemm`` (exact
+    where the ``gemm-operands`` pass chose bf16: passes/gemm_operands.py) and that name."""
+    if gemm == "f32":
+        return "", value
+    return f"\n    %{prefix}gemm = arith.truncf {value} : f32 to {gemm}", f"%{prefix}gemm"
+
+
 def gemm_operand_fields(op: NamedOp, a_value: str, b_value: str) -> dict[str, str]:
     """A scaled GEMM template's fields for its decoded operands' element type: ``gemm``, the
-    value each decode yields (``a_value``, ``b_value``: f32) and the line narrowing it where the
-    ``gemm-operands`` pass chose bf16 (exact: passes/gemm_operands.py)."""
+    value each decode yields (``a_value``, ``b_value``: f32) and the line narrowing it
+    (:func:`narrowed`)."""
     gemm = op.gemm_operands
-    if gemm == "f32":
-        return {
-            "gemm": gemm,
-            "narrow_a": "",
-            "narrow_b": "",
-            "a_yield": a_value,
-            "b_yield": b_value,
-        }
+    narrow_a, a_yield = narrowed("a_", a_value, gemm)
+    narrow_b, b_yield = narrowed("b_", b_value, gemm)
     return {
         "gemm": gemm,
-        "narrow_a": f"\n    %a_gemm = arith.truncf {a_value} : f32 to {gemm}",
-        "narrow_b": f"\n    %b_gemm = arith.truncf {b_value} : f32 to {gemm}",
-        "a_yield": "%a_gemm",
-        "b_yield": "%b_gemm",
+        "narrow_a": narrow_a,
+        "narrow_b": narrow_b,
+        "a_yield": a_yield,
+        "b_yield": b_yield,
     }
 
 
