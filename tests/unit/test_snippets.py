@@ -300,6 +300,19 @@ def _block_scale_index(
     )
 
 
+def _decode_view(fields: dict[str, object], kb: int, bk: int) -> object:
+    # as block_matmul._view of 4 static rows of kb whole blocks of bk, scales [rows, blocks]
+    return fill("block_decode_view.mlir").substitute(
+        fields,
+        Kb=kb,
+        bk=bk,
+        view=f"4x{kb}x{bk}",
+        view_sizes="",
+        scale_sizes="",
+        scale_index="r, b",
+    )
+
+
 def _block_decode(view: bool) -> Callable[[str], object]:
     # as block_matmul._decode of a [4, 256] operand, fp32 scales [4, 2] of 1 x 128 blocks, bf16
     def make(p: str) -> object:
@@ -317,17 +330,7 @@ def _block_decode(view: bool) -> Callable[[str], object]:
             "yield": f"%{p}gemm",
         }
         if view:
-            return fill("block_decode_view.mlir").substitute(
-                fields,
-                rows_size=4,
-                Kb=2,
-                bk=128,
-                view="4x2x128",
-                view_sizes="",
-                scale_sizes="",
-                scale_index="r, b",
-                scale_elem="f32",
-            )
+            return _decode_view({**fields, "rows_size": 4, "scale_elem": "f32"}, 2, 128)
         scale = _block_scale_index(p, br=1, scales="%a1", scale_type="tensor<4x2xf32>")
         return fill("block_decode_index.mlir").substitute(fields, scale=scale)
 
@@ -402,14 +405,10 @@ def _block_decode_tail(p: str) -> object:  # the partial block of a [4, 48] oper
 
 def _block_decode_split(p: str) -> object:
     # as block_matmul._decode of a [4, 48] operand: one block of 32 and a tail of 16, mx scales
-    head = fill("block_decode_view.mlir").substitute(
+    head = _decode_view(
         _decode_fields(f"{p}h_", "4x32", f"%{p}head_codes", f"%{p}head_scales", "tensor<4x1xi8>"),
-        Kb=1,
-        bk=32,
-        view="4x1x32",
-        view_sizes="",
-        scale_sizes="",
-        scale_index="r, b",
+        1,
+        32,
     )
     tail = fill("block_decode_tail.mlir").substitute(
         _decode_fields(f"{p}t_", "4x16", f"%{p}tail_codes", f"%{p}tail_scales", "tensor<4x1xi8>"),
