@@ -77,8 +77,8 @@ def _child_compile(spec: str, recipe: str, out: str, options: str = "{}") -> Non
     import resource
 
     start = time.perf_counter()
-    from compiler.model_source import load_model
-    from compiler.pipeline import CompileOptions, compile_model
+    from compiler.frontend.model_source import load_model
+    from compiler.pipeline.inference import CompileOptions, compile_model
     from passes.recipes import get_recipe
 
     imported = time.perf_counter()
@@ -87,7 +87,7 @@ def _child_compile(spec: str, recipe: str, out: str, options: str = "{}") -> Non
         extra["iree_flags"] = tuple(extra["iree_flags"])
     source = load_model(spec)
     if extra.pop("dynamic", False):
-        from compiler.dynamic_dims import dynamic_shapes_from_flags
+        from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags
 
         source.dynamic_shapes = dynamic_shapes_from_flags(source, DYNAMIC[spec])
     compiled = compile_model(source, CompileOptions(recipe=get_recipe(recipe), **extra))
@@ -136,8 +136,8 @@ def bench_model(
     import torch
 
     import compiler
-    from compiler.metrics import compare
-    from compiler.model_source import load_model
+    from compiler.analysis.metrics import compare
+    from compiler.frontend.model_source import load_model
 
     builds = {}
     for i, (label, (recipe, extra)) in enumerate(variants.items()):

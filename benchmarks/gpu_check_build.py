@@ -44,7 +44,7 @@ from iree.compiler.dialects import func
 
 import compiler
 from benchmarks.gpu_check_run import check_input, random_operand
-from compiler.backend import compile_module
+from compiler.backend.iree_compile import compile_module
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.host.call import call, host_copies
 from passes.ir.named_ops import NamedOpBuilder, callee_name, is_named_op_decl, op_kind

@@ -20,9 +20,9 @@ from compiler.version import __version__
 from passes.base.errors import QmlirError
 
 if TYPE_CHECKING:
-    from compiler.api import compile, compile_training, report
-    from compiler.block_scale import block_scale_dequantize, block_scale_quantize
-    from compiler.quantize_api import QuantizedTensor, quantize
+    from compiler.api.block_scale import block_scale_dequantize, block_scale_quantize
+    from compiler.api.compile import compile, compile_training, report
+    from compiler.api.quantize import QuantizedTensor, quantize
     from compiler.runtime import CompiledModule, TrainingStep, load
 
 # Names and the modules that define them, imported when first used: `import compiler;
@@ -32,13 +32,13 @@ _LAZY = {
     "CompiledModule": "compiler.runtime",
     "load": "compiler.runtime",
     "TrainingStep": "compiler.runtime",
-    "compile": "compiler.api",
-    "compile_training": "compiler.api",
-    "report": "compiler.api",
-    "block_scale_quantize": "compiler.block_scale",
-    "block_scale_dequantize": "compiler.block_scale",
-    "quantize": "compiler.quantize_api",
-    "QuantizedTensor": "compiler.quantize_api",
+    "compile": "compiler.api.compile",
+    "compile_training": "compiler.api.compile",
+    "report": "compiler.api.compile",
+    "block_scale_quantize": "compiler.api.block_scale",
+    "block_scale_dequantize": "compiler.api.block_scale",
+    "quantize": "compiler.api.quantize",
+    "QuantizedTensor": "compiler.api.quantize",
 }
 
 

@@ -1,7 +1,7 @@
 """Pass ``hold-training-state``: a training step's parameters, optimizer state and gradients
 live in the module, so a call of ``@main`` and then of ``@qmlir.apply_update`` is one step.
 
-Expects the imported training step (``compiler/training_capture.py``):
+Expects the imported training step (``compiler/frontend/training_capture.py``):
 
     @main(parameters..., inputs...) -> (loss, gradients...)
     @qmlir.apply_update(parameters..., gradients..., optimizer state...)

@@ -18,7 +18,8 @@ call still submits its work in one go. The values are unchanged: the pass only m
 boundaries. The scaled GEMMs of the recipes do the same in their lowering
 (``lowering/cpu/templates/contraction_matmul.mlir``).
 
-The pipeline runs it for AVX-512 targets only (``compiler.pipeline.separates_gemm_operands``): in
+The pipeline runs it for AVX-512 targets only
+(``compiler.pipeline.inference.separates_gemm_operands``): in
 AVX2 code the fused producer-and-pack was no slower, and the pack on its own cost MiniLM and the
 decoder 4-9% (benchmarks/RESULTS.md).
 """

@@ -1,6 +1,6 @@
 """Pass ``training-gemms``: in a training step, what each matmul and each of its operands is.
 
-Expects the imported gradients of a training step (``compiler/training_capture.py``):
+Expects the imported gradients of a training step (``compiler/frontend/training_capture.py``):
 
     @main(parameters..., inputs...) -> (loss, gradients (one per parameter)...)
 

@@ -17,7 +17,7 @@ from passes.base.errors import QmlirError
 NAME = "compile"
 HELP = "compile a model to a .vmfb"
 DONE = "done"
-DEFAULT_FUNCTION = "build"  # compiler.model_source's (not imported here: it imports torch)
+DEFAULT_FUNCTION = "build"  # compiler.frontend.model_source's (not imported here: it imports torch)
 
 
 def add_arguments(c: argparse.ArgumentParser) -> None:
@@ -132,7 +132,7 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     # compiling needs the compile extra (torch, iree.compiler); run/inspect must not. What can be
     # refused without the model is, before torch is imported and the model built (seconds each)
-    from compiler.cpu_target import DEFAULT_CPU, resolve_cpu
+    from compiler.pipeline.cpu_target import DEFAULT_CPU, resolve_cpu
     from passes.host.flags import target_flags
     from passes.recipes import get_recipe
 
@@ -144,9 +144,9 @@ def run(args: argparse.Namespace) -> int:
     if args.target == "llvm-cpu":
         resolve_cpu(args.cpu or DEFAULT_CPU)  # cached: the compile reuses it
 
-    from compiler.dynamic_dims import dynamic_shapes_from_flags
-    from compiler.model_source import load_model
-    from compiler.pipeline import CompileOptions, attention_as_matmuls, compile_model
+    from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags
+    from compiler.frontend.model_source import load_model
+    from compiler.pipeline.inference import CompileOptions, attention_as_matmuls, compile_model
 
     options = CompileOptions(
         recipe=recipe,
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dynamic:
         source.dynamic_shapes = dynamic_shapes_from_flags(source, args.dynamic)
     if optimizer is not None:
-        from compiler.training_pipeline import compile_training_model
+        from compiler.pipeline.training import compile_training_model
 
         compiled = compile_training_model(source, options, optimizer, progress=progress)
     else:
@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
 def _optimizer(args: argparse.Namespace) -> Any:
     """The optimizer of ``--train`` (checked before the model is built), else None; training
     flags without ``--train`` are an error, not silently ignored."""
-    from compiler.optimizers import OptimizerOptions
+    from compiler.frontend.optimizers import OptimizerOptions
 
     chosen = OptimizerOptions(
         args.optimizer,

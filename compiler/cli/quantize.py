@@ -28,7 +28,7 @@ def add_arguments(q: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # compiling the quantize core needs iree.compiler (the compile extra); run/inspect must not
-    from compiler.quantize_api import quantize
+    from compiler.api.quantize import quantize
 
     path = Path(args.input)
     x = load_arrays(path, "input")

@@ -53,10 +53,14 @@ def add_arguments(rp: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # a report runs the torch model and the recipes (torch, iree.compiler); run/inspect must not
-    from compiler.dynamic_dims import dynamic_shapes_from_flags  # same reason
-    from compiler.layer_accuracy import Calibration, build_report
-    from compiler.model_source import load_model  # same reason
-    from compiler.report_render import render_html, suggestion_line, table_rows  # same reason
+    from compiler.analysis.layer_accuracy import Calibration, build_report
+    from compiler.analysis.report_render import (  # same reason
+        render_html,
+        suggestion_line,
+        table_rows,
+    )
+    from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags  # same reason
+    from compiler.frontend.model_source import load_model  # same reason
     from passes.recipes import get_recipe  # same reason
 
     recipe = get_recipe(args.recipe, parse_options(args.recipe_option))

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from compiler.analysis.metrics import compare
 from compiler.cli.common import print_table, read_inputs, write_npz
-from compiler.metrics import compare
 from compiler.runtime import load, to_numpy, to_torch
 from compiler.runtime.input_check import NUMPY_DTYPES, check_inputs
 from compiler.runtime.scaling_health import summary_lines
@@ -119,7 +119,7 @@ def _run_repeated(
 
 def _example_inputs(model_spec: str) -> list[np.ndarray]:
     # loading a torch model needs torch; only --compare gets here, plain `qmlir run` must not
-    from compiler.model_source import load_model
+    from compiler.frontend.model_source import load_model
 
     return [to_numpy(x) for x in load_model(model_spec).example_inputs]
 
@@ -199,7 +199,7 @@ def _reference_outputs(model_spec: str, inputs: list[np.ndarray]) -> list[np.nda
     # --compare runs the torch model; plain `qmlir run` must work without torch
     import torch
 
-    from compiler.model_source import load_model  # same reason
+    from compiler.frontend.model_source import load_model  # same reason
 
     source = load_model(model_spec)
     model = source.module

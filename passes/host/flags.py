@@ -23,7 +23,7 @@ SHARED_FLAGS = (
 
 def cpu_flags(cpu: str = "host") -> list[str]:
     """The llvm-cpu target for an LLVM CPU: ``host`` (the compiling host's, TOOLCHAIN.md),
-    ``generic`` or a CPU name (``compiler/cpu_target.py``)."""
+    ``generic`` or a CPU name (``compiler/pipeline/cpu_target.py``)."""
     return [
         "--iree-hal-target-device=local",
         "--iree-hal-local-target-device-backends=llvm-cpu",

@@ -154,7 +154,7 @@ def test_embedding_inputs_are_range_checked(tagger_art) -> None:  # type: ignore
     model = tiny.tagger()[0]
     with torch.no_grad():
         want = model(torch.from_numpy(ids), torch.from_numpy(mask)).numpy()
-    assert compiler.metrics.compare(want, tagger_art(ids, mask)).cosine >= 0.999
+    assert compiler.analysis.metrics.compare(want, tagger_art(ids, mask)).cosine >= 0.999
     for bad in (50, -1, 1 << 40):
         wrong = ids.copy()
         wrong[1, 3] = bad

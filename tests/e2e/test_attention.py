@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 
 import compiler
-from compiler.metrics import compare
+from compiler.analysis.metrics import compare
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 

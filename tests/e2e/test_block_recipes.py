@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import compiler
-from compiler.metrics import compare
+from compiler.analysis.metrics import compare
 from samples import mlp, transformer_block
 from tests.e2e import emulation_blocks
 from tests.e2e.models import tiny

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import compiler.cli
-from compiler.backend import KEEP_REPROS, prune_repros
+from compiler.backend.iree_compile import KEEP_REPROS, prune_repros
 from compiler.cli.compile import _default_output
 from tests.e2e.cli_runner import run
 
@@ -300,7 +300,8 @@ def test_bad_target_refused_before_the_model_is_built(capsys, tmp_path, flags, m
     assert not (tmp_path / "built").exists() and not out.exists()
 
 
-# item 10 (once compiler/pipeline.py calls compiler.layer_globs.check_globs before the recipe pass)
+# item 10 (once compiler/pipeline/inference.py calls compiler.pipeline.layer_globs.check_globs
+# before the recipe pass)
 
 
 @pytest.mark.models

@@ -20,7 +20,7 @@ from iree import compiler as iree_compiler
 from iree.compiler import ir
 
 import compiler
-from compiler.backend import compile_module, target_flags
+from compiler.backend.iree_compile import compile_module, target_flags
 from passes.base.errors import QmlirError
 from passes.ir.torch_ops import defining_op
 from passes.lower_named_ops import LowerNamedOps

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 import compiler
-from compiler.metrics import compare
+from compiler.analysis.metrics import compare
 from samples import decoder_lm
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import compiler
-from compiler.dynamic_dims import dim_names, parse_dynamic_flags
+from compiler.frontend.dynamic_dims import dim_names, parse_dynamic_flags
 from passes.base.errors import QmlirError
 from tests.e2e.cli_runner import run as _cli
 from tests.e2e.models import tiny

@@ -8,12 +8,12 @@ import pytest
 from iree.compiler import ir
 
 import compiler
-from compiler.export import export_model
-from compiler.importer import import_program
-from compiler.layer_accuracy import build_report
-from compiler.metrics import compare
-from compiler.model_source import ModelSource
-from compiler.pipeline import layer_map
+from compiler.analysis.layer_accuracy import build_report
+from compiler.analysis.metrics import compare
+from compiler.frontend.export import export_model
+from compiler.frontend.importer import import_program
+from compiler.frontend.model_source import ModelSource
+from compiler.pipeline.inference import layer_map
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.recipes import get_recipe
 from tests.e2e import emulation, emulation_blocks

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 import compiler
-from compiler.metrics import compare
+from compiler.analysis.metrics import compare
 from compiler.runtime.scaling_health import ScaleStatus, scaling_health
 from samples import mlp, transformer_block
 from tests.e2e.models import tiny

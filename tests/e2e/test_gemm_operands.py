@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import compiler
-from compiler.pipeline import CompileOptions, gemm_operand_type
+from compiler.pipeline.inference import CompileOptions, gemm_operand_type
 from passes.base.errors import QmlirError
 from passes.recipes import get_recipe
 

@@ -141,7 +141,7 @@ def test_torchao_order_bit_exact(x: np.ndarray) -> None:
 def test_torchao_order_compiles_a_model() -> None:
     import torch
 
-    from compiler.metrics import compare
+    from compiler.analysis.metrics import compare
     from tests.e2e.models import tiny
 
     model, inputs = tiny.variants()

@@ -13,8 +13,8 @@ import pytest
 import torch
 
 import compiler
+from compiler.analysis.metrics import compare
 from compiler.cli import main
-from compiler.metrics import compare
 from passes.base.errors import QmlirError
 from tests.e2e.cli_runner import run as _cli
 from tests.e2e.models import tiny
@@ -164,7 +164,7 @@ def test_suggest_threshold_above_everything_lists_every_quantized_layer() -> Non
     report = compiler.report(model, inputs, "fp8-current")
     assert report.suggest_excludes(math.inf) == ["lin", ""]
     assert report.suggest_excludes(-math.inf) == []
-    from compiler.report_render import suggestion_line
+    from compiler.analysis.report_render import suggestion_line
 
     assert suggestion_line(report, math.inf) == "--exclude 'lin' --exclude ''"
     excluded = compiler.compile(model, inputs, exclude=["lin", ""])

@@ -1,4 +1,5 @@
-"""SDPA as bmm → softmax → bmm (compiler/attention.py): torch's semantics, and what export keeps."""
+"""SDPA as bmm → softmax → bmm (compiler/frontend/attention.py): torch's semantics, and what
+export keeps."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import pytest
 import torch
 import torch.nn.functional as F  # noqa: N812
 
-from compiler.attention import sdpa_as_matmuls
-from compiler.export import export_model
-from compiler.model_source import ModelSource
+from compiler.frontend.attention import sdpa_as_matmuls
+from compiler.frontend.export import export_model
+from compiler.frontend.model_source import ModelSource
 from passes.base.errors import QmlirError
 
 B, H, L, S, E = 2, 4, 5, 7, 8

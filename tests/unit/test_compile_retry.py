@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from iree.compiler import ir
 
-from compiler import backend
+from compiler.backend import iree_compile as backend
 from passes.base.errors import QmlirError
 from passes.host.flags import DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON
 

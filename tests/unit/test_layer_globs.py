@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.layer_globs import check_globs, nearest
+from compiler.pipeline.layer_globs import check_globs, nearest
 from passes.base.errors import QmlirError
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.recipes import get_recipe

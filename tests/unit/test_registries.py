@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import passes.__main__  # noqa: F401 (imports, so registers, every pass)
-from compiler.metrics import compare, top1_agreement
+from compiler.analysis.metrics import compare, top1_agreement
 from passes.base.errors import QmlirError
 from passes.base.module_pass import PASSES, parse_pass
 from passes.ir.formats import E4M3, E5M2, Fp8Format

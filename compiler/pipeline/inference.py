@@ -18,16 +18,16 @@ from typing import Any
 
 from iree.compiler import ir
 
-from compiler.artifact import embed_metadata, io_signature, public_functions
-from compiler.backend import compile_module
-from compiler.cpu_target import DEFAULT_CPU, resolve_cpu
-from compiler.dynamic_dims import dim_names
-from compiler.export import export_model
-from compiler.importer import import_program
-from compiler.input_roles import input_roles, output_dims
-from compiler.inspection import weight_bytes
-from compiler.layer_globs import check_globs, matmul_layer_names
-from compiler.model_source import ModelSource
+from compiler.backend.artifact import embed_metadata, io_signature, public_functions
+from compiler.backend.inspection import weight_bytes
+from compiler.backend.iree_compile import compile_module
+from compiler.frontend.dynamic_dims import dim_names
+from compiler.frontend.export import export_model
+from compiler.frontend.importer import import_program
+from compiler.frontend.input_roles import input_roles, output_dims
+from compiler.frontend.model_source import ModelSource
+from compiler.pipeline.cpu_target import DEFAULT_CPU, resolve_cpu
+from compiler.pipeline.layer_globs import check_globs, matmul_layer_names
 from compiler.runtime import CompiledModule
 from compiler.runtime.seal import seal
 from compiler.version import IREE_VERSION, __version__
@@ -226,7 +226,8 @@ def _describe_outputs(outputs: list[dict[str, Any]], dims: list[list[str | None]
 
 
 def describe_inputs(inputs: list[dict[str, Any]], roles: list[dict[str, Any]]) -> None:
-    """Adds each input's name and index range (``compiler/input_roles.py``) to its signature
+    """Adds each input's name and index range (``compiler/frontend/input_roles.py``) to its
+    signature
     entry; ``@main`` takes exactly the program's user inputs, in order."""
     if len(roles) != len(inputs):
         raise QmlirError(

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from compiler.model_source import user_input_names
+from compiler.frontend.model_source import user_input_names
 
 _aten = torch.ops.aten
 # ops that move or reshape ids without changing their values

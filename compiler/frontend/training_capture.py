@@ -36,8 +36,8 @@ import torch.fx.traceback as fx_traceback
 from torch._decomp import core_aten_decompositions
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from compiler.export import export_decompositions
-from compiler.optimizers import OptimizerOptions, apply_update, state_entries
+from compiler.frontend.export import export_decompositions
+from compiler.frontend.optimizers import OptimizerOptions, apply_update, state_entries
 from passes.base.errors import QmlirError, exception_summary
 
 # kept whole: the recipe pass quantizes these (and reads transposes through ``t``)

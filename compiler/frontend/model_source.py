@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from compiler.dynamic_dims import forward_names
+from compiler.frontend.dynamic_dims import forward_names
 from passes.base.errors import QmlirError, exception_summary
 
 DEFAULT_FUNCTION = "build"

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from compiler.cpu_target import DEFAULT_CPU, resolve_cpu
-from compiler.importer import import_graphs
-from compiler.input_roles import input_roles
-from compiler.layer_globs import check_globs, matmul_layer_names
-from compiler.model_source import ModelSource
-from compiler.optimizers import OptimizerOptions
-from compiler.pipeline import (
+from compiler.frontend.importer import import_graphs
+from compiler.frontend.input_roles import input_roles
+from compiler.frontend.model_source import ModelSource
+from compiler.frontend.optimizers import OptimizerOptions
+from compiler.frontend.training_capture import CapturedStep, capture_training_step
+from compiler.pipeline.cpu_target import DEFAULT_CPU, resolve_cpu
+from compiler.pipeline.inference import (
     CompileOptions,
     Progress,
     build_metadata,
@@ -31,8 +31,8 @@ from compiler.pipeline import (
     layer_map,
     lower_and_compile,
 )
+from compiler.pipeline.layer_globs import check_globs, matmul_layer_names
 from compiler.runtime import TrainingStep
-from compiler.training_capture import CapturedStep, capture_training_step
 from passes.base.abi import APPLY_UPDATE
 from passes.base.errors import QmlirError
 from passes.expose_scaling_state import ExposeScalingState

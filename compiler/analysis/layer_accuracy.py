@@ -30,15 +30,15 @@ import numpy as np
 import torch
 from iree.compiler import ir
 
-from compiler.dynamic_dims import dim_names
-from compiler.export import export_model
-from compiler.importer import import_program
-from compiler.input_roles import input_roles
-from compiler.matmul_capture import MatmulCall, as_tensor, capture_matmuls
-from compiler.metrics import signal_and_noise, sqnr_db
-from compiler.model_source import ModelSource
-from compiler.operand_stats import OperandStats, quantize_operand
-from compiler.pipeline import layer_map
+from compiler.analysis.matmul_capture import MatmulCall, as_tensor, capture_matmuls
+from compiler.analysis.metrics import signal_and_noise, sqnr_db
+from compiler.analysis.operand_stats import OperandStats, quantize_operand
+from compiler.frontend.dynamic_dims import dim_names
+from compiler.frontend.export import export_model
+from compiler.frontend.importer import import_program
+from compiler.frontend.input_roles import input_roles
+from compiler.frontend.model_source import ModelSource
+from compiler.pipeline.inference import layer_map
 from compiler.runtime.input_check import check_index_ranges, check_shapes
 from passes.base.errors import QmlirError
 from passes.fold_weight_views import FoldWeightViews

@@ -18,7 +18,7 @@ from passes.ir.types import DYNAMIC, tensor_info
 
 def io_signature(module: ir.Module) -> dict[str, list[dict[str, Any]]]:
     """Inputs and outputs of ``@main`` as ``[{"shape": [32, None], "dtype": "f32"}, ...]``
-    (``None``: a dynamic dim, described by ``compiler/input_roles.py``)."""
+    (``None``: a dynamic dim, described by ``compiler/frontend/input_roles.py``)."""
     main = entry_function(module)
     ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
 

@@ -10,7 +10,7 @@ from string import Template
 
 import numpy as np
 
-from compiler.layer_accuracy import LayerReport, Report
+from compiler.analysis.layer_accuracy import LayerReport, Report
 from compiler.version import __version__
 
 _TEMPLATE = Path(__file__).parent / "templates" / "report.html"

@@ -15,7 +15,7 @@ import numpy as np
 from iree.compiler import ir
 from iree.compiler.dialects import func
 
-from compiler.dequantize import dequantize_2d
+from compiler.analysis.dequantize import dequantize_2d
 from compiler.runtime import to_numpy
 from passes.base.errors import QmlirError
 from passes.host.call import call, host_copies

@@ -7,7 +7,7 @@ IREE cannot legalize), ``aten.diff`` (transformers' packed-sequence check on pos
 lowering in torch-mlir) and ``aten.einsum`` (into permutes, views and ``bmm``), so
 ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass;
 and, where the pipeline asks, ``scaled_dot_product_attention`` (as ``bmm → softmax → bmm``,
-``compiler/attention.py``).
+``compiler/frontend/attention.py``).
 """
 
 from __future__ import annotations
@@ -21,15 +21,16 @@ from collections.abc import Iterator
 import torch
 from torch._decomp import core_aten_decompositions
 
-from compiler.attention import SDPA, sdpa_as_matmuls
-from compiler.model_source import ModelSource
+from compiler.frontend.attention import SDPA, sdpa_as_matmuls
+from compiler.frontend.model_source import ModelSource
 from passes.base.errors import QmlirError, exception_summary
 
 
 def export_model(
     source: ModelSource, attention_as_matmuls: bool = True
 ) -> torch.export.ExportedProgram:
-    """``attention_as_matmuls``: SDPA becomes ``bmm → softmax → bmm`` (``compiler/attention.py``);
+    """``attention_as_matmuls``: SDPA becomes ``bmm → softmax → bmm``
+    (``compiler/frontend/attention.py``);
     otherwise it stays one op that IREE lowers to ``iree_linalg_ext.attention``."""
     table = export_decompositions(attention_as_matmuls)
     try:

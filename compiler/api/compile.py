@@ -8,12 +8,12 @@ from typing import Any
 
 import torch
 
-from compiler.layer_accuracy import Calibration, Report, build_report
-from compiler.model_source import ModelSource, check_model
-from compiler.optimizers import OptimizerOptions
-from compiler.pipeline import CompileOptions, compile_model
+from compiler.analysis.layer_accuracy import Calibration, Report, build_report
+from compiler.frontend.model_source import ModelSource, check_model
+from compiler.frontend.optimizers import OptimizerOptions
+from compiler.pipeline.inference import CompileOptions, compile_model
+from compiler.pipeline.training import compile_training_model
 from compiler.runtime import CompiledModule, TrainingStep
-from compiler.training_pipeline import compile_training_model
 from passes.recipes import get_recipe
 
 

@@ -1,0 +1,2 @@
+"""Analysis: how close a quantized model, layer or operand is to f32, and the report that
+shows it."""
