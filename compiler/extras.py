@@ -10,6 +10,7 @@ is imported here.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Iterable
 
 from passes.base.errors import QmlirError
@@ -48,6 +49,8 @@ class MissingExtra(QmlirError, ImportError):
 
 
 def _installed(module: str) -> bool:
+    if module in sys.modules:
+        return True
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):  # a missing parent package, or one that refuses
