@@ -157,20 +157,17 @@ def test_the_wheel_needs_only_the_runtime(wheel: Path) -> None:
     ]
 
 
-def test_the_venv_has_no_compile_extra(venv: Path) -> None:
-    python = venv / "bin" / "python"
+def test_a_runtime_only_install(venv: Path, artifacts: dict[str, Path], tmp_path: Path) -> None:
+    """One test (its fixtures are the slow part: under ``pytest -n`` no worker builds them
+    twice): the venv lacks the compile extra, runs, inspects and trains artifacts, and what
+    needs the extra says so in one line."""
+    python, qmlir = venv / "bin" / "python", venv / "bin" / "qmlir"
     for module in ("torch", "torch_mlir", "iree.compiler"):
         assert _run([python, "-c", f"import {module}"], venv).returncode != 0, module
-    check = "import compiler, iree.runtime; print(compiler.__file__)"
-    found = _run([python, "-c", check], venv)
+    found = _run([python, "-c", "import compiler, iree.runtime; print(compiler.__file__)"], venv)
     assert found.returncode == 0, found.stderr
     assert Path(found.stdout.strip()).is_relative_to(venv)  # the wheel's, not the tree's
 
-
-def test_inspect_and_run_an_artifact(
-    venv: Path, artifacts: dict[str, Path], tmp_path: Path
-) -> None:
-    qmlir = venv / "bin" / "qmlir"
     shown = _run([qmlir, "inspect", artifacts["model"]], tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert "(verified)" in shown.stdout and "fp8-current" in shown.stdout
@@ -179,25 +176,18 @@ def test_inspect_and_run_an_artifact(
     ran = _run([qmlir, "run", artifacts["model"], "--random-inputs", "--seed", "0"], tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.startswith("output 0: shape [8, 16] dtype float32")
-
     out = tmp_path / "out.npz"
     ran = _run([qmlir, "run", artifacts["model"], "--inputs", artifacts["x"], "-o", out], tmp_path)
     assert ran.returncode == 0, ran.stderr
     with np.load(out) as got, np.load(artifacts["y"]) as want:
         np.testing.assert_array_equal(got[got.files[0]], want["output0"])
 
-
-def test_train_a_step(venv: Path, artifacts: dict[str, Path], tmp_path: Path) -> None:
-    """``qmlir train`` runs a compiled step: it needs only the runtime (docs/cli.md)."""
+    # qmlir train runs a compiled step: it needs only the runtime (docs/cli.md)
     argv = ["train", artifacts["step"], "--data", artifacts["batches"], "--steps", "3", "-q"]
-    trained = _run([venv / "bin" / "qmlir", *argv], tmp_path)
+    trained = _run([qmlir, *argv], tmp_path)
     assert trained.returncode == 0, trained.stderr
     assert "loss" in trained.stdout
 
-
-def test_load_in_python_and_the_api_names_the_extra(
-    venv: Path, artifacts: dict[str, Path], tmp_path: Path
-) -> None:
     script = """
 import sys
 import numpy as np
@@ -209,25 +199,17 @@ try:
 except compiler.QmlirError as e:
     print(type(e).__name__, isinstance(e, ImportError), e)
 """
-    argv = [venv / "bin" / "python", "-c", script, artifacts["model"], artifacts["x"]]
-    done = _run([*argv, artifacts["y"]], tmp_path)
-    assert done.returncode == 0, done.stderr
+    loaded = _run([python, "-c", script, artifacts["model"], artifacts["x"], artifacts["y"]], venv)
+    assert loaded.returncode == 0, loaded.stderr
     line = f"compiler.compile needs the compile extra {EVERYTHING}: {INSTALL}"
-    assert done.stdout == f"MissingExtra True {line}\n"
+    assert loaded.stdout == f"MissingExtra True {line}\n"
 
-
-@pytest.mark.parametrize(
-    ("argv", "missing"),
-    [
+    for argv, missing in [
         (["compile", str(TINY)], EVERYTHING),
         (["report", str(TINY)], EVERYTHING),
         (["quantize", "x.npy", "-o", "q.npz"], "(missing iree-base-compiler)"),
         (["recipes"], "(missing iree-base-compiler)"),
-    ],
-)
-def test_what_needs_the_compile_extra_says_so_in_one_line(
-    venv: Path, tmp_path: Path, argv: list[str], missing: str
-) -> None:
-    done = _run([venv / "bin" / "qmlir", *argv], tmp_path)
-    line = f"qmlir: error: qmlir {argv[0]} needs the compile extra {missing}: {INSTALL}\n"
-    assert (done.returncode, done.stdout, done.stderr) == (2, "", line)
+    ]:
+        done = _run([qmlir, *argv], tmp_path)
+        line = f"qmlir: error: qmlir {argv[0]} needs the compile extra {missing}: {INSTALL}\n"
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", line)
