@@ -10,12 +10,15 @@ loss = step(x, y)  # one step: forward, backward, update; step.parameters(), ste
 
 Loading and running an artifact (``load``, ``CompiledModule``) needs only the runtime:
 ``iree-base-runtime``, numpy and ml_dtypes. Compiling needs the ``compile`` extra (torch,
-torch-mlir, ``iree-base-compiler``), which the names below import on first use.
+torch-mlir, ``iree-base-compiler``), which the names below import on first use; without it,
+that first use raises ``MissingExtra`` (a ``QmlirError`` and an ``ImportError``) naming
+``pip install 'qmlir[compile]'``.
 """
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from compiler import extras
 from compiler.version import __version__
 from passes.base.errors import QmlirError
 
@@ -40,12 +43,19 @@ _LAZY = {
     "quantize": "compiler.api.quantize",
     "QuantizedTensor": "compiler.api.quantize",
 }
+# What each of those modules needs of the compile extra (quantizing builds IR, without torch).
+_NEEDS = {
+    "compiler.api.compile": extras.COMPILE,
+    "compiler.api.block_scale": extras.IR,
+    "compiler.api.quantize": extras.IR,
+}
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'compiler' has no attribute '{name}'")
+    extras.require(f"compiler.{name}", _NEEDS.get(module, ()))
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

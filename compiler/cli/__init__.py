@@ -1,9 +1,12 @@
 """``qmlir``: compile, train, run, quantize, report, recipes, inspect.
 
 Errors are one line (``qmlir: error: ...``) with a non-zero exit; ``--debug`` shows tracebacks.
-Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``.
-Command modules import only numpy, the stdlib, ``compiler.runtime`` and ``passes.base`` at
-their top, so ``qmlir run`` and ``qmlir inspect`` work with just the runtime installed.
+Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``,
+and ``NEEDS`` (the modules of the compile extra it imports) where it needs any. Command modules
+import only numpy, the stdlib, ``compiler.runtime``, ``compiler.extras`` and ``passes.base`` at
+their top, so ``qmlir run``, ``train`` and ``inspect`` work with just the runtime installed;
+in such an install a command with ``NEEDS`` says ``qmlir: error: qmlir compile needs the compile
+extra (missing ...): pip install 'qmlir[compile]'`` and exits 2, before it imports anything.
 
 Ctrl-C (SIGINT) and SIGTERM stop a command the same way: an exception in the main thread, so
 every ``finally`` runs (temporary directories are removed, an ``iree-compile`` child is killed)
@@ -24,10 +27,12 @@ import traceback
 from types import FrameType, ModuleType
 from typing import Any
 
+from compiler.extras import MissingExtra, from_import_error, require
 from passes.base.errors import QmlirError
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_MISSING_EXTRA = 2  # as for a malformed command line: this install cannot run the command
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 
@@ -78,11 +83,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     debug = False
+    feature = "qmlir"
     try:
         args = build_parser().parse_args(argv)
         debug = args.debug
-        by_name = {command.NAME: command for command in commands()}
-        return int(by_name[args.command].run(args))
+        feature = f"qmlir {args.command}"
+        command = {command.NAME: command for command in commands()}[args.command]
+        require(feature, getattr(command, "NEEDS", ()))
+        return int(command.run(args))
+    except MissingExtra as e:
+        return _missing_extra(e, debug)
     except QmlirError as e:
         if debug:
             traceback.print_exc()
@@ -97,12 +107,29 @@ def _main(argv: list[str] | None) -> int:
     except BrokenPipeError:  # the reader went away (`qmlir run ... | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except ImportError as e:  # a module of the compile extra that no NEEDS named
+        missing = from_import_error(feature, e)
+        if missing is None:
+            return _internal_error(e, debug)
+        return _missing_extra(missing, debug)
     except Exception as e:  # noqa: BLE001 (last resort: one line, details under --debug)
-        if debug:
-            traceback.print_exc()
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        print(
-            f"qmlir: internal error: {type(e).__name__}: {first} (run with --debug for details)",
-            file=sys.stderr,
-        )
-        return EXIT_ERROR
+        return _internal_error(e, debug)
+
+
+def _missing_extra(e: MissingExtra, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    print(f"qmlir: error: {e}", file=sys.stderr)
+    return EXIT_MISSING_EXTRA
+
+
+def _internal_error(e: Exception, debug: bool) -> int:
+    """The last resort: one line, details under ``--debug``."""
+    if debug:
+        traceback.print_exc()
+    first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    print(
+        f"qmlir: internal error: {type(e).__name__}: {first} (run with --debug for details)",
+        file=sys.stderr,
+    )
+    return EXIT_ERROR

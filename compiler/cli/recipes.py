@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from compiler import extras
+
 NAME = "recipes"
 HELP = "list recipes, their options and defaults"
+NEEDS = extras.IR
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

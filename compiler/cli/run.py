@@ -14,6 +14,7 @@ import numpy as np
 
 from compiler.analysis.metrics import compare
 from compiler.cli.common import print_table, read_inputs, write_npz
+from compiler.extras import TORCH, require
 from compiler.runtime import load, to_numpy, to_torch
 from compiler.runtime.input_check import NUMPY_DTYPES, check_inputs
 from compiler.runtime.scaling_health import summary_lines
@@ -60,6 +61,8 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.compare:
+        require("qmlir run --compare", TORCH)  # it runs the torch model
     module = load(args.artifact, device=args.device)
     if "training" in module.metadata:
         raise QmlirError(f"'{args.artifact}' is a training step: run it with qmlir train")
