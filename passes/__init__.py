@@ -1,12 +1,26 @@
-"""qmlir's passes over IREE's MLIR bindings, one module per pass (file name = pass name):
+"""qmlir's passes over IREE's MLIR bindings, one module per pass (file name = pass name).
 
-``fold_weight_views``, ``quantize_matmuls`` (the recipe pass), ``expose_scaling_state``,
-``gemm_operands`` (llvm-cpu), ``fold_constant_quantize``, ``fuse_quantize_core`` (cuda) and
-``lower_named_ops``. Below them, each layer importing only the ones under it: ``recipes/``
-(what each scaling recipe emits), ``lowering/`` (each named op's body per target: ``cpu/``,
-``cuda/``), ``host/`` (running lowered ops on this CPU, IREE's flags), ``ir/`` (types, torch
-ops, the named ops and their typed attributes, element formats) and ``base/`` (errors, option
-parsing, atomic writes, the names an artifact and the runtime share).
+In the order the compile runs them (``compiler/pipeline/inference.py``, ``training.py``):
+
+- ``fold-weight-views`` (inference, training): a weight reached through views is a literal again.
+- ``training-gemms`` (training): marks each linear's fprop, dgrad, wgrad and operand roles.
+- ``quantize-matmuls`` (inference, training): the recipe pass; matmuls become named-op chains.
+- ``probe-gemms`` (training, test hook only): keeps what each quantized GEMM read.
+- ``hold-training-state`` (training): parameters, optimizer state, gradients as module globals.
+- ``expose-scaling-state`` (inference, training): public get/set of the module's scaling state.
+- ``gemm-operands`` (inference, training): bf16 GEMM operands where exact, on AVX512-BF16 CPUs.
+- ``fold-constant-quantize`` (inference, training): weights quantized at compile time.
+- ``fuse-quantize-core`` (cuda only): each activation's quantize chain as one ``fused_quantize``.
+- ``separate-gemm-operands`` (llvm-cpu AVX-512 only): a weight GEMM's input apart from its pack.
+- ``lower-named-ops`` (always, last): each named op's body for the target, llvm-cpu or cuda.
+
+Below them, each layer importing only the ones under it: ``recipes/`` (what each scaling recipe
+emits), ``lowering/`` (each named op's body per target: ``cpu/``, ``cuda/``), ``host/`` (running
+lowered ops on this CPU, IREE's flags), ``fusion/`` (named-op call chains, what
+``fuse-quantize-core`` fuses), ``ir/`` (types, torch ops and MoE experts' split, the named ops
+and their typed attributes, element formats) and ``base/`` (errors, option parsing, atomic
+writes, the names an artifact and the runtime share). No pass imports another
+(``tests/unit/test_architecture.py``).
 
 This package imports nothing on its own: ``passes.base`` and ``passes.host.call`` are what the
 runtime needs, and they load neither torch nor ``iree.compiler``. ``python -m passes`` runs

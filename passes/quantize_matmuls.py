@@ -9,7 +9,7 @@ operands is a weight (every matmul, with ``quantize-all-matmuls``) into the reci
 
 Weights keep their chain here (readable); ``fold-constant-quantize`` evaluates it at compile time.
 A batched matmul of an activation and a constant ``[E, K, N]`` weight (MoE experts) is first split
-into one 2-D matmul per expert, named ``<layer>.expert<i>`` (``expert_matmuls.py``).
+into one 2-D matmul per expert, named ``<layer>.expert<i>`` (``ir/expert_matmuls.py``).
 A matmul it leaves in high precision gets ``qmlir.kept_high_precision = "<reason>"``.
 """
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
-from passes.expert_matmuls import expert_count, expert_name, split_experts
 from passes.ir import torch_ops
+from passes.ir.expert_matmuls import expert_count, expert_name, split_experts
 from passes.ir.named_ops import GEMM_ATTR, LAYER_ATTR, ROLES_ATTR, NamedOpBuilder
 from passes.ir.types import DYNAMIC, FLOAT_DTYPES, TensorInfo, tensor_info
 from passes.recipes import (
@@ -37,13 +37,6 @@ from passes.recipes import (
     get_recipe,
 )
 
-MATMUL_OPS = (
-    "torch.aten.linear",
-    "torch.aten.mm",
-    "torch.aten.addmm",
-    "torch.aten.matmul",
-    "torch.aten.bmm",
-)
 KEPT_ATTR = "qmlir.kept_high_precision"
 RECIPE_ATTR = "qmlir.recipe"
 WHY_ATTR = "qmlir.recipe_reason"
@@ -138,7 +131,7 @@ class QuantizeMatmuls(ModulePass):
         found: list[ir.Operation] = []
 
         def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name in MATMUL_OPS:
+            if op.name in torch_ops.MATMUL_OPS:
                 found.append(op)
             return ir.WalkResult.ADVANCE
 
@@ -153,7 +146,7 @@ class QuantizeMatmuls(ModulePass):
 
     def _apply_experts(self, op: ir.Operation, builder: NamedOpBuilder, casts: Casts) -> None:
         """A batched weight: each expert is a 2-D matmul of its own, named and chosen as a layer
-        (``expert_matmuls.py``); kept whole when no expert is quantized."""
+        (``ir/expert_matmuls.py``); kept whole when no expert is quantized."""
         layer = layer_name(op)
         names = [expert_name(layer, i) for i in range(expert_count(op))]
         choices = [self.choose(name, layer) for name in names]

@@ -34,7 +34,6 @@ from iree.compiler.dialects import arith, iree_tensor_ext, tensor
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
 from passes.ir.types import DYNAMIC, tensor_info
-from passes.quantize_matmuls import MATMUL_OPS
 
 
 def _operands(op: ir.Operation) -> tuple[ir.Value, ir.Value]:
@@ -71,7 +70,7 @@ class SeparateGemmOperands(ModulePass):
         found: list[ir.Operation] = []
 
         def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name in MATMUL_OPS and op.name != "torch.aten.bmm":
+            if op.name in torch_ops.MATMUL_OPS and op.name != "torch.aten.bmm":
                 found.append(op)
             return ir.WalkResult.ADVANCE
 

@@ -7,7 +7,11 @@ and the NVRTC version. Results live under ``$XDG_CACHE_HOME/qmlir/ptx`` (default
 ``~/.cache/qmlir/ptx``), written atomically (a temporary file, then a rename).
 
 NVRTC comes from the ``cuda`` extra (``cuda-bindings`` + ``nvidia-cuda-nvrtc-cu12``); without it
-:func:`compile_ptx` raises :class:`passes.base.errors.QmlirError`.
+:func:`compile_ptx` raises :class:`KernelError`.
+
+The bottom layer: this package imports nothing of qmlir's. The cuda lowering
+(``passes/lowering/cuda/kernels.py``) calls it and raises a :class:`KernelError` on as a
+``QmlirError`` with the same message.
 """
 
 from __future__ import annotations
@@ -15,17 +19,21 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import secrets
 from pathlib import Path
 from typing import Any
-
-from passes.base.errors import QmlirError
-from passes.base.files import write_atomically
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SOURCE_DIR = PACKAGE_DIR / "src"
 INCLUDE_DIR = PACKAGE_DIR / "include"
 
 NVRTC_MISSING = "the cuda target needs NVRTC: pip install 'qmlir[cuda]'"
+
+
+class KernelError(Exception):
+    """A kernel that cannot be built: an unknown family or architecture, NVRTC missing or failing.
+    Its message is one line naming the problem (a failed compile adds NVRTC's log below)."""
+
 
 # Family -> its `extern "C" __global__` entry points (README.md documents each one's ABI).
 ENTRY_POINTS: dict[str, tuple[str, ...]] = {
@@ -82,10 +90,12 @@ def virtual_arch(arch: str) -> str:
     """``sm_90`` / ``90`` / ``compute_90`` -> ``compute_90`` (a suffix ``a``/``f`` is kept)."""
     match = _ARCH.match(arch.strip())
     if match is None:
-        raise QmlirError(f"unknown CUDA architecture '{arch}'; expected e.g. sm_89, sm_90, sm_100")
+        raise KernelError(f"unknown CUDA architecture '{arch}'; expected e.g. sm_89, sm_90, sm_100")
     number, suffix = match.groups()
     if int(number) < 89:
-        raise QmlirError(f"CUDA architecture '{arch}' has no FP8 tensor cores; need sm_89 or newer")
+        raise KernelError(
+            f"CUDA architecture '{arch}' has no FP8 tensor cores; need sm_89 or newer"
+        )
     return f"compute_{number}{suffix or ''}"
 
 
@@ -103,21 +113,21 @@ def compile_ptx(kernel_family: str, arch: str) -> bytes:
     if cached.is_file():
         return cached.read_bytes()
     ptx = _nvrtc_compile(nvrtc, kernel_family, source, headers, options)
-    write_atomically(cached, ptx)
+    _write_atomically(cached, ptx)
     return ptx
 
 
 def _check_family(kernel_family: str) -> None:
     if kernel_family not in ENTRY_POINTS:
         known = ", ".join(KERNEL_FAMILIES)
-        raise QmlirError(f"unknown kernel family '{kernel_family}'; known: {known}")
+        raise KernelError(f"unknown kernel family '{kernel_family}'; known: {known}")
 
 
 def available() -> bool:
     """Whether NVRTC can be loaded (the ``cuda`` extra is installed)."""
     try:
         _load_nvrtc()
-    except QmlirError:
+    except KernelError:
         return False
     return True
 
@@ -126,11 +136,11 @@ def _load_nvrtc() -> Any:
     try:  # the optional `cuda` extra: only the cuda target needs it
         from cuda.bindings import nvrtc
     except ImportError as exc:
-        raise QmlirError(NVRTC_MISSING) from exc
+        raise KernelError(NVRTC_MISSING) from exc
     try:
         _nvrtc_version(nvrtc)  # loads libnvrtc: fails when only cuda-bindings is installed
     except (OSError, RuntimeError) as exc:
-        raise QmlirError(f"{NVRTC_MISSING} ({exc})") from exc
+        raise KernelError(f"{NVRTC_MISSING} ({exc})") from exc
     return nvrtc
 
 
@@ -143,7 +153,7 @@ def _nvrtc_version(nvrtc: Any) -> str:
 def _check(nvrtc: Any, err: Any, what: str, log: str = "") -> None:
     if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
         detail = f":\n{log}" if log else ""
-        raise QmlirError(f"NVRTC {what} failed ({err.name}){detail}")
+        raise KernelError(f"NVRTC {what} failed ({err.name}){detail}")
 
 
 def _headers() -> list[tuple[str, bytes]]:
@@ -164,6 +174,21 @@ def _cache_key(
     for name, text in headers:
         digest.update(name.encode() + b"\0" + text + b"\0")
     return digest.hexdigest()[:20]
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """A temporary file beside ``path``, then a rename: a concurrent build never reads half a
+    file. The file gets the mode ``open()`` would give it (0666 less the umask)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _cache_dir() -> Path:

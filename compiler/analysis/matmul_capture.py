@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from passes.base.errors import QmlirError
-from passes.expert_matmuls import expert_name
+from passes.ir.expert_matmuls import expert_name
 
 _MATMULS = {
     torch.ops.aten.linear.default: "linear",
@@ -74,7 +74,7 @@ class _Recorder(torch.fx.Interpreter):
 
 def _expert_calls(call: MatmulCall) -> list[MatmulCall]:
     """An activation times a batched weight, as the recipe pass splits it: one 2-D ``mm`` per
-    expert, named ``<layer>.expert<i>`` (``passes/expert_matmuls.py``); [] for other matmuls."""
+    expert, named ``<layer>.expert<i>`` (``passes/ir/expert_matmuls.py``); [] for other matmuls."""
     if call.op not in ("bmm", "matmul") or call.weight_operands != (False, True):
         return []
     a, b = call.args[0], call.args[1]

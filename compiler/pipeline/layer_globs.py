@@ -5,7 +5,7 @@ The recipe pass (``passes/quantize_matmuls.py``) matches each glob with
 ``fnmatch.fnmatchcase`` (case-sensitive, ``*`` crosses dots) against the names of every matmul
 it sees: the module path the importer put in the op's location (``layers.3.fc1``, '' when there
 is none) and, for a batched matmul with a constant ``[E, K, N]`` weight (MoE experts,
-``passes/expert_matmuls.py``), each expert's ``<layer>.expert<i>`` as well.
+``passes/ir/expert_matmuls.py``), each expert's ``<layer>.expert<i>`` as well.
 :func:`matmul_layer_names` lists exactly those names from the module the pass is given;
 :func:`check_globs` matches them the same way.
 """
@@ -19,8 +19,9 @@ from collections.abc import Iterable, Sequence
 from iree.compiler import ir
 
 from passes.base.errors import QmlirError
-from passes.expert_matmuls import expert_count, expert_name
-from passes.quantize_matmuls import MATMUL_OPS, layer_name
+from passes.ir.expert_matmuls import expert_count, expert_name
+from passes.ir.torch_ops import MATMUL_OPS
+from passes.quantize_matmuls import layer_name
 
 NEAREST = 5  # how many layer names an error lists
 

@@ -16,6 +16,13 @@ RESHAPES = (
     "torch.aten.flatten.using_ints",
 )
 PERMUTES = ("torch.aten.permute", "torch.aten.transpose.int", "torch.aten.t", "torch.aten.numpy_T")
+MATMUL_OPS = (
+    "torch.aten.linear",
+    "torch.aten.mm",
+    "torch.aten.addmm",
+    "torch.aten.matmul",
+    "torch.aten.bmm",
+)
 
 
 def defining_op(value: ir.Value) -> ir.Operation | None:

@@ -1,5 +1,5 @@
 """Batched expert weights (``bmm`` with ``[E, K, N]`` weights): every expert quantized as its own
-2-D matmul, named ``<layer>.expert<i>`` (``passes/expert_matmuls.py``)."""
+2-D matmul, named ``<layer>.expert<i>`` (``passes/ir/expert_matmuls.py``)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from passes.base.errors import QmlirError
+from passes.lowering.cuda.kernels import family_ptx
 from runtime_kernels import nvrtc
 
 ARCHS = ["sm_89", "sm_90", "sm_100"]
@@ -69,7 +70,7 @@ def test_ptx_is_cached_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 def test_missing_nvrtc_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "cuda.bindings", None)
     monkeypatch.setitem(sys.modules, "cuda.bindings.nvrtc", None)
-    with pytest.raises(QmlirError, match=r"needs NVRTC: pip install 'qmlir\[cuda\]'"):
+    with pytest.raises(nvrtc.KernelError, match=r"needs NVRTC: pip install 'qmlir\[cuda\]'"):
         nvrtc.compile_ptx("per_tensor", "sm_90")
 
 
@@ -88,10 +89,21 @@ def test_virtual_arch(arch: str, virtual: str) -> None:
 
 @pytest.mark.parametrize("arch", ["sm_80", "gfx942", ""])
 def test_unsupported_arch_is_refused(arch: str) -> None:
-    with pytest.raises(QmlirError):
+    with pytest.raises(nvrtc.KernelError):
         nvrtc.virtual_arch(arch)
 
 
 def test_unknown_family_is_refused() -> None:
-    with pytest.raises(QmlirError, match="unknown kernel family"):
+    with pytest.raises(nvrtc.KernelError, match="unknown kernel family"):
         nvrtc.entry_points("fp16")
+
+
+def test_the_cuda_lowering_raises_kernel_errors_as_qmlir_errors() -> None:
+    """runtime_kernels imports nothing of qmlir's; what the CLI prints is the same message."""
+    with pytest.raises(QmlirError) as raised:
+        family_ptx("per_tensor", "sm_80")
+    assert (
+        str(raised.value)
+        == "CUDA architecture 'sm_80' has no FP8 tensor cores; need sm_89 or newer"
+    )
+    assert isinstance(raised.value.__cause__, nvrtc.KernelError)

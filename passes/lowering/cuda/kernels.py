@@ -23,7 +23,7 @@ from pathlib import Path
 from passes.base.errors import QmlirError
 from passes.lowering.cpu.common import name_template
 from passes.lowering.cuda.targets import executable_target_text
-from runtime_kernels.nvrtc import compile_ptx
+from runtime_kernels.nvrtc import KernelError, compile_ptx
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -40,9 +40,12 @@ def definition(name: str, fields: Mapping[str, object] | None = None, **more: ob
 
 @cache
 def family_ptx(family: str, arch: str) -> bytes:
-    """The PTX of one kernel family for ``arch`` (NVRTC, cached on disk by runtime_kernels)."""
+    """The PTX of one kernel family for ``arch`` (NVRTC, cached on disk by runtime_kernels); a
+    kernel that cannot be built is a :class:`QmlirError` with runtime_kernels' message."""
     try:
         return compile_ptx(family, arch)
+    except KernelError as e:
+        raise QmlirError(str(e)) from e
     except FileNotFoundError as e:
         raise QmlirError(f"runtime kernel family '{family}' has no source ({e.filename})") from e
 
