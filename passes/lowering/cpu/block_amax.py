@@ -8,8 +8,10 @@ from iree.compiler import ir
 from passes.base.errors import QmlirError
 from passes.ir.attributes import NamedOp, Scaling
 from passes.ir.named_ops import is_named_op_decl
-from passes.lowering.cpu.common import Rows, definition, head, row_signature, template
+from passes.lowering.cpu.common import definition, template
 from passes.lowering.cpu.tiling import block_reduction
+from passes.lowering.definitions import head
+from passes.lowering.dims import Dim, row_signature
 
 
 def lower_block_amax(op: NamedOp) -> str:
@@ -51,9 +53,9 @@ def lower_block_amax(op: NamedOp) -> str:
     )
 
 
-def block_rows_bits(rows: Rows, k: int, bk: int) -> str:
+def block_rows_bits(rows: Dim, k: int, bk: int) -> str:
     """``%blk_bits`` [M, k / bk]: the max |x| bits of each 1 x bk block of ``%x`` [M, k] (with
-    dynamic rows, after :meth:`Rows.defs`)."""
+    dynamic rows, after :meth:`Dim.defs`)."""
     blocks = rows.scaled("blk_r", k // bk)
     derived = rows.derive(("blk_r", k // bk, 1))  # "" when static
     prefix = derived.removeprefix("\n") + "\n" if derived else ""

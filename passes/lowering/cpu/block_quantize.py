@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from passes.ir.attributes import NamedOp
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import Rows, block_params, definition, row_signature, template
+from passes.lowering.cpu.common import block_params, definition, template
 from passes.lowering.cpu.tiling import elementwise_blocks
+from passes.lowering.dims import Dim, row_signature
 
 
-def _view(fields: dict[str, object], rows: Rows, p: str, k: int, bk: int, **names: str) -> str:
+def _view(fields: dict[str, object], rows: Dim, p: str, k: int, bk: int, **names: str) -> str:
     """``block_quantize_view.mlir`` over ``k`` columns (whole blocks of ``bk``) of ``x``."""
     kb = k // bk
     blocks = f"{p}blocks"
@@ -38,7 +39,7 @@ def _view(fields: dict[str, object], rows: Rows, p: str, k: int, bk: int, **name
 
 
 def _data(
-    op: NamedOp, k: int, params: dict[str, object], rows: Rows, element: str, result: str, elem: str
+    op: NamedOp, k: int, params: dict[str, object], rows: Dim, element: str, result: str, elem: str
 ) -> str:
     """``%data``: x (K columns) cast per element by ``element`` (yielding ``result``), its
     block's scale ``%s`` of type ``elem`` in scope."""

@@ -10,17 +10,11 @@ from passes.ir.attributes import NamedOp, Nvfp4ScaleOrder
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import (
-    Rows,
-    contraction,
-    definition,
-    gemm_operand_fields,
-    head,
-    row_signature,
-    template,
-)
+from passes.lowering.cpu.common import contraction, definition, gemm_operand_fields, template
 from passes.lowering.cpu.swizzle import unswizzle
 from passes.lowering.cpu.tiling import elementwise_blocks
+from passes.lowering.definitions import head
+from passes.lowering.dims import Dim, row_signature
 
 
 def lower_nvfp4_quantize(op: NamedOp) -> str:
@@ -75,7 +69,7 @@ def lower_nvfp4_quantize(op: NamedOp) -> str:
     )
 
 
-def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: Rows, k_blocks: int) -> str:
+def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: Dim, k_blocks: int) -> str:
     return template("dequant_nvfp4.mlir").substitute(
         p=prefix,
         row_dim=0,
@@ -107,9 +101,9 @@ def lower_nvfp4_scaled_matmul(op: NamedOp) -> str:
         m_defs=rows.defs(),
         m=rows.empty,
         dequant_a=_dequant_nvfp4("a_", "%a", str(a.builtin()), rows, kb),
-        dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), Rows(n), kb),
+        dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), Dim(n), kb),
         unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), rows, kb),
-        unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), Rows(n), kb),
+        unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), Dim(n), kb),
         **gemm_operand_fields(op, "%a_deq", "%b_deq"),
         contraction=contraction(
             TensorInfo((rows.count, kp), "f32"),
