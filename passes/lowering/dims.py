@@ -29,24 +29,24 @@ ROWS = "%dyn_m"  # M's SSA name (:meth:`Dim.rows`)
 @dataclass(frozen=True)
 class Dim:
     """One size: a number, or dynamic (``?`` in a type), then the ``index`` SSA value ``name``,
-    read by ``tensor.dim`` of dim ``at`` of the argument ``source`` (of type ``source_type``)
-    or, without ``source``, defined by other lines (:meth:`derive`)."""
+    read by ``tensor.dim`` of dim ``index`` of the argument ``source`` (of type
+    ``source_type``) or, without ``source``, defined by other lines (:meth:`derive`)."""
 
     count: int
     name: str = ""
     source: str = ""
     source_type: str = ""
-    at: int = 0
+    index: int = 0
 
     @classmethod
-    def read(cls, source: str, info: TensorInfo, at: int, name: str = "") -> Dim:
-        """Dim ``at`` of ``source`` (of type ``info``); dynamic, the SSA value ``name``
-        (``%<source>_dim<at>`` unless given)."""
-        count = info.shape[at]
+    def read(cls, source: str, info: TensorInfo, index: int, name: str = "") -> Dim:
+        """Dim ``index`` of ``source`` (of type ``info``); dynamic, the SSA value ``name``
+        (``%<source>_dim<index>`` unless given)."""
+        count = info.shape[index]
         if count != DYNAMIC:
             return cls(count)
-        name = name or f"%{source.lstrip('%')}_dim{at}"
-        return cls(count, name, source, str(info.builtin()), at)
+        name = name or f"%{source.lstrip('%')}_dim{index}"
+        return cls(count, name, source, str(info.builtin()), index)
 
     @classmethod
     def rows(cls, source: str, info: TensorInfo) -> Dim:
@@ -88,7 +88,7 @@ class Dim:
             read = _lines(
                 "dim_read.mlir",
                 name=self.name,
-                at=self.at,
+                at=self.index,
                 source=self.source,
                 type=self.source_type,
             )
