@@ -77,6 +77,13 @@ class Dim:
         """The operand of ``tensor.empty`` of a tensor whose only dynamic dim is this one."""
         return self.name if self.dynamic else ""
 
+    @property
+    def braces(self) -> str:
+        """``{size}`` after the type of a tensor whose only dynamic dim is this one, as an op taking
+        a dynamic type's sizes spells it (``compute_barrier.start``, ``dispatch.extern``); empty
+        when static."""
+        return f"{{{self.name}}}" if self.dynamic else ""
+
     def defs(self, *scaled: tuple[str, int, int] | tuple[str, int, int, int]) -> str:
         """The lines reading this dim from ``source``, then :meth:`derive` of ``scaled``; each
         on a line of its own after a leading newline (``""`` when static: the template's
@@ -146,14 +153,15 @@ class Dims:
         keeps its lines and locations)."""
         return "".join(self.at[i].defs() for i in sorted(self.at))
 
-    def names(self) -> list[str]:
-        """Their SSA names, in order."""
-        return [self.at[i].name for i in sorted(self.at)]
-
     def empty(self, info: TensorInfo) -> str:
         """The operands of ``tensor.empty(...)`` of type ``info``: the sizes of its dynamic dims,
         which are these (the same dims at the same positions)."""
         return ", ".join(self._sizes(info, dynamic_only=True))
+
+    def braces(self, info: TensorInfo) -> str:
+        """:meth:`empty` in braces after the type ``info`` (:attr:`Dim.braces`); empty when
+        static."""
+        return "" if info.is_static else f"{{{self.empty(info)}}}"
 
     def shape(self, info: TensorInfo) -> str:
         """The entries of an ``output_shape`` of type ``info``: each dim's number, or its size

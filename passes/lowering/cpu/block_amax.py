@@ -56,7 +56,7 @@ def lower_block_amax(op: NamedOp) -> str:
 def block_rows_bits(rows: Dim, k: int, bk: int) -> str:
     """``%blk_bits`` [M, k / bk]: the max |x| bits of each 1 x bk block of ``%x`` [M, k] (with
     dynamic rows, after :meth:`Dim.defs`)."""
-    blocks = rows.scaled("blk_r", k // bk)
+    blocks = rows.scaled_dim("blk_r", k // bk)
     derived = rows.derive(("blk_r", k // bk, 1))  # "" when static
     prefix = derived.removeprefix("\n") + "\n" if derived else ""
     return prefix + template("amax_block_rows_bits.mlir").substitute(
@@ -67,8 +67,8 @@ def block_rows_bits(rows: Dim, k: int, bk: int) -> str:
         bk=bk,
         N=rows.scaled_type(k),
         R=rows.scaled_type(k // bk),
-        R_size=blocks,
-        r_empty=rows.empty and blocks,
+        R_size=blocks.size,
+        r_empty=blocks.empty,
         M_size=rows.size,
         tiling=block_reduction(None if rows.dynamic else rows.count * (k // bk), bk),
     )

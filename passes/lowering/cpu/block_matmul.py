@@ -111,7 +111,7 @@ def _fields(operand: _Operand, scale_format: ScaleFormat, gemm: str) -> dict[str
 def _view(operand: _Operand, scale_format: ScaleFormat, gemm: str) -> str:
     """``operand`` of whole blocks decoded as ``[rows, K blocks, bk]``."""
     bk = operand.block[1]
-    sizes = f"{{{operand.rows.size}}}" if operand.rows.dynamic else ""
+    sizes = operand.rows.braces
     kb = operand.k // bk
     return template("block_decode_view.mlir").substitute(
         _fields(operand, scale_format, gemm),

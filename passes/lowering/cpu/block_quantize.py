@@ -21,7 +21,7 @@ from passes.lowering.dims import Dim, row_signature
 def _view(fields: dict[str, object], rows: Dim, p: str, k: int, bk: int, **names: str) -> str:
     """``block_quantize_view.mlir`` over ``k`` columns (whole blocks of ``bk``) of ``x``."""
     kb = k // bk
-    blocks = f"{p}blocks"
+    blocks = rows.scaled_dim(f"{p}blocks", kb)  # the rows of the [M * K blocks, bk] view
     return template("block_quantize_view.mlir").substitute(
         fields,
         p=p,
@@ -29,10 +29,10 @@ def _view(fields: dict[str, object], rows: Dim, p: str, k: int, bk: int, **names
         Kb=kb,
         N=rows.scaled_type(k),
         R=rows.scaled_type(kb),
-        R_size=rows.scaled(blocks, kb),
-        r_defs=rows.derive((blocks, kb, 1)),
-        r_empty=rows.empty and rows.scaled(blocks, kb),
-        r_braces=rows.empty and f"{{{rows.scaled(blocks, kb)}}}",
+        R_size=blocks.size,
+        r_defs=rows.derive((f"{p}blocks", kb, 1)),
+        r_empty=blocks.empty,
+        r_braces=blocks.braces,
         tiling=elementwise_blocks(None if rows.dynamic else rows.count * kb, bk),
         **names,
     )

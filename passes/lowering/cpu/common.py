@@ -122,10 +122,9 @@ def barrier_fields(operand: str, info: TensorInfo) -> dict[str, str]:
     dims of ``%<operand>_f32`` (of type ``info``: the decoded GEMM operand) and the ``{...}``
     sizes its ``compute_barrier.start`` takes."""
     dims = Dims.read(f"%{operand}_f32", info)
-    sizes = ", ".join(dims.names())
     return {
         f"{operand}_barrier_dims": dims.defs(),
-        f"{operand}_barrier_sizes": f"{{{sizes}}}" if sizes else "",
+        f"{operand}_barrier_sizes": dims.braces(info),
     }
 
 

@@ -43,6 +43,7 @@ def lower_nvfp4_quantize(op: NamedOp) -> str:
     # K a multiple of 16: each block's table entries broadcast along it, i4 codes that IREE
     # stores packed (no gathers); else the codes of each byte read by index, the last block padded
     aligned = x.shape[1] == d.shape[1] * 16
+    blocks = rows.scaled_dim("blocks", d.shape[1])  # the rows of the [M * K blocks, 16] view
     return definition(
         "quantize_nvfp4_rows.mlir" if aligned else "quantize_nvfp4.mlir",
         head(op),
@@ -52,13 +53,13 @@ def lower_nvfp4_quantize(op: NamedOp) -> str:
         Kh=packed.shape[1],
         N=rows.scaled_type(x.shape[1]),
         R=rows.scaled_type(d.shape[1]),
-        R_size=rows.scaled("blocks", d.shape[1]),
+        R_size=blocks.size,
         M_size=rows.size,
         m_defs=rows.defs(("blocks", d.shape[1], 1)),
         m=rows.empty,
-        r_empty=rows.empty and rows.scaled("blocks", d.shape[1]),
-        m_braces=rows.empty and f"{{{rows.size}}}",
-        r_braces=rows.empty and f"{{{rows.scaled('blocks', d.shape[1])}}}",
+        r_empty=blocks.empty,
+        m_braces=rows.braces,
+        r_braces=blocks.braces,
         tiling=elementwise_blocks(None if rows.dynamic else rows.count * d.shape[1], 16),
         enc_doc=enc_doc,
         table=template("nvfp4_block_table.mlir").substitute(enc_doc=enc_doc, enc_body=enc),

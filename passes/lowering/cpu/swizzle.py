@@ -65,7 +65,7 @@ def _lower_mx_swizzle(op: NamedOp, transpose: bool) -> str:
         elem=compact.dtype,
         size=shape_text(out.shape),
         m_defs=rows.defs(("size", 1, MX_TILE_ROWS, per_row)),  # pad128(M) rows
-        out_sizes=rows.empty and rows.scaled("size", 1, MX_TILE_ROWS, per_row),
+        out_sizes=rows.scaled_dim("size", 1, MX_TILE_ROWS, per_row).empty,
         nrows_def=nrows_def,
         nrows=nrows,
         cols=cols,
@@ -98,7 +98,7 @@ def _lower_block_swizzle(op: NamedOp, layout: ScaleLayout, transpose: bool) -> s
         in_shape=shape_text(compact.shape),
         out_shape=shape_text(out.shape),
         m_defs=rows.defs(("padded", 1, 4)),
-        out_sizes=rows.empty and rows.scaled("padded", 1, 4),
+        out_sizes=rows.scaled_dim("padded", 1, 4).empty,
         limit_def=limit_def,
         limit=limit,
         padded_index=padded,

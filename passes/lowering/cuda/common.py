@@ -21,7 +21,7 @@ def ttype(info: TensorInfo, dtype: str | None = None) -> str:
 def dyn_type(info: TensorInfo, dims: Dims, dtype: str | None = None) -> str:
     """:func:`ttype` followed by the sizes of its dynamic dims (``dims``, by position), as
     ``hal.dispatch.extern`` takes a tensor of dynamic shape: ``tensor<?x64xf32>{%rows}``."""
-    return ttype(info, dtype) + ("" if info.is_static else f"{{{dims.empty(info)}}}")
+    return ttype(info, dtype) + dims.braces(info)
 
 
 def signature(op: NamedOp) -> tuple[list[TensorInfo], list[TensorInfo]]:
