@@ -17,10 +17,10 @@ from iree.compiler import ir
 
 from passes.base.errors import QmlirError
 from passes.ir.named_ops import is_named_op_decl, op_kind, symbol_name
-from passes.lowering.cpu.common import TEMPLATE_MARK
 from passes.lowering.cpu.lower import lower_cpu
 from passes.lowering.cpu.tiling import strip_cpu_tiling
 from passes.lowering.cuda.lower import lower_cuda
+from passes.lowering.definitions import TEMPLATE_MARK
 
 
 def named_op_declarations(module: ir.Module) -> list[ir.Operation]:

@@ -261,7 +261,7 @@ def _mx_offset(p: str, row: str = "%a0", col: str = "%a1") -> str:
     return fill("mx_offset.mlir").substitute(out=f"{p}off", row=row, col=col, col_tiles=1)
 
 
-def _unswizzle_mx(p: str) -> str:  # as swizzle.unswizzle(p, "%a0", "tensor<512xi8>", Rows(4), 2)
+def _unswizzle_mx(p: str) -> str:  # as swizzle.unswizzle(p, "%a0", "tensor<512xi8>", Dim(4), 2)
     offset = _mx_offset(p, f"%{p}r", f"%{p}c")
     return fill("unswizzle_mx.mlir").substitute(
         p=p,
@@ -500,8 +500,14 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "contraction_generic": _contraction("contraction_generic.mlir"),
     "contraction_matmul_bf16": _contraction("contraction_matmul.mlir", "bf16"),
     "contraction_generic_widened": _contraction("contraction_generic_widened.mlir", "bf16"),
+    "amax_rows_collapse": (  # as per_tensor.lower_amax fills it for x [2, 3, 4]
+        "amax_rows_collapse.mlir",
+        lambda _: fill("amax_rows_collapse.mlir").substitute(
+            groups="[0, 1], [2]", shape="2x3x4", view="6x4"
+        ),
+    ),
     "amax_block_rows_bits": (
-        "amax_block_rows_bits.mlir",  # as block_amax.block_rows_bits(Rows(4), 64, 32), untiled
+        "amax_block_rows_bits.mlir",  # as block_amax.block_rows_bits(Dim(4), 64, 32), untiled
         lambda p: fill("amax_block_rows_bits.mlir").substitute(
             p=p, M=4, K=64, Kb=2, bk=32, N=256, R=8, R_size=8, r_empty="", M_size=4, tiling=""
         ),

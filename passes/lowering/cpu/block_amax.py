@@ -8,8 +8,10 @@ from iree.compiler import ir
 from passes.base.errors import QmlirError
 from passes.ir.attributes import NamedOp, Scaling
 from passes.ir.named_ops import is_named_op_decl
-from passes.lowering.cpu.common import Rows, definition, head, row_signature, template
+from passes.lowering.cpu.common import definition, template
 from passes.lowering.cpu.tiling import block_reduction
+from passes.lowering.definitions import head
+from passes.lowering.dims import Dim, row_signature
 
 
 def lower_block_amax(op: NamedOp) -> str:
@@ -51,10 +53,10 @@ def lower_block_amax(op: NamedOp) -> str:
     )
 
 
-def block_rows_bits(rows: Rows, k: int, bk: int) -> str:
+def block_rows_bits(rows: Dim, k: int, bk: int) -> str:
     """``%blk_bits`` [M, k / bk]: the max |x| bits of each 1 x bk block of ``%x`` [M, k] (with
-    dynamic rows, after :meth:`Rows.defs`)."""
-    blocks = rows.scaled("blk_r", k // bk)
+    dynamic rows, after :meth:`Dim.defs`)."""
+    blocks = rows.scaled_dim("blk_r", k // bk)
     derived = rows.derive(("blk_r", k // bk, 1))  # "" when static
     prefix = derived.removeprefix("\n") + "\n" if derived else ""
     return prefix + template("amax_block_rows_bits.mlir").substitute(
@@ -65,8 +67,8 @@ def block_rows_bits(rows: Rows, k: int, bk: int) -> str:
         bk=bk,
         N=rows.scaled_type(k),
         R=rows.scaled_type(k // bk),
-        R_size=blocks,
-        r_empty=rows.empty and blocks,
+        R_size=blocks.size,
+        r_empty=blocks.empty,
         M_size=rows.size,
         tiling=block_reduction(None if rows.dynamic else rows.count * (k // bk), bk),
     )

@@ -13,16 +13,10 @@ from passes.ir.formats import FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import (
-    Rows,
-    contraction,
-    definition,
-    head,
-    narrowed,
-    row_signature,
-    template,
-)
+from passes.lowering.cpu.common import contraction, definition, narrowed, template
 from passes.lowering.cpu.swizzle import unswizzle
+from passes.lowering.definitions import head
+from passes.lowering.dims import Dim, row_signature
 
 
 @dataclass(frozen=True)
@@ -35,7 +29,7 @@ class _Operand:
     prefix: str
     codes: str
     info: TensorInfo
-    rows: Rows
+    rows: Dim
     k_dim: int
     block: tuple[int, int]
     fmt: FloatFormat
@@ -117,7 +111,7 @@ def _fields(operand: _Operand, scale_format: ScaleFormat, gemm: str) -> dict[str
 def _view(operand: _Operand, scale_format: ScaleFormat, gemm: str) -> str:
     """``operand`` of whole blocks decoded as ``[rows, K blocks, bk]``."""
     bk = operand.block[1]
-    sizes = f"{{{operand.rows.size}}}" if operand.rows.dynamic else ""
+    sizes = operand.rows.braces
     kb = operand.k // bk
     return template("block_decode_view.mlir").substitute(
         _fields(operand, scale_format, gemm),
@@ -217,14 +211,14 @@ def lower_block_scaled_matmul(op: NamedOp) -> str:
         b_scales = ("%b_S", TensorInfo((n, kb), "i8"))
         unswizzled = (
             unswizzle("a_", "%sa", str(sa.builtin()), rows, kb),
-            unswizzle("b_", "%sb", str(sb.builtin()), Rows(n), kb),
+            unswizzle("b_", "%sb", str(sb.builtin()), Dim(n), kb),
         )
     else:
         raise QmlirError(f"no CPU lowering for scaled_matmul @{op.name}")
     operands = (
         _Operand("a_", "%a", a, rows, 1, a_block, a_fmt, *a_scales, a_layout),
         _Operand(
-            "b_", "%b", b, Rows(n), 1 if transposed else 0, b_block_rk, b_fmt, *b_scales, b_layout
+            "b_", "%b", b, Dim(n), 1 if transposed else 0, b_block_rk, b_fmt, *b_scales, b_layout
         ),
     )
     decoded = [_decode(operand, scale_format, op.gemm_operands) for operand in operands]

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from passes.ir.attributes import NamedOp
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import Rows, block_params, definition, row_signature, template
+from passes.lowering.cpu.common import block_params, definition, template
 from passes.lowering.cpu.tiling import elementwise_blocks
+from passes.lowering.dims import Dim, row_signature
 
 
-def _view(fields: dict[str, object], rows: Rows, p: str, k: int, bk: int, **names: str) -> str:
+def _view(fields: dict[str, object], rows: Dim, p: str, k: int, bk: int, **names: str) -> str:
     """``block_quantize_view.mlir`` over ``k`` columns (whole blocks of ``bk``) of ``x``."""
     kb = k // bk
-    blocks = f"{p}blocks"
+    blocks = rows.scaled_dim(f"{p}blocks", kb)  # the rows of the [M * K blocks, bk] view
     return template("block_quantize_view.mlir").substitute(
         fields,
         p=p,
@@ -28,17 +29,17 @@ def _view(fields: dict[str, object], rows: Rows, p: str, k: int, bk: int, **name
         Kb=kb,
         N=rows.scaled_type(k),
         R=rows.scaled_type(kb),
-        R_size=rows.scaled(blocks, kb),
-        r_defs=rows.derive((blocks, kb, 1)),
-        r_empty=rows.empty and rows.scaled(blocks, kb),
-        r_braces=rows.empty and f"{{{rows.scaled(blocks, kb)}}}",
+        R_size=blocks.size,
+        r_defs=rows.derive((f"{p}blocks", kb, 1)),
+        r_empty=blocks.empty,
+        r_braces=blocks.braces,
         tiling=elementwise_blocks(None if rows.dynamic else rows.count * kb, bk),
         **names,
     )
 
 
 def _data(
-    op: NamedOp, k: int, params: dict[str, object], rows: Rows, element: str, result: str, elem: str
+    op: NamedOp, k: int, params: dict[str, object], rows: Dim, element: str, result: str, elem: str
 ) -> str:
     """``%data``: x (K columns) cast per element by ``element`` (yielding ``result``), its
     block's scale ``%s`` of type ``elem`` in scope."""

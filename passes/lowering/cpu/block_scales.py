@@ -10,7 +10,9 @@ from passes.base.numbers import f32_hex, f64_hex, to_f32
 from passes.ir.attributes import NamedOp, ScaleRule
 from passes.ir.formats import E4M3
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import definition, head, row_signature, template
+from passes.lowering.cpu.common import definition, template
+from passes.lowering.definitions import head
+from passes.lowering.dims import row_signature
 
 
 def lower_compute_scale_e8m0(op: NamedOp) -> str:

@@ -10,17 +10,11 @@ from passes.ir.attributes import NamedOp, Nvfp4ScaleOrder
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import (
-    Rows,
-    contraction,
-    definition,
-    gemm_operand_fields,
-    head,
-    row_signature,
-    template,
-)
+from passes.lowering.cpu.common import contraction, definition, gemm_operand_fields, template
 from passes.lowering.cpu.swizzle import unswizzle
 from passes.lowering.cpu.tiling import elementwise_blocks
+from passes.lowering.definitions import head
+from passes.lowering.dims import Dim, row_signature
 
 
 def lower_nvfp4_quantize(op: NamedOp) -> str:
@@ -49,6 +43,7 @@ def lower_nvfp4_quantize(op: NamedOp) -> str:
     # K a multiple of 16: each block's table entries broadcast along it, i4 codes that IREE
     # stores packed (no gathers); else the codes of each byte read by index, the last block padded
     aligned = x.shape[1] == d.shape[1] * 16
+    blocks = rows.scaled_dim("blocks", d.shape[1])  # the rows of the [M * K blocks, 16] view
     return definition(
         "quantize_nvfp4_rows.mlir" if aligned else "quantize_nvfp4.mlir",
         head(op),
@@ -58,13 +53,13 @@ def lower_nvfp4_quantize(op: NamedOp) -> str:
         Kh=packed.shape[1],
         N=rows.scaled_type(x.shape[1]),
         R=rows.scaled_type(d.shape[1]),
-        R_size=rows.scaled("blocks", d.shape[1]),
+        R_size=blocks.size,
         M_size=rows.size,
         m_defs=rows.defs(("blocks", d.shape[1], 1)),
         m=rows.empty,
-        r_empty=rows.empty and rows.scaled("blocks", d.shape[1]),
-        m_braces=rows.empty and f"{{{rows.size}}}",
-        r_braces=rows.empty and f"{{{rows.scaled('blocks', d.shape[1])}}}",
+        r_empty=blocks.empty,
+        m_braces=rows.braces,
+        r_braces=blocks.braces,
         tiling=elementwise_blocks(None if rows.dynamic else rows.count * d.shape[1], 16),
         enc_doc=enc_doc,
         table=template("nvfp4_block_table.mlir").substitute(enc_doc=enc_doc, enc_body=enc),
@@ -75,7 +70,7 @@ def lower_nvfp4_quantize(op: NamedOp) -> str:
     )
 
 
-def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: Rows, k_blocks: int) -> str:
+def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: Dim, k_blocks: int) -> str:
     return template("dequant_nvfp4.mlir").substitute(
         p=prefix,
         row_dim=0,
@@ -107,9 +102,9 @@ def lower_nvfp4_scaled_matmul(op: NamedOp) -> str:
         m_defs=rows.defs(),
         m=rows.empty,
         dequant_a=_dequant_nvfp4("a_", "%a", str(a.builtin()), rows, kb),
-        dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), Rows(n), kb),
+        dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), Dim(n), kb),
         unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), rows, kb),
-        unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), Rows(n), kb),
+        unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), Dim(n), kb),
         **gemm_operand_fields(op, "%a_deq", "%b_deq"),
         contraction=contraction(
             TensorInfo((rows.count, kp), "f32"),

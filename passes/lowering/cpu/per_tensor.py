@@ -13,18 +13,16 @@ from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.block_amax import block_rows_bits, rowwise_block_amax_sibling
 from passes.lowering.cpu.common import (
-    Rows,
     contraction,
     definition,
-    dim_defs,
     dims,
     elementwise,
-    empty_sizes,
+    fragment,
     gemm_operand_fields,
-    head,
     iterators,
-    x_rows_dynamic,
 )
+from passes.lowering.definitions import head
+from passes.lowering.dims import Dim, Dims, x_rows_dynamic
 
 
 def lower_amax(op: NamedOp) -> str:
@@ -34,7 +32,7 @@ def lower_amax(op: NamedOp) -> str:
         return definition("amax.mlir", elementwise(op, x.shape))
     bk = rowwise_block_amax_sibling(op, x.shape) if x.dtype == "f32" else None
     if bk is not None:  # x's block amax too (nvfp4): share its block reduction
-        rows, k = Rows(x.shape[0], "%x", str(x.builtin())), x.shape[1]
+        rows, k = Dim.rows("%x", x), x.shape[1]
         return definition(
             "amax_via_blocks.mlir",
             head(op),
@@ -51,36 +49,37 @@ def lower_amax(op: NamedOp) -> str:
     view = TensorInfo((rows, x.shape[-1]), x.dtype)
     collapse = ""  # rank 2: x is the view
     if x.rank > 2:
-        groups = f"[{', '.join(str(i) for i in range(x.rank - 1))}], [{x.rank - 1}]"
-        collapse = (
-            f"  %x_rows = tensor.collapse_shape %x [{groups}]\n"
-            f"      : tensor<{shape_text(x.shape)}xf32> into tensor<{shape_text(view.shape)}xf32>"
+        collapse = fragment(
+            "amax_rows_collapse.mlir",
+            groups=f"[{', '.join(str(i) for i in range(x.rank - 1))}], [{x.rank - 1}]",
+            shape=shape_text(x.shape),
+            view=shape_text(view.shape),
         )
     rows_name = "%x_rows" if collapse else "%x"
-    defs, sizes = dim_defs(rows_name, view)  # "" when static
+    view_dims = Dims.read(rows_name, view)  # no lines when static
     return definition(
         "amax_rows.mlir",
         elementwise(op, x.shape),
         R=shape_text((rows,)),
         C=view.shape[1],
-        collapse=collapse + defs,
+        collapse=collapse + view_dims.defs(),
         rows=rows_name,
-        rows_size=empty_sizes(TensorInfo((rows,), "i32"), sizes),
+        rows_size=view_dims.empty(TensorInfo((rows,), "i32")),
     )
 
 
 def lower_compute_scale(op: NamedOp) -> str:
     """TE's ``compute_scale_from_amax`` (``fp8_per_tensor`` and ``fp8_block``)."""
     (amax,), _ = op.signature(dynamic=x_rows_dynamic(op))  # a block grid: dynamic rows
-    defs, sizes = dim_defs("%amax", amax)  # "" when static
+    amax_dims = Dims.read("%amax", amax)  # no lines when static
     names = ", ".join(dims(amax.rank))
     mask = 0xFF800000 if op.flag("pow2") else 0xFFFFFFFF
     return definition(
         "compute_scale_fp8.mlir",
         head(op),
         type=str(amax.builtin()),
-        amax_dims=defs,
-        sizes=empty_sizes(amax, sizes),
+        amax_dims=amax_dims.defs(),
+        sizes=amax_dims.empty(amax),
         map=f"affine_map<({names}) -> ({names})>",
         iterators=iterators(["parallel"] * amax.rank),
         epsilon_bits=str(f32_bits(op.number("epsilon"))),
@@ -92,28 +91,28 @@ def lower_compute_scale(op: NamedOp) -> str:
 def lower_quantize(op: NamedOp) -> str:
     """``data = cast(x * scale)``, ``scale_inv = 1 / scale``."""
     (x, _), _ = op.signature(dynamic=x_rows_dynamic(op))
-    defs, sizes = dim_defs("%x", x)  # "" when static
+    x_dims = Dims.read("%x", x)  # no lines when static
     return definition(
         "quantize_fp8_per_tensor.mlir",
         elementwise(op, x.shape),
         encode=snippets.encode(op.format()),
         reciprocal=snippets.reciprocal(),
-        x_dims=defs,
-        sizes=empty_sizes(x, sizes),
+        x_dims=x_dims.defs(),
+        sizes=x_dims.empty(x),
     )
 
 
 def lower_scaled_matmul(op: NamedOp) -> str:
     """Decoded operands, f32 accumulation, ``alpha = scale_inv_a * scale_inv_b``."""
     (a, _, b, _), (out,) = op.signature(dynamic=x_rows_dynamic(op))
-    defs, sizes = dim_defs("%a", a)  # "" when static; out's dynamic dims are a's leading ones
+    a_dims = Dims.read("%a", a)  # no lines when static; out's dynamic dims are a's leading ones
     return definition(
         "scaled_matmul_per_tensor.mlir",
         head(op),
-        a_dims_defs=defs,
-        a_sizes=empty_sizes(a, sizes),
-        b_sizes=empty_sizes(b, {}),
-        out_sizes=empty_sizes(out, sizes),
+        a_dims_defs=a_dims.defs(),
+        a_sizes=a_dims.empty(a),
+        b_sizes=Dims().empty(b),  # static
+        out_sizes=a_dims.empty(out),
         a_shape=shape_text(a.shape),
         b_shape=shape_text(b.shape),
         out_shape=shape_text(out.shape),

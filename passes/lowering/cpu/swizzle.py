@@ -9,7 +9,9 @@ from passes.base.numbers import ceil_div
 from passes.ir.attributes import NamedOp
 from passes.ir.layouts import MX_TILE_COLS, MX_TILE_ROWS, ScaleLayout
 from passes.ir.types import shape_text
-from passes.lowering.cpu.common import Rows, definition, head, row_signature, template
+from passes.lowering.cpu.common import definition, template
+from passes.lowering.definitions import head
+from passes.lowering.dims import Dim, row_signature
 
 
 def mx_offset(cols: int, row: str, col: str, out: str) -> str:
@@ -19,7 +21,7 @@ def mx_offset(cols: int, row: str, col: str, out: str) -> str:
     )
 
 
-def unswizzle(prefix: str, swizzled: str, swizzled_type: str, rows: Rows, k_blocks: int) -> str:
+def unswizzle(prefix: str, swizzled: str, swizzled_type: str, rows: Dim, k_blocks: int) -> str:
     """MLIR reading S [rows, k_blocks] (``%{prefix}S``) back from mx-swizzled scales."""
     return template("unswizzle_mx.mlir").substitute(
         p=prefix,
@@ -39,7 +41,7 @@ def lower_swizzle(op: NamedOp) -> str:
     return _lower_block_swizzle(op, layout, transpose)
 
 
-def _index_constant(name: str, rows: Rows, static: int) -> tuple[str, str]:
+def _index_constant(name: str, rows: Dim, static: int) -> tuple[str, str]:
     """A line defining ``%name`` as the index ``static``, and the SSA name a use reads: with
     dynamic rows, no line, and M's."""
     if rows.dynamic:
@@ -63,7 +65,7 @@ def _lower_mx_swizzle(op: NamedOp, transpose: bool) -> str:
         elem=compact.dtype,
         size=shape_text(out.shape),
         m_defs=rows.defs(("size", 1, MX_TILE_ROWS, per_row)),  # pad128(M) rows
-        out_sizes=rows.empty and rows.scaled("size", 1, MX_TILE_ROWS, per_row),
+        out_sizes=rows.scaled_dim("size", 1, MX_TILE_ROWS, per_row).empty,
         nrows_def=nrows_def,
         nrows=nrows,
         cols=cols,
@@ -85,7 +87,7 @@ def _lower_block_swizzle(op: NamedOp, layout: ScaleLayout, transpose: bool) -> s
         limit_def, limit = _index_constant("limit", rows, n)
     else:  # out[d0 = r, d1 = kb]
         r, kb, padded = "%d0", "%d1", "%d1"
-        limit_def, limit = _index_constant("limit", Rows(kbs), kbs)
+        limit_def, limit = _index_constant("limit", Dim(kbs), kbs)
     read0, read1 = (kb, r) if transpose else (r, kb)
     return definition(
         "swizzle_block.mlir",
@@ -96,7 +98,7 @@ def _lower_block_swizzle(op: NamedOp, layout: ScaleLayout, transpose: bool) -> s
         in_shape=shape_text(compact.shape),
         out_shape=shape_text(out.shape),
         m_defs=rows.defs(("padded", 1, 4)),
-        out_sizes=rows.empty and rows.scaled("padded", 1, 4),
+        out_sizes=rows.scaled_dim("padded", 1, 4).empty,
         limit_def=limit_def,
         limit=limit,
         padded_index=padded,

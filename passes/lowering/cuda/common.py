@@ -1,5 +1,6 @@
-"""Text helpers the cuda lowerings share: tensor types, reshapes, launch grids, constants, and
-the dynamic sizes of an activation's rows (``tensor.dim`` of an argument, as on llvm-cpu)."""
+"""What the cuda lowerings share: tensor types, reshapes, launch grids and ``i32`` push
+constants. Their dynamic sizes (an activation's rows) are ``passes/lowering/dims.py``'s, as on
+llvm-cpu."""
 
 from __future__ import annotations
 
@@ -7,24 +8,20 @@ import math
 
 from passes.base.numbers import ceil_div
 from passes.ir.attributes import NamedOp
-from passes.ir.types import DYNAMIC, TensorInfo, shape_text
-from passes.lowering.cpu.common import Rows, row_signature, x_rows_dynamic
-from passes.lowering.cuda.kernels import Extent, GridDim
-
-Size = int | str  # a size: a number, or the SSA name of an ``index`` read at run time
+from passes.ir.types import DYNAMIC, TensorInfo
+from passes.lowering.cuda.kernels import Extent, GridDim, fragment
+from passes.lowering.dims import Dims, Size, row_signature, x_rows_dynamic
 
 
 def ttype(info: TensorInfo, dtype: str | None = None) -> str:
-    dims = shape_text(info.shape)
-    elem = dtype or info.dtype
-    return f"tensor<{dims}x{elem}>" if dims else f"tensor<{elem}>"
+    """``info``'s builtin tensor type (element type ``dtype`` where given)."""
+    return str(info.with_dtype(dtype or info.dtype).builtin())
 
 
-def dyn_type(info: TensorInfo, sizes: dict[int, str], dtype: str | None = None) -> str:
-    """:func:`ttype` followed by its dynamic dims' SSA names (by position), as
+def dyn_type(info: TensorInfo, dims: Dims, dtype: str | None = None) -> str:
+    """:func:`ttype` followed by the sizes of its dynamic dims (``dims``, by position), as
     ``hal.dispatch.extern`` takes a tensor of dynamic shape: ``tensor<?x64xf32>{%rows}``."""
-    dynamic = [sizes[i] for i, d in enumerate(info.shape) if d == DYNAMIC]
-    return ttype(info, dtype) + (f"{{{', '.join(dynamic)}}}" if dynamic else "")
+    return ttype(info, dtype) + dims.braces(info)
 
 
 def signature(op: NamedOp) -> tuple[list[TensorInfo], list[TensorInfo]]:
@@ -36,33 +33,25 @@ def signature(op: NamedOp) -> tuple[list[TensorInfo], list[TensorInfo]]:
     return ins, outs
 
 
-def row_count(rows: Rows) -> Size:
-    """M as a size: the number, or ``%dyn_m`` (which :meth:`Rows.defs` reads)."""
-    return rows.size if rows.dynamic else rows.count
-
-
 def flat(info: TensorInfo) -> TensorInfo:
     size = math.prod(info.shape) if info.is_static else DYNAMIC
     return TensorInfo((size,), info.dtype)
 
 
-def reshape(src: str, frm: TensorInfo, to: TensorInfo, sizes: dict[int, str] | None = None) -> str:
-    """One op from ``frm`` to ``to`` (same elements, fewer/more leading dims); ``sizes``: the
-    SSA names of ``to``'s dynamic dims (by position), which an expansion needs."""
+def reshape(src: str, frm: TensorInfo, to: TensorInfo, dims: Dims | None = None) -> str:
+    """One op from ``frm`` to ``to`` (same elements, fewer/more leading dims); ``dims``: the
+    sizes of ``to``'s dynamic dims (by position), which an expansion needs."""
+    types = {"src": src, "from_type": ttype(frm), "to_type": ttype(to)}
     if frm.shape == to.shape:
-        return f"tensor.cast {src} : {ttype(frm)} to {ttype(to)}"
+        return fragment("reshape_cast.mlir", **types)
     big, small = (frm, to) if frm.rank > to.rank else (to, frm)
     lead = big.rank - small.rank + 1  # the first `lead` dims of the larger fold into one
     groups = [list(range(lead))] + [[i] for i in range(lead, big.rank)]
-    reassoc = "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
+    reassociation = "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
     if frm is big:
-        return f"tensor.collapse_shape {src} {reassoc} : {ttype(frm)} into {ttype(to)}"
-    known = sizes or {}
-    shape = [known[i] if d == DYNAMIC else str(d) for i, d in enumerate(to.shape)]
-    return (
-        f"tensor.expand_shape {src} {reassoc} output_shape "
-        f"[{', '.join(shape)}] : {ttype(frm)} into {ttype(to)}"
-    )
+        return fragment("reshape_collapse.mlir", reassociation=reassociation, **types)
+    shape = (dims or Dims()).shape(to)
+    return fragment("reshape_expand.mlir", reassociation=reassociation, shape=shape, **types)
 
 
 def tiles(size: Size, per: int) -> GridDim:
@@ -80,9 +69,11 @@ def i32(size: Size) -> str:
     """The op that makes ``size`` an ``i32`` push constant: a constant, or the ``index_cast`` of
     a dynamic size."""
     if isinstance(size, int):
-        return f"arith.constant {size} : i32"
-    return f"arith.index_cast {size} : index to i32"
+        return fragment("i32_constant.mlir", value=size)
+    return fragment("i32_from_index.mlir", value=size)
 
 
 def i32_constants(values: dict[str, int]) -> str:
-    return "".join(f"  %{k} = arith.constant {v} : i32\n" for k, v in values.items())
+    """A line defining ``%<key>`` as the ``i32`` constant of each ``values`` entry."""
+    name = "i32_named_constant.mlir"
+    return "".join(fragment(name, key=k, value=v) + "\n" for k, v in values.items())

@@ -12,19 +12,11 @@ from passes.base.numbers import ceil_div, f32_bits
 from passes.ir.attributes import FusedOutputs, NamedOp, ScaleRule, Scaling
 from passes.ir.layouts import MX_TILE_ROWS, ScaleLayout, pad4, swizzled_shape
 from passes.ir.types import TensorInfo
-from passes.lowering.cpu.common import Rows, head
-from passes.lowering.cuda.common import (
-    Size,
-    dyn_type,
-    i32,
-    i32_constants,
-    row_count,
-    signature,
-    tiles,
-    ttype,
-)
+from passes.lowering.cuda.common import dyn_type, i32, i32_constants, signature, tiles, ttype
 from passes.lowering.cuda.kernels import Extern, GridDim, definition, extern_text
 from passes.lowering.cuda.per_tensor import lower_per_tensor_cast
+from passes.lowering.definitions import head
+from passes.lowering.dims import Dim, Dims, Size
 
 # qmlir_quantize_mxfp8*'s `rule` constant
 _E8M0_RULE_CODES = {ScaleRule.E8M0_CEIL: 0, ScaleRule.E8M0_FLOOR: 1, ScaleRule.E8M0_RNE: 2}
@@ -38,12 +30,12 @@ def lower_fused_quantize(op: NamedOp, arch: str) -> str:
         return lower_per_tensor_cast(op, arch, delayed=True)
     ins, outs = signature(op)
     x = ins[0]
-    rows = Rows(x.shape[0], "%x", str(x.builtin()))
+    rows = Dim.rows("%x", x)
     cols = x.shape[1]
     outputs = op.outputs
     kernel, family, extra = _fused_kernel(op, outputs is not FusedOutputs.ROWWISE)
     m_defs, out_sizes = _dynamic_sizes(op, rows, cols) if rows.dynamic else ("", None)
-    m = row_count(rows)
+    m = rows.value
     kernel_outs = list(outs)
     if outputs is FusedOutputs.COLUMNWISE:
         kernel_outs = _rowwise_outputs(family, rows.count, cols) + kernel_outs
@@ -54,7 +46,7 @@ def lower_fused_quantize(op: NamedOp, arch: str) -> str:
     names = ["%x", "%global_amax"][: len(ins)]
     params = ", ".join(f"{nm}: {ttype(t)}" for nm, t in zip(names, ins, strict=True))
     constants = [("%rows", "i32"), ("%cols", "i32")] + [(f"%{key}", "i32") for key in extra]
-    in_sizes = [{0: rows.size}, {}][: len(ins)]  # x's rows; the global amax is a scalar
+    in_sizes = [Dims({0: rows}), Dims()][: len(ins)]  # x's rows; the global amax is a scalar
     ext = Extern(
         family,
         kernel,
@@ -94,7 +86,7 @@ def _rowwise_outputs(family: str, rows: int, cols: int) -> list[TensorInfo]:
     return [data, TensorInfo(scales, "i8")]
 
 
-def _dynamic_sizes(op: NamedOp, rows: Rows, cols: int) -> tuple[str, list[dict[int, str]]]:
+def _dynamic_sizes(op: NamedOp, rows: Dim, cols: int) -> tuple[str, list[Dims]]:
     """Dynamic rows (the rowwise kernels only): the lines reading them from x and sizing the
     scales, and the data's and the scales' dynamic dims by position."""
     if op.outputs is not FusedOutputs.ROWWISE:
@@ -110,7 +102,7 @@ def _dynamic_sizes(op: NamedOp, rows: Rows, cols: int) -> tuple[str, list[dict[i
         scaled, at = ("scales", 1, 4), 1
     else:
         raise QmlirError(f"named op @{op.name}: dynamic rows take 1-row blocks, not {layout.value}")
-    return rows.defs(scaled), [{0: rows.size}, {at: rows.scaled(*scaled)}]
+    return rows.defs(scaled), [Dims({0: rows}), Dims({at: rows.scaled_dim(*scaled)})]
 
 
 def _fused_kernel(op: NamedOp, columnwise: bool) -> tuple[str, str, dict[str, int]]:

@@ -14,18 +14,18 @@ from passes.ir.attributes import NamedOp, ScaleFormat, Scaling
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
-from passes.lowering.cpu.common import Rows, dim_defs, head
 from passes.lowering.cuda.common import (
     dyn_type,
     i32,
     i32_constants,
     reshape,
-    row_count,
     signature,
     tiles,
     ttype,
 )
 from passes.lowering.cuda.kernels import Extern, definition, extern_text, has_kernel
+from passes.lowering.definitions import head
+from passes.lowering.dims import Dim, Dims
 
 GEMM_TILE = 64  # gemm_block_scaled.cu: a 64x64 output tile per workgroup of 128 threads
 
@@ -43,18 +43,18 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
         return None
     rows = DYNAMIC if not a.is_static else math.prod(a.shape[:-1])
     a_2d = TensorInfo((rows, a.shape[-1]), a.dtype)
-    m_rows = Rows(rows, "%a_2d", ttype(a_2d))
-    m = row_count(m_rows)
+    m_rows = Dim.rows("%a_2d", a_2d)
+    m = m_rows.value
     n = b.shape[0]
     packed = op.format("a_format") == E2M1
     k = a.shape[-1] * (2 if packed else 1)
     c_2d = TensorInfo((rows, n), "f32")
     names = ["%a"] + [f"%in{i}" for i in range(1, len(ins))]
     params = ", ".join(f"{nm}: {ttype(t)}" for nm, t in zip(names, ins, strict=True))
-    operand_defs = [dim_defs(nm, t) for nm, t in zip(names[1:], ins[1:], strict=True)]
-    operands = [("%a_2d", dyn_type(a_2d, {0: m_rows.size}))] + [
-        (nm, dyn_type(t, sizes))
-        for nm, t, (_, sizes) in zip(names[1:], ins[1:], operand_defs, strict=True)
+    operand_dims = [Dims.read(nm, t) for nm, t in zip(names[1:], ins[1:], strict=True)]
+    operands = [("%a_2d", dyn_type(a_2d, Dims({0: m_rows})))] + [
+        (nm, dyn_type(t, dims))
+        for nm, t, dims in zip(names[1:], ins[1:], operand_dims, strict=True)
     ]
     constants = [("%m", "i32"), ("%n", "i32"), ("%k", "i32")]
     constants += [(f"%{key}", "i32") for key in extra]
@@ -62,7 +62,7 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
         "gemm_block_scaled",
         kernel,
         (*operands, *constants),
-        (dyn_type(c_2d, {0: m_rows.size}),),
+        (dyn_type(c_2d, Dims({0: m_rows})),),
         "%c",
         (ceil_div(n, GEMM_TILE), tiles(m, GEMM_TILE)),
         block=128,
@@ -75,7 +75,7 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
         params=params,
         out_shape=shape_text(out.shape),
         flatten_a=reshape("%a", a, a_2d),
-        sizes=m_rows.defs() + "".join(defs for defs, _ in operand_defs),
+        sizes=m_rows.defs() + "".join(dims.defs() for dims in operand_dims),
         M=i32(m),
         N=n,
         K=k,

@@ -14,28 +14,19 @@ A dynamic size (an activation's rows) reaches a kernel twice: as an ``i32`` push
 
 from __future__ import annotations
 
-import string
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from passes.base.errors import QmlirError
-from passes.lowering.cpu.common import name_template
 from passes.lowering.cuda.targets import executable_target_text
+from passes.lowering.definitions import Templates
 from runtime_kernels.nvrtc import KernelError, compile_ptx
 
-TEMPLATES = Path(__file__).parent / "templates"
-
-
-@cache
-def template(name: str) -> string.Template:
-    return string.Template((TEMPLATES / name).read_text())
-
-
-def definition(name: str, fields: Mapping[str, object] | None = None, **more: object) -> str:
-    """The definition template ``name`` filled in, its last line naming it (a comment)."""
-    return name_template(template(name).substitute(fields or {}, **more), name)
+TEMPLATES = Templates(Path(__file__).parent / "templates")
+template = TEMPLATES.template  # templates/<name>
+definition = TEMPLATES.definition  # a definition template filled in, its last line naming it
+fragment = TEMPLATES.fragment  # a template filled in as a field of another
 
 
 @cache
@@ -114,8 +105,8 @@ class Extern:
         for ssa, ty in self.operands:
             if ty.startswith("tensor<"):
                 access = "" if ssa in tied else ", ReadOnly"
-                out.append(f"#hal.pipeline.binding<storage_buffer{access}>")
-        out += ["#hal.pipeline.binding<storage_buffer>" for r in self.results if r[0] != "%"]
+                out.append(fragment("binding.mlir", access=access))
+        out += [fragment("binding.mlir", access="") for r in self.results if r[0] != "%"]
         return out
 
     def constants(self) -> int:

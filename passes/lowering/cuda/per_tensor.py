@@ -11,9 +11,10 @@ from passes.base.numbers import f32_bits
 from passes.ir.attributes import NamedOp, ScaleRule, Scaling
 from passes.ir.formats import E4M3, E5M2
 from passes.ir.types import TensorInfo, shape_text
-from passes.lowering.cpu.common import dim_defs, head
-from passes.lowering.cuda.common import Size, dyn_type, flat, grid_1d, i32, reshape, signature
+from passes.lowering.cuda.common import dyn_type, flat, grid_1d, i32, reshape, signature
 from passes.lowering.cuda.kernels import Extern, definition, extern_text
+from passes.lowering.definitions import head
+from passes.lowering.dims import Dim, Dims
 
 # qmlir_fp8_scale_from_amax's `format` constant
 _SCALE_FORMAT_CODES = {E4M3: 0, E5M2: 1}
@@ -23,36 +24,34 @@ def lower_amax(op: NamedOp, arch: str) -> str | None:
     if op.scaling is Scaling.BLOCK:
         return None  # block amax: fused into fused_quantize, else the template
     (x,), _ = signature(op)
-    flat_x, flat_defs, n = _flat_view(x)
+    flat_x, n = _flat_view(x)
     ext = Extern(
         "per_tensor",
         "qmlir_amax_f32",
         (("%flat", _flat_type(flat_x, n)), ("%zero", "tensor<f32>"), ("%n", "i32")),
         ("%zero",),
         "%amax",
-        grid_1d(n),
+        grid_1d(n.value),
     )
     return definition(
         "amax.mlir",
         head(op),
         shape=shape_text(x.shape),
         flatten_x=reshape("%x", x, flat_x),
-        sizes=flat_defs,
-        n=i32(n),
+        sizes=n.defs(),
+        n=i32(n.value),
         extern=extern_text(ext, arch),
     )
 
 
-def _flat_view(x: TensorInfo) -> tuple[TensorInfo, str, Size]:
-    """``%flat``'s type, the lines that read its dynamic size (``""`` when static: the template's
-    lines stay), and its element count ``n``."""
+def _flat_view(x: TensorInfo) -> tuple[TensorInfo, Dim]:
+    """``%flat``'s type and its element count ``n`` (read from it where dynamic)."""
     flat_x = flat(x)
-    defs, sizes = dim_defs("%flat", flat_x)
-    return flat_x, defs, sizes.get(0, flat_x.shape[0])
+    return flat_x, Dim.read("%flat", flat_x, 0)
 
 
-def _flat_type(flat_x: TensorInfo, n: Size, dtype: str | None = None) -> str:
-    return dyn_type(flat_x, {0: n} if isinstance(n, str) else {}, dtype)
+def _flat_type(flat_x: TensorInfo, n: Dim, dtype: str | None = None) -> str:
+    return dyn_type(flat_x, Dims({0: n}), dtype)
 
 
 def lower_compute_scale(op: NamedOp, arch: str) -> str | None:
@@ -111,8 +110,8 @@ def lower_per_tensor_cast(op: NamedOp, arch: str, delayed: bool) -> str:
     if fmt not in _SCALE_FORMAT_CODES:
         raise QmlirError(f"no cuda kernel for per-tensor {op.kind} to '{fmt.name}'")
     (x, _), _ = signature(op)
-    flat_x, flat_defs, n = _flat_view(x)
-    x_defs, x_sizes = dim_defs("%x", x)  # the data's output_shape
+    flat_x, n = _flat_view(x)
+    x_dims = Dims.read("%x", x)  # the data's output_shape
     amax = (("%zero", "tensor<f32>"),) if delayed else ()
     ext = Extern(
         "per_tensor",
@@ -120,7 +119,7 @@ def lower_per_tensor_cast(op: NamedOp, arch: str, delayed: bool) -> str:
         (("%flat", _flat_type(flat_x, n)), ("%scale", "tensor<f32>"), *amax, ("%n", "i32")),
         (_flat_type(flat_x, n, "i8"), "tensor<f32>", *(["%zero"] if delayed else [])),
         "%q",
-        grid_1d(n, 4096),
+        grid_1d(n.value, 4096),
     )
     name = "fused_quantize_per_tensor.mlir" if delayed else "quantize_fp8_per_tensor.mlir"
     return definition(
@@ -129,8 +128,8 @@ def lower_per_tensor_cast(op: NamedOp, arch: str, delayed: bool) -> str:
         format=fmt.name,
         shape=shape_text(x.shape),
         flatten_x=reshape("%x", x, flat_x),
-        sizes=x_defs + flat_defs,
-        n=i32(n),
-        unflatten_data=reshape("%q#0", flat_x.with_dtype("i8"), x.with_dtype("i8"), x_sizes),
+        sizes=x_dims.defs() + n.defs(),
+        n=i32(n.value),
+        unflatten_data=reshape("%q#0", flat_x.with_dtype("i8"), x.with_dtype("i8"), x_dims),
         extern=extern_text(ext, arch),
     )

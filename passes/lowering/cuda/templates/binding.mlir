@@ -1,0 +1,1 @@
+#hal.pipeline.binding<storage_buffer${access}>

@@ -1,0 +1,1 @@
+arith.constant ${value} : i32

@@ -1,0 +1,1 @@
+arith.index_cast ${value} : index to i32

@@ -1,0 +1,1 @@
+  %${key} = arith.constant ${value} : i32

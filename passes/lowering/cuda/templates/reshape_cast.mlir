@@ -1,0 +1,1 @@
+tensor.cast ${src} : ${from_type} to ${to_type}
