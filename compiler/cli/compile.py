@@ -11,13 +11,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from compiler import extras
 from compiler.cli.common import human_size, parse_layer_recipes, parse_options, print_layers
+from compiler.extras import COMPILE
 from passes.base.errors import QmlirError
 
 NAME = "compile"
 HELP = "compile a model to a .vmfb"
-NEEDS = extras.COMPILE
+NEEDS = COMPILE
 DONE = "done"
 DEFAULT_FUNCTION = "build"  # compiler.frontend.model_source's (not imported here: it imports torch)
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
-from compiler import extras
 from compiler.cli.common import load_arrays, parse_options, write_npz
+from compiler.extras import IR
 from passes.base.errors import QmlirError
 
 NAME = "quantize"
 HELP = "run the compiled quantize core on one tensor"
-NEEDS = extras.IR
+NEEDS = IR
 
 
 def add_arguments(q: argparse.ArgumentParser) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from compiler import extras
+from compiler.extras import IR
 
 NAME = "recipes"
 HELP = "list recipes, their options and defaults"
-NEEDS = extras.IR
+NEEDS = IR
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,14 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from compiler import extras
 from compiler.cli.common import parse_layer_recipes, parse_options, print_table, read_inputs
+from compiler.extras import COMPILE
 from passes.base.errors import QmlirError
 from passes.base.files import write_atomically
 
 NAME = "report"
 HELP = "per-layer accuracy of a recipe on a model: table, HTML with plots"
-NEEDS = extras.COMPILE
+NEEDS = COMPILE
 
 
 def add_arguments(rp: argparse.ArgumentParser) -> None:

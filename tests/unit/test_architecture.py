@@ -47,8 +47,9 @@ PACKAGE_LAYERS = {
 # runs the frontend (model sources, export, import) and the backend (IREE, the artifact); the
 # runtime loads and runs artifacts. Pass modules (passes/*.py) may import any part of passes/.
 LAYERS = {
-    "compiler": {"compiler.api", "compiler.runtime", "compiler.version"},  # the package itself
+    "compiler": {"compiler.api", "compiler.extras", "compiler.runtime", "compiler.version"},
     "compiler.version": set(),
+    "compiler.extras": set(),  # which extra a command needs, checked before any import of it
     "compiler.runtime": set(),
     "compiler.frontend": set(),
     "compiler.backend": set(),
@@ -56,12 +57,14 @@ LAYERS = {
         "compiler.frontend",
         "compiler.backend",
         "compiler.runtime",
+        "compiler.extras",
         "compiler.version",
     },
     "compiler.analysis": {
         "compiler.frontend",
         "compiler.pipeline",
         "compiler.runtime",
+        "compiler.extras",
         "compiler.version",
     },
     "compiler.api": {
@@ -70,6 +73,7 @@ LAYERS = {
         "compiler.backend",
         "compiler.pipeline",
         "compiler.runtime",
+        "compiler.extras",
         "compiler.version",
     },
     "compiler.cli": {
@@ -79,6 +83,7 @@ LAYERS = {
         "compiler.backend",
         "compiler.pipeline",
         "compiler.runtime",
+        "compiler.extras",
         "compiler.version",
     },
     "passes.base": set(),
