@@ -20,6 +20,7 @@ from typing import Any
 
 from passes.base.errors import QmlirError
 from passes.base.files import write_atomically
+from passes.ir.cuda_kernels import ENTRY_POINTS
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SOURCE_DIR = PACKAGE_DIR / "src"
@@ -27,36 +28,8 @@ INCLUDE_DIR = PACKAGE_DIR / "include"
 
 NVRTC_MISSING = "the cuda target needs NVRTC: pip install 'qmlir[cuda]'"
 
-# Family -> its `extern "C" __global__` entry points (README.md documents each one's ABI).
-ENTRY_POINTS: dict[str, tuple[str, ...]] = {
-    "per_tensor": (
-        "qmlir_amax_f32",
-        "qmlir_fp8_scale_from_amax",
-        "qmlir_quantize_fp8_e4m3",
-        "qmlir_quantize_fp8_e5m2",
-        "qmlir_quantize_fp8_delayed_e4m3",
-        "qmlir_quantize_fp8_delayed_e5m2",
-    ),
-    "block_fp8": (
-        "qmlir_quantize_fp8_block1d",
-        "qmlir_quantize_fp8_block1d_rowwise",
-        "qmlir_quantize_fp8_block2d",
-    ),
-    "mxfp8": (
-        "qmlir_quantize_mxfp8",
-        "qmlir_quantize_mxfp8_rowwise",
-    ),
-    "nvfp4": (
-        "qmlir_nvfp4_decode_scale",
-        "qmlir_nvfp4_quantize",
-    ),
-    "gemm_block_scaled": (
-        "qmlir_gemm_fp8_per_tensor",
-        "qmlir_gemm_fp8_block",
-        "qmlir_gemm_mxfp8",
-        "qmlir_gemm_nvfp4",
-    ),
-}
+# Family -> its `extern "C" __global__` entry points: declared in passes/ir/cuda_kernels.py,
+# which the cuda lowering and fusion read too (README.md documents each one's ABI).
 KERNEL_FAMILIES: tuple[str, ...] = tuple(ENTRY_POINTS)
 
 # IEEE-exact float arithmetic on the device (no FMA contraction, no flush to zero), so every

@@ -23,7 +23,8 @@ LAYERS = {
     "passes.lowering": {"passes.base", "passes.ir", "runtime_kernels"},
     "passes.host": {"passes.base", "passes.ir", "passes.lowering"},
     "passes.fusion": {"passes.base", "passes.ir"},
-    "runtime_kernels": {"passes.base"},
+    # the kernels' declaration (passes/ir/cuda_kernels.py) is the dialect's: nvrtc reads it
+    "runtime_kernels": {"passes.base", "passes.ir"},
 }
 PASS_MODULES = (
     "passes.quantize_matmuls",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from passes.base.numbers import ceil_div
-from passes.ir.attributes import NamedOp
+from passes.ir.dialect import NamedOp
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 from passes.lowering.cpu.common import Rows, row_signature, x_rows_dynamic
 from passes.lowering.cuda.kernels import Extent, GridDim

@@ -15,17 +15,20 @@ A dynamic size (an activation's rows) reaches a kernel twice: as an ``i32`` push
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from passes.base.errors import QmlirError
+from passes.ir.dialect import NamedOp
 from passes.lowering.cpu.common import name_template
 from passes.lowering.cuda.targets import executable_target_text
 from runtime_kernels.nvrtc import compile_ptx
 
 TEMPLATES = Path(__file__).parent / "templates"
+# A cuda lowering: the op's definition for an architecture (``sm_90``).
+CudaLowering = Callable[[NamedOp, str], str]
 
 
 @cache
@@ -45,15 +48,6 @@ def family_ptx(family: str, arch: str) -> bytes:
         return compile_ptx(family, arch)
     except FileNotFoundError as e:
         raise QmlirError(f"runtime kernel family '{family}' has no source ({e.filename})") from e
-
-
-def has_kernel(family: str, kernel: str, arch: str) -> bool:
-    """Whether ``family``'s PTX defines ``kernel`` (a family still being written may lack it)."""
-    try:
-        ptx = family_ptx(family, arch)
-    except QmlirError:
-        return False
-    return f".entry {kernel}(".encode() in ptx
 
 
 @cache
