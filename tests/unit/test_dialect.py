@@ -14,7 +14,6 @@ from passes.ir.dialect import (
     ComputeScale,
     FusedOutputs,
     FusedQuantize,
-    NamedOp,
     Quantize,
     ScaledMatmul,
     ScaleRule,
@@ -94,7 +93,7 @@ def test_bad_values_are_named(key: str, value: str, message: str) -> None:
         decl = _declared(RECORDS[0])
         decl.attributes[key] = ir.Attribute.parse(value)
         with pytest.raises(QmlirError, match=f"@qmlir.compute_scale.v.*{message}"):
-            NamedOp(decl).attrs
+            decode(decl)
 
 
 def test_missing_required_attribute() -> None:
@@ -102,4 +101,4 @@ def test_missing_required_attribute() -> None:
         decl = _declared(RECORDS[0])
         del decl.attributes["qmlir.rule"]
         with pytest.raises(QmlirError, match="has no attribute 'qmlir.rule'"):
-            NamedOp(decl).attrs
+            decode(decl)
