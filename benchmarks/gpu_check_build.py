@@ -47,7 +47,8 @@ from benchmarks.gpu_check_run import check_input, random_operand
 from compiler.backend.iree_compile import compile_module
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.host.call import call, host_copies
-from passes.ir.named_ops import NamedOpBuilder, callee_name, is_named_op_decl, op_kind
+from passes.ir.dialect import NamedOp, ScaledMatmul, ScaleFormat
+from passes.ir.named_ops import NamedOpBuilder, callee_name, is_named_op_decl
 from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.lower_named_ops import LowerNamedOps
 from passes.recipes import Role, ScalingRecipe, Usage, get_recipe
@@ -175,18 +176,17 @@ def gemm_vmfb(
 
 def _operand_specs(decl: ir.Operation, types: list[ir.Type]) -> list[dict[str, Any]]:
     """Per argument of a ``scaled_matmul``: A's (data, scale[, s_dec]), then B's."""
-    assert op_kind(decl) == "scaled_matmul"
-    attrs = decl.attributes
-    scale_format = (
-        ir.StringAttr(attrs["qmlir.scale_format"]).value
-        if "qmlir.scale_format" in attrs
-        else "fp32"
-    )
-    scale_kind = {"fp32": "f32_scale", "e8m0": "e8m0", "nvfp4": "e4m3_scale"}[scale_format]
+    gemm = NamedOp(decl).record(ScaledMatmul)
+    scale_format = gemm.scale_format or ScaleFormat.FP32
+    scale_kind = {
+        ScaleFormat.FP32: "f32_scale",
+        ScaleFormat.E8M0: "e8m0",
+        ScaleFormat.NVFP4: "e4m3_scale",
+    }[scale_format]
     half = len(types) // 2
     specs = []
-    for side, side_types in (("a", types[:half]), ("b", types[half:])):
-        fmt = ir.StringAttr(attrs[f"qmlir.{side}_format"]).value
+    for side_format, side_types in ((gemm.a_format, types[:half]), (gemm.b_format, types[half:])):
+        fmt = side_format.name
         kinds = ["e2m1x2" if fmt == "e2m1" else fmt, scale_kind, "f32_scale"]
         for kind, ty in zip(kinds, side_types, strict=False):
             info = tensor_info(ty)

@@ -16,13 +16,12 @@ from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
 from passes.host.evaluate import NamedOpEvaluator
+from passes.ir.dialect import decode_kind
 from passes.ir.elements import elements_to_numpy
 from passes.ir.named_ops import (
-    PURE_OPS,
     callee_name,
     erase_uncalled_declarations,
     is_named_op_decl,
-    op_kind,
     symbol_name,
 )
 from passes.ir.torch_ops import defining_op
@@ -90,7 +89,7 @@ class FoldConstantQuantize(ModulePass):
         known: dict[ir.Value, np.ndarray] = {}
         foldable: list[tuple[ir.Operation, list[np.ndarray]]] = []
         for call in calls:
-            if op_kind(decls[callee_name(call)]) not in PURE_OPS:
+            if not decode_kind(decls[callee_name(call)]).pure:
                 continue
             args = [_constant_value(v, known) for v in call.operands]
             if any(a is None for a in args):

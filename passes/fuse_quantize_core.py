@@ -38,33 +38,27 @@ from passes.base.module_pass import ModulePass, register_pass
 from passes.fusion.calls import NamedCalls, layer_of
 from passes.fusion.chains import fuse_chains, match_chain, pair_up
 from passes.fusion.delayed import DelayedPair, fuse_delayed, match_delayed
-from passes.ir.attributes import ScaleRule
-from passes.ir.named_ops import (
-    NamedOpBuilder,
-    callee_name,
-    erase_uncalled_declarations,
-    op_kind,
-)
+from passes.ir.dialect import ComputeScale, OpKind, ScaleRule, decode_kind
+from passes.ir.named_ops import NamedOpBuilder, callee_name, erase_uncalled_declarations
 
-_FUSED_KINDS = ("amax", "compute_scale", "quantize", "swizzle")
+_FUSED_KINDS = (OpKind.AMAX, OpKind.COMPUTE_SCALE, OpKind.QUANTIZE, OpKind.SWIZZLE)
 
 
 def _te_global_scale(calls: NamedCalls, op: ir.Operation) -> bool:
-    found = calls.of_kind(op, "compute_scale")
-    return found is not None and found.rule is ScaleRule.NVFP4_GLOBAL
+    found = calls.of_kind(op, OpKind.COMPUTE_SCALE)
+    return found is not None and found.attrs.rule is ScaleRule.NVFP4_GLOBAL
 
 
 def _to_decode_scale(ops: NamedOpBuilder, g: ir.Operation) -> None:
     """``compute_scale.nvfp4_global(amax) → (S_enc, S_dec)`` with S_enc unused (the fused kernel
     derives it from the amax) becomes ``compute_scale.nvfp4_global_decode(amax) → S_dec``."""
-    rule = ScaleRule.NVFP4_GLOBAL_DECODE.value
+    rule = ScaleRule.NVFP4_GLOBAL_DECODE
     with ir.InsertionPoint(g), g.location:
         (s_dec,) = ops.call(
-            "compute_scale",
-            rule,
+            ComputeScale(rule=rule),
+            rule.value,
             [g.operands[0]],
             [g.results[1].type],
-            {"rule": ir.StringAttr.get(rule)},
             layer=layer_of(g),
         )
     g.results[1].replace_all_uses_with(s_dec)
@@ -109,5 +103,5 @@ class FuseQuantizeCore(ModulePass):
                     touched.add(callee_name(op))
                     _to_decode_scale(ops, op)
         erase_uncalled_declarations(
-            module, {n for n in touched if op_kind(calls.decls[n]) in _FUSED_KINDS}
+            module, {n for n in touched if decode_kind(calls.decls[n]) in _FUSED_KINDS}
         )

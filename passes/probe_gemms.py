@@ -23,6 +23,7 @@ from passes.base.abi import GET_PROBES
 from passes.base.errors import QmlirError
 from passes.base.module_pass import ModulePass, register_pass
 from passes.fusion.calls import NamedCalls
+from passes.ir.dialect import OpKind
 from passes.ir.named_ops import (
     GEMM_ATTR,
     LAYER_ATTR,
@@ -73,7 +74,7 @@ def _probed(module: ir.Module, calls: NamedCalls) -> list[ir.Operation]:
     return [
         op.operation
         for op in block.operations
-        if calls.of_kind(op.operation, "scaled_matmul") is not None
+        if calls.of_kind(op.operation, OpKind.SCALED_MATMUL) is not None
         and GEMM_ATTR in op.operation.attributes
     ]
 
@@ -86,7 +87,7 @@ def probe_entries(module: ir.Module) -> list[dict[str, object]]:
     for gemm in _probed(module, calls):
         attrs = gemm.attributes
         roles = [ir.StringAttr(r).value for r in ir.ArrayAttr(attrs[ROLES_ATTR])]
-        transposed = calls.op(gemm).flag("b_transposed")
+        transposed = calls.op(gemm).attrs.b_transposed
         out.append(
             {
                 "layer": ir.StringAttr(attrs[LAYER_ATTR]).value if LAYER_ATTR in attrs else "",
@@ -101,7 +102,7 @@ def probe_entries(module: ir.Module) -> list[dict[str, object]]:
 def _operand(calls: NamedCalls, gemm: ir.Operation, index: int) -> list[ir.Value]:
     """(source, codes, compact scale_inv) of the GEMM's operand whose codes are ``index``."""
     quantize = defining_op(gemm.operands[index])
-    if calls.of_kind(quantize, "quantize") is None:
+    if calls.of_kind(quantize, OpKind.QUANTIZE) is None:
         raise QmlirError("probe-gemms: a GEMM operand does not come from a quantize call")
     assert quantize is not None
     return [quantize.operands[0], quantize.results[0], quantize.results[1]]

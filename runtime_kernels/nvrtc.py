@@ -35,37 +35,10 @@ class KernelError(Exception):
     Its message is one line naming the problem (a failed compile adds NVRTC's log below)."""
 
 
-# Family -> its `extern "C" __global__` entry points (README.md documents each one's ABI).
-ENTRY_POINTS: dict[str, tuple[str, ...]] = {
-    "per_tensor": (
-        "qmlir_amax_f32",
-        "qmlir_fp8_scale_from_amax",
-        "qmlir_quantize_fp8_e4m3",
-        "qmlir_quantize_fp8_e5m2",
-        "qmlir_quantize_fp8_delayed_e4m3",
-        "qmlir_quantize_fp8_delayed_e5m2",
-    ),
-    "block_fp8": (
-        "qmlir_quantize_fp8_block1d",
-        "qmlir_quantize_fp8_block1d_rowwise",
-        "qmlir_quantize_fp8_block2d",
-    ),
-    "mxfp8": (
-        "qmlir_quantize_mxfp8",
-        "qmlir_quantize_mxfp8_rowwise",
-    ),
-    "nvfp4": (
-        "qmlir_nvfp4_decode_scale",
-        "qmlir_nvfp4_quantize",
-    ),
-    "gemm_block_scaled": (
-        "qmlir_gemm_fp8_per_tensor",
-        "qmlir_gemm_fp8_block",
-        "qmlir_gemm_mxfp8",
-        "qmlir_gemm_nvfp4",
-    ),
-}
-KERNEL_FAMILIES: tuple[str, ...] = tuple(ENTRY_POINTS)
+# One family per source, src/<family>.cu; its entry points and the named op each serves are
+# declared in passes/ir/cuda_kernels.py (tests/unit/test_cuda_ptx.py: the PTX defines exactly
+# those).
+KERNEL_FAMILIES: tuple[str, ...] = tuple(sorted(p.stem for p in SOURCE_DIR.glob("*.cu")))
 
 # IEEE-exact float arithmetic on the device (no FMA contraction, no flush to zero), so every
 # element's bytes equal the CPU path's; these are NVRTC's defaults except --fmad.
@@ -78,12 +51,6 @@ NVRTC_OPTIONS: tuple[str, ...] = (
 )
 
 _ARCH = re.compile(r"^(?:sm_|compute_)?(\d{2,3})(a|f)?$")
-
-
-def entry_points(kernel_family: str) -> list[str]:
-    """The kernel names ``compile_ptx(kernel_family, ...)``'s PTX defines (``.entry``)."""
-    _check_family(kernel_family)
-    return list(ENTRY_POINTS[kernel_family])
 
 
 def virtual_arch(arch: str) -> str:
@@ -118,7 +85,7 @@ def compile_ptx(kernel_family: str, arch: str) -> bytes:
 
 
 def _check_family(kernel_family: str) -> None:
-    if kernel_family not in ENTRY_POINTS:
+    if kernel_family not in KERNEL_FAMILIES:
         known = ", ".join(KERNEL_FAMILIES)
         raise KernelError(f"unknown kernel family '{kernel_family}'; known: {known}")
 

@@ -42,6 +42,7 @@ from compiler.pipeline.inference import layer_map
 from compiler.runtime.input_check import check_index_ranges, check_shapes
 from passes.base.errors import QmlirError
 from passes.fold_weight_views import FoldWeightViews
+from passes.ir.dialect import OpKind
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.recipes import Recipe, Role, ScalingRecipe
 
@@ -195,7 +196,7 @@ class _LayerStats:
 
     def __init__(self, decision: dict[str, str], recipe: Recipe | None) -> None:
         self.decision = decision
-        quantized = decision["matmul"] == "scaled_matmul"
+        quantized = decision["matmul"] == OpKind.SCALED_MATMUL.value
         # the recipe that quantizes this matmul; None: it stays in high precision
         self.recipe = recipe if quantized and isinstance(recipe, ScalingRecipe) else None
         self.op = ""

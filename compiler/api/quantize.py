@@ -20,7 +20,8 @@ from compiler.runtime import to_numpy
 from passes.base.errors import QmlirError
 from passes.host.call import call, host_copies
 from passes.host.evaluate import compile_host_module, compile_host_vmfb, load_host_module
-from passes.ir.named_ops import NamedOpBuilder
+from passes.ir.dialect import NamedOp, Quantize, ScaleFormat
+from passes.ir.named_ops import NamedOpBuilder, callee_name, symbol_name
 from passes.ir.types import builtin_tensor_type
 from passes.lowering.declarations import lower_declarations, named_op_declarations
 from passes.recipes import Recipe, Role, ScalingRecipe, Usage, get_recipe
@@ -205,15 +206,26 @@ def quantize_program(
         entry.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get([x_type], [r.type for r in results])
         )
-        scale_is_f32 = str(ir.ShapedType(q.scale_inv.type).element_type) == "f32"
+        quantize = _quantize_record(module, q.data)
         lower_declarations(module, named_op_declarations(module))
         return QuantizeProgram(
             text=str(module),
-            element_format=q.fmt.name,
-            scale_format="fp32" if scale_is_f32 else ("e4m3" if q.fmt.name == "e2m1" else "e8m0"),
-            block=(q.block[0], q.block[1]) if q.block else None,
+            element_format=quantize.format.name,
+            scale_format=(quantize.scale_format or ScaleFormat.FP32).value,
+            block=quantize.block,
             transposed=q.transposed,
         )
+
+
+def _quantize_record(module: ir.Module, data: ir.Value) -> Quantize:
+    """The record of the ``quantize`` that wrote ``data``: how its codes and scales decode."""
+    callee = callee_name(ir.OpResult(data).owner.operation)
+    decl = next(
+        op.operation
+        for op in module.body.operations
+        if "sym_name" in op.operation.attributes and symbol_name(op.operation) == callee
+    )
+    return NamedOp(decl).record(Quantize)
 
 
 def quantize_module_text(

@@ -12,8 +12,8 @@ from typing import Any
 
 from iree.compiler import ir
 
-from passes.ir.attributes import NamedOp, ScaleFormat, Scaling
-from passes.ir.named_ops import callee_name, is_named_op_decl, op_kind, symbol_name
+from passes.ir.dialect import NamedOp, OpKind, ScaleFormat, Scaling, decode_kind
+from passes.ir.named_ops import callee_name, is_named_op_decl, symbol_name
 from passes.ir.torch_ops import defining_op
 from passes.ir.types import tensor_info
 
@@ -40,11 +40,11 @@ _BLOCK_SCALES = {
 
 def _roles(op: NamedOp) -> list[str]:
     """What each operand of a scaled_matmul declaration holds."""
-    a, b = (op.format(f"{k}_format").name for k in ("a", "b"))
-    block = op.scaling is Scaling.BLOCK
-    scale = _BLOCK_SCALES[op.scale_format] if block else "f32 scale_inv"
+    a, b = op.attrs.a_format.name, op.attrs.b_format.name
+    block = op.attrs.scaling is Scaling.BLOCK
+    scale = _BLOCK_SCALES[op.attrs.scale_format] if block else "f32 scale_inv"
     data = {"e4m3": "e4m3 data", "e2m1": "e2m1 data (packed)"}
-    if block and op.scale_format is ScaleFormat.NVFP4:
+    if block and op.attrs.scale_format is ScaleFormat.NVFP4:
         return [data[a], scale, "f32 global scale", data[b], scale, "f32 global scale"]
     return [data[a], scale, data[b], scale]
 
@@ -54,7 +54,7 @@ def weight_bytes(module: ir.Module) -> dict[str, int]:
     decls = {
         symbol_name(op.operation): NamedOp(op.operation)
         for op in module.body.operations
-        if is_named_op_decl(op.operation) and op_kind(op.operation) == "scaled_matmul"
+        if is_named_op_decl(op.operation) and decode_kind(op.operation) is OpKind.SCALED_MATMUL
     }
     counted: dict[Any, str] = {}
     totals: Counter[str] = Counter()

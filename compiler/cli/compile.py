@@ -149,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
     from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags
     from compiler.frontend.model_source import load_model
     from compiler.pipeline.inference import CompileOptions, attention_as_matmuls, compile_model
+    from passes.ir.dialect import OpKind
 
     options = CompileOptions(
         recipe=recipe,
@@ -191,14 +192,16 @@ def run(args: argparse.Namespace) -> int:
         print_layers(compiled.metadata["layers"])
     if not args.quiet:
         layers = compiled.metadata["layers"]
-        quantized = sum(1 for layer in layers if layer["matmul"] == "scaled_matmul")
+        quantized = sum(1 for layer in layers if layer["matmul"] == OpKind.SCALED_MATMUL.value)
         what = "training step, " if optimizer is not None else ""
         print(
             f"wrote {output} ({what}{human_size(len(compiled.vmfb))}, recipe {recipe.name}, "
             f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
         )
         if recipe.quantizes and quantized < len(layers):
-            kept = Counter(layer["note"] for layer in layers if layer["matmul"] != "scaled_matmul")
+            kept = Counter(
+                layer["note"] for layer in layers if layer["matmul"] != OpKind.SCALED_MATMUL.value
+            )
             reasons = "; ".join(f"{n} x {why}" for why, n in kept.most_common())
             print(f"  kept in high precision: {reasons} (--explain lists them)")
     return 0

@@ -38,12 +38,12 @@ from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.gemm_operands import GEMM_OPERAND_TYPES, GemmOperands
 from passes.host.flags import target_flags
+from passes.ir.dialect import OpKind, decode_kind
 from passes.ir.named_ops import (
     GEMM_ATTR,
     LAYER_ATTR,
     callee_name,
     is_named_op_decl,
-    op_kind,
     symbol_name,
 )
 from passes.lower_named_ops import LowerNamedOps
@@ -206,7 +206,7 @@ def check_quantized(options: CompileOptions, layers: list[dict[str, str]]) -> No
     Matmuls the user kept (``--exclude``, ``--layer-recipe ...=none``) do not count against it."""
     if not options.recipe.quantizes or options.allow_unquantized or not layers:
         return
-    if any(layer["matmul"] == "scaled_matmul" for layer in layers):
+    if any(layer["matmul"] == OpKind.SCALED_MATMUL.value for layer in layers):
         return
     kept = [layer["note"] for layer in layers if not layer["note"].startswith(USER_CHOICES)]
     if not kept:
@@ -281,7 +281,7 @@ def layer_map(module: ir.Module) -> list[dict[str, str]]:
     scaled = {
         symbol_name(op.operation)
         for op in module.body.operations
-        if is_named_op_decl(op.operation) and op_kind(op.operation) == "scaled_matmul"
+        if is_named_op_decl(op.operation) and decode_kind(op.operation) is OpKind.SCALED_MATMUL
     }
 
     def visit(op: ir.Operation) -> ir.WalkResult:
@@ -290,7 +290,7 @@ def layer_map(module: ir.Module) -> list[dict[str, str]]:
         if op.name == "func.call" and callee_name(op) in scaled:
             entry = {
                 "layer": ir.StringAttr(attrs[LAYER_ATTR]).value if LAYER_ATTR in attrs else "",
-                "matmul": "scaled_matmul",
+                "matmul": OpKind.SCALED_MATMUL.value,
                 "recipe": ir.StringAttr(attrs[RECIPE_ATTR]).value,
                 "note": ir.StringAttr(attrs[WHY_ATTR]).value,
             }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from passes.ir.attributes import NamedOp
+from passes.ir.dialect import NamedOp, OpKind
 from passes.ir.named_ops import LAYER_ATTR, callee_name, is_named_op_decl, symbol_name
 
 
@@ -18,7 +18,7 @@ class NamedCalls:
             if is_named_op_decl(op.operation)
         }
 
-    def of_kind(self, call: ir.Operation | None, kind: str) -> NamedOp | None:
+    def of_kind(self, call: ir.Operation | None, kind: OpKind) -> NamedOp | None:
         """The declaration ``call`` calls, if it is a named op of ``kind``."""
         if call is None or call.name != "func.call":
             return None
@@ -26,17 +26,10 @@ class NamedCalls:
         if decl is None:
             return None
         op = NamedOp(decl)
-        return op if op.kind == kind else None
+        return op if op.kind is kind else None
 
     def op(self, call: ir.Operation) -> NamedOp:
         return NamedOp(self.decls[callee_name(call)])
-
-    def attributes(self, *calls: ir.Operation) -> dict[str, ir.Attribute]:
-        """The qmlir.* attributes (but the op's) of the calls' declarations, for a fused op's."""
-        attrs: dict[str, ir.Attribute] = {}
-        for call in calls:
-            attrs.update(self.op(call).qmlir_attributes())
-        return attrs
 
 
 def layer_of(call: ir.Operation) -> str | None:

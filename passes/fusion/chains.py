@@ -14,27 +14,19 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.fusion.calls import NamedCalls, layer_of, only_use
-from passes.ir.attributes import FusedOutputs, NamedOp, Nvfp4ScaleOrder, ScaleRule, Scaling
-from passes.ir.formats import E2M1, E4M3, FloatFormat
-from passes.ir.layouts import ScaleLayout
-from passes.ir.named_ops import NamedOpBuilder, callee_name
+from passes.ir.cuda_kernels import fused_chain_kernel
+from passes.ir.dialect import (
+    FusedOutputs,
+    FusedQuantize,
+    NamedOp,
+    Nvfp4ScaleOrder,
+    OpKind,
+    ScaleRule,
+    Scaling,
+)
+from passes.ir.formats import E4M3
+from passes.ir.named_ops import NamedOpBuilder, callee_name, variant_of
 from passes.ir.torch_ops import defining_op
-
-_E8M0 = frozenset(r for r in ScaleRule if r.is_e8m0)
-_FP8_BLOCK = frozenset({ScaleRule.FP8_BLOCK})
-# (block, element format, swizzle layout, transposed swizzle) → the rules whose kernel exists;
-# the transposed ones are columnwise (blocks down dim 0: a [K, N] GEMM operand), which only the
-# combined rowwise + columnwise kernels write.
-_KERNELS: dict[tuple[tuple[int, int], FloatFormat, ScaleLayout, bool], frozenset[ScaleRule]] = {
-    ((1, 128), E4M3, ScaleLayout.BLOCK1D, False): _FP8_BLOCK,
-    ((128, 128), E4M3, ScaleLayout.BLOCK2D, False): _FP8_BLOCK,
-    ((1, 32), E4M3, ScaleLayout.MX, False): _E8M0,
-    ((1, 16), E2M1, ScaleLayout.MX, False): frozenset({ScaleRule.NVFP4_BLOCK}),
-    ((128, 1), E4M3, ScaleLayout.BLOCK1D, True): _FP8_BLOCK,
-    ((32, 1), E4M3, ScaleLayout.MX, True): _E8M0,
-}
-# What a rowwise and a columnwise chain of one x must agree on to share a kernel.
-_SHARED_ATTRS = ("rule", "format", "layout", "pow2", "epsilon", "fp8_max")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,31 +44,31 @@ class Chain:
 
 
 def match_chain(calls: NamedCalls, q: ir.Operation) -> Chain | None:
-    quantize = calls.of_kind(q, "quantize")
-    if quantize is None or quantize.scaling is not Scaling.BLOCK:
+    quantize = calls.of_kind(q, OpKind.QUANTIZE)
+    if quantize is None or quantize.attrs.scaling is not Scaling.BLOCK:
         return None
     x = q.operands[0]
     cs = defining_op(q.operands[1])
-    compute_scale = calls.of_kind(cs, "compute_scale")
+    compute_scale = calls.of_kind(cs, OpKind.COMPUTE_SCALE)
     if compute_scale is None or only_use(q.operands[1]) != q:
         return None
     assert cs is not None
     am = defining_op(cs.operands[0])
-    if calls.of_kind(am, "amax") is None or am is None or am.operands[0] != x:
+    if calls.of_kind(am, OpKind.AMAX) is None or am is None or am.operands[0] != x:
         return None
     if only_use(cs.operands[0]) != cs:
         return None
     sw = only_use(q.results[1])
-    swizzle = calls.of_kind(sw, "swizzle")
+    swizzle = calls.of_kind(sw, OpKind.SWIZZLE)
     if swizzle is None:
         return None
     assert sw is not None
-    transpose = swizzle.flag("transpose")
-    key = (quantize.block(), quantize.format(), swizzle.layout(), transpose)
-    rule = compute_scale.rule
-    if rule not in _KERNELS.get(key, frozenset()):
+    transpose = swizzle.attrs.transpose
+    key = (quantize.attrs.block, quantize.attrs.format, swizzle.attrs.layout, transpose)
+    rule = compute_scale.attrs.rule
+    if fused_chain_kernel(*key, rule) is None:
         return None
-    if rule is ScaleRule.FP8_BLOCK and compute_scale.number("fp8_max") != E4M3.max_finite:
+    if rule is ScaleRule.FP8_BLOCK and compute_scale.attrs.fp8_max != E4M3.max_finite:
         return None
     global_amax = None
     if rule is ScaleRule.NVFP4_BLOCK:
@@ -90,11 +82,11 @@ def _nvfp4_global_amax(
     calls: NamedCalls, quantize: NamedOp, q: ir.Operation, cs: ir.Operation
 ) -> ir.Value | None:
     """TE order only: S_enc and S_dec both from one ``compute_scale.nvfp4_global(amax)``."""
-    if quantize.order is not Nvfp4ScaleOrder.TE:
+    if quantize.attrs.order is not Nvfp4ScaleOrder.TE:
         return None
     g = defining_op(cs.operands[1])
-    global_scale = calls.of_kind(g, "compute_scale")
-    if global_scale is None or global_scale.rule is not ScaleRule.NVFP4_GLOBAL:
+    global_scale = calls.of_kind(g, OpKind.COMPUTE_SCALE)
+    if global_scale is None or global_scale.attrs.rule is not ScaleRule.NVFP4_GLOBAL:
         return None
     assert g is not None
     if q.operands[2] != g.results[1]:
@@ -116,13 +108,10 @@ def pair_up(calls: NamedCalls, chains: list[Chain]) -> list[tuple[Chain | None, 
 
 
 def _same_kernel(calls: NamedCalls, row: Chain, col: Chain) -> bool:
-    def key(c: Chain) -> tuple[ir.Attribute | None, ...]:
-        ops = [calls.op(call) for call in (c.quantize, c.compute_scale, c.swizzle)]
-        return tuple(
-            op.decl.attributes[f"qmlir.{k}"] if op.has(k) else None
-            for k in _SHARED_ATTRS
-            for op in ops
-        )
+    def key(c: Chain) -> tuple[object, ...]:
+        """What a rowwise and a columnwise chain of one x must agree on to share a kernel."""
+        q, cs, sw = (calls.op(call).attrs for call in (c.quantize, c.compute_scale, c.swizzle))
+        return (cs.rule, q.format, sw.layout, cs.pow2, cs.epsilon, cs.fp8_max)
 
     q_row, q_col = row.quantize, col.quantize
     return (
@@ -160,21 +149,22 @@ def fuse_chains(
         first = chains[1]
     lead = chains[0]  # names the op and gives its attributes (the rowwise one when both)
     q, sw = lead.quantize, lead.swizzle
-    attrs = calls.attributes(q, lead.compute_scale, sw)
-    variant = callee_name(q).removeprefix("qmlir.quantize.") + "." + calls.op(sw).layout().value
+    swizzle = calls.op(sw).attrs
+    variant = variant_of(callee_name(q), OpKind.QUANTIZE) + "." + swizzle.layout.value
+    outputs = None
     if col is not None:
         outputs = FusedOutputs.BOTH if row is not None else FusedOutputs.COLUMNWISE
-        attrs["outputs"] = ir.StringAttr.get(outputs.value)
         variant += ".rowcol" if row is not None else ".t"
+    fused = FusedQuantize.of(
+        calls.op(q).attrs, calls.op(lead.compute_scale).attrs, swizzle, outputs
+    )
     x = first.quantize.operands[0]  # defined where the fused op goes (row's and col's are one)
     operands = [x] + ([lead.global_amax] if lead.global_amax is not None else [])
     result_types = [
         t for c in chains for t in (c.quantize.results[0].type, c.swizzle.results[0].type)
     ]
     with ir.InsertionPoint(first.quantize), first.quantize.location:
-        results = ops.call(
-            "fused_quantize", variant, operands, result_types, attrs, layer=layer_of(q)
-        )
+        results = ops.call(fused, variant, operands, result_types, layer=layer_of(q))
     for i, c in enumerate(chains):
         c.quantize.results[0].replace_all_uses_with(results[2 * i])
         c.swizzle.results[0].replace_all_uses_with(results[2 * i + 1])

@@ -14,9 +14,9 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.fusion.calls import NamedCalls, layer_of
-from passes.ir.attributes import Scaling
+from passes.ir.dialect import FusedQuantize, OpKind, Scaling
 from passes.ir.formats import E4M3, E5M2
-from passes.ir.named_ops import NamedOpBuilder, callee_name
+from passes.ir.named_ops import NamedOpBuilder, callee_name, variant_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,16 +29,16 @@ def match_delayed(
     calls: NamedCalls, q: ir.Operation, taken: set[ir.Operation]
 ) -> DelayedPair | None:
     """A per-tensor ``quantize(x, scale)`` and a per-tensor ``amax(x)`` after ``scale``'s def."""
-    quantize = calls.of_kind(q, "quantize")
-    if quantize is None or quantize.scaling is not Scaling.PER_TENSOR:
+    quantize = calls.of_kind(q, OpKind.QUANTIZE)
+    if quantize is None or quantize.attrs.scaling is not Scaling.PER_TENSOR:
         return None
-    if quantize.format() not in (E4M3, E5M2):
+    if quantize.attrs.format not in (E4M3, E5M2):
         return None
     x, scale = q.operands[0], q.operands[1]
     for use in x.uses:
         am = use.owner.operation
-        amax = calls.of_kind(am, "amax")
-        if am in taken or amax is None or amax.scaling is not Scaling.PER_TENSOR:
+        amax = calls.of_kind(am, OpKind.AMAX)
+        if am in taken or amax is None or amax.attrs.scaling is not Scaling.PER_TENSOR:
             continue
         if am.block != q.block or not _defined_before(scale, am):
             continue
@@ -59,14 +59,13 @@ def fuse_delayed(calls: NamedCalls, ops: NamedOpBuilder, pair: DelayedPair) -> N
     amax, by the match), and each call's results are used only after it."""
     q, am = pair.quantize, pair.amax
     first = am if am.is_before_in_block(q) else q
-    variant = callee_name(q).removeprefix("qmlir.quantize.") + ".amax"
+    variant = variant_of(callee_name(q), OpKind.QUANTIZE) + ".amax"
     with ir.InsertionPoint(first), q.location:
         data, scale_inv, amax = ops.call(
-            "fused_quantize",
+            FusedQuantize.of(calls.op(q).attrs),
             variant,
             [q.operands[0], q.operands[1]],
             [q.results[0].type, q.results[1].type, am.results[0].type],
-            calls.attributes(q),
             layer=layer_of(q),
         )
     q.results[0].replace_all_uses_with(data)

@@ -1,7 +1,8 @@
-"""The named ops of qmlir's small dialect, as the recipe passes emit them.
+"""Building with the named ops of qmlir's dialect (``passes/ir/dialect.py``), as the recipe
+passes emit them, and the module state beside them.
 
-A named op is a call to a private function whose declaration carries the op's attributes
-(``qmlir.op = "quantize"``, ``qmlir.format = "e4m3"``, ...) and whose name spells them, e.g.
+A named op is a call to a private function whose declaration carries the op's record (its kind
+and attributes, encoded by the dialect) and whose name spells them, e.g.
 ``@qmlir.quantize.e4m3.32x1024``. The recipe pass emits declarations only, so the IR after it
 reads as the recipe; ``lower-named-ops`` gives each declaration its body for a target
 (``passes/lowering/<target>/``), and ``fold-constant-quantize`` evaluates calls whose operands
@@ -16,34 +17,16 @@ from iree.compiler import ir
 from iree.compiler.dialects import func
 
 from passes.base.errors import QmlirError
+from passes.ir.dialect import Attrs, OpKind, encode, is_named_op_decl
 from passes.ir.types import DYNAMIC
 
-OP_ATTR = "qmlir.op"
 LAYER_ATTR = "qmlir.layer"
 # a training step's matmuls (passes/training_gemms.py): each operand's role, and which of its
 # layer's three GEMMs it is (fprop, dgrad, wgrad)
 ROLES_ATTR = "qmlir.operand_roles"
 GEMM_ATTR = "qmlir.gemm"
 
-# Ops whose calls have no side effects: a call whose results are unused may be erased.
-PURE_OPS = (
-    "amax",
-    "compute_scale",
-    "quantize",
-    "scaled_matmul",
-    "amax_history_update",
-    "swizzle",
-    "block_scale_dequantize",
-)
 STATE_ATTR = "qmlir.state"
-
-
-def is_named_op_decl(op: ir.Operation) -> bool:
-    return op.name == "func.func" and OP_ATTR in op.attributes
-
-
-def op_kind(decl: ir.Operation) -> str:
-    return ir.StringAttr(decl.attributes[OP_ATTR]).value
 
 
 def symbol_name(op: ir.Operation) -> str:
@@ -74,6 +57,11 @@ def erase_uncalled_declarations(module: ir.Module, names: Collection[str]) -> No
             decl.erase()
 
 
+def variant_of(name: str, kind: OpKind) -> str:
+    """The variant of the named op ``@qmlir.<kind>.<variant>`` called ``name``."""
+    return name.removeprefix(f"qmlir.{kind.value}.")
+
+
 def variant_suffix(*parts: object) -> str:
     """Joins name parts; tuples are shapes (``32x1024``, a dynamic dim ``D``: ``Dx1024``)."""
     out = []
@@ -97,35 +85,34 @@ class NamedOpBuilder:
 
     def declare(
         self,
-        kind: str,
+        attrs: Attrs,
         variant: str,
         arg_types: Sequence[ir.Type],
         result_types: Sequence[ir.Type],
-        attrs: dict[str, ir.Attribute],
     ) -> str:
-        name = f"qmlir.{kind}.{variant}"
+        """``@qmlir.<kind>.<variant>``, declared with ``attrs`` unless it already is."""
+        name = f"qmlir.{attrs.kind.value}.{variant}"
         if name in self._declared:
             return name
         with ir.InsertionPoint(self.module.body), ir.Location.unknown():
             decl = func.FuncOp(
                 name, ir.FunctionType.get(list(arg_types), list(result_types)), visibility="private"
             )
-        decl.attributes[OP_ATTR] = ir.StringAttr.get(kind)
-        for key, value in attrs.items():
-            decl.attributes[f"qmlir.{key}"] = value
+        for key, value in encode(attrs).items():
+            decl.attributes[key] = value
         self._declared[name] = decl.operation
         return name
 
     def call(
         self,
-        kind: str,
+        attrs: Attrs,
         variant: str,
         operands: Sequence[ir.Value],
         result_types: Sequence[ir.Type],
-        attrs: dict[str, ir.Attribute] | None = None,
         layer: str | None = None,
     ) -> list[ir.Value]:
-        name = self.declare(kind, variant, [v.type for v in operands], result_types, attrs or {})
+        """A call of the named op ``attrs`` describes (declared on first use), in ``layer``."""
+        name = self.declare(attrs, variant, [v.type for v in operands], result_types)
         call = func.CallOp(list(result_types), ir.FlatSymbolRefAttr.get(name), list(operands))
         if layer:
             call.attributes[LAYER_ATTR] = ir.StringAttr.get(layer)

@@ -16,7 +16,8 @@ from pathlib import Path
 from iree.compiler import ir
 
 from passes.base.errors import QmlirError
-from passes.ir.named_ops import is_named_op_decl, op_kind, symbol_name
+from passes.ir.dialect import decode_kind
+from passes.ir.named_ops import is_named_op_decl, symbol_name
 from passes.lowering.cpu.lower import lower_cpu
 from passes.lowering.cpu.tiling import strip_cpu_tiling
 from passes.lowering.cuda.lower import lower_cuda
@@ -83,6 +84,6 @@ def _unparsable(decl: ir.Operation, text: str, error: ir.MLIRError) -> QmlirErro
         f.write(text)
     detail = " ".join(line.strip() for line in str(error).strip().splitlines()[:3])
     return QmlirError(
-        f"the lowering of named op {op_kind(decl)} @{symbol_name(decl)} (template {origin}) "
-        f"does not parse: {detail}; IR saved to {Path(saved)}"
+        f"the lowering of named op {decode_kind(decl).value} @{symbol_name(decl)} "
+        f"(template {origin}) does not parse: {detail}; IR saved to {Path(saved)}"
     )

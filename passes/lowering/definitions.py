@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
-from passes.ir.attributes import NamedOp
+from passes.ir.dialect import NamedOp
 
 INTERFACE_MARK = "// snippet:"
 TEMPLATE_MARK = "// template: "

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from passes.base.errors import QmlirError
-from passes.ir.attributes import NamedOp
+from passes.ir.dialect import NamedOp
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 from passes.lowering.definitions import Templates
 

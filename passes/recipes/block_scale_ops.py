@@ -11,15 +11,17 @@ from iree.compiler import ir
 from iree.compiler.dialects import linalg, tensor
 
 from passes.base.numbers import ceil_div
-from passes.ir.formats import FORMATS
-from passes.ir.named_ops import (
-    NamedOpBuilder,
-    bool_attr,
-    f32_attr,
-    i64_array_attr,
-    str_attr,
-    variant_suffix,
+from passes.ir.dialect import (
+    Amax,
+    BlockScaleDequantize,
+    ComputeScale,
+    Quantize,
+    ScaleFormat,
+    ScaleRule,
+    Scaling,
 )
+from passes.ir.formats import FORMATS
+from passes.ir.named_ops import NamedOpBuilder, variant_suffix
 from passes.ir.types import builtin_tensor_type, tensor_info
 
 OUT_FORMATS = ("e4m3", "e2m1")
@@ -45,36 +47,34 @@ def emit_block_scale_quantize(
     grid = (ceil_div(info.shape[0], block[0]), ceil_div(info.shape[1], block[1]))
     name = f"block{block[0]}x{block[1]}"
     (amax,) = ops.call(
-        "amax",
+        Amax(block=block),
         variant_suffix(name, info.shape),
         [x],
         [builtin_tensor_type(grid, "f32")],
-        {"block": i64_array_attr(block)},
     )
-    rule = "cudnn_round_up"
+    rule = ComputeScale(
+        rule=ScaleRule.CUDNN_ROUND_UP,
+        scale_format=ScaleFormat(scale_format),
+        fp8_max=FORMATS[out_format].max_finite,
+    )
     (scale,) = ops.call(
-        "compute_scale",
-        variant_suffix(rule, scale_format, out_format, grid),
+        rule,
+        variant_suffix(rule.rule.value, scale_format, out_format, grid),
         [amax],
         [builtin_tensor_type(grid, "i8")],
-        {
-            "rule": str_attr(rule),
-            "scale_format": str_attr(scale_format),
-            "fp8_max": f32_attr(FORMATS[out_format].max_finite),
-        },
+    )
+    quantize = Quantize(
+        format=FORMATS[out_format],
+        scaling=Scaling.BLOCK,
+        block=block,
+        scale_format=ScaleFormat(scale_format),
+        divide=True,
     )
     y, scale = ops.call(
-        "quantize",
+        quantize,
         variant_suffix(out_format, name, scale_format, "divide", info.shape),
         [x, scale],
         [builtin_tensor_type(info.shape, "i8"), builtin_tensor_type(grid, "i8")],
-        {
-            "format": str_attr(out_format),
-            "scaling": str_attr("block"),
-            "block": i64_array_attr(block),
-            "scale_format": str_attr(scale_format),
-            "divide": bool_attr(True),
-        },
     )
     if transpose:
         y, scale = transpose_2d(y), transpose_2d(scale)
@@ -93,16 +93,14 @@ def emit_block_scale_dequantize(
     info = tensor_info(y.type)
     assert info is not None and info.rank == 2
     block = _block(axis, block_size)
+    dequantize = BlockScaleDequantize(
+        format=FORMATS[out_format], scale_format=ScaleFormat(scale_format), block=block
+    )
     (out,) = ops.call(
-        "block_scale_dequantize",
+        dequantize,
         variant_suffix(out_format, f"block{block[0]}x{block[1]}", scale_format, info.shape),
         [y, scale],
         [builtin_tensor_type(info.shape, "f32")],
-        {
-            "format": str_attr(out_format),
-            "scale_format": str_attr(scale_format),
-            "block": i64_array_attr(block),
-        },
     )
     return out
 

@@ -8,10 +8,18 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from passes.base.numbers import ceil_div
-from passes.ir.attributes import ScaleFormat, ScaleRule, Scaling
+from passes.ir.dialect import (
+    Amax,
+    ComputeScale,
+    Quantize,
+    ScaledMatmul,
+    ScaleFormat,
+    Scaling,
+    Swizzle,
+)
 from passes.ir.formats import FloatFormat
 from passes.ir.layouts import ScaleLayout
-from passes.ir.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
+from passes.ir.named_ops import NamedOpBuilder, variant_suffix
 from passes.ir.types import DYNAMIC, TensorInfo, builtin_tensor_type, tensor_info
 from passes.recipes.base import QuantizedOperand
 
@@ -26,13 +34,12 @@ def emit_block_quantize(
     x: ir.Value,
     block: tuple[int, int],
     fmt: FloatFormat,
-    rule: ScaleRule,
-    rule_attrs: dict[str, ir.Attribute],
+    rule: ComputeScale,
     scale_format: ScaleFormat,
     columnwise: bool,
     layer: str | None,
 ) -> QuantizedOperand:
-    """amax per block → compute_scale (``rule``) → quantize; the scale grid is compact (rows
+    """amax per block → ``rule`` (a compute_scale) → quantize; the scale grid is compact (rows
     dynamic with 1 x bk blocks: the grid has the same dynamic rows)."""
     info = tensor_info(x.type, dynamic=True)
     assert info is not None and info.rank == 2 and info.dtype == "f32", x.type
@@ -41,32 +48,25 @@ def emit_block_quantize(
     block_name = f"block{block[0]}x{block[1]}"
     scale_elem = "f32" if scale_format is ScaleFormat.FP32 else "i8"
     (amax,) = ops.call(
-        "amax",
+        Amax(block=block),
         variant_suffix(block_name, info.shape),
         [x],
         [builtin_tensor_type(grid, "f32")],
-        {"block": i64_array_attr(block)},
         layer=layer,
     )
     (scale,) = ops.call(
-        "compute_scale",
-        variant_suffix(rule.value, fmt.name, grid),
+        rule,
+        variant_suffix(rule.rule.value, fmt.name, grid),
         [amax],
         [builtin_tensor_type(grid, scale_elem)],
-        {"rule": str_attr(rule.value), **rule_attrs},
         layer=layer,
     )
+    quantize = Quantize(format=fmt, scaling=Scaling.BLOCK, block=block, scale_format=scale_format)
     data, stored = ops.call(
-        "quantize",
+        quantize,
         variant_suffix(fmt.name, block_name, scale_format.value, info.shape),
         [x, scale],
         [builtin_tensor_type(info.shape, "i8"), builtin_tensor_type(grid, scale_elem)],
-        {
-            "format": str_attr(fmt.name),
-            "scaling": str_attr(Scaling.BLOCK.value),
-            "block": i64_array_attr(block),
-            "scale_format": str_attr(scale_format.value),
-        },
         layer=layer,
     )
     return QuantizedOperand(data, stored, fmt, columnwise=columnwise, block=block)
@@ -84,11 +84,10 @@ def emit_swizzle(
     grid = tensor_info(scale.type, dynamic=True)
     assert grid is not None
     (swizzled,) = ops.call(
-        "swizzle",
+        Swizzle(layout=layout, transpose=transpose),
         variant_suffix(layout.value, "t" if transpose else "n", grid.shape),
         [scale],
         [builtin_tensor_type(out_shape, grid.dtype)],
-        {"layout": str_attr(layout.value), "transpose": bool_attr(transpose)},
         layer=layer,
     )
     return swizzled
@@ -112,31 +111,32 @@ def emit_block_scaled_matmul(
     a_info = tensor_info(a.data.type, dynamic=True)
     b_info = tensor_info(b.data.type, dynamic=True)
     assert a_info is not None and b_info is not None
-    a_layout, b_layout = (layout.value for layout in layouts)
+    a_layout, b_layout = layouts
     ga = [a.global_scale] if a.global_scale is not None else []
     gb = [b.global_scale] if b.global_scale is not None else []
+    gemm = ScaledMatmul(
+        a_format=a.fmt,
+        b_format=b.fmt,
+        scaling=Scaling.BLOCK,
+        scale_format=scale_format,
+        a_layout=a_layout,
+        b_layout=b_layout,
+        a_block=(a.block[0], a.block[1]),
+        b_block=(b.block[0], b.block[1]),
+        b_transposed=b_transposed,
+    )
+    layout_name = a_layout.value if a_layout == b_layout else f"{a_layout.value}x{b_layout.value}"
     (result,) = ops.call(
-        "scaled_matmul",
+        gemm,
         variant_suffix(
             f"{a.fmt.name}x{b.fmt.name}",
-            a_layout if a_layout == b_layout else f"{a_layout}x{b_layout}",
+            layout_name,
             "nt" if b_transposed else "nn",
             a_info.shape,
             b_info.shape,
         ),
         [a.data, scales[0], *ga, b.data, scales[1], *gb],
         [out.with_dtype("f32").builtin()],
-        {
-            "a_format": str_attr(a.fmt.name),
-            "b_format": str_attr(b.fmt.name),
-            "scaling": str_attr(Scaling.BLOCK.value),
-            "scale_format": str_attr(scale_format.value),
-            "a_layout": str_attr(a_layout),
-            "b_layout": str_attr(b_layout),
-            "a_block": i64_array_attr(a.block),
-            "b_block": i64_array_attr(b.block),
-            "b_transposed": bool_attr(b_transposed),
-        },
         layer=layer,
     )
     return result

@@ -14,14 +14,10 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.base.errors import QmlirError
-from passes.ir.attributes import ScaleFormat, ScaleRule
+from passes.ir.dialect import ComputeScale, ScaleFormat, ScaleRule
 from passes.ir.formats import FloatFormat, Fp8Format
 from passes.ir.layouts import ScaleLayout, swizzled_shape
-from passes.ir.named_ops import (
-    NamedOpBuilder,
-    bool_attr,
-    f32_attr,
-)
+from passes.ir.named_ops import NamedOpBuilder
 from passes.ir.types import TensorInfo, tensor_info
 from passes.recipes.base import (
     QuantizedOperand,
@@ -113,12 +109,12 @@ class Fp8BlockScaling(ScalingRecipe):
             x,
             self.block_shape(role, usage),
             fmt,
-            ScaleRule.FP8_BLOCK,
-            {
-                "fp8_max": f32_attr(fmt.max_finite),
-                "epsilon": f32_attr(self.amax_epsilon),
-                "pow2": bool_attr(self.pow2_scales),
-            },
+            ComputeScale(
+                rule=ScaleRule.FP8_BLOCK,
+                fp8_max=fmt.max_finite,
+                epsilon=self.amax_epsilon,
+                pow2=self.pow2_scales,
+            ),
             ScaleFormat.FP32,
             usage is Usage.COLUMNWISE,
             layer,

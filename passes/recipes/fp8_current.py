@@ -13,9 +13,9 @@ import struct
 
 from iree.compiler import ir
 
-from passes.ir.attributes import ScaleRule, Scaling
+from passes.ir.dialect import Amax, ComputeScale, Quantize, ScaledMatmul, ScaleRule, Scaling
 from passes.ir.formats import FloatFormat, Fp8Format
-from passes.ir.named_ops import NamedOpBuilder, bool_attr, f32_attr, str_attr, variant_suffix
+from passes.ir.named_ops import NamedOpBuilder, variant_suffix
 from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.recipes.base import (
     QuantizedOperand,
@@ -81,19 +81,15 @@ class Fp8CurrentScaling(ScalingRecipe):
         assert info is not None and info.dtype == "f32", x.type
         fmt = self.element_format(role)
         scalar = builtin_tensor_type((), "f32")
-        (amax,) = ops.call("amax", variant_suffix(info.shape), [x], [scalar], layer=layer)
+        (amax,) = ops.call(Amax(), variant_suffix(info.shape), [x], [scalar], layer=layer)
+        rule = ComputeScale(
+            rule=ScaleRule.FP8_PER_TENSOR,
+            fp8_max=fmt.max_finite,
+            epsilon=self.amax_epsilon,
+            pow2=self.force_pow2_scales,
+        )
         (scale,) = ops.call(
-            "compute_scale",
-            "fp8_per_tensor." + self._scale_variant(fmt),
-            [amax],
-            [scalar],
-            {
-                "rule": str_attr(ScaleRule.FP8_PER_TENSOR.value),
-                "fp8_max": f32_attr(fmt.max_finite),
-                "epsilon": f32_attr(self.amax_epsilon),
-                "pow2": bool_attr(self.force_pow2_scales),
-            },
-            layer=layer,
+            rule, "fp8_per_tensor." + self._scale_variant(fmt), [amax], [scalar], layer=layer
         )
         return emit_per_tensor_cast(ops, x, scale, fmt, layer)
 
@@ -118,19 +114,16 @@ class Fp8CurrentScaling(ScalingRecipe):
         )
         assert a_info is not None and b_info is not None
         layout = "nt" if b_transposed else "nn"
+        gemm = ScaledMatmul(
+            a_format=a.fmt, b_format=b.fmt, scaling=Scaling.PER_TENSOR, b_transposed=b_transposed
+        )
         (result,) = ops.call(
-            "scaled_matmul",
+            gemm,
             variant_suffix(
                 f"{a.fmt.name}x{b.fmt.name}", "per_tensor", layout, a_info.shape, b_info.shape
             ),
             [a.data, a.scale_inv, b.data, b.scale_inv],
             [out.with_dtype("f32").builtin()],
-            {
-                "a_format": str_attr(a.fmt.name),
-                "b_format": str_attr(b.fmt.name),
-                "scaling": str_attr(Scaling.PER_TENSOR.value),
-                "b_transposed": bool_attr(b_transposed),
-            },
             layer=layer,
         )
         return result
@@ -144,11 +137,10 @@ def emit_per_tensor_cast(
     info = tensor_info(x.type, dynamic=True)
     assert info is not None
     data, scale_inv = ops.call(
-        "quantize",
+        Quantize(format=fmt, scaling=Scaling.PER_TENSOR),
         variant_suffix(fmt.name, "per_tensor", info.shape),
         [x, scale],
         [builtin_tensor_type(info.shape, "i8"), builtin_tensor_type((), "f32")],
-        {"format": str_attr(fmt.name), "scaling": str_attr(Scaling.PER_TENSOR.value)},
         layer=layer,
     )
     return QuantizedOperand(data, scale_inv, fmt)

@@ -15,7 +15,6 @@ as for an all-zero input (docs/recipes.md has the exact rule).
 from __future__ import annotations
 
 import dataclasses
-import enum
 import math
 import struct
 
@@ -23,11 +22,10 @@ import numpy as np
 from iree.compiler import ir
 
 from passes.base.errors import QmlirError
+from passes.ir.dialect import Amax, AmaxComputeAlgo, AmaxHistoryUpdate
 from passes.ir.formats import FloatFormat, Fp8Format
 from passes.ir.named_ops import (
     NamedOpBuilder,
-    bool_attr,
-    f32_attr,
     load_global,
     store_global,
     str_attr,
@@ -38,17 +36,6 @@ from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, re
 from passes.recipes.fp8_current import Fp8CurrentScaling, emit_per_tensor_cast
 
 MAX_HISTORY_LEN = 1 << 20
-
-
-class AmaxComputeAlgo(enum.Enum):
-    """How the scale's amax comes from the history.
-
-    ``MAX``: the largest amax in the history (the current call's included).
-    ``MOST_RECENT``: the current call's amax (slot 0 after recording).
-    """
-
-    MAX = "max"
-    MOST_RECENT = "most_recent"
 
 
 @register_recipe
@@ -170,20 +157,20 @@ class Fp8DelayedScaling(ScalingRecipe):
         )
         scale = load_global(scale_name, scalar)
         history = load_global(history_name, history_type)
-        (amax,) = ops.call("amax", variant_suffix(info.shape), [x], [scalar], layer=layer)
+        (amax,) = ops.call(Amax(), variant_suffix(info.shape), [x], [scalar], layer=layer)
         q = emit_per_tensor_cast(ops, x, scale, fmt, layer)
+        update = AmaxHistoryUpdate(
+            algo=self.amax_compute_algo,
+            margin=self.margin,
+            fp8_max=fmt.max_finite,
+            skip_non_finite=self.skip_non_finite_amax,
+            outlier_factor=self.amax_outlier_factor,
+        )
         new_history, new_scale = ops.call(
-            "amax_history_update",
+            update,
             self._update_variant(fmt),
             [history, amax, scale],
             [history_type, scalar],
-            {
-                "algo": str_attr(self.amax_compute_algo.value),
-                "margin": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), self.margin),
-                "fp8_max": f32_attr(fmt.max_finite),
-                "skip_non_finite": bool_attr(self.skip_non_finite_amax),
-                "outlier_factor": ir.FloatAttr.get(ir.F64Type.get(), self.amax_outlier_factor),
-            },
             layer=layer,
         )
         store_global(history_name, new_history)

@@ -13,13 +13,10 @@ import enum
 
 from iree.compiler import ir
 
-from passes.ir.attributes import ScaleFormat, ScaleRule
+from passes.ir.dialect import ComputeScale, ScaleFormat, ScaleRule
 from passes.ir.formats import FloatFormat, Fp8Format
 from passes.ir.layouts import ScaleLayout, swizzled_shape
-from passes.ir.named_ops import (
-    NamedOpBuilder,
-    f32_attr,
-)
+from passes.ir.named_ops import NamedOpBuilder
 from passes.ir.types import TensorInfo, tensor_info
 from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
 from passes.recipes.blocks import emit_block_quantize, emit_block_scaled_matmul, emit_swizzle
@@ -80,8 +77,9 @@ class Mxfp8BlockScaling(ScalingRecipe):
             x,
             (BLOCK, 1) if columnwise else (1, BLOCK),
             fmt,
-            ScaleRule(f"e8m0_{self.e8m0_rounding.value}"),
-            {"fp8_max": f32_attr(fmt.max_finite)},
+            ComputeScale(
+                rule=ScaleRule(f"e8m0_{self.e8m0_rounding.value}"), fp8_max=fmt.max_finite
+            ),
             ScaleFormat.E8M0,
             columnwise,
             layer,

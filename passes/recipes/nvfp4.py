@@ -16,10 +16,18 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.base.numbers import ceil_div
-from passes.ir.attributes import Nvfp4ScaleOrder, ScaleFormat, Scaling
-from passes.ir.formats import E2M1, FloatFormat
+from passes.ir.dialect import (
+    Amax,
+    ComputeScale,
+    Nvfp4ScaleOrder,
+    Quantize,
+    ScaleFormat,
+    ScaleRule,
+    Scaling,
+)
+from passes.ir.formats import E2M1, E4M3, FloatFormat
 from passes.ir.layouts import ScaleLayout, swizzled_shape
-from passes.ir.named_ops import NamedOpBuilder, bool_attr, i64_array_attr, str_attr, variant_suffix
+from passes.ir.named_ops import NamedOpBuilder, variant_suffix
 from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
 from passes.recipes.block_scale_ops import transpose_2d
@@ -63,50 +71,53 @@ class Nvfp4BlockScaling(ScalingRecipe):
         rows, k = info.shape
         grid = (rows, ceil_div(k, BLOCK))
         scalar = builtin_tensor_type((), "f32")
-        (amax,) = ops.call("amax", variant_suffix(info.shape), [x], [scalar], layer=layer)
+        (amax,) = ops.call(Amax(), variant_suffix(info.shape), [x], [scalar], layer=layer)
         torchao = self.scale_order is Nvfp4ScaleOrder.TORCHAO
-        suffix = "_torchao" if torchao else ""
+        global_rule, block_rule = (
+            (ScaleRule.NVFP4_GLOBAL_TORCHAO, ScaleRule.NVFP4_BLOCK_TORCHAO)
+            if torchao
+            else (ScaleRule.NVFP4_GLOBAL, ScaleRule.NVFP4_BLOCK)
+        )
         # TE: (S, S_dec); torchao: (1 / g, g). The second is the decode scale in both.
         to_encode, decode = ops.call(
-            "compute_scale",
-            f"nvfp4_global{suffix}",
+            ComputeScale(rule=global_rule),
+            global_rule.value,
             [amax],
             [scalar, scalar],
-            {"rule": str_attr(f"nvfp4_global{suffix}")},
             layer=layer,
         )
         (block_amax,) = ops.call(
-            "amax",
+            Amax(block=(1, BLOCK)),
             variant_suffix(f"block1x{BLOCK}", info.shape),
             [x],
             [builtin_tensor_type(grid, "f32")],
-            {"block": i64_array_attr((1, BLOCK))},
             layer=layer,
         )
         (d,) = ops.call(
-            "compute_scale",
-            variant_suffix(f"nvfp4_block{suffix}", grid),
+            ComputeScale(rule=block_rule),
+            variant_suffix(block_rule.value, grid),
             [block_amax, decode if torchao else to_encode],
             [builtin_tensor_type(grid, "i8")],
-            {"rule": str_attr(f"nvfp4_block{suffix}")},
             layer=layer,
         )
+        quantize = Quantize(
+            format=E2M1,
+            scaling=Scaling.BLOCK,
+            block=(1, BLOCK),
+            scale_format=ScaleFormat.E4M3,
+            packed=True,
+            order=self.scale_order,
+        )
         data, scale = ops.call(
-            "quantize",
-            variant_suffix("e2m1", f"block1x{BLOCK}", "e4m3", self.scale_order.value, info.shape),
+            quantize,
+            variant_suffix(
+                E2M1.name, f"block1x{BLOCK}", E4M3.name, self.scale_order.value, info.shape
+            ),
             [x, d, to_encode if torchao else decode],
             [
                 builtin_tensor_type((rows, grid[1] * BLOCK // 2), "i8"),
                 builtin_tensor_type(grid, "i8"),
             ],
-            {
-                "format": str_attr("e2m1"),
-                "scaling": str_attr(Scaling.BLOCK.value),
-                "block": i64_array_attr((1, BLOCK)),
-                "scale_format": str_attr("e4m3"),
-                "packed": bool_attr(True),
-                "order": str_attr(self.scale_order.value),
-            },
             layer=layer,
         )
         return QuantizedOperand(

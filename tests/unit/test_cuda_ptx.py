@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from passes.base.errors import QmlirError
+from passes.ir.cuda_kernels import ENTRY_POINTS
 from passes.lowering.cuda.kernels import family_ptx
 from runtime_kernels import nvrtc
 
@@ -35,7 +36,7 @@ def test_family_compiles_with_every_entry_point(family: str, arch: str, tmp_path
     ptx = nvrtc.compile_ptx(family, arch).decode()
     assert f".target {arch}" in ptx
     entries = re.findall(r"\.entry\s+(\w+)\s*\(", ptx)
-    assert sorted(entries) == sorted(nvrtc.entry_points(family))
+    assert sorted(entries) == sorted(ENTRY_POINTS[family])
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         pytest.skip("no ptxas on PATH to check the PTX")
@@ -95,7 +96,13 @@ def test_unsupported_arch_is_refused(arch: str) -> None:
 
 def test_unknown_family_is_refused() -> None:
     with pytest.raises(nvrtc.KernelError, match="unknown kernel family"):
-        nvrtc.entry_points("fp16")
+        nvrtc.compile_ptx("fp16", "sm_90")
+
+
+def test_the_declared_families_are_the_sources() -> None:
+    """passes/ir/cuda_kernels.py declares a kernel family for each src/*.cu and none more."""
+    assert sorted(ENTRY_POINTS) == sorted(nvrtc.KERNEL_FAMILIES)
+    assert all(ENTRY_POINTS.values())
 
 
 def test_the_cuda_lowering_raises_kernel_errors_as_qmlir_errors() -> None:

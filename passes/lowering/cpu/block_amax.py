@@ -6,7 +6,7 @@ from __future__ import annotations
 from iree.compiler import ir
 
 from passes.base.errors import QmlirError
-from passes.ir.attributes import NamedOp, Scaling
+from passes.ir.dialect import NamedOp, OpKind, Scaling
 from passes.ir.named_ops import is_named_op_decl
 from passes.lowering.cpu.common import definition, template
 from passes.lowering.cpu.tiling import block_reduction
@@ -16,7 +16,7 @@ from passes.lowering.dims import Dim, row_signature
 
 def lower_block_amax(op: NamedOp) -> str:
     (x,), (out,), rows = row_signature(op)
-    bm, bk = op.block()
+    bm, bk = op.attrs.block
     k = x.shape[1]
     kb = out.shape[1]
     if rows.dynamic and bm != 1:
@@ -86,10 +86,10 @@ def rowwise_block_amax_sibling(op: NamedOp, shape: tuple[int, ...]) -> int | Non
         if not is_named_op_decl(decl):
             continue
         sibling = NamedOp(decl)
-        if sibling.kind != "amax" or sibling.scaling is not Scaling.BLOCK:
+        if sibling.kind is not OpKind.AMAX or sibling.attrs.scaling is not Scaling.BLOCK:
             continue
         (y,), _ = sibling.signature(dynamic=True)  # an activation's: rows may be dynamic
-        bm, bk = sibling.block()
+        bm, bk = sibling.attrs.block
         if y.shape == shape and y.dtype == "f32" and bm == 1 and shape[1] % bk == 0:
             return bk
     return None

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from passes.base.errors import QmlirError
 from passes.base.numbers import ceil_div
-from passes.ir.attributes import NamedOp, ScaleFormat
+from passes.ir.dialect import NamedOp, ScaleFormat
 from passes.ir.formats import FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import TensorInfo, shape_text
@@ -192,16 +192,16 @@ def _decode(operand: _Operand, scale_format: ScaleFormat, gemm: str) -> str:
 
 def lower_block_scaled_matmul(op: NamedOp) -> str:
     (a, sa, b, sb), (out,), rows = row_signature(op, "%a")
-    scale_format = op.scale_format
-    a_layout, b_layout = op.layout("a_layout"), op.layout("b_layout")
-    transposed = op.flag("b_transposed")
-    a_block, b_block = op.block("a_block"), op.block("b_block")
+    scale_format = op.attrs.scale_format
+    a_layout, b_layout = op.attrs.a_layout, op.attrs.b_layout
+    transposed = op.attrs.b_transposed
+    a_block, b_block = op.attrs.a_block, op.attrs.b_block
     k = a.shape[1]
     n = b.shape[0] if transposed else b.shape[1]
     kb = ceil_div(k, a_block[1])
     # b's blocks in S[n, k_block] terms: (rows per block, K per block)
     b_block_rk = b_block if transposed else (b_block[1], b_block[0])
-    a_fmt, b_fmt = op.format("a_format"), op.format("b_format")
+    a_fmt, b_fmt = op.attrs.a_format, op.attrs.b_format
     if scale_format is ScaleFormat.FP32:
         a_scales, b_scales = ("%sa", sa), ("%sb", sb)
         unswizzled = ("", "")
@@ -221,7 +221,7 @@ def lower_block_scaled_matmul(op: NamedOp) -> str:
             "b_", "%b", b, Dim(n), 1 if transposed else 0, b_block_rk, b_fmt, *b_scales, b_layout
         ),
     )
-    decoded = [_decode(operand, scale_format, op.gemm_operands) for operand in operands]
+    decoded = [_decode(operand, scale_format, op.attrs.operand_type) for operand in operands]
     layouts = a_layout.value if a_layout is b_layout else f"{a_layout.value}/{b_layout.value}"
     return definition(
         "scaled_matmul_block.mlir",
@@ -235,10 +235,10 @@ def lower_block_scaled_matmul(op: NamedOp) -> str:
         out_shape=shape_text(out.shape),
         m_defs=rows.defs(),
         m=rows.empty,
-        gemm=op.gemm_operands,
+        gemm=op.attrs.operand_type,
         decode_a=decoded[0],
         decode_b=decoded[1],
         unswizzle_a=unswizzled[0],
         unswizzle_b=unswizzled[1],
-        contraction=contraction(a, b, out, transposed, op.gemm_operands),
+        contraction=contraction(a, b, out, transposed, op.attrs.operand_type),
     )

@@ -11,7 +11,7 @@ flattened scales, with the streaming tiling of ``tiling.elementwise_blocks``
 
 from __future__ import annotations
 
-from passes.ir.attributes import NamedOp
+from passes.ir.dialect import NamedOp
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import block_params, definition, template
 from passes.lowering.cpu.tiling import elementwise_blocks
@@ -44,7 +44,7 @@ def _data(
     """``%data``: x (K columns) cast per element by ``element`` (yielding ``result``), its
     block's scale ``%s`` of type ``elem`` in scope."""
     fields = {**params, "element": element, "result": result, "scale_elem": elem}
-    bm, bk = op.block()
+    bm, bk = op.attrs.block
     if bm != 1 or k < bk:
         return template("block_quantize_index.mlir").substitute(fields)
     fields["M_size"] = rows.size
@@ -71,7 +71,7 @@ def lower_quantize_fp32_scales(op: NamedOp) -> str:
             x.shape[1],
             params,
             rows,
-            snippets.encode(op.format(), prefix="q_"),
+            snippets.encode(op.attrs.format, prefix="q_"),
             "%q_byte",
             "f32",
         ),
@@ -81,7 +81,7 @@ def lower_quantize_fp32_scales(op: NamedOp) -> str:
 
 def lower_quantize_e8m0_scales(op: NamedOp) -> str:
     (x, scale), _, rows = row_signature(op)
-    fmt = op.format()
+    fmt = op.attrs.format
     params = block_params(op, x, scale, rows)
     element = template("quantize_e8m0_element.mlir").substitute(
         p="q_",

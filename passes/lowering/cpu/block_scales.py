@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from passes.base.numbers import f32_hex, f64_hex, to_f32
-from passes.ir.attributes import NamedOp, ScaleRule
+from passes.ir.dialect import NamedOp, ScaleRule
 from passes.ir.formats import E4M3
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import definition, template
@@ -18,14 +18,14 @@ from passes.lowering.dims import row_signature
 def lower_compute_scale_e8m0(op: NamedOp) -> str:
     """v = amax / fp8_max (TE: amax * f32(1/fp8_max)) into an E8M0 code, by the rule's rounding."""
     (amax,), _, rows = row_signature(op, "%amax")
-    rounding = op.rule.e8m0_rounding
-    fmt_max = op.number("fp8_max")
+    rounding = op.attrs.rule.e8m0_rounding
+    fmt_max = op.attrs.fp8_max
     divide = rounding == "rne"  # PyTorch divides by max; TE multiplies by f32(1/max)
     constant = fmt_max if divide else to_f32(1.0 / fmt_max)  # f32(1/max), as TE has it
     return definition(
         "compute_scale_e8m0.mlir",
         head(op),
-        rule=op.rule.value,
+        rule=op.attrs.rule.value,
         rule_body=template(f"e8m0_rule_{rounding}.mlir").substitute(
             emax_elem=int(math.floor(math.log2(fmt_max)))
         ),
@@ -44,8 +44,8 @@ def lower_compute_scale_e8m0(op: NamedOp) -> str:
 def lower_compute_scale_cudnn(op: NamedOp) -> str:
     """cuDNN: v = amax / vmax (one f32 division), rounded up into E8M0 or E4M3."""
     (amax,), _, rows = row_signature(op, "%amax")
-    vmax = op.number("fp8_max")
-    scale_format = op.scale_format.value
+    vmax = op.attrs.fp8_max
+    scale_format = op.attrs.scale_format.value
     body = (
         "e8m0_rule_cudnn_round_up.mlir"
         if scale_format == "e8m0"
@@ -72,7 +72,7 @@ def lower_compute_scale_cudnn(op: NamedOp) -> str:
 
 def lower_compute_scale_nvfp4(op: NamedOp) -> str:
     """NVFP4's global scale (S, S_dec) or block decode scale d (E4M3), TE's or torchao's way."""
-    rule = op.rule
+    rule = op.attrs.rule
     if rule is ScaleRule.NVFP4_GLOBAL:
         return definition(
             "compute_scale_nvfp4_global.mlir", head(op), reciprocal=snippets.reciprocal()

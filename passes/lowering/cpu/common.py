@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from passes.base.errors import QmlirError
-from passes.ir.attributes import NamedOp
+from passes.ir.dialect import NamedOp
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.definitions import Templates, head
 from passes.lowering.dims import Dim, Dims
@@ -91,7 +91,7 @@ def gemm_operand_fields(op: NamedOp, a_value: str, b_value: str) -> dict[str, st
     """A scaled GEMM template's fields for its decoded operands' element type: ``gemm``, the
     value each decode yields (``a_value``, ``b_value``: f32) and the line narrowing it
     (:func:`narrowed`)."""
-    gemm = op.gemm_operands
+    gemm = op.attrs.operand_type
     narrow_a, a_yield = narrowed("a_", a_value, gemm)
     narrow_b, b_yield = narrowed("b_", b_value, gemm)
     return {
@@ -134,7 +134,7 @@ def block_params(
     """Template fields every block op shares: its name and attributes, data and grid shapes
     (with ``rows``, dynamic ones: 1 x bk blocks, so the grid has the data's rows), and the
     ``m_defs`` / ``m`` fields of the rows (:class:`Dim`)."""
-    bm, bk = op.block()
+    bm, bk = op.attrs.block
     rows = rows or Dim(data.shape[0])
     if rows.dynamic and bm != 1:
         raise QmlirError(f"named op @{op.name}: dynamic rows take 1 x {bk} blocks, not {bm} x {bk}")

@@ -7,15 +7,15 @@ the dequantize (``vals * scale``).
 
 from __future__ import annotations
 
-from passes.ir.attributes import NamedOp
+from passes.ir.dialect import NamedOp
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import block_params, definition
 
 
 def lower_divide_quantize(op: NamedOp) -> str:
     (x, scale), _ = op.signature()
-    out_format = op.format()
-    scale_format = op.scale_format.value
+    out_format = op.attrs.format
+    scale_format = op.attrs.scale_format.value
     return definition(
         "quantize_block_divide.mlir",
         block_params(op, x, scale),
@@ -30,8 +30,8 @@ def lower_divide_quantize(op: NamedOp) -> str:
 
 def lower_block_scale_dequantize(op: NamedOp) -> str:
     (y, scale), _ = op.signature()
-    out_format = op.format()
-    scale_format = op.scale_format.value
+    out_format = op.attrs.format
+    scale_format = op.attrs.scale_format.value
     return definition(
         "block_scale_dequantize.mlir",
         block_params(op, y, scale),

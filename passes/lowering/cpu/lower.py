@@ -1,4 +1,9 @@
-"""Which llvm-cpu lowering a named op takes, by its kind and typed attributes."""
+"""Which llvm-cpu lowering a named op takes: :data:`LOWERINGS`, one selector per op kind.
+
+A selector reads the op's record and returns the function that writes its definition, or None
+where no template takes those attributes (an error). ``passes/lowering/cuda/lower.py`` has a
+table of the same shape.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from collections.abc import Callable
 from iree.compiler import ir
 
 from passes.base.errors import QmlirError
-from passes.ir.attributes import NamedOp, ScaleFormat, ScaleRule, Scaling
+from passes.ir.dialect import NamedOp, OpKind, ScaleFormat, ScaleRule, Scaling
 from passes.ir.formats import E2M1
 from passes.lowering.cpu import (
     block_matmul,
@@ -21,6 +26,7 @@ from passes.lowering.cpu import (
 from passes.lowering.cpu.block_amax import lower_block_amax
 
 Lowering = Callable[[NamedOp], str]
+Selector = Callable[[NamedOp], Lowering | None]
 
 _COMPUTE_SCALE: dict[ScaleRule, Lowering] = {
     ScaleRule.FP8_PER_TENSOR: per_tensor.lower_compute_scale,
@@ -41,6 +47,40 @@ _BLOCK_QUANTIZE: dict[ScaleFormat, Lowering] = {
 }
 
 
+def _amax(op: NamedOp) -> Lowering:
+    return lower_block_amax if op.attrs.scaling is Scaling.BLOCK else per_tensor.lower_amax
+
+
+def _quantize(op: NamedOp) -> Lowering | None:
+    if op.attrs.scaling is not Scaling.BLOCK:
+        return per_tensor.lower_quantize
+    if op.attrs.divide:
+        return cudnn.lower_divide_quantize
+    if op.attrs.format == E2M1:
+        return nvfp4.lower_nvfp4_quantize
+    return _BLOCK_QUANTIZE.get(op.attrs.scale_format)
+
+
+def _scaled_matmul(op: NamedOp) -> Lowering:
+    if op.attrs.scaling is not Scaling.BLOCK:
+        return per_tensor.lower_scaled_matmul
+    if op.attrs.scale_format is ScaleFormat.NVFP4:
+        return nvfp4.lower_nvfp4_scaled_matmul
+    return block_matmul.lower_block_scaled_matmul
+
+
+LOWERINGS: dict[OpKind, Selector] = {
+    OpKind.AMAX: _amax,
+    OpKind.COMPUTE_SCALE: lambda op: _COMPUTE_SCALE.get(op.attrs.rule),
+    OpKind.QUANTIZE: _quantize,
+    OpKind.SCALED_MATMUL: _scaled_matmul,
+    OpKind.SWIZZLE: lambda op: swizzle.lower_swizzle,
+    OpKind.AMAX_HISTORY_UPDATE: lambda op: per_tensor.lower_amax_history_update,
+    OpKind.BLOCK_SCALE_DEQUANTIZE: lambda op: cudnn.lower_block_scale_dequantize,
+    # fused_quantize: none (only the cuda pipeline fuses, onto its kernels)
+}
+
+
 def lower_cpu(decl: ir.Operation) -> str:
     """The text of ``decl``'s ``func.func private`` definition for llvm-cpu."""
     op = NamedOp(decl)
@@ -48,34 +88,8 @@ def lower_cpu(decl: ir.Operation) -> str:
 
 
 def lowering(op: NamedOp) -> Lowering:
-    kind = op.kind
-    block = op.scaling is Scaling.BLOCK
-    if kind == "amax":
-        return lower_block_amax if block else per_tensor.lower_amax
-    if kind == "compute_scale":
-        found = _COMPUTE_SCALE.get(op.rule)
-        if found is not None:
-            return found
-    elif kind == "quantize":
-        if not block:
-            return per_tensor.lower_quantize
-        if op.has("divide"):
-            return cudnn.lower_divide_quantize
-        if op.format() == E2M1:
-            return nvfp4.lower_nvfp4_quantize
-        found = _BLOCK_QUANTIZE.get(op.scale_format)
-        if found is not None:
-            return found
-    elif kind == "scaled_matmul":
-        if not block:
-            return per_tensor.lower_scaled_matmul
-        if op.scale_format is ScaleFormat.NVFP4:
-            return nvfp4.lower_nvfp4_scaled_matmul
-        return block_matmul.lower_block_scaled_matmul
-    elif kind == "swizzle":
-        return swizzle.lower_swizzle
-    elif kind == "amax_history_update":
-        return per_tensor.lower_amax_history_update
-    elif kind == "block_scale_dequantize":
-        return cudnn.lower_block_scale_dequantize
-    raise QmlirError(f"no CPU lowering for named op '{kind}' (@{op.name})")
+    select = LOWERINGS.get(op.kind)
+    found = select(op) if select is not None else None
+    if found is None:
+        raise QmlirError(f"no CPU lowering for named op '{op.kind.value}' (@{op.name})")
+    return found

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from passes.ir.attributes import NamedOp, Nvfp4ScaleOrder
+from passes.ir.dialect import NamedOp, Nvfp4ScaleOrder
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
@@ -19,7 +19,7 @@ from passes.lowering.dims import Dim, row_signature
 
 def lower_nvfp4_quantize(op: NamedOp) -> str:
     (x, d, _), (packed, _), rows = row_signature(op)
-    torchao = op.order is Nvfp4ScaleOrder.TORCHAO
+    torchao = op.attrs.order is Nvfp4ScaleOrder.TORCHAO
     if torchao:
         enc = template("nvfp4_enc_torchao.mlir").substitute(decode_d=snippets.decode("d_", E4M3))
         enc_doc = "torchao: (1 / g) / float(d), f32"
@@ -111,6 +111,6 @@ def lower_nvfp4_scaled_matmul(op: NamedOp) -> str:
             TensorInfo((n, kp), "f32"),
             out,
             b_transposed=True,
-            gemm=op.gemm_operands,
+            gemm=op.attrs.operand_type,
         ),
     )

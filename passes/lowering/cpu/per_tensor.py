@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from passes.base.numbers import f32_bits, f32_hex, f64_hex
-from passes.ir.attributes import NamedOp
+from passes.ir.dialect import AmaxComputeAlgo, NamedOp
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.block_amax import block_rows_bits, rowwise_block_amax_sibling
@@ -73,7 +73,7 @@ def lower_compute_scale(op: NamedOp) -> str:
     (amax,), _ = op.signature(dynamic=x_rows_dynamic(op))  # a block grid: dynamic rows
     amax_dims = Dims.read("%amax", amax)  # no lines when static
     names = ", ".join(dims(amax.rank))
-    mask = 0xFF800000 if op.flag("pow2") else 0xFFFFFFFF
+    mask = 0xFF800000 if op.attrs.pow2 else 0xFFFFFFFF
     return definition(
         "compute_scale_fp8.mlir",
         head(op),
@@ -82,8 +82,8 @@ def lower_compute_scale(op: NamedOp) -> str:
         sizes=amax_dims.empty(amax),
         map=f"affine_map<({names}) -> ({names})>",
         iterators=iterators(["parallel"] * amax.rank),
-        epsilon_bits=str(f32_bits(op.number("epsilon"))),
-        fp8_max=f32_hex(op.number("fp8_max")),
+        epsilon_bits=str(f32_bits(op.attrs.epsilon)),
+        fp8_max=f32_hex(op.attrs.fp8_max),
         pow2_mask=str(mask - (1 << 32)),
     )
 
@@ -95,7 +95,7 @@ def lower_quantize(op: NamedOp) -> str:
     return definition(
         "quantize_fp8_per_tensor.mlir",
         elementwise(op, x.shape),
-        encode=snippets.encode(op.format()),
+        encode=snippets.encode(op.attrs.format),
         reciprocal=snippets.reciprocal(),
         x_dims=x_dims.defs(),
         sizes=x_dims.empty(x),
@@ -122,10 +122,10 @@ def lower_scaled_matmul(op: NamedOp) -> str:
         a_parallels=iterators(["parallel"] * a.rank),
         b_parallels=iterators(["parallel"] * b.rank),
         out_parallels=iterators(["parallel"] * out.rank),
-        decode_a=snippets.decode("a_", op.format("a_format")),
-        decode_b=snippets.decode("b_", op.format("b_format")),
+        decode_a=snippets.decode("a_", op.attrs.a_format),
+        decode_b=snippets.decode("b_", op.attrs.b_format),
         **gemm_operand_fields(op, "%a_val", "%b_val"),
-        contraction=contraction(a, b, out, op.flag("b_transposed"), op.gemm_operands),
+        contraction=contraction(a, b, out, op.attrs.b_transposed, op.attrs.operand_type),
     )
 
 
@@ -137,10 +137,10 @@ def lower_amax_history_update(op: NamedOp) -> str:
         "amax_history_update.mlir",
         head(op),
         length=history.shape[0],
-        use_max="1" if op.string("algo") == "max" else "0",
-        fp8_max=f32_hex(op.number("fp8_max")),
-        inv_margin=f32_hex(2.0 ** -op.integer("margin")),
+        use_max="1" if op.attrs.algo is AmaxComputeAlgo.MAX else "0",
+        fp8_max=f32_hex(op.attrs.fp8_max),
+        inv_margin=f32_hex(2.0**-op.attrs.margin),
         # absent from IR built before the options existed: off, as in TE
-        skip_non_finite="1" if op.has("skip_non_finite") and op.flag("skip_non_finite") else "0",
-        outlier_factor=f64_hex(op.number("outlier_factor") if op.has("outlier_factor") else 0.0),
+        skip_non_finite="1" if op.attrs.skip_non_finite else "0",
+        outlier_factor=f64_hex(op.attrs.outlier_factor or 0.0),
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from passes.base.errors import QmlirError
 from passes.base.numbers import ceil_div
-from passes.ir.attributes import NamedOp
+from passes.ir.dialect import NamedOp
 from passes.ir.layouts import MX_TILE_COLS, MX_TILE_ROWS, ScaleLayout
 from passes.ir.types import shape_text
 from passes.lowering.cpu.common import definition, template
@@ -35,7 +35,7 @@ def unswizzle(prefix: str, swizzled: str, swizzled_type: str, rows: Dim, k_block
 
 
 def lower_swizzle(op: NamedOp) -> str:
-    layout, transpose = op.layout(), op.flag("transpose")
+    layout, transpose = op.attrs.layout, op.attrs.transpose
     if layout is ScaleLayout.MX:
         return _lower_mx_swizzle(op, transpose)
     return _lower_block_swizzle(op, layout, transpose)

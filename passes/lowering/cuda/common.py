@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from passes.base.numbers import ceil_div
-from passes.ir.attributes import NamedOp
+from passes.ir.dialect import NamedOp
 from passes.ir.types import DYNAMIC, TensorInfo
 from passes.lowering.cuda.kernels import Extent, GridDim, fragment
 from passes.lowering.dims import Dims, Size, row_signature, x_rows_dynamic

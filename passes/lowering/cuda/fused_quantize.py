@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from passes.base.errors import QmlirError
 from passes.base.numbers import ceil_div, f32_bits
-from passes.ir.attributes import FusedOutputs, NamedOp, ScaleRule, Scaling
+from passes.ir.cuda_kernels import KernelFamily, fused_op_kernel
+from passes.ir.dialect import FusedOutputs, NamedOp, ScaleRule, Scaling
 from passes.ir.layouts import MX_TILE_ROWS, ScaleLayout, pad4, swizzled_shape
 from passes.ir.types import TensorInfo
 from passes.lowering.cuda.common import dyn_type, i32, i32_constants, signature, tiles, ttype
@@ -26,13 +27,13 @@ def lower_fused_quantize(op: NamedOp, arch: str) -> str:
     """x [rows, cols] → data and GEMM-ready scales, rowwise (default), columnwise, or both
     (``outputs``: the combined kernels write both; for the columnwise alone, the rowwise
     outputs are written and dropped). fp8-delayed's per-tensor one: cast + amax."""
-    if op.scaling is Scaling.PER_TENSOR:
+    if op.attrs.scaling is Scaling.PER_TENSOR:
         return lower_per_tensor_cast(op, arch, delayed=True)
     ins, outs = signature(op)
     x = ins[0]
     rows = Dim.rows("%x", x)
     cols = x.shape[1]
-    outputs = op.outputs
+    outputs = op.attrs.writes
     kernel, family, extra = _fused_kernel(op, outputs is not FusedOutputs.ROWWISE)
     m_defs, out_sizes = _dynamic_sizes(op, rows, cols) if rows.dynamic else ("", None)
     m = rows.value
@@ -61,9 +62,9 @@ def lower_fused_quantize(op: NamedOp, arch: str) -> str:
     return definition(
         "fused_quantize.mlir",
         head(op),
-        rule=op.rule.value,
-        format=op.format().name,
-        layout=op.layout().value,
+        rule=op.attrs.rule.value,
+        format=op.attrs.format.name,
+        layout=op.attrs.layout.value,
         outputs=outputs.value,
         kernel=kernel,
         params=params,
@@ -80,7 +81,7 @@ def lower_fused_quantize(op: NamedOp, arch: str) -> str:
 def _rowwise_outputs(family: str, rows: int, cols: int) -> list[TensorInfo]:
     """The combined kernels' rowwise data and scales (README.md), written first."""
     data = TensorInfo((rows, cols), "i8")
-    if family == "block_fp8":  # sinv_row [ceil(cols/128), pad4(rows)]
+    if family == KernelFamily.BLOCK_FP8.value:  # sinv_row [ceil(cols/128), pad4(rows)]
         return [data, TensorInfo((ceil_div(cols, 128), pad4(rows)), "f32")]
     scales = swizzled_shape(ScaleLayout.MX, rows, ceil_div(cols, 32))
     return [data, TensorInfo(scales, "i8")]
@@ -89,13 +90,13 @@ def _rowwise_outputs(family: str, rows: int, cols: int) -> list[TensorInfo]:
 def _dynamic_sizes(op: NamedOp, rows: Dim, cols: int) -> tuple[str, list[Dims]]:
     """Dynamic rows (the rowwise kernels only): the lines reading them from x and sizing the
     scales, and the data's and the scales' dynamic dims by position."""
-    if op.outputs is not FusedOutputs.ROWWISE:
+    if op.attrs.writes is not FusedOutputs.ROWWISE:
         raise QmlirError(
             f"named op @{op.name}: dynamic rows take the rowwise kernels only, "
-            f"not {op.outputs.value}"
+            f"not {op.attrs.writes.value}"
         )
-    layout = op.layout()
-    k_blocks = ceil_div(cols, op.block()[1])
+    layout = op.attrs.layout
+    k_blocks = ceil_div(cols, op.attrs.block[1])
     if layout is ScaleLayout.MX:  # pad128(rows) x pad4(k_blocks) bytes, in 128x4 tiles
         scaled, at = ("scales", 1, MX_TILE_ROWS, pad4(k_blocks)), 0
     elif layout is ScaleLayout.BLOCK1D:  # [k_blocks, pad4(rows)]
@@ -106,23 +107,20 @@ def _dynamic_sizes(op: NamedOp, rows: Dim, cols: int) -> tuple[str, list[Dims]]:
 
 
 def _fused_kernel(op: NamedOp, columnwise: bool) -> tuple[str, str, dict[str, int]]:
-    rule = op.rule
+    """The kernel's entry point, its family and its extra ``i32`` constants."""
+    rule = op.attrs.rule
+    found = fused_op_kernel(op.attrs.format, op.attrs.layout, columnwise, rule)
+    if found is None:
+        raise QmlirError(f"no cuda kernel for fused_quantize @{op.name}")
+    extra: dict[str, int] = {}
     if rule is ScaleRule.FP8_BLOCK:
-        extra = {"pow2": int(op.flag("pow2")), "eps_bits": f32_bits(op.number("epsilon"))}
-        if columnwise:
-            kernel = "block1d"
-        else:
-            kernel = "block2d" if op.layout() is ScaleLayout.BLOCK2D else "block1d_rowwise"
-        return f"qmlir_quantize_fp8_{kernel}", "block_fp8", extra
-    if rule.is_e8m0:
-        kernel = "qmlir_quantize_mxfp8" if columnwise else "qmlir_quantize_mxfp8_rowwise"
-        return kernel, "mxfp8", {"rule": _E8M0_RULE_CODES[rule]}
-    if rule is ScaleRule.NVFP4_BLOCK and not columnwise:
-        return "qmlir_nvfp4_quantize", "nvfp4", {}
-    raise QmlirError(f"no cuda kernel for fused_quantize @{op.name}")
+        extra = {"pow2": int(op.attrs.pow2), "eps_bits": f32_bits(op.attrs.epsilon)}
+    elif rule.is_e8m0:
+        extra = {"rule": _E8M0_RULE_CODES[rule]}
+    return found.kernel.entry, found.kernel.family.value, extra
 
 
 def _fused_grid(family: str, rows: Size, cols: int) -> tuple[int, GridDim]:
     """Workgroups per tile: 128x128 (block_fp8) or 32 rows x 128 columns (mxfp8, nvfp4)."""
-    tile_rows = 128 if family == "block_fp8" else 32
+    tile_rows = 128 if family == KernelFamily.BLOCK_FP8.value else 32
     return (ceil_div(cols, 128), tiles(rows, tile_rows))

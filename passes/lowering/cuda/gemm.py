@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 
 from passes.base.numbers import ceil_div
-from passes.ir.attributes import NamedOp, ScaleFormat, Scaling
+from passes.ir import cuda_kernels
+from passes.ir.cuda_kernels import CudaKernel
+from passes.ir.dialect import NamedOp, ScaleFormat, Scaling
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
@@ -23,30 +25,36 @@ from passes.lowering.cuda.common import (
     tiles,
     ttype,
 )
-from passes.lowering.cuda.kernels import Extern, definition, extern_text, has_kernel
+from passes.lowering.cuda.kernels import CudaLowering, Extern, definition, extern_text
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, Dims
 
 GEMM_TILE = 64  # gemm_block_scaled.cu: a 64x64 output tile per workgroup of 128 threads
 
 
-def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
+def select_scaled_matmul(op: NamedOp) -> CudaLowering | None:
     """The kernel's launch, or None (the llvm-cpu body) where no kernel takes the operands."""
-    if not op.flag("b_transposed"):
+    if not op.attrs.b_transposed:
         return None
+    ins, _ = signature(op)
+    b = ins[len(ins) // 2]
+    if b.rank != 2 or {op.attrs.a_format, op.attrs.b_format} - {E4M3, E2M1}:
+        return None
+    kernel, _ = _gemm_kernel(op)
+    return lower_scaled_matmul if kernel is not None else None
+
+
+def lower_scaled_matmul(op: NamedOp, arch: str) -> str:
     ins, (out,) = signature(op)
     a, b = ins[0], ins[len(ins) // 2]
-    if b.rank != 2 or {op.format("a_format"), op.format("b_format")} - {E4M3, E2M1}:
-        return None
     kernel, extra = _gemm_kernel(op)
-    if kernel is None or not has_kernel("gemm_block_scaled", kernel, arch):
-        return None
+    assert kernel is not None, op.name
     rows = DYNAMIC if not a.is_static else math.prod(a.shape[:-1])
     a_2d = TensorInfo((rows, a.shape[-1]), a.dtype)
     m_rows = Dim.rows("%a_2d", a_2d)
     m = m_rows.value
     n = b.shape[0]
-    packed = op.format("a_format") == E2M1
+    packed = op.attrs.a_format == E2M1
     k = a.shape[-1] * (2 if packed else 1)
     c_2d = TensorInfo((rows, n), "f32")
     names = ["%a"] + [f"%in{i}" for i in range(1, len(ins))]
@@ -59,8 +67,8 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
     constants = [("%m", "i32"), ("%n", "i32"), ("%k", "i32")]
     constants += [(f"%{key}", "i32") for key in extra]
     ext = Extern(
-        "gemm_block_scaled",
-        kernel,
+        kernel.family.value,
+        kernel.entry,
         (*operands, *constants),
         (dyn_type(c_2d, Dims({0: m_rows})),),
         "%c",
@@ -70,8 +78,8 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
     return definition(
         "scaled_matmul.mlir",
         head(op),
-        scaling=op.scaling.value,
-        kernel=kernel,
+        scaling=op.attrs.scaling.value,
+        kernel=kernel.entry,
         params=params,
         out_shape=shape_text(out.shape),
         flatten_a=reshape("%a", a, a_2d),
@@ -85,21 +93,21 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str | None:
     )
 
 
-def _gemm_kernel(op: NamedOp) -> tuple[str | None, dict[str, int]]:
-    if op.scaling is Scaling.PER_TENSOR:
-        return "qmlir_gemm_fp8_per_tensor", {}
-    scale_format = op.scale_format
-    layouts = (op.layout("a_layout"), op.layout("b_layout"))
+def _gemm_kernel(op: NamedOp) -> tuple[CudaKernel | None, dict[str, int]]:
+    if op.attrs.scaling is Scaling.PER_TENSOR:
+        return cuda_kernels.GEMM_FP8_PER_TENSOR, {}
+    scale_format = op.attrs.scale_format
+    layouts = (op.attrs.a_layout, op.attrs.b_layout)
     block_layouts = {ScaleLayout.BLOCK1D, ScaleLayout.BLOCK2D}
     if scale_format is ScaleFormat.FP32 and set(layouts) <= block_layouts:
         dims = {
             f"{p}_dims": 2 if lay is ScaleLayout.BLOCK2D else 1
             for p, lay in zip("ab", layouts, strict=True)
         }
-        return "qmlir_gemm_fp8_block", dims
+        return cuda_kernels.GEMM_FP8_BLOCK, dims
     mx = layouts == (ScaleLayout.MX, ScaleLayout.MX)
     if scale_format is ScaleFormat.E8M0 and mx:
-        return "qmlir_gemm_mxfp8", {}
+        return cuda_kernels.GEMM_MXFP8, {}
     if scale_format is ScaleFormat.NVFP4 and mx:
-        return "qmlir_gemm_nvfp4", {}
+        return cuda_kernels.GEMM_NVFP4, {}
     return None, {}

@@ -14,11 +14,13 @@ A dynamic size (an activation's rows) reaches a kernel twice: as an ``i32`` push
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from passes.base.errors import QmlirError
+from passes.ir.dialect import NamedOp
 from passes.lowering.cuda.targets import executable_target_text
 from passes.lowering.definitions import Templates
 from runtime_kernels.nvrtc import KernelError, compile_ptx
@@ -27,6 +29,8 @@ TEMPLATES = Templates(Path(__file__).parent / "templates")
 template = TEMPLATES.template  # templates/<name>
 definition = TEMPLATES.definition  # a definition template filled in, its last line naming it
 fragment = TEMPLATES.fragment  # a template filled in as a field of another
+# A cuda lowering: the op's definition for an architecture (``sm_90``).
+CudaLowering = Callable[[NamedOp, str], str]
 
 
 @cache
@@ -39,15 +43,6 @@ def family_ptx(family: str, arch: str) -> bytes:
         raise QmlirError(str(e)) from e
     except FileNotFoundError as e:
         raise QmlirError(f"runtime kernel family '{family}' has no source ({e.filename})") from e
-
-
-def has_kernel(family: str, kernel: str, arch: str) -> bool:
-    """Whether ``family``'s PTX defines ``kernel`` (a family still being written may lack it)."""
-    try:
-        ptx = family_ptx(family, arch)
-    except QmlirError:
-        return False
-    return f".entry {kernel}(".encode() in ptx
 
 
 @cache

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from passes.base.errors import QmlirError
 from passes.base.numbers import f32_bits
-from passes.ir.attributes import NamedOp, ScaleRule, Scaling
+from passes.ir import cuda_kernels
+from passes.ir.dialect import NamedOp, ScaleRule, Scaling
 from passes.ir.formats import E4M3, E5M2
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cuda.common import dyn_type, flat, grid_1d, i32, reshape, signature
-from passes.lowering.cuda.kernels import Extern, definition, extern_text
+from passes.lowering.cuda.kernels import CudaLowering, Extern, definition, extern_text
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, Dims
 
@@ -20,14 +21,18 @@ from passes.lowering.dims import Dim, Dims
 _SCALE_FORMAT_CODES = {E4M3: 0, E5M2: 1}
 
 
-def lower_amax(op: NamedOp, arch: str) -> str | None:
-    if op.scaling is Scaling.BLOCK:
-        return None  # block amax: fused into fused_quantize, else the template
+def select_amax(op: NamedOp) -> CudaLowering | None:
+    """Per tensor: the kernel; a block amax is fused into fused_quantize, else the template."""
+    return lower_amax if op.attrs.scaling is Scaling.PER_TENSOR else None
+
+
+def lower_amax(op: NamedOp, arch: str) -> str:
     (x,), _ = signature(op)
     flat_x, n = _flat_view(x)
+    kernel = cuda_kernels.AMAX
     ext = Extern(
-        "per_tensor",
-        "qmlir_amax_f32",
+        kernel.family.value,
+        kernel.entry,
         (("%flat", _flat_type(flat_x, n)), ("%zero", "tensor<f32>"), ("%n", "i32")),
         ("%zero",),
         "%amax",
@@ -54,18 +59,22 @@ def _flat_type(flat_x: TensorInfo, n: Dim, dtype: str | None = None) -> str:
     return dyn_type(flat_x, Dims({0: n}), dtype)
 
 
-def lower_compute_scale(op: NamedOp, arch: str) -> str | None:
-    rule = op.rule
+def select_compute_scale(op: NamedOp) -> CudaLowering | None:
+    """The FP8 per-tensor rule (E4M3, E5M2) and NVFP4's decode scale; the others: templates."""
+    rule = op.attrs.rule
     if rule is ScaleRule.NVFP4_GLOBAL_DECODE:
-        return _lower_nvfp4_decode_scale(op, arch)
-    if rule is not ScaleRule.FP8_PER_TENSOR:
-        return None
-    code = _SCALE_FORMAT_CODES.get(op.max_format)
-    if code is None:
-        return None
+        return _lower_nvfp4_decode_scale
+    if rule is ScaleRule.FP8_PER_TENSOR and op.max_format in _SCALE_FORMAT_CODES:
+        return lower_compute_scale
+    return None
+
+
+def lower_compute_scale(op: NamedOp, arch: str) -> str:
+    code = _SCALE_FORMAT_CODES[op.max_format]
+    kernel = cuda_kernels.FP8_SCALE
     ext = Extern(
-        "per_tensor",
-        "qmlir_fp8_scale_from_amax",
+        kernel.family.value,
+        kernel.entry,
         (("%amax", "tensor<f32>"), ("%format", "i32"), ("%pow2", "i32"), ("%eps_bits", "i32")),
         ("tensor<f32>",),
         "%scale",
@@ -76,17 +85,18 @@ def lower_compute_scale(op: NamedOp, arch: str) -> str | None:
         "compute_scale_fp8.mlir",
         head(op),
         format=code,
-        pow2=int(op.flag("pow2")),
-        eps_bits=f32_bits(op.number("epsilon")),
+        pow2=int(op.attrs.pow2),
+        eps_bits=f32_bits(op.attrs.epsilon),
         extern=extern_text(ext, arch),
     )
 
 
 def _lower_nvfp4_decode_scale(op: NamedOp, arch: str) -> str:
     """``nvfp4_global_decode`` (fuse-quantize-core): S_dec = 1 / S from the global amax."""
+    kernel = cuda_kernels.NVFP4_DECODE_SCALE
     ext = Extern(
-        "nvfp4",
-        "qmlir_nvfp4_decode_scale",
+        kernel.family.value,
+        kernel.entry,
         (("%amax", "tensor<f32>"),),
         ("tensor<f32>",),
         "%s_dec",
@@ -96,9 +106,13 @@ def _lower_nvfp4_decode_scale(op: NamedOp, arch: str) -> str:
     return definition("compute_scale_nvfp4_decode.mlir", head(op), extern=extern_text(ext, arch))
 
 
-def lower_quantize(op: NamedOp, arch: str) -> str | None:
-    if op.scaling is not Scaling.PER_TENSOR:
-        return None
+def select_quantize(op: NamedOp) -> CudaLowering | None:
+    """Per tensor: the cast kernel; block quantize is fused into fused_quantize, else the
+    template."""
+    return lower_quantize if op.attrs.scaling is Scaling.PER_TENSOR else None
+
+
+def lower_quantize(op: NamedOp, arch: str) -> str:
     return lower_per_tensor_cast(op, arch, delayed=False)
 
 
@@ -106,16 +120,17 @@ def lower_per_tensor_cast(op: NamedOp, arch: str, delayed: bool) -> str:
     """(x, scale) → (data, scale_inv) on the per-tensor cast kernel; ``delayed`` (fp8-delayed's
     fused_quantize): the single-pass kernel that also returns this call's amax, reduced into a
     zero-filled operand it is tied to."""
-    fmt = op.format()
+    fmt = op.attrs.format
     if fmt not in _SCALE_FORMAT_CODES:
-        raise QmlirError(f"no cuda kernel for per-tensor {op.kind} to '{fmt.name}'")
+        raise QmlirError(f"no cuda kernel for per-tensor {op.kind.value} to '{fmt.name}'")
     (x, _), _ = signature(op)
     flat_x, n = _flat_view(x)
     x_dims = Dims.read("%x", x)  # the data's output_shape
     amax = (("%zero", "tensor<f32>"),) if delayed else ()
+    kernel = (cuda_kernels.QUANTIZE_FP8_DELAYED if delayed else cuda_kernels.QUANTIZE_FP8)[fmt]
     ext = Extern(
-        "per_tensor",
-        f"qmlir_quantize_fp8_{'delayed_' if delayed else ''}{fmt.name}",
+        kernel.family.value,
+        kernel.entry,
         (("%flat", _flat_type(flat_x, n)), ("%scale", "tensor<f32>"), *amax, ("%n", "i32")),
         (_flat_type(flat_x, n, "i8"), "tensor<f32>", *(["%zero"] if delayed else [])),
         "%q",

@@ -1,0 +1,99 @@
+"""No op kind or attribute key of the named-op dialect is spelled outside its definition.
+
+``passes/ir/dialect.py`` defines each op kind (:class:`OpKind`) and each attribute key (a field
+of an op's record); every other module of passes/, compiler/ and benchmarks/ reads and writes
+them through it. This test reads every string literal (``ast``) and fails on one that equals a
+kind or a key, but for the uses below, which mean something else.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+from passes.ir.dialect import RECORDS, OpKind
+
+ROOT = Path(__file__).resolve().parents[2]
+# the dialect and the enums its attributes take (``Scaling.BLOCK = "block"``)
+DEFINITION = {Path("passes/ir/dialect.py"), Path("passes/ir/choices.py")}
+PACKAGES = ("passes", "compiler", "benchmarks")
+
+KINDS = {k.value for k in OpKind}
+KEYS = {f.name for record in RECORDS.values() for f in dataclasses.fields(record)}
+
+# (file, string): uses of the same word that are not the dialect's.
+ALLOWED = {
+    # the CLI command and the Python API entry named "quantize", and the API's lazy exports
+    ("compiler/cli/__init__.py", "quantize"),
+    ("compiler/cli/quantize.py", "quantize"),
+    ("compiler/api/quantize.py", "quantize"),
+    ("compiler/__init__.py", "quantize"),
+    ("compiler/__init__.py", "block_scale_dequantize"),
+    # gpu_check's artifact kinds ("quantize": a quantize-core artifact), in its manifest
+    ("benchmarks/gpu_check_build.py", "quantize"),
+    ("benchmarks/gpu_check_run.py", "quantize"),
+    # variant name parts (``@qmlir.quantize.e4m3.block1x32.e8m0.divide...``,
+    # ``@qmlir.compute_scale.fp8_per_tensor.e4m3.pow2``), not the keys
+    ("passes/recipes/block_scale_ops.py", "divide"),
+    ("passes/recipes/fp8_current.py", "pow2"),
+    # fp8-delayed's recipe option ``margin`` (its docs), which the record's field carries
+    ("passes/recipes/fp8_delayed.py", "margin"),
+    # the fused kernels' i32 constants (``%pow2``, ``%rule`` in their launch templates)
+    ("passes/lowering/cuda/fused_quantize.py", "pow2"),
+    ("passes/lowering/cuda/fused_quantize.py", "rule"),
+    # artifact metadata keys (JSON) and the compile option ``gemm_operands``
+    ("compiler/backend/artifact.py", "outputs"),
+    ("compiler/cli/inspect.py", "format"),
+    ("compiler/cli/inspect.py", "gemm_operands"),
+    ("compiler/cli/inspect.py", "outputs"),
+    ("compiler/pipeline/inference.py", "format"),
+    ("compiler/pipeline/inference.py", "gemm_operands"),
+    ("compiler/pipeline/inference.py", "outputs"),
+    ("compiler/pipeline/training.py", "gemm_operands"),
+    ("compiler/runtime/metadata_schema.py", "format"),
+    ("compiler/runtime/metadata_schema.py", "outputs"),
+    ("benchmarks/cpu.py", "gemm_operands"),
+}
+
+
+def _string_literals(path: Path) -> list[tuple[int, str]]:
+    """Each string constant but docstrings and the text parts of f-strings (name parts)."""
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    fragments = {
+        id(part)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.JoinedStr)
+        for part in node.values
+        if isinstance(part, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings | fragments
+    ]
+
+
+def test_no_kind_or_key_outside_the_dialect() -> None:
+    found = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            rel = path.relative_to(ROOT)
+            if rel in DEFINITION:
+                continue
+            for line, text in _string_literals(path):
+                if text in KINDS | KEYS and (rel.as_posix(), text) not in ALLOWED:
+                    found.append(f"{rel}:{line}: {text!r}")
+    assert not found, "op kinds / attribute keys spelled outside passes/ir/dialect.py:\n" + (
+        "\n".join(found)
+    )
