@@ -176,7 +176,8 @@ class ArtifactMetadata:
         try:
             target = Target(value["target"], cpu, value["cuda_arch"])
         except QmlirError as e:
-            raise QmlirError(f"a qmlir artifact with malformed metadata: {e}") from None
+            pairing = f"target {value['target']!r} with cuda_arch {_short(value['cuda_arch'])}"
+            raise QmlirError(f"a qmlir artifact with malformed metadata: {pairing} ({e})") from None
         training = value.get("training")
         return cls(
             qmlir_version=value["qmlir_version"],
