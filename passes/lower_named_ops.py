@@ -46,7 +46,7 @@ class LowerNamedOps(ModulePass):
     def options(self) -> dict[str, str]:
         if not self.target.is_cuda:
             return {}
-        return {"target": "cuda", "cuda-arch": self.target.cuda_arch or DEFAULT_CUDA_ARCH}
+        return {"target": "cuda", "cuda-arch": str(self.target.cuda_arch)}
 
     def apply(self, module: ir.Module) -> None:
         lower_declarations(module, named_op_declarations(module), self.target.cuda_arch)

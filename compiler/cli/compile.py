@@ -184,15 +184,15 @@ def run(args: argparse.Namespace) -> int:
     if args.explain:
         print_layers(compiled.metadata["layers"])
     if not args.quiet:
-        layers = compiled.metadata["layers"]
-        quantized = sum(1 for layer in layers if layer["matmul"] == "scaled_matmul")
+        layers = compiled.record.layers
+        quantized = sum(1 for layer in layers if layer.matmul == "scaled_matmul")
         what = "training step, " if optimizer is not None else ""
         print(
             f"wrote {output} ({what}{human_size(len(compiled.vmfb))}, recipe {recipe.name}, "
             f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
         )
         if recipe.quantizes and quantized < len(layers):
-            kept = Counter(layer["note"] for layer in layers if layer["matmul"] != "scaled_matmul")
+            kept = Counter(layer.note for layer in layers if layer.matmul != "scaled_matmul")
             reasons = "; ".join(f"{n} x {why}" for why, n in kept.most_common())
             print(f"  kept in high precision: {reasons} (--explain lists them)")
     return 0

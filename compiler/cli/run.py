@@ -61,7 +61,7 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     module = load(args.artifact, device=args.device)
-    if "training" in module.metadata:
+    if module.record.training is not None:
         raise QmlirError(f"'{args.artifact}' is a training step: run it with qmlir train")
     specs = module.signature["inputs"]
     if args.inputs:
