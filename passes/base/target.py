@@ -74,7 +74,7 @@ class Target:
             raise QmlirError("--cuda-arch needs --target cuda")
 
     @classmethod
-    def for_cuda(cls, arch: str = DEFAULT_CUDA_ARCH) -> Target:
+    def for_cuda(cls, arch: str) -> Target:
         return cls("cuda", cuda_arch=arch)
 
     @property
@@ -90,8 +90,3 @@ class Target:
     def features(self) -> tuple[str, ...]:
         """The CPU's enabled features; none on cuda or for an unresolved CPU."""
         return self.cpu.features if self.cpu is not None else ()
-
-    def describe(self) -> str:
-        """``llvm-cpu (znver4)``, ``cuda (sm_90)``: for messages."""
-        detail = self.cuda_arch if self.is_cuda else (self.cpu.name if self.cpu else "")
-        return f"{self.device} ({detail})" if detail else self.device
