@@ -38,14 +38,16 @@ def layer_map(module: ir.Module) -> tuple[Layer, ...]:
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         attrs = op.attributes
-        gemm = ir.StringAttr(attrs[GEMM_ATTR]).value if GEMM_ATTR in attrs else None
+
+        def text(name: str) -> str:
+            return ir.StringAttr(attrs[name]).value
+
+        gemm = text(GEMM_ATTR) if GEMM_ATTR in attrs else None  # a training step's GEMM
         if op.name == "func.call" and callee_name(op) in scaled:
-            layer = ir.StringAttr(attrs[LAYER_ATTR]).value if LAYER_ATTR in attrs else ""
-            recipe, note = ir.StringAttr(attrs[RECIPE_ATTR]).value, ir.StringAttr(attrs[WHY_ATTR])
-            out.append(Layer(layer, "scaled_matmul", recipe, note.value, gemm))
+            layer = text(LAYER_ATTR) if LAYER_ATTR in attrs else ""
+            out.append(Layer(layer, "scaled_matmul", text(RECIPE_ATTR), text(WHY_ATTR), gemm))
         elif KEPT_ATTR in attrs:
-            reason = ir.StringAttr(attrs[KEPT_ATTR]).value
-            out.append(Layer(layer_name(op), op.name, "none", reason, gemm))
+            out.append(Layer(layer_name(op), op.name, "none", text(KEPT_ATTR), gemm))
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
