@@ -78,7 +78,9 @@ def _child_compile(spec: str, recipe: str, out: str, options: str = "{}") -> Non
 
     start = time.perf_counter()
     from compiler.frontend.model_source import load_model
-    from compiler.pipeline.inference import CompileOptions, compile_model
+    from compiler.pipeline.inference import compile_model
+    from compiler.pipeline.options import CompileOptions
+    from compiler.pipeline.target import resolve_target
     from passes.recipes import get_recipe
 
     imported = time.perf_counter()
@@ -90,7 +92,8 @@ def _child_compile(spec: str, recipe: str, out: str, options: str = "{}") -> Non
         from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags
 
         source.dynamic_shapes = dynamic_shapes_from_flags(source, DYNAMIC[spec])
-    compiled = compile_model(source, CompileOptions(recipe=get_recipe(recipe), **extra))
+    options = CompileOptions(recipe=get_recipe(recipe), target=resolve_target(), **extra)
+    compiled = compile_model(source, options)
     compiled.save(out)
     done = time.perf_counter()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -45,6 +45,7 @@ from iree.compiler.dialects import func
 import compiler
 from benchmarks.gpu_check_run import check_input, random_operand
 from compiler.backend.iree_compile import compile_module
+from passes.base.target import Target
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.host.call import call, host_copies
 from passes.ir.dialect import NamedOp, ScaledMatmul, ScaleFormat
@@ -124,10 +125,11 @@ def _scaling_recipe(name: str) -> ScalingRecipe:
 
 
 def _lower_and_compile(module: ir.Module, target: str, arch: str) -> bytes:
-    if target == "cuda":
+    resolved = Target.for_cuda(arch) if target == "cuda" else Target()  # llvm-cpu: the host's
+    if resolved.is_cuda:
         FuseQuantizeCore().apply(module)
-    LowerNamedOps(target, arch).apply(module)
-    return compile_module(module, target, arch if target == "cuda" else None)
+    LowerNamedOps(resolved).apply(module)
+    return compile_module(module, resolved)
 
 
 def gemm_vmfb(

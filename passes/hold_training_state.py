@@ -61,6 +61,11 @@ class HoldTrainingState(ModulePass):
         names = {k: tuple(n for n in options.get(k, "").split(",") if n) for k in options}
         return cls(names.get("state", ()), names.get("gradients", ()))
 
+    def options(self) -> dict[str, str]:
+        """The names; the initial values are no text (a repro starts from zeros)."""
+        named = (("state", self.state), ("gradients", self.gradients))
+        return {key: ",".join(names) for key, names in named if names}
+
     def apply(self, module: ir.Module) -> None:
         count = len(self.gradients)
         if self.state[:count] != self.gradients:

@@ -17,8 +17,7 @@ from iree.compiler import ir
 
 from passes.base.errors import QmlirError
 from passes.base.module_pass import ModulePass, register_pass
-from passes.host.flags import TARGETS
-from passes.lowering.cuda.targets import DEFAULT_CUDA_ARCH, check_cuda_arch
+from passes.base.target import DEFAULT_CUDA_ARCH, DEVICES, Target
 from passes.lowering.declarations import lower_declarations, named_op_declarations
 
 
@@ -27,14 +26,27 @@ from passes.lowering.declarations import lower_declarations, named_op_declaratio
 class LowerNamedOps(ModulePass):
     name = "lower-named-ops"
 
-    target: str = "llvm-cpu"
-    cuda_arch: str = DEFAULT_CUDA_ARCH
+    target: Target = Target()
+
+    @classmethod
+    def from_options(cls, options: dict[str, str]) -> LowerNamedOps:
+        """``target=llvm-cpu`` (default) or ``target=cuda cuda-arch=ARCH`` (default sm_90)."""
+        opts = {k.replace("-", "_"): v for k, v in options.items()}
+        device = opts.pop("target", "llvm-cpu")
+        arch = opts.pop("cuda_arch", DEFAULT_CUDA_ARCH)
+        if opts:
+            raise QmlirError(f"pass '{cls.name}' has no option '{next(iter(options))}'")
+        if device not in DEVICES:
+            known = ", ".join(DEVICES)
+            raise QmlirError(
+                f"named ops have no lowering for target '{device}' (available: {known})"
+            )
+        return cls(Target.for_cuda(arch) if device == "cuda" else Target())
+
+    def options(self) -> dict[str, str]:
+        if not self.target.is_cuda:
+            return {}
+        return {"target": "cuda", "cuda-arch": str(self.target.cuda_arch)}
 
     def apply(self, module: ir.Module) -> None:
-        if self.target not in TARGETS:
-            raise QmlirError(
-                f"named ops have no lowering for target '{self.target}' "
-                f"(available: {', '.join(TARGETS)})"
-            )
-        arch = check_cuda_arch(self.cuda_arch) if self.target == "cuda" else ""
-        lower_declarations(module, named_op_declarations(module), arch)
+        lower_declarations(module, named_op_declarations(module), self.target.cuda_arch)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
-from passes.base.module_pass import ModulePass, register_pass
+from passes.base.module_pass import ModulePass, option_text, register_pass
 from passes.ir import torch_ops
 from passes.ir.expert_matmuls import expert_count, expert_name, split_experts
 from passes.ir.named_ops import GEMM_ATTR, LAYER_ATTR, ROLES_ATTR, NamedOpBuilder
@@ -108,6 +108,18 @@ class QuantizeMatmuls(ModulePass):
             exclude=exclude,
             layer_recipes=tuple((g, get_recipe(r)) for g, _, r in pairs),
         )
+
+    def options(self) -> dict[str, str]:
+        """:meth:`from_options`'s text for this pass (layer recipes by name: default options)."""
+        out = {"recipe": self.recipe.name}
+        out.update((key, option_text(value)) for key, value in self.recipe.options().items())
+        if self.quantize_all_matmuls:
+            out["quantize-all-matmuls"] = "true"
+        if self.exclude:
+            out["exclude"] = ",".join(self.exclude)
+        if self.layer_recipes:
+            out["layer-recipes"] = ",".join(f"{g}:{r.name}" for g, r in self.layer_recipes)
+        return out
 
     def choose(self, layer: str, *also: str) -> tuple[ScalingRecipe | None, str]:
         """The recipe for a layer (None: high precision) and why; a glob picks the layer when it

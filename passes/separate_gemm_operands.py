@@ -19,7 +19,7 @@ boundaries. The scaled GEMMs of the recipes do the same in their lowering
 (``lowering/cpu/templates/contraction_matmul.mlir``).
 
 The pipeline runs it for AVX-512 targets only
-(``compiler.pipeline.inference.separates_gemm_operands``): in
+(``compiler.pipeline.core.separates_gemm_operands``): in
 AVX2 code the fused producer-and-pack was no slower, and the pack on its own cost MiniLM and the
 decoder 4-9% (benchmarks/RESULTS.md).
 """

@@ -38,7 +38,7 @@ from compiler.frontend.export import export_model
 from compiler.frontend.importer import import_program
 from compiler.frontend.input_roles import input_roles
 from compiler.frontend.model_source import ModelSource
-from compiler.pipeline.inference import layer_map
+from compiler.pipeline.describe import layer_map
 from compiler.runtime.input_check import check_index_ranges, check_shapes
 from passes.base.errors import QmlirError
 from passes.fold_weight_views import FoldWeightViews
@@ -188,7 +188,7 @@ def _decisions(
         module = ir.Module.parse(text)
         FoldWeightViews().apply(module)  # as the compile: a weight through views is a weight
         QuantizeMatmuls(recipe, quantize_all, exclude, layer_recipes).apply(module)
-        return layer_map(module)
+        return [layer.to_json() for layer in layer_map(module)]
 
 
 class _LayerStats:

@@ -11,7 +11,9 @@ import torch
 from compiler.analysis.layer_accuracy import Calibration, Report, build_report
 from compiler.frontend.model_source import ModelSource, check_model
 from compiler.frontend.optimizers import OptimizerOptions
-from compiler.pipeline.inference import CompileOptions, compile_model
+from compiler.pipeline.inference import compile_model
+from compiler.pipeline.options import CompileOptions
+from compiler.pipeline.target import resolve_target
 from compiler.pipeline.training import compile_training_model
 from compiler.runtime import CompiledModule, TrainingStep
 from passes.recipes import get_recipe
@@ -73,12 +75,19 @@ def compile(  # noqa: A001 (the product's API name)
 
 
 def _options(
-    recipe: str, options: dict[str, Any], layer_recipes: dict[str, str] | None, **fields: Any
+    recipe: str,
+    options: dict[str, Any],
+    layer_recipes: dict[str, str] | None,
+    target: str,
+    cuda_arch: str | None,
+    cpu: str | None,
+    **fields: Any,
 ) -> CompileOptions:
     """``CompileOptions`` from the API's arguments: the recipe and its options, the per-layer
-    recipes by glob (default options), the other fields as they are."""
+    recipes by glob (default options), the target resolved, the other fields as they are."""
     return CompileOptions(
         recipe=get_recipe(recipe, options),
+        target=resolve_target(target, cuda_arch, cpu),
         layer_recipes=tuple(
             (glob, get_recipe(name)) for glob, name in (layer_recipes or {}).items()
         ),

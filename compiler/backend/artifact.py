@@ -12,6 +12,7 @@ from typing import Any
 
 from iree.compiler import ir
 
+from compiler.runtime.metadata import ArtifactMetadata
 from passes.base.abi import ENTRY, METADATA_KEY
 from passes.ir.types import DYNAMIC, tensor_info
 
@@ -59,9 +60,9 @@ def entry_function(module: ir.Module) -> ir.Operation:
     raise ValueError("module has no @main")
 
 
-def embed_metadata(module: ir.Module, metadata: dict[str, Any]) -> None:
+def embed_metadata(module: ir.Module, metadata: ArtifactMetadata) -> None:
     main = entry_function(module)
-    text = json.dumps(metadata, sort_keys=True)
+    text = json.dumps(metadata.to_json(), sort_keys=True)
     with module.context:
         main.attributes["iree.reflection"] = ir.DictAttr.get(
             {METADATA_KEY: ir.StringAttr.get(text)}

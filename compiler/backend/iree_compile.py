@@ -4,14 +4,13 @@
 reaches only qmlir), killed with everything it started when the compile is interrupted (Ctrl-C,
 SIGTERM: ``compiler/cli``) and always waited for, so no compile outlives qmlir and the
 temporary input is removed. A failing compile keeps its IR in a ``qmlir-repro-*`` directory of
-the temporary directory; only the newest :data:`KEEP_REPROS` of this user's are kept.
+the temporary directory (``repro.py``).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,12 +20,11 @@ from pathlib import Path
 from iree.compiler import ir
 from iree.compiler.tools.binaries import find_tool
 
+from compiler.backend.repro import new_repro_dir, size_text
 from passes.base.errors import QmlirError
+from passes.base.target import Target
 from passes.host.flags import first_error_line, retry_flags, target_flags
 from passes.lowering.cuda import targets as cuda_targets
-
-REPRO_PREFIX = "qmlir-repro-"
-KEEP_REPROS = 3  # the newest failing-compile directories kept (each holds the module's IR)
 
 # what ``iree.compiler.compile_file`` passes before the caller's flags
 _BASE_FLAGS = (
@@ -38,9 +36,7 @@ _BASE_FLAGS = (
 
 def compile_module(
     module: ir.Module,
-    target: str,
-    cuda_arch: str | None = None,
-    cpu: str | None = None,
+    target: Target,
     extra_flags: tuple[str, ...] = (),
     dynamic: bool = False,
 ) -> bytes:
@@ -51,10 +47,9 @@ def compile_module(
     module has dynamic dims; ``passes/host/flags.py`` picks its flags, and the known IREE
     failures after which it compiles once more with others (only the last failure is reported).
     """
-    base = target_flags(target, cuda_arch, cpu, dynamic)
-    flags = ["--iree-input-type=torch", *base, *extra_flags]
-    if target == "cuda" and not any(f.startswith("--iree-cuda-target=") for f in flags):
-        cuda_targets.set_device_targets(module, cuda_arch or cuda_targets.DEFAULT_CUDA_ARCH)
+    flags = ["--iree-input-type=torch", *target_flags(target, dynamic), *extra_flags]
+    if target.cuda_arch is not None and not any(f.startswith("--iree-cuda-target=") for f in flags):
+        cuda_targets.set_device_targets(module, target.cuda_arch)
     with tempfile.TemporaryDirectory(prefix="qmlir-") as tmp:
         source, output = Path(tmp) / "input.mlirbc", Path(tmp) / "output.vmfb"
         with open(source, "wb") as f:
@@ -67,7 +62,7 @@ def compile_module(
                 [str(source), *_BASE_FLAGS, *flags, "-o", str(output)]
             )
         if code != 0:
-            raise _repro_error(module, flags, diagnostics, code, target)
+            raise _repro_error(module, flags, diagnostics, code, target.device)
         if diagnostics.strip():  # warnings: shown as compile_file shows them
             sys.stderr.write(diagnostics)
         return output.read_bytes()
@@ -101,37 +96,12 @@ def run_iree_compile(arguments: list[str]) -> tuple[int, str]:
 def _repro_error(
     module: ir.Module, flags: list[str], diagnostics: str, code: int, target: str
 ) -> QmlirError:
-    repro_dir = Path(tempfile.mkdtemp(prefix=REPRO_PREFIX))
+    repro_dir = new_repro_dir()
     failing = repro_dir / "failing.mlir"
     failing.write_text(module.operation.get_asm(enable_debug_info=True))
-    prune_repros(repro_dir.parent)
     command = shlex.join(["iree-compile", *flags, str(failing), "-o", str(repro_dir / "out.vmfb")])
     what = first_error_line(diagnostics) if diagnostics.strip() else f"iree-compile exit {code}"
     return QmlirError(
         f"IREE failed to compile for {target}: {what}; "
-        f"IR ({_size(failing.stat().st_size)}) saved to {failing}; reproduce with: {command}"
+        f"IR ({size_text(failing.stat().st_size)}) saved to {failing}; reproduce with: {command}"
     )
-
-
-def prune_repros(directory: Path, keep: int = KEEP_REPROS) -> list[Path]:
-    """Removes all but the newest ``keep`` ``qmlir-repro-*`` directories of this user in
-    ``directory`` (newest: last modified); returns the removed ones."""
-    found = []
-    for path in directory.glob(f"{REPRO_PREFIX}*"):
-        try:
-            info = path.lstat()
-        except OSError:
-            continue  # removed meanwhile
-        if path.is_dir() and not path.is_symlink() and info.st_uid == os.getuid():
-            found.append((info.st_mtime_ns, path.name, path))
-    found.sort(reverse=True)
-    removed = [path for _, _, path in found[keep:]]
-    for path in removed:
-        shutil.rmtree(path, ignore_errors=True)
-    return removed
-
-
-def _size(n: int) -> str:
-    if n >= 100_000:
-        return f"{n / 1e6:.1f} MB"
-    return f"{n / 1e3:.1f} kB" if n >= 1000 else f"{n} B"

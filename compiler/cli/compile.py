@@ -134,30 +134,26 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     # compiling needs the compile extra (torch, iree.compiler); run/inspect must not. What can be
     # refused without the model is, before torch is imported and the model built (seconds each)
-    from compiler.pipeline.cpu_target import DEFAULT_CPU, resolve_cpu
-    from passes.host.flags import target_flags
+    from compiler.pipeline.target import resolve_target
     from passes.recipes import get_recipe
 
     recipe = get_recipe(args.recipe, parse_options(args.recipe_option))
     layer_recipes = parse_layer_recipes(args.layer_recipe)
     output = Path(args.output) if args.output else _default_output(args.model, recipe.name)
     check_output(output)
-    target_flags(args.target, args.cuda_arch, args.cpu)
-    if args.target == "llvm-cpu":
-        resolve_cpu(args.cpu or DEFAULT_CPU)  # cached: the compile reuses it
+    target = resolve_target(args.target, args.cuda_arch, args.cpu)
 
     from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags
     from compiler.frontend.model_source import load_model
-    from compiler.pipeline.inference import CompileOptions, attention_as_matmuls, compile_model
+    from compiler.pipeline.inference import compile_model
+    from compiler.pipeline.options import CompileOptions, attention_as_matmuls
     from passes.ir.dialect import OpKind
 
     options = CompileOptions(
         recipe=recipe,
-        target=args.target,
-        cuda_arch=args.cuda_arch,
+        target=target,
         quantize_all_matmuls=args.quantize_all_matmuls,
         attention=args.attention,
-        cpu=args.cpu,
         iree_flags=tuple(args.iree_flag),
         dump_ir=Path(args.dump_ir) if args.dump_ir else None,
         exclude=tuple(args.exclude),
@@ -191,8 +187,8 @@ def run(args: argparse.Namespace) -> int:
     if args.explain:
         print_layers(compiled.metadata["layers"])
     if not args.quiet:
-        layers = compiled.metadata["layers"]
-        quantized = sum(1 for layer in layers if layer["matmul"] == OpKind.SCALED_MATMUL.value)
+        layers = compiled.record.layers
+        quantized = sum(1 for layer in layers if layer.matmul == OpKind.SCALED_MATMUL.value)
         what = "training step, " if optimizer is not None else ""
         print(
             f"wrote {output} ({what}{human_size(len(compiled.vmfb))}, recipe {recipe.name}, "
@@ -200,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
         )
         if recipe.quantizes and quantized < len(layers):
             kept = Counter(
-                layer["note"] for layer in layers if layer["matmul"] != OpKind.SCALED_MATMUL.value
+                layer.note for layer in layers if layer.matmul != OpKind.SCALED_MATMUL.value
             )
             reasons = "; ".join(f"{n} x {why}" for why, n in kept.most_common())
             print(f"  kept in high precision: {reasons} (--explain lists them)")

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if args.compare:
         require("qmlir run --compare", TORCH)  # it runs the torch model
     module = load(args.artifact, device=args.device)
-    if "training" in module.metadata:
+    if module.record.training is not None:
         raise QmlirError(f"'{args.artifact}' is a training step: run it with qmlir train")
     specs = module.signature["inputs"]
     if args.inputs:

@@ -64,9 +64,9 @@ def run(args: argparse.Namespace) -> int:
     if args.load_params:
         step.load_parameters(read_tensors(Path(args.load_params)))
     count = len(batches[0])
-    meta = step.metadata
+    meta = step.record
     print(
-        f"training {meta['model']} ({meta['recipe']['name']}, {step.optimizer['name']} "
+        f"training {meta.model} ({meta.recipe['name']}, {step.optimizer['name']} "
         f"lr {step.optimizer['lr']:g}) for {args.steps} steps on {count} batch"
         f"{'es' if count > 1 else ''}"
     )

@@ -1,2 +1,4 @@
-"""The pipeline: the compile, one stage per line (``inference``, ``training``), and what
-configures it (the CPU compiled for, the layer globs a user names)."""
+"""The pipeline: the compile, one stage per line (``inference``, ``training``, both calling
+``core`` for the stages after the import, each pass through ``pass_runner``), what configures it
+(``options``; ``target``: the target resolved once, with the CPU probe of ``cpu_target``; the
+layer globs a user names) and what the artifact records of it (``describe``)."""

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
 
 from iree import compiler as iree_compiler
 
 from passes.base.cpu_features import enabled_features
 from passes.base.errors import QmlirError
+from passes.base.target import DEFAULT_CPU, Cpu
 from passes.host.flags import cpu_flags, first_error_line
 
-DEFAULT_CPU = "host"
 _PROBE = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> { return %a : tensor<4xf32> }"
 _TARGET = re.compile(
     r'hal\.executable\.target<"llvm-cpu", "embedded-elf-(?P<arch>[\w-]+)", '
@@ -28,9 +27,9 @@ _TARGET = re.compile(
 
 
 @functools.lru_cache(maxsize=16)
-def resolve_cpu(cpu: str = DEFAULT_CPU) -> dict[str, Any]:
-    """``{"requested", "name", "arch", "features"}`` for ``--cpu``; a one-line error for a CPU
-    LLVM does not know."""
+def resolve_cpu(cpu: str = DEFAULT_CPU) -> Cpu:
+    """The :class:`Cpu` IREE resolves ``--cpu`` to; a one-line error for a CPU LLVM does not
+    know."""
     if not cpu or any(c.isspace() or c == "," for c in cpu):
         raise QmlirError(f"bad --cpu '{cpu}' (host, generic or an LLVM CPU name)")
     try:
@@ -48,12 +47,7 @@ def resolve_cpu(cpu: str = DEFAULT_CPU) -> dict[str, Any]:
     found = _TARGET.search(text if isinstance(text, str) else text.decode())
     if found is None:
         raise QmlirError(f"internal: no llvm-cpu target for --cpu '{cpu}' in IREE's output")
-    return {
-        "requested": cpu,
-        "name": found["cpu"],
-        "arch": found["arch"],
-        "features": enabled_features(found["features"]),
-    }
+    return Cpu(cpu, found["cpu"], found["arch"], tuple(enabled_features(found["features"])))
 
 
 def _unknown_cpu(cpu: str, message: str) -> str:

@@ -1,9 +1,10 @@
 """The compile of a training step, one stage per line: capture (the gradients, and the
 optimizer's update, ``training_capture.py``) → import (``@main``, ``@qmlir.apply_update``) →
-training-gemms → recipe → hold the state in the module → lower → IREE. The result is a
-:class:`TrainingStep`, whose call runs both functions.
+the core (``core.py``), with training-gemms before the recipe pass and the state held in the
+module after it → lower → IREE. The result is a :class:`TrainingStep`, whose call runs both
+functions.
 
-The recipe passes are the inference compile's (``pipeline.py``); ``training-gemms`` tells them
+The recipe passes are the inference compile's; ``training-gemms`` tells them
 which matmuls are a linear's fprop, dgrad and wgrad and which operands are parameters and
 gradients. Parameters are no constants here: every operand is quantized every step, from its
 f32 source; only frozen weights are folded at compile time. ``dump_ir`` writes the same four
@@ -12,6 +13,8 @@ stages as an inference compile.
 
 from __future__ import annotations
 
+from typing import Any
+
 from iree.compiler import ir
 
 from compiler.frontend.importer import import_graphs
@@ -19,30 +22,16 @@ from compiler.frontend.input_roles import input_roles
 from compiler.frontend.model_source import ModelSource
 from compiler.frontend.optimizers import OptimizerOptions
 from compiler.frontend.training_capture import CapturedStep, capture_training_step
-from compiler.pipeline.cpu_target import DEFAULT_CPU, resolve_cpu
-from compiler.pipeline.inference import (
-    CompileOptions,
-    Progress,
-    build_metadata,
-    check_quantized,
-    describe_inputs,
-    dump_stage,
-    gemm_operand_type,
-    layer_map,
-    lower_and_compile,
-)
-from compiler.pipeline.layer_globs import check_globs, matmul_layer_names
+from compiler.pipeline.core import compile_core
+from compiler.pipeline.describe import artifact_metadata, described_signature
+from compiler.pipeline.options import CompileOptions, Progress, gemm_operand_type
+from compiler.pipeline.pass_runner import run_pass
 from compiler.runtime import TrainingStep
+from compiler.runtime.metadata import ArtifactMetadata, Layer, NamedShape, Training
 from passes.base.abi import APPLY_UPDATE
 from passes.base.errors import QmlirError
-from passes.expose_scaling_state import ExposeScalingState
-from passes.fold_constant_quantize import FoldConstantQuantize
-from passes.fold_weight_views import FoldWeightViews
-from passes.gemm_operands import GemmOperands
 from passes.hold_training_state import HoldTrainingState
-from passes.host.flags import target_flags
 from passes.probe_gemms import ProbeGemms, probe_entries
-from passes.quantize_matmuls import QuantizeMatmuls
 from passes.training_gemms import TrainingGemms
 
 # recipes whose training rules qmlir does not implement yet (NVFP4: 16x16 weight blocks,
@@ -61,62 +50,59 @@ def compile_training_model(
     GEMM's operands, read by ``TrainingStep.probes()``."""
     note = progress or (lambda stage: None)
     _check_trainable(source, options)
-    target_flags(options.target, options.cuda_arch, options.cpu)
-    cpu = resolve_cpu(options.cpu or DEFAULT_CPU) if options.target == "llvm-cpu" else None
-    gemm = gemm_operand_type(options, cpu)
+    gemm = gemm_operand_type(options, options.target.cpu)
     note("capture")
     step = capture_training_step(source.module, source.example_inputs, optimizer)
     roles = input_roles(step.program)
     note("import")
     text = import_graphs({"main": step.graph, APPLY_UPDATE: step.update})
+    probed: list[dict[str, Any]] = []  # each probed GEMM, read before probe-gemms runs
+
+    def mark_gemms(module: ir.Module) -> None:
+        """Which matmuls are a linear's fprop, dgrad and wgrad; which operands are parameters
+        and gradients."""
+        run_pass(TrainingGemms(tuple(step.parameters)), module)
+
+    def hold_state(module: ir.Module) -> None:
+        """The parameters and the optimizer's state held in the module (and the probes)."""
+        if probes:
+            probed.extend(probe_entries(module))
+            run_pass(ProbeGemms(), module)
+        state = HoldTrainingState(tuple(step.state), tuple(step.parameters), tuple(step.initial))
+        run_pass(state, module)
+
+    def describe(module: ir.Module, layers: tuple[Layer, ...]) -> ArtifactMetadata:
+        signature = described_signature(module, roles)
+        training = training_metadata(step, optimizer, probed if probes else None)
+        return artifact_metadata(
+            source.name, options, module, layers, signature, gemm, training=training
+        )
+
     with ir.Context():
         module = ir.Module.parse(text)
-        dump_stage(options, "01-import", module)
-        note("recipe")
-        FoldWeightViews().apply(module)  # a frozen weight's views: a literal (a weight)
-        TrainingGemms(tuple(step.parameters)).apply(module)
-        globs = [glob for glob, _ in options.layer_recipes]
-        check_globs(options.exclude, globs, matmul_layer_names(module))
-        QuantizeMatmuls(
-            options.recipe, options.quantize_all_matmuls, options.exclude, options.layer_recipes
-        ).apply(module)
-        probed = probe_entries(module) if probes else []
-        if probes:
-            ProbeGemms().apply(module)
-        HoldTrainingState(tuple(step.state), tuple(step.parameters), tuple(step.initial)).apply(
-            module
+        artifact = compile_core(
+            module,
+            options,
+            gemm,
+            describe,
+            note,
+            before_recipe=mark_gemms,
+            after_recipe=hold_state,
         )
-        ExposeScalingState().apply(module)
-        GemmOperands(gemm).apply(module)
-        dump_stage(options, "02-recipe", module)
-        layers = layer_map(module)
-        check_quantized(options, layers)
-        # frozen weights: quantized at compile time, after gemm-operands read their scale chains
-        FoldConstantQuantize().apply(module)
-        dump_stage(options, "03-fold-weights", module)
-        metadata = build_metadata(source, options, module, layers)
-        describe_inputs(metadata["signature"]["inputs"], roles)
-        metadata["cpu"] = cpu
-        metadata["gemm_operands"] = gemm
-        metadata["training"] = training_metadata(step, optimizer)
-        if probes:
-            metadata["training"]["probes"] = probed
-        return TrainingStep(lower_and_compile(module, options, metadata, note))
+        return TrainingStep(artifact)
 
 
-def training_metadata(step: CapturedStep, optimizer: OptimizerOptions) -> dict[str, object]:
-    shapes = [list(value.shape) for value in step.initial]
+def training_metadata(
+    step: CapturedStep, optimizer: OptimizerOptions, probes: list[dict[str, Any]] | None
+) -> Training:
+    shapes = [tuple(value.shape) for value in step.initial]
     count = len(step.parameters)
-    return {
-        "optimizer": optimizer.to_dict(),
-        "parameters": [
-            {"name": n, "shape": s} for n, s in zip(step.parameters, shapes[:count], strict=True)
-        ],
-        "optimizer_state": [
-            {"name": n, "shape": s}
-            for n, s in zip(step.optimizer_state, shapes[count:], strict=True)
-        ],
-    }
+    return Training(
+        optimizer.to_dict(),
+        tuple(NamedShape(n, s) for n, s in zip(step.parameters, shapes[:count], strict=True)),
+        tuple(NamedShape(n, s) for n, s in zip(step.optimizer_state, shapes[count:], strict=True)),
+        None if probes is None else tuple(probes),
+    )
 
 
 def _check_trainable(source: ModelSource, options: CompileOptions) -> None:

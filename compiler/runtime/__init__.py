@@ -2,9 +2,9 @@
 and ml_dtypes: nothing here imports torch or ``iree.compiler``.
 
 ``module`` (``CompiledModule``), ``training`` (``TrainingStep``: a compiled training step),
-``loading`` (``load``), ``seal`` (the artifact file and its digest),
-``metadata_schema`` (the metadata's fields, checked), ``input_check`` (inputs against the
-signature), ``scaling_health`` (is an fp8-delayed state sound).
+``loading`` (``load``), ``seal`` (the artifact file and its digest), ``metadata`` (the
+metadata's typed, versioned record), ``metadata_schema`` (its fields, checked), ``input_check``
+(inputs against the signature), ``scaling_health`` (is an fp8-delayed state sound).
 """
 
 from compiler.runtime.loading import load, read_artifact

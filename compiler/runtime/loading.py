@@ -14,7 +14,7 @@ from passes.base.errors import QmlirError
 
 def artifact_module(data: bytes, device: str = "") -> CompiledModule:
     """The artifact ``data`` as the class its metadata calls for."""
-    kind = TrainingStep if "training" in unseal(data).metadata else CompiledModule
+    kind = TrainingStep if unseal(data).record.training is not None else CompiledModule
     return kind(data, device=device)
 
 

@@ -1,4 +1,4 @@
-"""The shape of an artifact's metadata, checked before anything reads it.
+"""The shape of an artifact's metadata, checked before the record (``metadata.py``) is built.
 
 The seal's digest is no signature (``seal.py``): metadata can be forged with a valid digest.
 Every field the runtime and the CLI read is checked here, so a forged or malformed one is one
@@ -10,9 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from passes.base.errors import QmlirError
-
-FORMAT = "qmlir-artifact/1"
-TARGETS = ("llvm-cpu", "cuda")
+from passes.base.target import DEVICES
 
 Spec = Any  # a type, a tuple of allowed literals, a dict of fields, or a one-item list
 
@@ -48,12 +46,12 @@ _TRAINING = {
     "?probes": [_PROBE],
 }
 SCHEMA: dict[str, Spec] = {
-    "format": (FORMAT,),
+    "format": str,  # the version, checked first (``metadata.py``)
     "qmlir_version": str,
     "iree_version": str,
     "model": str,
     "recipe": {"name": str, "options": dict},
-    "target": TARGETS,
+    "target": DEVICES,
     "cuda_arch": (str, type(None)),
     "quantize_all_matmuls": bool,
     "signature": {"inputs": [_INPUT], "outputs": [_OUTPUT]},

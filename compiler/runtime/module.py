@@ -20,6 +20,7 @@ import numpy as np
 from iree import runtime as iree_runtime
 
 from compiler.runtime.input_check import check_inputs
+from compiler.runtime.metadata import ArtifactMetadata, Signature
 from compiler.runtime.scaling_health import ScalingHealth, scaling_health
 from compiler.runtime.seal import unseal
 from passes.base.abi import ENTRY, GET_STATE, SET_STATE
@@ -42,20 +43,20 @@ class CompiledModule:
     def __init__(self, artifact: bytes, device: str = "") -> None:
         verified = unseal(artifact)
         self._artifact = verified
-        self.metadata: dict[str, Any] = verified.metadata
-        self.function_names: list[str] = list(self.metadata["functions"])
-        cuda = self.metadata["target"] == "cuda"
-        self._device = device or ("cuda" if cuda else "local-task")
-        cpu = self.metadata.get("cpu")
+        self.record: ArtifactMetadata = verified.record
+        self.metadata: dict[str, Any] = verified.metadata  # the record as JSON, by field name
+        self.function_names: list[str] = list(self.record.functions)
+        target = self.record.target
+        self._device = device or ("cuda" if target.is_cuda else "local-task")
         # checked before its code can SIGILL here; a GPU artifact, or one for another CPU, loads
         # on first use: compile, save and inspect need neither the GPU nor that CPU
-        self._cpu_problem = host_problem(cpu) if (cpu and not cuda) else None
+        cpu = target.cpu
+        self._cpu_problem = host_problem(cpu.to_json()) if cpu is not None else None
         self._context: Any = None
         self._module_name = ""
         self._load_lock = threading.Lock()
-        stateful = bool(self.metadata["scaling_state"]) or "training" in self.metadata
         self._call_lock: threading.Lock | contextlib.nullcontext[None] = (
-            threading.Lock() if stateful else contextlib.nullcontext()
+            threading.Lock() if self.record.stateful else contextlib.nullcontext()
         )
 
     def _load(self) -> Any:
@@ -65,8 +66,8 @@ class CompiledModule:
             return self._context
 
     def _open(self) -> tuple[Any, str]:
-        if self.metadata.get("target") == "cuda" and self._device != "cuda":
-            arch = self.metadata.get("cuda_arch") or "cuda"
+        if self.record.target.is_cuda and self._device != "cuda":
+            arch = self.record.target.cuda_arch
             raise QmlirError(
                 f"the artifact is compiled for an NVIDIA GPU ({arch}): run it with --device cuda"
             )
@@ -80,8 +81,8 @@ class CompiledModule:
             ) from e
 
     @property
-    def signature(self) -> dict[str, list[dict[str, Any]]]:
-        return self.metadata["signature"]
+    def signature(self) -> Signature:
+        return self.record.signature
 
     @property
     def vmfb(self) -> bytes:
@@ -109,13 +110,13 @@ class CompiledModule:
 
     def scaling_state(self) -> dict[str, dict[str, np.ndarray]]:
         """fp8-delayed's state: ``{key: {"amax_history": [L] f32, "scale": f32}}`` (a copy)."""
-        entries = self.metadata.get("scaling_state", [])
+        entries = self.record.scaling_state
         if not entries:
             return {}
         values = self._call(GET_STATE)
         state: dict[str, dict[str, np.ndarray]] = {}
         for entry, value in zip(entries, values, strict=True):
-            state.setdefault(entry["key"], {})[entry["kind"]] = value
+            state.setdefault(entry.key, {})[entry.kind] = value
         return state
 
     def scaling_health(
@@ -129,27 +130,24 @@ class CompiledModule:
         """Back to the initial state: histories of zeros, scales of 1."""
         initial = {"amax_history": 0.0, "scale": 1.0}
         self._set_state(
-            [
-                np.full(e["shape"], initial[e["kind"]], np.float32)
-                for e in self.metadata.get("scaling_state", [])
-            ]
+            [np.full(e.shape, initial[e.kind], np.float32) for e in self.record.scaling_state]
         )
 
     def load_scaling_state(self, state: dict[str, dict[str, Any]]) -> None:
         """Restores a state from :meth:`scaling_state` (every key and kind must be there)."""
         arrays = []
-        for e in self.metadata.get("scaling_state", []):
+        for e in self.record.scaling_state:
             try:
-                value = np.asarray(state[e["key"]][e["kind"]], dtype=np.float32)
+                value = np.asarray(state[e.key][e.kind], dtype=np.float32)
             except (KeyError, TypeError):
-                raise QmlirError(f"scaling state misses {e['key']}.{e['kind']}") from None
-            if list(value.shape) != e["shape"]:
+                raise QmlirError(f"scaling state misses {e.key}.{e.kind}") from None
+            if value.shape != e.shape:
                 raise QmlirError(
-                    f"scaling state {e['key']}.{e['kind']} has shape {list(value.shape)}, "
-                    f"the module keeps {e['shape']}"
+                    f"scaling state {e.key}.{e.kind} has shape {list(value.shape)}, "
+                    f"the module keeps {list(e.shape)}"
                 )
             arrays.append(value)
-        unknown = set(state) - {e["key"] for e in self.metadata.get("scaling_state", [])}
+        unknown = set(state) - {e.key for e in self.record.scaling_state}
         if unknown:
             raise QmlirError(f"the module has no scaling state named {sorted(unknown)[0]}")
         self._set_state(arrays)

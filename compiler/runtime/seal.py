@@ -23,7 +23,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.runtime.metadata_schema import check_metadata
+from compiler.runtime.metadata import ArtifactMetadata
 from passes.base.errors import QmlirError
 
 MAGIC = b"\nqmlir-sealed-1\n"
@@ -37,16 +37,23 @@ class Artifact:
     """A verified artifact: the IREE module's bytes, its metadata, and the whole file."""
 
     vmfb: bytes
-    metadata: dict[str, Any]
+    record: ArtifactMetadata
     data: bytes
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The record's JSON form, as sealed."""
+        return self.record.to_json()
 
     @property
     def digest(self) -> str:
         return self.data[-_DIGEST - len(MAGIC) : -len(MAGIC)].hex()
 
 
-def seal(vmfb: bytes, metadata: dict[str, Any]) -> bytes:
-    """The artifact file for ``vmfb`` and ``metadata``."""
+def seal(vmfb: bytes, metadata: ArtifactMetadata | dict[str, Any]) -> bytes:
+    """The artifact file for ``vmfb`` and ``metadata`` (a record, or its JSON form)."""
+    if isinstance(metadata, ArtifactMetadata):
+        metadata = metadata.to_json()
     text = json.dumps(metadata, sort_keys=True).encode()
     body = b"".join((vmfb, text, _LENGTHS.pack(len(vmfb), len(text))))
     return body + hashlib.sha256(body).digest() + MAGIC
@@ -78,5 +85,4 @@ def unseal(data: bytes) -> Artifact:
         metadata = json.loads(text.decode())
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise QmlirError(f"a qmlir artifact with unreadable metadata: {e}") from None
-    check_metadata(metadata)
-    return Artifact(data[:vmfb_len], metadata, data)
+    return Artifact(data[:vmfb_len], ArtifactMetadata.from_json(metadata), data)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from compiler.runtime.input_check import check_inputs
+from compiler.runtime.metadata import Training
 from compiler.runtime.module import CompiledModule, to_numpy, to_torch
 from passes.base.abi import (
     APPLY_UPDATE,
@@ -29,20 +30,26 @@ from passes.base.errors import QmlirError
 class TrainingStep(CompiledModule):
     """``loss = step(x, y)`` runs one training step (``run_numpy``: the loss and gradients, then
     the update); ``.parameters()``, ``.load_parameters()``,
-    ``.gradients()``, ``.optimizer_state()``, ``.save(path)``; ``.metadata["training"]``."""
+    ``.gradients()``, ``.optimizer_state()``, ``.save(path)``; ``.training`` (its state)."""
 
     def __init__(self, artifact: bytes, device: str = "") -> None:
         super().__init__(artifact, device)
         self._step_lock = threading.Lock()  # a step's two calls are not interleaved with another
 
     @property
+    def training(self) -> Training:
+        """The step's state in module order: the optimizer, parameters and optimizer state."""
+        assert self.record.training is not None  # loading.py picks this class by it
+        return self.record.training
+
+    @property
     def parameter_names(self) -> list[str]:
-        return [entry["name"] for entry in self.metadata["training"]["parameters"]]
+        return [entry.name for entry in self.training.parameters]
 
     @property
     def optimizer(self) -> dict[str, Any]:
         """The optimizer and its settings (``{"name": "adamw", "lr": ..., ...}``)."""
-        return dict(self.metadata["training"]["optimizer"])
+        return dict(self.training.optimizer)
 
     def parameters(self, as_torch: bool = True) -> dict[str, Any]:
         """The parameters now, by name (torch tensors; numpy arrays with ``as_torch=False``)."""
@@ -51,9 +58,8 @@ class TrainingStep(CompiledModule):
 
     def optimizer_state(self, as_torch: bool = True) -> dict[str, Any]:
         """The optimizer's state by name (``adamw.exp_avg.<parameter>``, ``adamw.step``...)."""
-        entries = self.metadata["training"]["optimizer_state"]
         count = len(self.parameter_names)
-        names = [entry["name"] for entry in entries]
+        names = [entry.name for entry in self.training.optimizer_state]
         return _named(names, self._call(GET_TRAIN_STATE)[count:], as_torch)
 
     def gradients(self, as_torch: bool = True) -> dict[str, Any]:
@@ -63,21 +69,21 @@ class TrainingStep(CompiledModule):
     def load_parameters(self, state_dict: dict[str, Any]) -> None:
         """Sets every parameter from ``state_dict`` (name → tensor or array, the shapes of
         :meth:`parameters`); the optimizer's state stays as it is."""
-        entries = self.metadata["training"]["parameters"]
-        names = {entry["name"] for entry in entries}
+        entries = self.training.parameters
+        names = {entry.name for entry in entries}
         unknown = sorted(set(state_dict) - names)
         if unknown:
             raise QmlirError(f"the training step has no parameter '{unknown[0]}'")
         values = self._call(GET_TRAIN_STATE)
         for i, entry in enumerate(entries):
-            name = entry["name"]
+            name = entry.name
             if name not in state_dict:
                 raise QmlirError(f"load_parameters() misses parameter '{name}'")
             value = np.array(to_numpy(state_dict[name]), dtype=np.float32, order="C")
-            if list(value.shape) != entry["shape"]:
+            if value.shape != entry.shape:
                 raise QmlirError(
                     f"parameter '{name}' has shape {list(value.shape)}, the step keeps "
-                    f"{entry['shape']}"
+                    f"{list(entry.shape)}"
                 )
             values[i] = value
         self._call(SET_TRAIN_STATE, *values)
@@ -87,7 +93,7 @@ class TrainingStep(CompiledModule):
         step, in program order, its ``layer``, ``gemm``, operand ``roles`` and ``usages``, and
         ``a`` / ``b`` (``source``: the f32 tensor quantized, ``data``: uint8 codes, ``scale``:
         compact scale_inv) and ``out`` (the GEMM's f32 result), as numpy arrays."""
-        entries = self.metadata["training"].get("probes")
+        entries = self.training.probes
         if entries is None:
             raise QmlirError("the step was compiled without probes (probes=True)")
         values = self._call(GET_PROBES)

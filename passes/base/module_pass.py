@@ -2,12 +2,14 @@
 
 ``name{opt-a=1 opt-b=true}`` parses to ``Cls.from_options({"opt-a": "1", "opt-b": "true"})``.
 A pass module registers its class with :func:`register_pass` when it is imported; the driver
-(``python -m passes``) imports every pass.
+(``python -m passes``) imports every pass. :meth:`ModulePass.spec` writes the text back (a
+failing pass's repro command, ``compiler/pipeline/pass_runner.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import re
 import typing
 from typing import Any, ClassVar
@@ -43,6 +45,34 @@ class ModulePass:
                 raise QmlirError(f"pass '{cls.name}' has no option '{raw_key}'")
             values[key] = coerce_option(f"pass '{cls.name}'", key, hints[key], raw)
         return cls(**values)
+
+    def options(self) -> dict[str, str]:
+        """The options :meth:`from_options` reads back into this pass: each field that differs
+        from its default, as text (a bool ``true``/``false``, a tuple comma-joined, an enum its
+        value). A pass whose fields text cannot carry overrides it."""
+        out: dict[str, str] = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if field.default is not dataclasses.MISSING and value == field.default:
+                continue
+            out[field.name.replace("_", "-")] = option_text(value)
+        return out
+
+    def spec(self) -> str:
+        """``name`` or ``name{key=value ...}``, as :func:`parse_pass` reads it."""
+        options = " ".join(f"{key}={value}" for key, value in self.options().items())
+        return f"{self.name}{{{options}}}" if options else self.name
+
+
+def option_text(value: Any) -> str:
+    """An option's value as pass-option text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    if isinstance(value, (tuple, list)):
+        return ",".join(option_text(v) for v in value)
+    return str(value)
 
 
 _SPEC = re.compile(r"^\s*([\w-]+)\s*(?:\{(.*)\})?\s*$")

@@ -3,10 +3,8 @@ folding, ``compiler.quantize``) take them from, so both compile the same way."""
 
 from __future__ import annotations
 
-from passes.base.errors import QmlirError
+from passes.base.target import Target
 from passes.lowering.cuda import targets as cuda_targets
-
-TARGETS = ("llvm-cpu", "cuda")
 
 # The flags of the llvm-cpu path that keep the numerics and the artifact the same on cuda: bf16
 # constants stay out of line (they fail to verify on llvm-cpu otherwise); no compile-time
@@ -68,10 +66,10 @@ DYNAMIC_CPU_RETRY_ON = (
 )
 
 
-def retry_flags(target: str, dynamic: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def retry_flags(target: Target, dynamic: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(flags, messages)``: a compile whose error names one of ``messages`` runs once more with
     ``flags`` added (a dynamic llvm-cpu artifact, without data tiling); ``((), ())`` otherwise."""
-    if target == "llvm-cpu" and dynamic:
+    if not target.is_cuda and dynamic:
         return DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON
     return (), ()
 
@@ -80,22 +78,20 @@ def retry_flags(target: str, dynamic: bool) -> tuple[tuple[str, ...], tuple[str,
 HOST_CPU_FLAGS = (*cpu_flags("host"), *SHARED_FLAGS)
 
 
-def target_flags(
-    target: str, cuda_arch: str | None = None, cpu: str | None = None, dynamic: bool = False
-) -> list[str]:
-    """``iree-compile`` flags for ``target`` (``dynamic``: a module with dynamic dims); refuses
-    an unknown target or CUDA architecture, and a CPU for a target that is not llvm-cpu."""
-    if target == "llvm-cpu":
-        if cuda_arch is not None:
-            raise QmlirError("--cuda-arch needs --target cuda")
-        artifact = DYNAMIC_ARTIFACT_CPU_FLAGS if dynamic else ARTIFACT_CPU_FLAGS
-        return [*cpu_flags(cpu or "host"), *SHARED_FLAGS, *artifact]
-    if cpu is not None:
-        raise QmlirError("--cpu needs --target llvm-cpu")
-    if target == "cuda":
-        arch = cuda_arch or cuda_targets.DEFAULT_CUDA_ARCH
-        return [*cuda_targets.iree_flags(arch), *SHARED_FLAGS]
-    raise QmlirError(f"unknown target '{target}' (known targets: {', '.join(TARGETS)})")
+def target_flags(target: Target, dynamic: bool = False) -> list[str]:
+    """``iree-compile`` flags for an artifact for ``target`` (``dynamic``: a module with dynamic
+    dims). A cuda architecture IREE does not know by name takes none: its device target goes
+    on the module (``passes/lowering/cuda/targets.py``)."""
+    if target.is_cuda:
+        assert target.cuda_arch is not None  # Target checks it
+        return [*cuda_targets.iree_flags(target.cuda_arch), *SHARED_FLAGS]
+    return artifact_cpu_flags(target.cpu_name, dynamic)
+
+
+def artifact_cpu_flags(cpu: str, dynamic: bool = False) -> list[str]:
+    """``iree-compile`` flags for an llvm-cpu artifact for the LLVM CPU named ``cpu``."""
+    artifact = DYNAMIC_ARTIFACT_CPU_FLAGS if dynamic else ARTIFACT_CPU_FLAGS
+    return [*cpu_flags(cpu), *SHARED_FLAGS, *artifact]
 
 
 def first_error_line(text: str) -> str:

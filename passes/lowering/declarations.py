@@ -33,7 +33,7 @@ def named_op_declarations(module: ir.Module) -> list[ir.Operation]:
     ]
 
 
-def lowered_text(decl: ir.Operation, cuda_arch: str = "") -> str:
+def lowered_text(decl: ir.Operation, cuda_arch: str | None = None) -> str:
     """``decl``'s definition: the cuda lowering's where it has one (``cuda_arch`` set), else
     the llvm-cpu lowering's (plain linalg/arith, which IREE compiles for cuda too)."""
     if cuda_arch:
@@ -43,10 +43,12 @@ def lowered_text(decl: ir.Operation, cuda_arch: str = "") -> str:
     return lower_cpu(decl)
 
 
-def lower_declarations(module: ir.Module, decls: list[ir.Operation], cuda_arch: str = "") -> None:
+def lower_declarations(
+    module: ir.Module, decls: list[ir.Operation], cuda_arch: str | None = None
+) -> None:
     """Replaces each declaration in ``module`` by its lowered definition, in place.
 
-    ``cuda_arch`` empty: the llvm-cpu lowering; else the cuda lowering for that architecture.
+    ``cuda_arch`` None: the llvm-cpu lowering; else the cuda lowering for that architecture.
     """
     line = 0  # lines of the definitions before this one
     with module.context:

@@ -111,7 +111,7 @@ def test_inspect_reads_without_running_the_module(capsys, tiny_art, tmp_path) ->
             lambda m: m["signature"]["inputs"][0].update(shape=[8, -1]),
             "metadata.signature.inputs[0].shape is [8, -1], not a shape",
         ),
-        (lambda m: m.update(format="qmlir-artifact/9"), "metadata.format is 'qmlir-artifact/9'"),
+        (lambda m: m.update(cuda_arch="sm_90"), "--cuda-arch needs --target cuda"),
     ],
 )
 def test_malformed_metadata_is_one_line(capsys, tiny_art, tmp_path, edit, message) -> None:  # type: ignore[no-untyped-def]
@@ -123,6 +123,30 @@ def test_malformed_metadata_is_one_line(capsys, tiny_art, tmp_path, edit, messag
     code, out, err = _cli(capsys, "inspect", str(bad))
     assert code == 1 and out == "" and err.count("\n") == 1
     assert "malformed metadata" in err and message in err
+
+
+@pytest.mark.parametrize("found", ["qmlir-artifact/9", "qmlir-artifact/0"])
+def test_other_metadata_version_is_refused_naming_both(capsys, tiny_art, tmp_path, found) -> None:  # type: ignore[no-untyped-def]
+    path, art = tiny_art
+    metadata = dict(json.loads(json.dumps(art.metadata)), format=found)
+    other = tmp_path / "other.vmfb"
+    other.write_bytes(seal(unseal(path.read_bytes()).vmfb, metadata))
+    for command in ("inspect", "run"):
+        extra = ["--random-inputs"] if command == "run" else []
+        code, out, err = _cli(capsys, command, str(other), *extra)
+        assert code == 1 and out == "" and err.count("\n") == 1
+        assert f"metadata format '{found}'" in err and "reads 'qmlir-artifact/1' only" in err
+    with pytest.raises(QmlirError, match=f"format '{found}'.*'qmlir-artifact/1'"):
+        compiler.load(other)
+
+
+def test_metadata_record_reads_back_as_sealed(tiny_art) -> None:  # type: ignore[no-untyped-def]
+    """The record's JSON is the sealed JSON: the same keys and values, written back the same."""
+    path, art = tiny_art
+    sealed = unseal(path.read_bytes())
+    assert sealed.record == art.record and sealed.record.to_json() == art.metadata
+    assert seal(sealed.vmfb, sealed.record) == path.read_bytes()
+    assert art.record.target.cpu is not None and art.record.format == "qmlir-artifact/1"
 
 
 def test_artifacts_get_the_umask_mode(tiny_art, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import compiler.cli
-from compiler.backend.iree_compile import KEEP_REPROS, prune_repros
+from compiler.backend.repro import KEEP_REPROS, prune_repros
 from compiler.cli.compile import _default_output
 from tests.e2e.cli_runner import run
 

@@ -20,8 +20,10 @@ from iree import compiler as iree_compiler
 from iree.compiler import ir
 
 import compiler
-from compiler.backend.iree_compile import compile_module, target_flags
+from compiler.backend.iree_compile import compile_module
+from compiler.pipeline.target import resolve_target
 from passes.base.errors import QmlirError
+from passes.base.target import Target
 from passes.ir.torch_ops import defining_op
 from passes.lower_named_ops import LowerNamedOps
 from passes.lowering.cuda import targets as cuda_targets
@@ -75,7 +77,7 @@ def test_target_template_parses_and_compiles(arch: str) -> None:
     assert f'arch = "{arch}"' in cuda_targets.executable_target_text(arch)
     with ir.Context():
         module = ir.Module.parse(TINY)
-        vmfb = compile_module(module, "cuda", arch)
+        vmfb = compile_module(module, Target.for_cuda(arch))
     assert f".target {arch}".encode() in vmfb  # the PTX IREE generated for the matmul
 
 
@@ -101,9 +103,9 @@ def _executable_targets(source: str) -> str:
 
 def test_unknown_arch_is_one_line_error() -> None:
     with pytest.raises(QmlirError, match=r"^unknown CUDA architecture 'sm_75' \(known: sm_89, "):
-        target_flags("cuda", "sm_75")
+        resolve_target("cuda", "sm_75")
     with pytest.raises(QmlirError, match="--cuda-arch needs --target cuda"):
-        target_flags("llvm-cpu", "sm_90")
+        resolve_target("llvm-cpu", "sm_90")
     model, inputs = mlp.build()
     with pytest.raises(QmlirError, match="unknown CUDA architecture 'sm_120'"):
         compiler.compile(model, inputs, "fp8-current", target="cuda", cuda_arch="sm_120")
@@ -282,7 +284,7 @@ def test_dynamic_rows_refuse_the_columnwise_kernels_in_one_line() -> None:
     with ir.Context():
         module = ir.Module.parse(ROWCOL_DYNAMIC)
         with pytest.raises(QmlirError, match=r"Dx64\.mx\.rowcol: dynamic rows take the rowwise "):
-            LowerNamedOps("cuda", "sm_90").apply(module)
+            LowerNamedOps(Target.for_cuda("sm_90")).apply(module)
 
 
 # A training step's kernels under hybrid: E5M2 gradients get their own quantize kernels; mxfp8's

@@ -13,7 +13,7 @@ from compiler.analysis.metrics import compare
 from compiler.frontend.export import export_model
 from compiler.frontend.importer import import_program
 from compiler.frontend.model_source import ModelSource
-from compiler.pipeline.inference import layer_map
+from compiler.pipeline.describe import layer_map
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.recipes import get_recipe
 from tests.e2e import emulation, emulation_blocks
@@ -70,7 +70,7 @@ def _decisions(**options: object) -> list[tuple[str, str, str]]:
     with ir.Context():
         module = ir.Module.parse(text)
         QuantizeMatmuls(get_recipe("nvfp4"), **options).apply(module)  # type: ignore[arg-type]
-        return [(e["layer"], e["matmul"], e["recipe"]) for e in layer_map(module)]
+        return [(e.layer, e.matmul, e.recipe) for e in layer_map(module)]
 
 
 def test_globs_pick_experts() -> None:

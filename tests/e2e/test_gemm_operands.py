@@ -10,8 +10,9 @@ import pytest
 import torch
 
 import compiler
-from compiler.pipeline.inference import CompileOptions, gemm_operand_type
+from compiler.pipeline.options import CompileOptions, gemm_operand_type
 from passes.base.errors import QmlirError
+from passes.base.target import Cpu, Target
 from passes.recipes import get_recipe
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
@@ -57,19 +58,23 @@ def test_bf16_operands_compute_the_f32_products() -> None:
     assert err["bf16"] == pytest.approx(err["f32"], rel=1e-3)
 
 
-def _cpu(*features: str) -> dict[str, object]:
-    return {"requested": "host", "name": "x", "arch": "x86_64", "features": list(features)}
+def _cpu(*features: str) -> Cpu:
+    return Cpu("host", "x", "x86_64", features)
 
 
 def test_auto_picks_bf16_only_with_avx512_bf16() -> None:
-    auto = CompileOptions(recipe=get_recipe("fp8-current"))
+    auto = CompileOptions(recipe=get_recipe("fp8-current"), target=Target(cpu=_cpu()))
     assert gemm_operand_type(auto, _cpu("avx2", "avx512f", "avx512bf16")) == "bf16"
     assert gemm_operand_type(auto, _cpu("avx2", "avx512f")) == "f32"
     assert gemm_operand_type(auto, None) == "f32"  # cuda: the GEMMs take the codes
-    forced = CompileOptions(recipe=get_recipe("fp8-current"), gemm_operands="bf16")
+    forced = CompileOptions(
+        recipe=get_recipe("fp8-current"), target=Target(cpu=_cpu()), gemm_operands="bf16"
+    )
     assert gemm_operand_type(forced, _cpu("avx2")) == "bf16"
     with pytest.raises(QmlirError, match="--gemm-operands bf16 needs --target llvm-cpu"):
         gemm_operand_type(forced, None)
-    bad = CompileOptions(recipe=get_recipe("fp8-current"), gemm_operands="f16")
+    bad = CompileOptions(
+        recipe=get_recipe("fp8-current"), target=Target(cpu=_cpu()), gemm_operands="f16"
+    )
     with pytest.raises(QmlirError, match="unknown --gemm-operands 'f16'"):
         gemm_operand_type(bad, _cpu())

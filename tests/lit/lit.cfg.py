@@ -38,18 +38,18 @@ def _iree_compile_dynamic_cpu() -> str:
     """``iree-compile`` with qmlir's flags for a dynamic llvm-cpu artifact (x86-64-v3: the same
     code on every x86 host that runs the tests)."""
     sys.path.insert(0, _root)
-    from passes.host.flags import target_flags
+    from passes.host.flags import artifact_cpu_flags
 
-    flags = target_flags("llvm-cpu", cpu="x86-64-v3", dynamic=True)
+    flags = artifact_cpu_flags("x86-64-v3", dynamic=True)
     return " ".join([os.path.join(_bin, "iree-compile"), "--iree-input-type=torch", *flags])
 
 
 def _iree_compile_cpu() -> str:
     """``iree-compile`` with qmlir's flags for a static llvm-cpu artifact (x86-64-v3)."""
     sys.path.insert(0, _root)
-    from passes.host.flags import target_flags
+    from passes.host.flags import artifact_cpu_flags
 
-    flags = target_flags("llvm-cpu", cpu="x86-64-v3")
+    flags = artifact_cpu_flags("x86-64-v3")
     return " ".join([os.path.join(_bin, "iree-compile"), "--iree-input-type=torch", *flags])
 
 

@@ -52,7 +52,7 @@ LAYERS = {
     "compiler.extras": set(),  # which extra a command needs, checked before any import of it
     "compiler.runtime": set(),
     "compiler.frontend": set(),
-    "compiler.backend": set(),
+    "compiler.backend": {"compiler.runtime"},  # the artifact embeds the metadata record
     "compiler.pipeline": {
         "compiler.frontend",
         "compiler.backend",

@@ -12,7 +12,10 @@ from iree.compiler import ir
 
 from compiler.backend import iree_compile as backend
 from passes.base.errors import QmlirError
+from passes.base.target import Cpu, Target
 from passes.host.flags import DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON
+
+GENERIC = Target(cpu=Cpu("generic", "generic", "x86_64", ()))
 
 MODULE = "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> { return %x : tensor<4xf32> }"
 
@@ -39,7 +42,7 @@ def _compile(monkeypatch, failures: list[str], tmp_path: Path, dynamic: bool = T
     with ir.Context():
         module = ir.Module.parse(MODULE)
         try:
-            return backend.compile_module(module, "llvm-cpu", cpu="generic", dynamic=dynamic), calls
+            return backend.compile_module(module, GENERIC, dynamic=dynamic), calls
         except QmlirError as e:
             return e, calls
 

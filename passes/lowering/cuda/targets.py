@@ -13,19 +13,11 @@ from pathlib import Path
 
 from iree.compiler import ir
 
-from passes.base.errors import QmlirError
+from passes.base.target import CUDA_ARCHS, DEFAULT_CUDA_ARCH, check_cuda_arch  # noqa: F401
 
 TEMPLATES = Path(__file__).parent / "templates"
-CUDA_ARCHS = ("sm_89", "sm_90", "sm_100")
-DEFAULT_CUDA_ARCH = "sm_90"
 # Architectures IREE 3.13 knows by name (``--iree-cuda-target``); the others need the attribute.
 IREE_KNOWN_ARCHS = ("sm_89",)
-
-
-def check_cuda_arch(arch: str) -> str:
-    if arch not in CUDA_ARCHS:
-        raise QmlirError(f"unknown CUDA architecture '{arch}' (known: {', '.join(CUDA_ARCHS)})")
-    return arch
 
 
 def target_file(arch: str) -> Path:

@@ -1,0 +1,112 @@
+"""The stages every compile shares, from the imported module to the sealed artifact:
+recipe → fold weights → lower → IREE. ``inference.py`` and ``training.py`` each build their
+module (export or capture, then import) and call :func:`compile_core`; a training step adds its
+own passes through the two hooks, before and after the recipe pass.
+
+Every pass runs through ``pass_runner.run_pass`` (a failing one saves its input IR and names
+the command that reproduces it). ``dump_ir`` writes the module after each stage
+(``01-import.mlir`` ... ``04-lower.mlir``; large constants elided).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from iree.compiler import ir
+
+from compiler.backend.artifact import embed_metadata
+from compiler.backend.iree_compile import compile_module
+from compiler.pipeline.describe import check_quantized, layer_map
+from compiler.pipeline.layer_globs import check_globs, matmul_layer_names
+from compiler.pipeline.options import CompileOptions, Progress
+from compiler.pipeline.pass_runner import run_pass
+from compiler.runtime.metadata import ArtifactMetadata, Layer
+from compiler.runtime.seal import seal
+from passes.base.target import Target
+from passes.expose_scaling_state import ExposeScalingState
+from passes.fold_constant_quantize import FoldConstantQuantize
+from passes.fold_weight_views import FoldWeightViews
+from passes.fuse_quantize_core import FuseQuantizeCore
+from passes.gemm_operands import GemmOperands
+from passes.lower_named_ops import LowerNamedOps
+from passes.quantize_matmuls import QuantizeMatmuls
+from passes.separate_gemm_operands import SeparateGemmOperands
+
+Hook = Callable[[ir.Module], None]  # a compile's own stage between the core's (passes: run_pass)
+Describe = Callable[[ir.Module, tuple[Layer, ...]], ArtifactMetadata]
+
+
+def _nothing(module: ir.Module) -> None:
+    pass
+
+
+def compile_core(
+    module: ir.Module,
+    options: CompileOptions,
+    gemm_operands: str,
+    describe: Describe,
+    note: Progress,
+    *,
+    before_recipe: Hook = _nothing,
+    after_recipe: Hook = _nothing,
+) -> bytes:
+    """The sealed artifact of an imported ``module``. ``gemm_operands``: the llvm-cpu scaled
+    GEMMs' operand type (``options.gemm_operand_type``); ``describe``: the artifact's record,
+    from the module after its weights are folded and its layers (called once)."""
+    dump_stage(options, "01-import", module)
+    note("recipe")
+    run_pass(FoldWeightViews(), module)  # a frozen weight's views: a literal (a weight)
+    before_recipe(module)
+    globs = [glob for glob, _ in options.layer_recipes]
+    check_globs(options.exclude, globs, matmul_layer_names(module))  # a typo is an error
+    run_pass(
+        QuantizeMatmuls(
+            options.recipe, options.quantize_all_matmuls, options.exclude, options.layer_recipes
+        ),
+        module,
+    )
+    after_recipe(module)
+    run_pass(ExposeScalingState(), module)
+    run_pass(GemmOperands(gemm_operands), module)
+    dump_stage(options, "02-recipe", module)
+    layers = layer_map(module)
+    check_quantized(options, layers)
+    note("fold weights")
+    # weights quantized at compile time, after gemm-operands read their scale chains
+    run_pass(FoldConstantQuantize(), module)
+    dump_stage(options, "03-fold-weights", module)
+    return lower_and_compile(module, options, describe(module, layers), note)
+
+
+def lower_and_compile(
+    module: ir.Module, options: CompileOptions, metadata: ArtifactMetadata, note: Progress
+) -> bytes:
+    """Stages 4 and 5 on a module after its recipe passes: the sealed artifact's bytes."""
+    note("lower")
+    target = options.target
+    if target.is_cuda:
+        run_pass(FuseQuantizeCore(), module)
+    elif separates_gemm_operands(target):
+        run_pass(SeparateGemmOperands(), module)
+    run_pass(LowerNamedOps(target), module)
+    dump_stage(options, "04-lower", module)
+    embed_metadata(module, metadata)
+    note("iree compile")
+    dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
+    return seal(compile_module(module, target, options.iree_flags, dynamic), metadata)
+
+
+def separates_gemm_operands(target: Target) -> bool:
+    """Whether an llvm-cpu artifact for ``target`` takes ``separate-gemm-operands``: on an
+    AVX-512 target, where a producer fused into a GEMM operand's pack ran 2-3x slower than apart
+    (MiniLM `none` 150 -> 129 ms); not on AVX2 code, where the fused dispatch was no slower and
+    the separate pack cost MiniLM and the decoder 4-9% (benchmarks/RESULTS.md)."""
+    return not target.is_cuda and "avx512f" in target.features
+
+
+def dump_stage(options: CompileOptions, stage: str, module: ir.Module) -> None:
+    if options.dump_ir is None:
+        return
+    options.dump_ir.mkdir(parents=True, exist_ok=True)
+    text = module.operation.get_asm(enable_debug_info=True, large_elements_limit=16)
+    (options.dump_ir / f"{stage}.mlir").write_text(text)

@@ -1,0 +1,74 @@
+"""What a compile is asked for (:class:`CompileOptions`), and the choices made from it before
+anything is built: how SDPA is compiled, which element type the llvm-cpu scaled GEMMs take."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from passes.base.errors import QmlirError
+from passes.base.target import Cpu, Target
+from passes.gemm_operands import GEMM_OPERAND_TYPES
+from passes.recipes import Recipe
+
+Progress = Callable[[str], None]  # called with each stage's name as it starts
+
+ATTENTION_MODES = ("auto", "matmuls", "fused")
+GEMM_OPERAND_MODES = ("auto", *GEMM_OPERAND_TYPES)
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    recipe: Recipe
+    target: Target  # resolved once, by the caller (compiler/pipeline/target.py)
+    quantize_all_matmuls: bool = False
+    dump_ir: Path | None = None
+    exclude: tuple[str, ...] = ()
+    layer_recipes: tuple[tuple[str, Recipe], ...] = ()
+    attention: str = "auto"  # how SDPA is compiled: auto (per target), matmuls or fused
+    iree_flags: tuple[str, ...] = ()  # passed to iree-compile after qmlir's own (experiments)
+    allow_unquantized: bool = False  # a quantizing recipe that quantizes no matmul: no error
+    gemm_operands: str = "auto"  # llvm-cpu scaled GEMMs' decoded operands: auto, f32 or bf16
+
+
+def gemm_operand_type(options: CompileOptions, cpu: Cpu | None) -> str:
+    """The element type of the llvm-cpu scaled GEMMs' decoded operands (passes/gemm_operands.py):
+    ``auto`` is bf16 on a CPU with AVX512-BF16 (IREE's data-tiled bf16 GEMM, 1.6-1.8x its f32 one
+    there, RESULTS.md) and f32 elsewhere; ``bf16`` elsewhere is allowed (the same sums, without
+    the CPU's bf16 dot product). The cuda target's GEMMs take the FP8/FP4 codes: f32 there."""
+    mode = options.gemm_operands
+    if mode not in GEMM_OPERAND_MODES:
+        raise QmlirError(
+            f"unknown --gemm-operands '{mode}' (known: {', '.join(GEMM_OPERAND_MODES)})"
+        )
+    if cpu is None:
+        if mode == "bf16":
+            raise QmlirError("--gemm-operands bf16 needs --target llvm-cpu")
+        return "f32"
+    if mode == "auto":
+        return "bf16" if "avx512bf16" in cpu.features else "f32"
+    return mode
+
+
+def attention_as_matmuls(options: CompileOptions) -> bool:
+    """``auto``: SDPA as ``bmm → softmax → bmm`` on llvm-cpu (IREE's CPU attention op is several
+    times slower, RESULTS.md), and wherever ``--quantize-all-matmuls`` must see its two GEMMs; on
+    cuda without it, SDPA stays one ``iree_linalg_ext.attention`` op for IREE's GPU attention
+    pipeline (not yet measured against the decomposition on a GPU). ``matmuls``/``fused`` force
+    one or the other; ``fused`` with ``--quantize-all-matmuls`` is refused (its GEMMs would stay
+    in high precision without a word)."""
+    if options.attention not in ATTENTION_MODES:
+        raise QmlirError(
+            f"unknown attention mode '{options.attention}' (known: {', '.join(ATTENTION_MODES)})"
+        )
+    if options.attention == "fused":
+        if options.quantize_all_matmuls:
+            raise QmlirError(
+                "--attention fused keeps SDPA as one op whose GEMMs --quantize-all-matmuls "
+                "cannot quantize; use --attention matmuls (or auto)"
+            )
+        return False
+    if options.attention == "matmuls":
+        return True
+    return not options.target.is_cuda or options.quantize_all_matmuls
