@@ -30,11 +30,12 @@ from tests.e2e.models import tiny
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# a quantize declaration without its attributes: the llvm-cpu lowering fails inside (a bug
-# there, or in whatever wrote it), not with a user's error
+# a per-tensor quantize declared without its scale operand and scale_inv result (its attributes
+# decode): the llvm-cpu lowering fails inside (a bug there, or in whatever wrote it), not with a
+# user's error
 BROKEN = """
 func.func private @qmlir.quantize.bad(tensor<4xf32>) -> tensor<4xi8>
-    attributes {qmlir.op = "quantize"}
+    attributes {qmlir.op = "quantize", qmlir.format = "e4m3", qmlir.scaling = "per_tensor"}
 func.func @main(%x: tensor<4xf32>) -> tensor<4xi8> {
   %0 = func.call @qmlir.quantize.bad(%x) : (tensor<4xf32>) -> tensor<4xi8>
   return %0 : tensor<4xi8>
