@@ -7,8 +7,9 @@ Compiles each sample model with each recipe for llvm-cpu (and the MLP and transf
 cuda on every architecture, and a few option and per-layer variants) through ``qmlir compile``,
 and prints one ``digest  name`` line each. IREE's own output is not fully deterministic: the
 reserved words of each embedded ELF's dispatch tables (``.data.rel.ro``) vary from one compile
-to the next, and so does the zip CRC over that ELF; :func:`normalize` zeroes both before hashing
-(everything that executes, the code, constants and metadata, is hashed as it is).
+to the next, and so do the zip CRC over that ELF and the seal's SHA-256 over it all;
+:func:`normalize` zeroes these before hashing (everything that executes, the code, constants and
+metadata, is hashed as it is).
 """
 
 from __future__ import annotations
@@ -52,9 +53,18 @@ def jobs() -> list[tuple[str, str, tuple[str, ...]]]:
     return out
 
 
+SEAL_MAGIC = b"\nqmlir-sealed-1\n"  # compiler/runtime/seal.py: ... | SHA-256 | MAGIC
+SEAL_DIGEST = 32
+
+
 def normalize(data: bytes) -> bytes:
-    """``data`` with each embedded ELF's ``.data.rel.ro`` and every zip CRC zeroed."""
+    """``data`` with each embedded ELF's ``.data.rel.ro``, every zip CRC and the seal's SHA-256
+    zeroed (the seal hashes the bytes zeroed here, so it varies with them; everything it covers
+    is hashed as it is)."""
     b = bytearray(data)
+    if data.endswith(SEAL_MAGIC):
+        end = len(b) - len(SEAL_MAGIC)
+        b[end - SEAL_DIGEST : end] = bytes(SEAL_DIGEST)
     start = 0
     while (elf := b.find(b"\x7fELF\x02\x01", start)) >= 0:
         _zero_section(b, elf, b".data.rel.ro")

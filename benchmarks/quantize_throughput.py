@@ -218,7 +218,7 @@ def qmlir_variants(
 ) -> tuple[list[Variant], list[str], dict[str, float]]:
     import iree.runtime as iree_runtime
 
-    from compiler.api.quantize import ENTRY, quantize_module_text
+    from compiler.pipeline.quantize import ENTRY, quantize_module_text
     from passes.host.evaluate import compile_host_module
     from passes.recipes import get_recipe
 
@@ -284,7 +284,7 @@ def _stage_module(text: str) -> tuple[str, list[tuple[str, list[tuple]]]]:
     from iree.compiler import ir
     from iree.compiler.dialects import func
 
-    from compiler.api.quantize import ENTRY
+    from compiler.pipeline.quantize import ENTRY
 
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.parse(text)
@@ -340,7 +340,7 @@ func.func @cast(%x: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xi8> {{
 def stage_rows(x: np.ndarray, modules: dict[str, tuple[str, str]], repeats: int) -> list[str]:
     import iree.runtime as iree_runtime
 
-    from compiler.api.quantize import ENTRY
+    from compiler.pipeline.quantize import ENTRY
     from passes.host.call import call
     from passes.host.evaluate import compile_host_module
 

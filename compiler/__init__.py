@@ -25,7 +25,7 @@ from passes.base.errors import QmlirError
 if TYPE_CHECKING:
     from compiler.api.block_scale import block_scale_dequantize, block_scale_quantize
     from compiler.api.compile import compile, compile_training, report
-    from compiler.api.quantize import QuantizedTensor, quantize
+    from compiler.pipeline.quantize import QuantizedTensor, quantize
     from compiler.runtime import CompiledModule, TrainingStep, load
 
 # Names and the modules that define them, imported when first used: `import compiler;
@@ -40,14 +40,14 @@ _LAZY = {
     "report": "compiler.api.compile",
     "block_scale_quantize": "compiler.api.block_scale",
     "block_scale_dequantize": "compiler.api.block_scale",
-    "quantize": "compiler.api.quantize",
-    "QuantizedTensor": "compiler.api.quantize",
+    "quantize": "compiler.pipeline.quantize",
+    "QuantizedTensor": "compiler.pipeline.quantize",
 }
 # What each of those modules needs of the compile extra (quantizing builds IR, without torch).
 _NEEDS = {
     "compiler.api.compile": extras.COMPILE,
     "compiler.api.block_scale": extras.IR,
-    "compiler.api.quantize": extras.IR,
+    "compiler.pipeline.quantize": extras.IR,
 }
 
 

@@ -10,9 +10,9 @@ import ml_dtypes
 import numpy as np
 import torch
 
-from compiler.analysis.dequantize import decode_elements
 from compiler.analysis.metrics import signal_and_noise, sqnr_db
-from compiler.api.quantize import QuantizedTensor, quantize, quantize_steady_state
+from compiler.pipeline.quantize import QuantizedTensor, quantize, quantize_steady_state
+from compiler.runtime.dequantize import decode_elements
 from passes.recipes import Role, ScalingRecipe
 
 _MAX_CODE = {"e4m3": 448.0, "e5m2": 57344.0, "e2m1": 6.0}

@@ -30,7 +30,7 @@ def add_arguments(q: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # compiling the quantize core needs iree.compiler (the compile extra); run/inspect must not
-    from compiler.api.quantize import quantize
+    from compiler.pipeline.quantize import quantize
 
     path = Path(args.input)
     x = load_arrays(path, "input")

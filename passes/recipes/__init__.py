@@ -1,4 +1,11 @@
-"""Scaling recipes: frozen dataclasses registered by name (``--recipe NAME``)."""
+"""Scaling recipes: frozen dataclasses registered by name (``--recipe NAME``).
+
+Every module of this package is imported here, so a recipe module registers itself
+(``@register_recipe``) without an entry in this file; the names below are the public ones.
+"""
+
+import importlib
+import pkgutil
 
 from passes.recipes.base import (
     RECIPES,
@@ -33,3 +40,6 @@ __all__ = [
     "get_recipe",
     "register_recipe",
 ]
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")

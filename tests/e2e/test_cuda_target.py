@@ -23,7 +23,7 @@ import compiler
 from compiler.backend.iree_compile import compile_module
 from compiler.pipeline.target import resolve_target
 from passes.base.errors import QmlirError
-from passes.base.target import Target
+from passes.base.target import CUDA_ARCHS, Target
 from passes.ir.torch_ops import defining_op
 from passes.lower_named_ops import LowerNamedOps
 from passes.lowering.cuda import targets as cuda_targets
@@ -70,7 +70,7 @@ func.func @main(%a: tensor<64x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>) -> tenso
 """
 
 
-@pytest.mark.parametrize("arch", cuda_targets.CUDA_ARCHS)
+@pytest.mark.parametrize("arch", CUDA_ARCHS)
 def test_target_template_parses_and_compiles(arch: str) -> None:
     text = cuda_targets.target_file(arch).read_text()
     assert f'arch = "{arch}"' in text
@@ -124,7 +124,7 @@ def _compile_and_check(build, recipe: str, arch: str, tmp_path: Path) -> None:  
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("arch", cuda_targets.CUDA_ARCHS)
+@pytest.mark.parametrize("arch", CUDA_ARCHS)
 @pytest.mark.parametrize("recipe", sorted(KERNELS))
 def test_mlp_compiles_for_cuda(recipe: str, arch: str, tmp_path: Path) -> None:
     _compile_and_check(mlp.build, recipe, arch, tmp_path)

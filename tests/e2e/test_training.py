@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 import compiler
-from compiler.analysis.dequantize import decode_e8m0, decode_elements, expand_blocks
+from compiler.runtime.dequantize import decode_e8m0, decode_elements, expand_blocks
 from passes.base.errors import QmlirError
 from tests.reference import fp8
 

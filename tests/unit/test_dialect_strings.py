@@ -27,7 +27,7 @@ ALLOWED = {
     # the CLI command and the Python API entry named "quantize", and the API's lazy exports
     ("compiler/cli/__init__.py", "quantize"),
     ("compiler/cli/quantize.py", "quantize"),
-    ("compiler/api/quantize.py", "quantize"),
+    ("compiler/pipeline/quantize.py", "quantize"),
     ("compiler/__init__.py", "quantize"),
     ("compiler/__init__.py", "block_scale_dequantize"),
     # gpu_check's artifact kinds ("quantize": a quantize-core artifact), in its manifest

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from passes.base.numbers import f32_hex, f64_hex, to_f32
 from passes.ir.dialect import NamedOp, ScaleRule
@@ -110,3 +111,17 @@ def lower_compute_scale_nvfp4(op: NamedOp) -> str:
         sixth=f32_hex(1.0 / 6.0),  # f32(1/6), as TE folds it
         encode=snippets.encode(E4M3, x="%a", s="%mult"),
     )
+
+
+# The block rules this module lowers (cpu/lower.py merges each module's table): a new rule is a
+# function above and its entry here.
+COMPUTE_SCALE: dict[ScaleRule, Callable[[NamedOp], str]] = {
+    ScaleRule.E8M0_CEIL: lower_compute_scale_e8m0,
+    ScaleRule.E8M0_FLOOR: lower_compute_scale_e8m0,
+    ScaleRule.E8M0_RNE: lower_compute_scale_e8m0,
+    ScaleRule.NVFP4_GLOBAL: lower_compute_scale_nvfp4,
+    ScaleRule.NVFP4_GLOBAL_TORCHAO: lower_compute_scale_nvfp4,
+    ScaleRule.NVFP4_BLOCK: lower_compute_scale_nvfp4,
+    ScaleRule.NVFP4_BLOCK_TORCHAO: lower_compute_scale_nvfp4,
+    ScaleRule.CUDNN_ROUND_UP: lower_compute_scale_cudnn,
+}

@@ -28,18 +28,18 @@ from passes.lowering.cpu.block_amax import lower_block_amax
 Lowering = Callable[[NamedOp], str]
 Selector = Callable[[NamedOp], Lowering | None]
 
+# Each rule's lowering, from the modules that lower them (one table each; tests/unit/
+# test_lowering_tables.py: every rule in exactly one).
 _COMPUTE_SCALE: dict[ScaleRule, Lowering] = {
-    ScaleRule.FP8_PER_TENSOR: per_tensor.lower_compute_scale,
-    ScaleRule.FP8_BLOCK: per_tensor.lower_compute_scale,
-    ScaleRule.E8M0_CEIL: block_scales.lower_compute_scale_e8m0,
-    ScaleRule.E8M0_FLOOR: block_scales.lower_compute_scale_e8m0,
-    ScaleRule.E8M0_RNE: block_scales.lower_compute_scale_e8m0,
-    ScaleRule.NVFP4_GLOBAL: block_scales.lower_compute_scale_nvfp4,
-    ScaleRule.NVFP4_GLOBAL_TORCHAO: block_scales.lower_compute_scale_nvfp4,
-    ScaleRule.NVFP4_BLOCK: block_scales.lower_compute_scale_nvfp4,
-    ScaleRule.NVFP4_BLOCK_TORCHAO: block_scales.lower_compute_scale_nvfp4,
-    ScaleRule.CUDNN_ROUND_UP: block_scales.lower_compute_scale_cudnn,
+    **per_tensor.COMPUTE_SCALE,
+    **block_scales.COMPUTE_SCALE,
 }
+
+
+def compute_scale_lowering(rule: ScaleRule) -> Lowering | None:
+    """The llvm-cpu lowering of ``compute_scale`` by ``rule`` (None: only cuda has one)."""
+    return _COMPUTE_SCALE.get(rule)
+
 
 _BLOCK_QUANTIZE: dict[ScaleFormat, Lowering] = {
     ScaleFormat.FP32: block_quantize.lower_quantize_fp32_scales,
@@ -71,7 +71,7 @@ def _scaled_matmul(op: NamedOp) -> Lowering:
 
 LOWERINGS: dict[OpKind, Selector] = {
     OpKind.AMAX: _amax,
-    OpKind.COMPUTE_SCALE: lambda op: _COMPUTE_SCALE.get(op.attrs.rule),
+    OpKind.COMPUTE_SCALE: lambda op: compute_scale_lowering(op.attrs.rule),
     OpKind.QUANTIZE: _quantize,
     OpKind.SCALED_MATMUL: _scaled_matmul,
     OpKind.SWIZZLE: lambda op: swizzle.lower_swizzle,

@@ -6,9 +6,10 @@ argument sizes each ``tensor.empty``; a static op's text is as it was."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from passes.base.numbers import f32_bits, f32_hex, f64_hex
-from passes.ir.dialect import AmaxComputeAlgo, NamedOp
+from passes.ir.dialect import AmaxComputeAlgo, NamedOp, ScaleRule
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.block_amax import block_rows_bits, rowwise_block_amax_sibling
@@ -86,6 +87,14 @@ def lower_compute_scale(op: NamedOp) -> str:
         fp8_max=f32_hex(op.attrs.fp8_max),
         pow2_mask=str(mask - (1 << 32)),
     )
+
+
+# The rules this module lowers (cpu/lower.py merges each module's table); FP32 block scales
+# (fp8-block) share the per-tensor rule's template.
+COMPUTE_SCALE: dict[ScaleRule, Callable[[NamedOp], str]] = {
+    ScaleRule.FP8_PER_TENSOR: lower_compute_scale,
+    ScaleRule.FP8_BLOCK: lower_compute_scale,
+}
 
 
 def lower_quantize(op: NamedOp) -> str:

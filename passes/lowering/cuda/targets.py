@@ -13,7 +13,7 @@ from pathlib import Path
 
 from iree.compiler import ir
 
-from passes.base.target import CUDA_ARCHS, DEFAULT_CUDA_ARCH, check_cuda_arch  # noqa: F401
+from passes.base.target import check_cuda_arch
 
 TEMPLATES = Path(__file__).parent / "templates"
 # Architectures IREE 3.13 knows by name (``--iree-cuda-target``); the others need the attribute.

@@ -15,8 +15,8 @@ import numpy as np
 from iree.compiler import ir
 from iree.compiler.dialects import func
 
-from compiler.analysis.dequantize import dequantize_2d
 from compiler.runtime import to_numpy
+from compiler.runtime.dequantize import dequantize_2d
 from passes.base.errors import QmlirError
 from passes.host.call import call, host_copies
 from passes.host.evaluate import compile_host_module, compile_host_vmfb, load_host_module
