@@ -14,7 +14,8 @@ to carry to a lent GPU machine with the working tree and the iree-base-runtime w
   GEMM-ready scales) as arguments: random operands at ``GEMM_CHECK`` (stored, with the llvm-cpu
   result) and at the ``GEMM_BENCH`` shapes (generated on the GPU machine from a seed).
 - ``block-<recipe>``: ``samples/transformer_block.py`` per recipe (batch ``SAMPLE_BATCH``), its
-  input and the llvm-cpu output stored.
+  input and the llvm-cpu output stored; ``block-none-bf16`` the bf16 block without quantization
+  (timed only: IREE's bf16 path, the baseline of the recipes' latency).
 
 ``inputs.npz`` and ``expected.npz`` (compressed) and ``manifest.json`` are what
 ``benchmarks/gpu_check_run.py`` reads; it also generates the seeded inputs.
@@ -68,10 +69,11 @@ SMALL_BENCH_SHAPE = (1024, 1024)
 SMALL_GEMM_BENCH = ((256, 256, 256), (512, 512, 512))
 TARGETS = ("cuda", "llvm-cpu")
 ALL_RECIPES = tuple(dict.fromkeys(QUANTIZE_RECIPES + GEMM_RECIPES + MODEL_RECIPES))
-SAMPLE_BATCH = 1
+SAMPLE_BATCH = transformer_block.BATCH  # the sample's own batch: its latency is reported
 SEED = 0
-# The device tool carries at most 64 MiB: the working tree, this directory and the runtime wheel.
-LIMIT_MB = 40.0
+# The device tool carries at most 64 MiB (67.1 MB): the working tree (~2 MB), this directory
+# and the runtime wheel (15.1 MB).
+LIMIT_MB = 48.0
 # What this script writes (a stale file of an older layout is removed first).
 OWNED = ("*.vmfb", "*.vmfb.gz", "*.npz", "manifest.json")
 
@@ -313,7 +315,33 @@ def main() -> int:
             (want,) = cpu.run_numpy(bx.numpy())
         expected[f"{name}/0"] = want
         seconds = round(time.perf_counter() - start, 1)
-        note("model", name, built.vmfb, input="block_x", calls=calls, seconds=seconds)
+        note(
+            "model",
+            name,
+            built.vmfb,
+            input="block_x",
+            calls=calls,
+            seconds=seconds,
+            sample="transformer_block",
+        )
+    if "none" in model_recipes:
+        # IREE's own bf16 path (no qmlir quantization): the latency baseline a user would pick
+        # instead of a recipe; timed only (bf16 sums differ from llvm-cpu's beyond the tolerance).
+        model16, _ = transformer_block.build_bf16()
+        bx16 = bx.to(torch.bfloat16)
+        built = (
+            compiler.compile(model16, (bx16,), "none", target="cuda", cuda_arch=arch)
+            if cuda
+            else compiler.compile(model16, (bx16,), "none")
+        )
+        note(
+            "bench_model",
+            "block-none-bf16",
+            built.vmfb,
+            input="block_x",
+            dtype="bf16",
+            sample="transformer_block",
+        )
 
     np.savez_compressed(out / "inputs.npz", **inputs)
     np.savez_compressed(out / "expected.npz", **expected)

@@ -8,8 +8,10 @@ outputs byte for byte, the GEMMs within ``GEMM_TOLERANCE`` and the transformer b
 ``MODEL_TOLERANCE`` relative L2. Then measures the quantize kernels in GB/s (f32 read, codes and
 scales written) next to a device-to-device copy (torch ``copy_``, 8192x8192 bf16) taken in the same
 run, and each recipe's GEMM in TFLOP/s next to ``torch._scaled_mm`` (FP8, per-tensor scales) and
-bf16 ``torch.matmul`` at the same shape. Inputs too large to carry are generated here from a seed
-(``check_input``, ``random_operand``; the build imports them too).
+bf16 ``torch.matmul`` at the same shape, and each transformer block's latency next to IREE's own
+bf16 block (``block-none-bf16``) and torch eager (f32 and bf16) on the same input. Inputs too
+large to carry are generated here from a seed (``check_input``, ``random_operand``; the build
+imports them too).
 
 A dry run on a CPU machine: ``gpu_check_build.py --target llvm-cpu`` then this with ``--device
 local-task``: the same checks; the torch baselines (they need torch on CUDA) are skipped, the IREE
@@ -156,6 +158,65 @@ def torch_tflops(m: int, n: int, k: int) -> tuple[float, float]:
     return flops / timed(scaled) / 1e12, flops / timed(bf16) / 1e12
 
 
+def torch_blockwise_tflops(m: int, n: int, k: int) -> tuple[float | None, str]:
+    """``torch._scaled_mm`` with DeepSeek-style scales (A 1x128, B 128x128, E4M3, bf16 out), as
+    fp8-block computes, where this torch and GPU support it (cuBLAS blockwise: Hopper only)."""
+    import torch
+
+    a8 = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+    b8 = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
+    sa = torch.ones(k // 128, m, device="cuda").t()  # (M, K/128), outer-dim-major
+    layouts = {
+        "B scales (K/128, N/128)": torch.ones(n // 128, k // 128, device="cuda").t(),
+        "B scales (K/128, N/128) contiguous": torch.ones(k // 128, n // 128, device="cuda"),
+    }
+    errors = []
+    for label, sb in layouts.items():
+        try:
+            torch._scaled_mm(a8, b8.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+        except (RuntimeError, ValueError, NotImplementedError) as e:
+            errors.append(f"{label}: {str(e).strip().splitlines()[0][:120]}")
+            continue
+
+        def run(sb: Any = sb) -> None:
+            torch._scaled_mm(a8, b8.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+            torch.cuda.synchronize()
+
+        return 2 * m * n * k / timed(run) / 1e12, label
+    return None, "; ".join(errors)
+
+
+def eager_ms(sample: str, x: np.ndarray) -> tuple[float, float]:
+    """Torch eager latency of ``samples/<sample>.py`` on ``x``'s shape, f32 and bf16, in ms."""
+    import importlib
+
+    import torch
+
+    build = importlib.import_module(f"samples.{sample}").build
+    times = []
+    for dtype in (torch.float32, torch.bfloat16):
+        model, _ = build(dtype)
+        model = model.to("cuda")
+        xs = torch.from_numpy(x).to("cuda", dtype)
+
+        def run(model: Any = model, xs: Any = xs) -> None:
+            with torch.inference_mode():
+                model(xs)
+            torch.cuda.synchronize()
+
+        times.append(timed(run) * 1e3)
+    return times[0], times[1]
+
+
+def model_input(entry: dict[str, Any], inputs: Any) -> np.ndarray:
+    x = inputs[entry["input"]]
+    if entry.get("dtype") == "bf16":
+        import ml_dtypes
+
+        x = x.astype(ml_dtypes.bfloat16)
+    return x
+
+
 def driver_of(device: str) -> str:
     """``cuda://0`` → ``cuda``."""
     return device.split("://", 1)[0].split(":", 1)[0]
@@ -183,6 +244,8 @@ def main() -> int:
         action="store_true",
         help="skip the large benchmarks (automatic on a device other than cuda)",
     )
+    parser.add_argument("--json", help="also write the table's rows to this JSON file")
+    parser.add_argument("--save-diffs", help="write the outputs that fail their check to this .npz")
     args = parser.parse_args()
     root = Path(args.dir)
     if not (root / "manifest.json").is_file():
@@ -223,90 +286,135 @@ def main() -> int:
     expected = np.load(root / "expected.npz")
     failures = checks = 0
     rows: list[tuple[str, str, str]] = []
+
+    def emit(row: tuple[str, str, str]) -> None:
+        """A row of the final table, also printed now (a hang or a crash keeps what ran)."""
+        rows.append(row)
+        print("  ".join(row).rstrip(), flush=True)
+
     copy = None if no_torch else copy_gbps()
     if copy is not None:
-        rows.append(("copy (torch, bf16 8192x8192)", f"{copy:.0f} GB/s", ""))
+        emit(("copy (torch, bf16 8192x8192)", f"{copy:.0f} GB/s", ""))
     note = "" if gpu else f"({target}, not a GPU figure)"
     baselines: dict[tuple[int, ...], tuple[float, float]] = {}
+    samples: dict[str, np.ndarray] = {}  # a checked model's sample: its torch eager latency
+    diffs: dict[str, np.ndarray] = {}  # outputs that failed their check (--save-diffs)
     for entry in manifest["entries"]:
         name, kind = entry["name"], entry["kind"]
         if quick and kind == "bench_quantize" and np.prod(entry["shape"]) > QUICK_QUANTIZE_ELEMENTS:
-            rows.append((name, "skipped", f"--quick: {'x'.join(map(str, entry['shape']))}"))
+            emit((name, "skipped", f"--quick: {'x'.join(map(str, entry['shape']))}"))
             continue
         if quick and kind == "bench_gemm" and 2 * np.prod(entry["shape"]) > QUICK_GEMM_FLOPS:
-            rows.append((name, "skipped", f"--quick: {'x'.join(map(str, entry['shape']))}"))
+            emit((name, "skipped", f"--quick: {'x'.join(map(str, entry['shape']))}"))
             continue
-        main_fn = load(root / entry["vmfb"], config)
-        if kind == "quantize":
-            spec = entry["input"]
-            x = check_input(spec["shape"], spec["seed"])
-            if hashlib.sha256(x).hexdigest() != spec["sha256"]:
-                return fail(f"{name}: this numpy generates another input than the build's")
-            got = call(main_fn, [x], entry["calls"])
-            if len(got) != len(entry["expected"]):
-                failures += 1
+        try:
+            main_fn = load(root / entry["vmfb"], config)
+            if kind == "quantize":
+                spec = entry["input"]
+                x = check_input(spec["shape"], spec["seed"])
+                if hashlib.sha256(x).hexdigest() != spec["sha256"]:
+                    return fail(f"{name}: this numpy generates another input than the build's")
+                got = call(main_fn, [x], entry["calls"])
+                if len(got) != len(entry["expected"]):
+                    failures += 1
+                    checks += 1
+                    emit(
+                        (name, f"FAIL ({len(got)} outputs, expected {len(entry['expected'])})", "")
+                    )
+                    continue
+                for i, (value, key) in enumerate(zip(got, entry["expected"], strict=True)):
+                    want = expected[key]
+                    got_bytes, want_bytes = value.tobytes(), want.tobytes()
+                    same = got_bytes == want_bytes
+                    checks += 1
+                    failures += not same
+                    if not same:
+                        diffs[f"{name}/{i}"] = value
+                    verdict = (
+                        "identical" if same else f"DIFFERS ({differing(got_bytes, want_bytes)})"
+                    )
+                    emit((f"{name} output {i}", verdict, ""))
+            elif kind in ("gemm", "model"):
+                if kind == "gemm":
+                    args_in = [inputs[f"{name}/{i}"] for i in range(entry["inputs"])]
+                    tolerance, calls = GEMM_TOLERANCE, 1
+                else:
+                    args_in = [inputs[entry["input"]]]
+                    tolerance, calls = MODEL_TOLERANCE, entry["calls"]
+                (got,) = call(main_fn, args_in, calls)
+                want = expected[f"{name}/0"]
                 checks += 1
-                rows.append(
-                    (name, f"FAIL ({len(got)} outputs, expected {len(entry['expected'])})", "")
+                if got.shape != want.shape:
+                    failures += 1
+                    emit((name, f"shape {got.shape}", f"FAIL (expected {want.shape})"))
+                    continue
+                rel = rel_l2(got, want)
+                ok = bool(rel <= tolerance)  # NaN fails
+                if not ok:
+                    diffs[f"{name}/0"] = got
+                failures += not ok
+                verdict = "ok" if ok else f"FAIL (> {tolerance:g})"
+                emit((name, f"rel L2 {rel:.2e}", verdict))
+                if kind == "model":
+                    samples.setdefault(entry["sample"], args_in[0])
+                    x = on_device(device, args_in[0])
+                    ms = timed(lambda fn=main_fn, x=x: fn(x)) * 1e3
+                    emit((f"{name} latency", f"{ms:.3f} ms", note))
+            elif kind == "bench_model":
+                x = on_device(device, model_input(entry, inputs))
+                ms = timed(lambda fn=main_fn, x=x: fn(x)) * 1e3
+                emit((f"{name} latency", f"{ms:.3f} ms", note))
+            elif kind == "bench_quantize":
+                x = on_device(device, check_input(entry["shape"], 1))
+                seconds = timed(lambda fn=main_fn, x=x: fn(x))  # IREE's call waits for the device
+                gbps = entry["bytes"] / seconds / 1e9  # f32 in, codes and scales out
+                versus = f"{gbps / copy:.0%} of copy" if copy is not None else ""
+                emit((name, f"{gbps:.1f} GB/s", " ".join(filter(None, (versus, note)))))
+            elif kind == "bench_gemm":
+                m, n, k = entry["shape"]
+                rng = np.random.default_rng(entry["seed"])
+                ops = [
+                    on_device(device, random_operand(s["kind"], s["shape"], rng))
+                    for s in entry["operands"]
+                ]
+                seconds = timed(lambda fn=main_fn, ops=ops: fn(*ops))
+                ours = 2 * m * n * k / seconds / 1e12
+                versus = ""
+                if not no_torch:
+                    if (m, n, k) not in baselines:
+                        baselines[(m, n, k)] = torch_tflops(m, n, k)
+                    scaled, bf16 = baselines[(m, n, k)]
+                    versus = f"torch._scaled_mm {scaled:.1f}, bf16 matmul {bf16:.1f} TFLOP/s"
+                    if entry["name"].startswith("gemm-fp8-block-"):
+                        block, how = torch_blockwise_tflops(m, n, k)
+                        versus += (
+                            f", _scaled_mm 1x128/128x128 {block:.1f} ({how})"
+                            if block is not None
+                            else f", _scaled_mm blockwise unavailable: {how}"
+                        )
+                emit(
+                    (
+                        name,
+                        f"{ours:.{1 if gpu else 3}f} TFLOP/s",
+                        " ".join(filter(None, (versus, note))),
+                    )
                 )
-                continue
-            for i, (value, key) in enumerate(zip(got, entry["expected"], strict=True)):
-                want = expected[key]
-                got_bytes, want_bytes = value.tobytes(), want.tobytes()
-                same = got_bytes == want_bytes
-                checks += 1
-                failures += not same
-                verdict = "identical" if same else f"DIFFERS ({differing(got_bytes, want_bytes)})"
-                rows.append((f"{name} output {i}", verdict, ""))
-        elif kind in ("gemm", "model"):
-            if kind == "gemm":
-                args_in = [inputs[f"{name}/{i}"] for i in range(entry["inputs"])]
-                tolerance, calls = GEMM_TOLERANCE, 1
             else:
-                args_in = [inputs[entry["input"]]]
-                tolerance, calls = MODEL_TOLERANCE, entry["calls"]
-            (got,) = call(main_fn, args_in, calls)
-            want = expected[f"{name}/0"]
+                return fail(f"{name}: unknown artifact kind '{kind}' in {root}/manifest.json")
+        except Exception as e:  # noqa: BLE001 (one broken artifact must not hide the others)
+            failures += 1
             checks += 1
-            if got.shape != want.shape:
-                failures += 1
-                rows.append((name, f"shape {got.shape}", f"FAIL (expected {want.shape})"))
-                continue
-            rel = rel_l2(got, want)
-            ok = bool(rel <= tolerance)  # NaN fails
-            failures += not ok
-            verdict = "ok" if ok else f"FAIL (> {tolerance:g})"
-            rows.append((name, f"rel L2 {rel:.2e}", verdict))
-        elif kind == "bench_quantize":
-            x = on_device(device, check_input(entry["shape"], 1))
-            seconds = timed(lambda fn=main_fn, x=x: fn(x))  # IREE's call waits for the device
-            gbps = entry["bytes"] / seconds / 1e9  # f32 in, codes and scales out
-            versus = f"{gbps / copy:.0%} of copy" if copy is not None else ""
-            rows.append((name, f"{gbps:.1f} GB/s", " ".join(filter(None, (versus, note)))))
-        elif kind == "bench_gemm":
-            m, n, k = entry["shape"]
-            rng = np.random.default_rng(entry["seed"])
-            ops = [
-                on_device(device, random_operand(s["kind"], s["shape"], rng))
-                for s in entry["operands"]
-            ]
-            seconds = timed(lambda fn=main_fn, ops=ops: fn(*ops))
-            ours = 2 * m * n * k / seconds / 1e12
-            versus = ""
-            if not no_torch:
-                if (m, n, k) not in baselines:
-                    baselines[(m, n, k)] = torch_tflops(m, n, k)
-                scaled, bf16 = baselines[(m, n, k)]
-                versus = f"torch._scaled_mm {scaled:.1f}, bf16 matmul {bf16:.1f} TFLOP/s"
-            rows.append(
-                (
-                    name,
-                    f"{ours:.{1 if gpu else 3}f} TFLOP/s",
-                    " ".join(filter(None, (versus, note))),
-                )
-            )
-        else:
-            return fail(f"{name}: unknown artifact kind '{kind}' in {root}/manifest.json")
+            why = (str(e) or type(e).__name__).strip().splitlines()
+            emit((name, "ERROR", why[-1] if why else ""))
+    for sample, x in samples.items():
+        if not no_torch:
+            f32, bf16 = eager_ms(sample, x)
+            emit((f"{sample} torch eager f32 latency", f"{f32:.3f} ms", ""))
+            emit((f"{sample} torch eager bf16 latency", f"{bf16:.3f} ms", ""))
+    if args.save_diffs and diffs:
+        np.savez_compressed(args.save_diffs, **diffs)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"target": target, "rows": rows}, indent=1) + "\n")
     width = max((len(r[0]) for r in rows), default=0)
     for row in rows:
         print(f"{row[0]:<{width}}  {row[1]:<24}  {row[2]}".rstrip())
