@@ -61,6 +61,7 @@ COLUMNWISE_RECIPES = ("fp8-block", "mxfp8")  # also -rowcol: rowwise + columnwis
 GEMM_RECIPES = ("fp8-current", "fp8-block", "mxfp8", "nvfp4")
 MODEL_RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
 CHECK_SHAPE = (512, 2048)
+ADVERSARIAL = ("adversarial", "adversarial-inf")  # check_input kinds beside the normal one
 BENCH_SHAPE = (8192, 8192)
 GEMM_CHECK = (256, 384, 512)  # M, N, K
 GEMM_BENCH = ((4096, 4096, 4096), (8192, 8192, 8192))
@@ -68,6 +69,7 @@ GEMM_BENCH = ((4096, 4096, 4096), (8192, 8192, 8192))
 SMALL_BENCH_SHAPE = (1024, 1024)
 SMALL_GEMM_BENCH = ((256, 256, 256), (512, 512, 512))
 TARGETS = ("cuda", "llvm-cpu")
+PARTS = ("quantize", "gemm", "model")  # --parts: which kinds of artifact to build
 ALL_RECIPES = tuple(dict.fromkeys(QUANTIZE_RECIPES + GEMM_RECIPES + MODEL_RECIPES))
 SAMPLE_BATCH = transformer_block.BATCH  # the sample's own batch: its latency is reported
 SEED = 0
@@ -233,7 +235,15 @@ def main() -> int:
         default=",".join(ALL_RECIPES),
         help=f"comma-separated subset of {','.join(ALL_RECIPES)} (default all)",
     )
+    parser.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help=f"comma-separated subset of {','.join(PARTS)} (default all)",
+    )
     args = parser.parse_args()
+    parts = {p.strip() for p in args.parts.split(",") if p.strip()}
+    if not parts or parts - set(PARTS):
+        parser.error(f"--parts: choose from {','.join(PARTS)}")
     chosen = [r.strip() for r in args.recipes.split(",") if r.strip()]
     unknown = [r for r in chosen if r not in ALL_RECIPES]
     if unknown or not chosen:
@@ -262,7 +272,7 @@ def main() -> int:
 
     x = check_input(list(CHECK_SHAPE), SEED)
     x_spec = {"shape": list(CHECK_SHAPE), "seed": SEED, "sha256": hashlib.sha256(x).hexdigest()}
-    for recipe in (r for r in QUANTIZE_RECIPES if r in chosen):
+    for recipe in (r for r in QUANTIZE_RECIPES if r in chosen and "quantize" in parts):
         for both in (False, True) if recipe in COLUMNWISE_RECIPES else (False,):
             name = f"quantize-{recipe}" + ("-rowcol" if both else "")
             calls = _calls(recipe)
@@ -276,14 +286,21 @@ def main() -> int:
                     assert expected[key].tobytes() == as_stored(value).tobytes(), key
                 expected[key] = as_stored(value)
                 keys.append(key)
+            more = []  # adversarial inputs: their outputs' sha256 (the bytes would not fit)
+            for kind in ADVERSARIAL:
+                xa = check_input(list(CHECK_SHAPE), SEED, kind)
+                spec = {**x_spec, "kind": kind, "sha256": hashlib.sha256(xa).hexdigest()}
+                outs = run_cpu(cpu_vmfb, [xa], calls)
+                hashes = [hashlib.sha256(as_stored(v).tobytes()).hexdigest() for v in outs]
+                more.append({"input": spec, "sha256": hashes})
             vmfb = quantize_vmfb(recipe, CHECK_SHAPE, target, arch, both)[0] if cuda else cpu_vmfb
-            note("quantize", name, vmfb, input=x_spec, calls=calls, expected=keys)
+            note("quantize", name, vmfb, input=x_spec, calls=calls, expected=keys, more=more)
             vmfb, out_bytes = quantize_vmfb(recipe, bench_shape, target, arch, both)
             moved = int(np.prod(bench_shape)) * 4 + out_bytes  # f32 in, codes and scales out
             note("bench_quantize", f"bench-{name}", vmfb, shape=list(bench_shape), bytes=moved)
 
     rng = np.random.default_rng(SEED)
-    for recipe in (r for r in GEMM_RECIPES if r in chosen):
+    for recipe in (r for r in GEMM_RECIPES if r in chosen and "gemm" in parts):
         name = f"gemm-{recipe}-{'x'.join(map(str, GEMM_CHECK))}"
         cpu_vmfb, specs = gemm_vmfb(recipe, GEMM_CHECK, "llvm-cpu", arch)
         operands = [random_operand(s["kind"], s["shape"], rng) for s in specs]
@@ -300,7 +317,7 @@ def main() -> int:
     torch.manual_seed(SEED)
     model, (bx,) = transformer_block.build()
     bx = bx[:SAMPLE_BATCH].contiguous()
-    model_recipes = [r for r in MODEL_RECIPES if r in chosen]
+    model_recipes = [r for r in MODEL_RECIPES if r in chosen and "model" in parts]
     if model_recipes:
         inputs["block_x"] = bx.numpy()
     for recipe in model_recipes:

@@ -39,6 +39,7 @@ from compiler.runtime import open_module
 from compiler.runtime.seal import MAGIC, unseal
 from passes.host.call import host_copies
 
+REPEAT = 20  # timed calls per benchmark (--repeat)
 MODEL_TOLERANCE = 1e-3
 GEMM_TOLERANCE = 1e-5
 # --quick (automatic on a device other than cuda) skips benchmarks larger than these.
@@ -53,9 +54,62 @@ def fail(message: str) -> int:
     return 1
 
 
-def check_input(shape: list[int], seed: int) -> np.ndarray:
-    """The quantize modules' input: standard normal f32 (the build hashes it, this checks)."""
-    return np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+def check_input(shape: list[int], seed: int, kind: str = "normal") -> np.ndarray:
+    """A quantize module's input (the build hashes it, the run checks): standard normal f32, or
+    ``adversarial`` / ``adversarial-inf`` (``adversarial_input``)."""
+    if kind == "normal":
+        return np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+    if kind in ("adversarial", "adversarial-inf"):
+        return adversarial_input(shape, seed, with_inf=kind == "adversarial-inf")
+    raise ValueError(f"unknown check input kind '{kind}'")
+
+
+def e4m3_grid() -> np.ndarray:
+    """Every non-negative finite E4M3 value, ascending (0 .. 448)."""
+    mantissa, exponent = np.meshgrid(np.arange(8), np.arange(16), indexing="xy")
+    normal = (1 + mantissa / 8) * 2.0 ** (exponent - 7)
+    values = np.concatenate([np.arange(8) / 8 * 2.0**-6, normal[1:].ravel()])
+    return np.unique(values[values <= 448]).astype(np.float32)
+
+
+def adversarial_input(shape: list[int], seed: int, with_inf: bool) -> np.ndarray:
+    """Rounding ties, subnormals, signed zeros, saturation and NaN, arranged so that every recipe
+    meets them: each 32-element group (so each 1x16, 1x32 and 1x128 block too) holds its amax
+    ``448 * 2^k`` (k per 128-block, from -30 to 20; a few blocks ``just past`` it by one ulp), so
+    that power-of-two scales map the group's other values onto E4M3 grid points and midpoints
+    between them exactly, and the largest k (the per-tensor amax) ties them for per-tensor scales
+    too; the smallest blocks land on f32 subnormals. NaN in a few places (amax skips it), -0.0
+    and f32 subnormals and the smallest normal in others; ``with_inf`` adds a few +-inf
+    (the per-tensor amax then is inf: the scale rules' inf path)."""
+    rng = np.random.default_rng(seed)
+    rows, cols = shape
+    grid = e4m3_grid()
+    mids = (grid[:-1] + grid[1:]) / 2  # exact in f32: one more mantissa bit
+    values = np.concatenate([grid, mids]).astype(np.float32)
+    x = rng.choice(values, size=(rows, cols)).astype(np.float32)
+    x *= rng.choice(np.array([-1, 1], np.float32), size=(rows, cols))
+    k = rng.integers(-30, 21, size=(rows, (cols + 127) // 128))
+    k[0, 0] = 20  # the per-tensor amax: every group at k = 20 ties under a per-tensor scale too
+    scale = np.repeat(np.exp2(k.astype(np.float64)), 128, axis=1)[:, :cols]
+    x = (x.astype(np.float64) * scale).astype(np.float32)  # exact: powers of two, no underflow
+    top = (448 * scale[:, ::32]).astype(np.float32)
+    past = rng.random(top.shape) < 0.05
+    top[past] = np.nextafter(top[past], np.float32(np.inf))
+    x[:, ::32] = top * rng.choice(np.array([-1, 1], np.float32), size=top.shape)
+    flat = x.reshape(-1)
+    n = flat.size
+    picks = rng.choice(n, size=n // 64, replace=False)
+    specials = np.array(
+        [np.nan, -0.0, 0.0, 1e-45, -1e-45, 1.17549435e-38, -5.9e-39],
+        dtype=np.float32,
+    )
+    chosen = rng.choice(specials, size=picks.size)
+    not_amax = picks % 32 != 0
+    flat[picks[not_amax]] = chosen[not_amax]
+    if with_inf:
+        spots = rng.choice(np.flatnonzero(np.arange(n) % 32 != 0), size=4, replace=False)
+        flat[spots] = np.array([np.inf, -np.inf, np.inf, -np.inf], dtype=np.float32)
+    return x
 
 
 def random_operand(kind: str, shape: list[int], rng: np.random.Generator) -> np.ndarray:
@@ -112,11 +166,12 @@ def rel_l2(got: np.ndarray, want: np.ndarray) -> float:
     return float(np.linalg.norm(got - want) / max(float(np.linalg.norm(want)), 1e-30))
 
 
-def timed(fn: Callable[[], Any], repeat: int = 20) -> float:
-    """Median seconds of ``fn`` (which must wait for the device itself)."""
+def timed(fn: Callable[[], Any], repeat: int | None = None) -> float:
+    """Median seconds of ``fn`` (which must wait for the device itself) over ``repeat`` calls
+    (default ``REPEAT``, which ``--repeat`` sets) after one untimed call."""
     fn()
     times = []
-    for _ in range(repeat):
+    for _ in range(REPEAT if repeat is None else repeat):
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
@@ -244,9 +299,15 @@ def main() -> int:
         action="store_true",
         help="skip the large benchmarks (automatic on a device other than cuda)",
     )
+    parser.add_argument("--only", help="run only the artifacts whose name starts with this")
+    parser.add_argument(
+        "--repeat", type=int, default=20, help="timed calls per benchmark (median; default 20)"
+    )
     parser.add_argument("--json", help="also write the table's rows to this JSON file")
     parser.add_argument("--save-diffs", help="write the outputs that fail their check to this .npz")
     args = parser.parse_args()
+    global REPEAT
+    REPEAT = max(1, args.repeat)
     root = Path(args.dir)
     if not (root / "manifest.json").is_file():
         return fail(f"no {root}/manifest.json: run `make gpu-build` first")
@@ -301,6 +362,8 @@ def main() -> int:
     diffs: dict[str, np.ndarray] = {}  # outputs that failed their check (--save-diffs)
     for entry in manifest["entries"]:
         name, kind = entry["name"], entry["kind"]
+        if args.only and not name.startswith(args.only):
+            continue
         if quick and kind == "bench_quantize" and np.prod(entry["shape"]) > QUICK_QUANTIZE_ELEMENTS:
             emit((name, "skipped", f"--quick: {'x'.join(map(str, entry['shape']))}"))
             continue
@@ -334,6 +397,21 @@ def main() -> int:
                         "identical" if same else f"DIFFERS ({differing(got_bytes, want_bytes)})"
                     )
                     emit((f"{name} output {i}", verdict, ""))
+                for more in entry.get("more", []):  # adversarial inputs: outputs' sha256
+                    spec = more["input"]
+                    x = check_input(spec["shape"], spec["seed"], spec["kind"])
+                    if hashlib.sha256(x).hexdigest() != spec["sha256"]:
+                        return fail(f"{name}: this numpy generates another input than the build's")
+                    fresh = load(root / entry["vmfb"], config)  # fp8-delayed: state from zero
+                    outs = call(fresh, [x], entry["calls"])
+                    for i, (value, want) in enumerate(zip(outs, more["sha256"], strict=True)):
+                        same = hashlib.sha256(value.tobytes()).hexdigest() == want
+                        checks += 1
+                        failures += not same
+                        if not same:
+                            diffs[f"{name}-{spec['kind']}/{i}"] = value
+                        verdict = "identical" if same else "DIFFERS (sha256)"
+                        emit((f"{name} {spec['kind']} output {i}", verdict, ""))
             elif kind in ("gemm", "model"):
                 if kind == "gemm":
                     args_in = [inputs[f"{name}/{i}"] for i in range(entry["inputs"])]
