@@ -303,6 +303,12 @@ def main() -> int:
     parser.add_argument(
         "--repeat", type=int, default=20, help="timed calls per benchmark (median; default 20)"
     )
+    parser.add_argument(
+        "--mark",
+        action="store_true",
+        help="launch torch's spin_kernel before each artifact, so that a profile of this run "
+        "(ncu) splits into artifacts: benchmarks/gpu_ncu_summary.py",
+    )
     parser.add_argument("--json", help="also write the table's rows to this JSON file")
     parser.add_argument("--save-diffs", help="write the outputs that fail their check to this .npz")
     args = parser.parse_args()
@@ -364,6 +370,11 @@ def main() -> int:
         name, kind = entry["name"], entry["kind"]
         if args.only and not name.startswith(args.only):
             continue
+        if args.mark and not no_torch:
+            import torch
+
+            torch.cuda._sleep(1)  # a spin_kernel: the profile's separator before this artifact
+            torch.cuda.synchronize()
         if quick and kind == "bench_quantize" and np.prod(entry["shape"]) > QUICK_QUANTIZE_ELEMENTS:
             emit((name, "skipped", f"--quick: {'x'.join(map(str, entry['shape']))}"))
             continue

@@ -36,6 +36,39 @@ __device__ __forceinline__ uint32_t qmlir_pack4(uint8_t b0, uint8_t b1, uint8_t 
   return (uint32_t)b0 | ((uint32_t)b1 << 8) | ((uint32_t)b2 << 16) | ((uint32_t)b3 << 24);
 }
 
+// The E4M3 (or E5M2) codes of v0..v3 packed little-endian (v0 in the low byte): the bytes of
+// qmlir_encode_fp8, by the hardware's saturating round-to-nearest-even cast (sm_89+: one
+// cvt.rn.satfinite.{e4m3,e5m2}x2.f32 per pair instead of ~25 integer operations per value).
+// Both round an exact product once to nearest even and saturate finite values and +-inf at
+// +-max; a NaN is re-coded as 0x7F whatever its sign, as the shared encoder does. The GPU check
+// (benchmarks/gpu_check_run.py) compares the two bit for bit on ties, subnormals, +-0, +-max and
+// just past it, +-inf and NaN.
+__device__ __forceinline__ uint32_t qmlir_encode_fp8x4(float v0, float v1, float v2, float v3,
+                                                      bool e5m2) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  uint16_t lo, hi;
+  if (e5m2) {
+    asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(lo) : "f"(v1), "f"(v0));
+    asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(hi) : "f"(v3), "f"(v2));
+  } else {
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(lo) : "f"(v1), "f"(v0));
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(hi) : "f"(v3), "f"(v2));
+  }
+  uint32_t packed = (uint32_t)lo | ((uint32_t)hi << 16);
+  if (qmlir_is_nan(v0) || qmlir_is_nan(v1) || qmlir_is_nan(v2) || qmlir_is_nan(v3)) {
+    const float v[4] = {v0, v1, v2, v3};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      if (qmlir_is_nan(v[j])) packed = (packed & ~(0xFFu << (8 * j))) | (0x7Fu << (8 * j));
+    }
+  }
+  return packed;
+#else
+  return qmlir_pack4(qmlir_encode_fp8(v0, e5m2), qmlir_encode_fp8(v1, e5m2),
+                     qmlir_encode_fp8(v2, e5m2), qmlir_encode_fp8(v3, e5m2));
+#endif
+}
+
 // A workgroup's tile of an f32 [rows, cols] input in registers: 8 warps of 32 lanes, warp w
 // holding kRowsPerWarp consecutive rows from tile row w * kRowsPerWarp, lane l the 4 columns
 // 4l..4l+3; the tile is (8 * kRowsPerWarp) x 128 at (blockIdx.y, blockIdx.x). Out-of-bounds
@@ -47,16 +80,18 @@ struct QmlirTile {
   bool vector;        // cols % 4 == 0 and x 16-byte aligned: float4 loads, 4-byte stores
 };
 
-template <int kRowsPerWarp>
-__device__ __forceinline__ QmlirTile<kRowsPerWarp> qmlir_load_tile(const float* x, int32_t rows,
-                                                                   int32_t cols) {
-  QmlirTile<kRowsPerWarp> t;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  t.row0 = ((int64_t)blockIdx.y * 8 + warp) * kRowsPerWarp;
-  t.col = (int64_t)blockIdx.x * 128 + lane * 4;
+// kRows consecutive rows from global row `row0` (this lane's 4 columns of the tile at blockIdx.x):
+// the rows of a tile a warp holds at once (qmlir_load_tile), or a group of them (a kernel that
+// streams through its rows).
+template <int kRows>
+__device__ __forceinline__ QmlirTile<kRows> qmlir_load_rows(const float* x, int32_t rows,
+                                                            int32_t cols, int64_t row0) {
+  QmlirTile<kRows> t;
+  t.row0 = row0;
+  t.col = (int64_t)blockIdx.x * 128 + (threadIdx.x % 32) * 4;
   t.vector = cols % 4 == 0 && (uintptr_t)x % 16 == 0;
 #pragma unroll
-  for (int i = 0; i < kRowsPerWarp; ++i) {
+  for (int i = 0; i < kRows; ++i) {
     const int64_t row = t.row0 + i;
     const float* p = x + row * cols + t.col;
     if (row < rows && t.vector && t.col < cols) {
@@ -70,25 +105,27 @@ __device__ __forceinline__ QmlirTile<kRowsPerWarp> qmlir_load_tile(const float* 
   return t;
 }
 
+template <int kRowsPerWarp>
+__device__ __forceinline__ QmlirTile<kRowsPerWarp> qmlir_load_tile(const float* x, int32_t rows,
+                                                                   int32_t cols) {
+  const int warp = threadIdx.x / 32;
+  return qmlir_load_rows<kRowsPerWarp>(x, rows, cols,
+                                       ((int64_t)blockIdx.y * 8 + warp) * kRowsPerWarp);
+}
+
 // max |v| of a lane's 4 values, NaN skipped
 __device__ __forceinline__ float qmlir_lane_amax(const float v[4]) {
   return fmaxf(fmaxf(qmlir_abs_or_zero(v[0]), qmlir_abs_or_zero(v[1])),
                fmaxf(qmlir_abs_or_zero(v[2]), qmlir_abs_or_zero(v[3])));
 }
 
-// column j's max |v| over the whole tile (8 warps), via shared memory; every thread calls it.
-template <int kRowsPerWarp>
-__device__ __forceinline__ void qmlir_tile_column_amax(const QmlirTile<kRowsPerWarp>& t,
-                                                       float amax[4]) {
+// column j's max |v| over the whole tile (8 warps) from each thread's max over its own rows
+// (`mine`), via shared memory; every thread calls it.
+__device__ __forceinline__ void qmlir_column_amax(const float mine[4], float amax[4]) {
   __shared__ float partial[8][128];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    float m = 0.0f;
-#pragma unroll
-    for (int i = 0; i < kRowsPerWarp; ++i) m = fmaxf(m, qmlir_abs_or_zero(t.v[i][j]));
-    partial[warp][lane * 4 + j] = m;
-  }
+  for (int j = 0; j < 4; ++j) partial[warp][lane * 4 + j] = mine[j];
   __syncthreads();
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
@@ -99,20 +136,34 @@ __device__ __forceinline__ void qmlir_tile_column_amax(const QmlirTile<kRowsPerW
   }
 }
 
+template <int kRowsPerWarp>
+__device__ __forceinline__ void qmlir_tile_column_amax(const QmlirTile<kRowsPerWarp>& t,
+                                                       float amax[4]) {
+  float mine[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    float m = 0.0f;
+#pragma unroll
+    for (int i = 0; i < kRowsPerWarp; ++i) m = fmaxf(m, qmlir_abs_or_zero(t.v[i][j]));
+    mine[j] = m;
+  }
+  qmlir_column_amax(mine, amax);
+}
+
 // data[row, col..col+3] = codes (in bounds only; one 4-byte store when aligned)
 template <int kRowsPerWarp>
 __device__ __forceinline__ void qmlir_store4(uint8_t* data, const QmlirTile<kRowsPerWarp>& t,
-                                             int i, const uint8_t c[4], int32_t rows,
+                                             int i, uint32_t packed, int32_t rows,
                                              int32_t cols) {
   const int64_t row = t.row0 + i;
   if (row >= rows || t.col >= cols) return;
   uint8_t* p = data + row * cols + t.col;
   if (t.vector && (uintptr_t)p % 4 == 0) {
-    *reinterpret_cast<uint32_t*>(p) = qmlir_pack4(c[0], c[1], c[2], c[3]);
+    *reinterpret_cast<uint32_t*>(p) = packed;
     return;
   }
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    if (t.col + j < cols) p[j] = c[j];
+    if (t.col + j < cols) p[j] = (uint8_t)(packed >> (8 * j));
   }
 }

@@ -2,8 +2,9 @@
 //
 // Fused amax + scale + cast + GEMM-ready scale layout, one read of the f32 input per kernel.
 // Grid (ceil(cols/128), ceil(rows/128)), block 256 (8 warps): one workgroup per 128x128 tile;
-// warp w holds tile rows 16w..16w+15, lane l columns 4l..4l+3 (float4 loads, 4-byte stores when
-// cols % 4 == 0), 64 values per thread in registers.
+// warp w owns tile rows 16w..16w+15, lane l columns 4l..4l+3 (float4 loads, 4-byte stores when
+// cols % 4 == 0). The 1D kernels stream through those rows 4 at a time (the columnwise pass
+// reads the tile again, from L2); the 2D kernel holds its 64 values per thread in registers.
 // Constants: rows, cols, pow2 (power-of-2 scales, TE default 1), eps_bits (f32 bits of eps).
 // E4M3 data in x's shape; scale_inv f32 in the GEMM-ready layouts (padding written as 0):
 //   1D rowwise (1x128 along cols):    sinv[kb, r]  of [ceil(cols/128), pad4(rows)]  (block1d)
@@ -16,25 +17,29 @@ namespace {
 
 constexpr int kTile = 128;
 constexpr int kRowsPerWarp = 16;
+// The 1D kernels stream through a warp's 16 rows kGroup at a time (few registers, so many warps
+// per SM keep loads in flight); the columnwise pass reads the tile a second time, from L2.
+constexpr int kGroup = 4;
 
 using Tile = QmlirTile<kRowsPerWarp>;
 
 // data[row, col..col+3] = encode_e4m3(v * scale[j]) (in bounds only)
-__device__ __forceinline__ void store_codes(uint8_t* data, const Tile& t, int i, const float s[4],
-                                            int32_t rows, int32_t cols) {
-  uint8_t c[4];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) c[j] = qmlir_encode_e4m3(t.v[i][j] * s[j]);
-  qmlir_store4(data, t, i, c, rows, cols);
+template <int kRows>
+__device__ __forceinline__ void store_codes(uint8_t* data, const QmlirTile<kRows>& t, int i,
+                                            const float s[4], int32_t rows, int32_t cols) {
+  const uint32_t codes = qmlir_encode_fp8x4(t.v[i][0] * s[0], t.v[i][1] * s[1], t.v[i][2] * s[2],
+                                            t.v[i][3] * s[3], false);
+  qmlir_store4(data, t, i, codes, rows, cols);
 }
 
-// 1x128 rowwise blocks of the tile: data and sinv[kb, r] (block1d), padding rows written as 0.
-__device__ __forceinline__ void rowwise(const Tile& t, uint8_t* data, float* sinv, int32_t rows,
-                                        int32_t cols, bool pow2, float eps) {
+// 1x128 rowwise blocks of the rows in t: data and sinv[kb, r] (block1d), padding rows written 0.
+template <int kRows>
+__device__ __forceinline__ void rowwise(const QmlirTile<kRows>& t, uint8_t* data, float* sinv,
+                                        int32_t rows, int32_t cols, bool pow2, float eps) {
   const int lane = threadIdx.x % 32;
   const uint32_t kb = blockIdx.x;
 #pragma unroll
-  for (int i = 0; i < kRowsPerWarp; ++i) {
+  for (int i = 0; i < kRows; ++i) {
     const float amax = qmlir_group_max(qmlir_lane_amax(t.v[i]), 32);
     const float scale = qmlir_fp8_scale(amax, QMLIR_E4M3_MAX, eps, pow2);
     const float s[4] = {scale, scale, scale, scale};
@@ -46,36 +51,58 @@ __device__ __forceinline__ void rowwise(const Tile& t, uint8_t* data, float* sin
   }
 }
 
-// 128x1 columnwise blocks of the tile: data and sinv[rb, c], padding columns written as 0.
-__device__ __forceinline__ void columnwise(const Tile& t, uint8_t* data, float* sinv,
-                                           int32_t rows, int32_t cols, bool pow2, float eps) {
-  const int warp = threadIdx.x / 32;
+// The 1D kernels: rowwise (1x128) data and scales of the tile, and with kColumns the columnwise
+// (128x1) ones, sinv_col[rb, c] with padding columns written as 0. One DRAM read of x.
+template <bool kColumns>
+__device__ __forceinline__ void block1d(const float* x, uint8_t* data_row, float* sinv_row,
+                                        uint8_t* data_col, float* sinv_col, int32_t rows,
+                                        int32_t cols, bool pow2, float eps) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t first = ((int64_t)blockIdx.y * 8 + warp) * kRowsPerWarp;
+  float mine[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // this thread's column maxima
+#pragma unroll 1
+  for (int g = 0; g < kRowsPerWarp; g += kGroup) {
+    const QmlirTile<kGroup> t = qmlir_load_rows<kGroup>(x, rows, cols, first + g);
+    rowwise(t, data_row, sinv_row, rows, cols, pow2, eps);
+    if (kColumns) {
+#pragma unroll
+      for (int i = 0; i < kGroup; ++i) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) mine[j] = fmaxf(mine[j], qmlir_abs_or_zero(t.v[i][j]));
+      }
+    }
+  }
+  if (!kColumns) return;
   float amax[4], s[4];
-  qmlir_tile_column_amax(t, amax);
+  qmlir_column_amax(mine, amax);
 #pragma unroll
   for (int j = 0; j < 4; ++j) s[j] = qmlir_fp8_scale(amax[j], QMLIR_E4M3_MAX, eps, pow2);
+#pragma unroll 1
+  for (int g = 0; g < kRowsPerWarp; g += kGroup) {
+    const QmlirTile<kGroup> t = qmlir_load_rows<kGroup>(x, rows, cols, first + g);
 #pragma unroll
-  for (int i = 0; i < kRowsPerWarp; ++i) store_codes(data, t, i, s, rows, cols);
+    for (int i = 0; i < kGroup; ++i) store_codes(data_col, t, i, s, rows, cols);
+  }
   if (warp != 0) return;
   const int64_t padded = qmlir_pad4(cols);
-  float* out = sinv + (int64_t)blockIdx.y * padded;
+  const int64_t col = (int64_t)blockIdx.x * kTile + lane * 4;
+  float* out = sinv_col + (int64_t)blockIdx.y * padded;
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    if (t.col + j < padded) out[t.col + j] = t.col + j < cols ? 1.0f / s[j] : 0.0f;
+    if (col + j < padded) out[col + j] = col + j < cols ? 1.0f / s[j] : 0.0f;
   }
 }
 
 }  // namespace
 
 // Rowwise (1x128) and columnwise (128x1) quantization from one read of x.
-extern "C" __global__ void qmlir_quantize_fp8_block1d(const float* x, uint8_t* data_row,
-                                                      float* sinv_row, uint8_t* data_col,
-                                                      float* sinv_col, int32_t rows, int32_t cols,
-                                                      int32_t pow2, int32_t eps_bits) {
-  const Tile t = qmlir_load_tile<kRowsPerWarp>(x, rows, cols);
-  const float eps = qmlir_bits_f32((uint32_t)eps_bits);
-  rowwise(t, data_row, sinv_row, rows, cols, pow2 != 0, eps);
-  columnwise(t, data_col, sinv_col, rows, cols, pow2 != 0, eps);
+// (at most 64 registers: 4 workgroups per SM)
+extern "C" __global__ void __launch_bounds__(256, 4)
+    qmlir_quantize_fp8_block1d(const float* x, uint8_t* data_row, float* sinv_row,
+                               uint8_t* data_col, float* sinv_col, int32_t rows, int32_t cols,
+                               int32_t pow2, int32_t eps_bits) {
+  block1d<true>(x, data_row, sinv_row, data_col, sinv_col, rows, cols, pow2 != 0,
+                qmlir_bits_f32((uint32_t)eps_bits));
 }
 
 // Rowwise (1x128) quantization only: activations in inference.
@@ -83,8 +110,8 @@ extern "C" __global__ void qmlir_quantize_fp8_block1d_rowwise(const float* x, ui
                                                               float* sinv, int32_t rows,
                                                               int32_t cols, int32_t pow2,
                                                               int32_t eps_bits) {
-  const Tile t = qmlir_load_tile<kRowsPerWarp>(x, rows, cols);
-  rowwise(t, data, sinv, rows, cols, pow2 != 0, qmlir_bits_f32((uint32_t)eps_bits));
+  block1d<false>(x, data, sinv, nullptr, nullptr, rows, cols, pow2 != 0,
+                 qmlir_bits_f32((uint32_t)eps_bits));
 }
 
 // 2D (128x128 tiles): one scale per tile, sinv[rb, kb] (block2d), padding kb written as 0.

@@ -46,8 +46,13 @@ extern "C" __global__ void qmlir_nvfp4_quantize(const float* x, const float* glo
     const int64_t row = t.row0 + i;
     if (row >= rows || kb >= k_blocks) continue;
     uint8_t* p = data + row * row_bytes + t.col / 2;
-    p[0] = (uint8_t)(c[0] | (c[1] << 4));
-    p[1] = (uint8_t)(c[2] | (c[3] << 4));
+    const uint32_t two = (uint32_t)c[0] | (c[1] << 4) | (c[2] << 8) | (c[3] << 12);
+    if ((uintptr_t)p % 2 == 0) {
+      *reinterpret_cast<uint16_t*>(p) = (uint16_t)two;
+    } else {
+      p[0] = (uint8_t)two;
+      p[1] = (uint8_t)(two >> 8);
+    }
     if (lane % 4 == 0) scales[qmlir_mx_offset(row, kb, k_blocks)] = d;
   }
   // padding of S [rows, k_blocks]: S columns [8 bx, 8 bx + 8) below pad4(k_blocks); S rows of

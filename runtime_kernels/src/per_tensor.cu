@@ -3,8 +3,8 @@
 // Block size 256 (any multiple of 32 works); 1-D grids with grid-stride loops, so any grid size is
 // correct (ceil(n / 1024) blocks, capped near 1024, covers each element once per thread group).
 // Every buffer first (inputs, then outputs), then the i32 constants (hal.dispatch.extern ABI).
-// Loads are float4 and stores 4 bytes wide for the first n/4*4 elements, then a scalar tail
-// (scalar throughout when a pointer is not aligned for them).
+// Loads are float4 (four in flight per thread) and stores 4 bytes wide for the first n/4*4
+// elements, then a scalar tail (scalar throughout when a pointer is not aligned for them).
 #include "qmlir_device.cuh"
 
 namespace {
@@ -13,28 +13,50 @@ __device__ __forceinline__ bool vector_ok(const float* x, const uint8_t* data) {
   return ((uintptr_t)x % 16 == 0) && (data == nullptr || (uintptr_t)data % 4 == 0);
 }
 
-// data = encode(x * scale) over n elements; returns this thread's max|x| (NaN skipped).
+// max|v| over a float4, NaN skipped
+__device__ __forceinline__ float amax4(const float4 v) {
+  return fmaxf(fmaxf(qmlir_abs_or_zero(v.x), qmlir_abs_or_zero(v.y)),
+               fmaxf(qmlir_abs_or_zero(v.z), qmlir_abs_or_zero(v.w)));
+}
+
+// data = encode(x * scale) over n elements; returns this thread's max|x| (NaN skipped). The
+// vector loop loads kUnroll float4 before using any, so that each thread keeps that many 16-byte
+// loads in flight.
 template <bool kE5m2, bool kCast>
-__device__ __forceinline__ float cast_and_amax(const float* x, float scale, uint8_t* data,
-                                               int32_t n) {
+__device__ __forceinline__ float cast_and_amax(const float* __restrict__ x, float scale,
+                                               uint8_t* __restrict__ data, int32_t n) {
+  constexpr int kUnroll = 4;
   const int64_t stride = (int64_t)gridDim.x * blockDim.x;
   const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   const int64_t vectors = vector_ok(x, data) ? n / 4 : 0;
+  const float4* __restrict__ x4 = reinterpret_cast<const float4*>(x);
+  uint32_t* __restrict__ data4 = reinterpret_cast<uint32_t*>(data);
   float amax = 0.0f;
-  for (int64_t i = first; i < vectors; i += stride) {
-    const float4 v = reinterpret_cast<const float4*>(x)[i];
-    amax = fmaxf(amax, fmaxf(fmaxf(qmlir_abs_or_zero(v.x), qmlir_abs_or_zero(v.y)),
-                             fmaxf(qmlir_abs_or_zero(v.z), qmlir_abs_or_zero(v.w))));
-    if (kCast) {
-      reinterpret_cast<uint32_t*>(data)[i] =
-          qmlir_pack4(qmlir_encode_fp8(v.x * scale, kE5m2), qmlir_encode_fp8(v.y * scale, kE5m2),
-                      qmlir_encode_fp8(v.z * scale, kE5m2), qmlir_encode_fp8(v.w * scale, kE5m2));
+  int64_t i = first;
+  for (; i + (kUnroll - 1) * stride < vectors; i += kUnroll * stride) {
+    float4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) v[u] = x4[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      amax = fmaxf(amax, amax4(v[u]));
+      if (kCast) {
+        data4[i + u * stride] = qmlir_encode_fp8x4(v[u].x * scale, v[u].y * scale,
+                                                   v[u].z * scale, v[u].w * scale, kE5m2);
+      }
     }
   }
-  for (int64_t i = vectors * 4 + first; i < n; i += stride) {
-    const float v = x[i];
+  for (; i < vectors; i += stride) {
+    const float4 v = x4[i];
+    amax = fmaxf(amax, amax4(v));
+    if (kCast) {
+      data4[i] = qmlir_encode_fp8x4(v.x * scale, v.y * scale, v.z * scale, v.w * scale, kE5m2);
+    }
+  }
+  for (int64_t j = vectors * 4 + first; j < n; j += stride) {
+    const float v = x[j];
     amax = fmaxf(amax, qmlir_abs_or_zero(v));
-    if (kCast) data[i] = qmlir_encode_fp8(v * scale, kE5m2);
+    if (kCast) data[j] = qmlir_encode_fp8(v * scale, kE5m2);
   }
   return amax;
 }
