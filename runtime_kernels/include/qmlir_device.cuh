@@ -159,7 +159,7 @@ __device__ __forceinline__ void qmlir_store4(uint8_t* data, const QmlirTile<kRow
   if (row >= rows || t.col >= cols) return;
   uint8_t* p = data + row * cols + t.col;
   if (t.vector && (uintptr_t)p % 4 == 0) {
-    *reinterpret_cast<uint32_t*>(p) = packed;
+    __stcs(reinterpret_cast<unsigned int*>(p), packed);  // streaming: keep L2 for the input
     return;
   }
 #pragma unroll

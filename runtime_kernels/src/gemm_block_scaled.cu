@@ -2,25 +2,28 @@
 // row-major with K contiguous, as the quantize kernels write them), for sm_89+ (Ada, Hopper,
 // Blackwell) through warp-level mma.sync.
 //
-// Block size 128 (4 warps as 2 x 2, each a 32 x 32 output tile), grid (ceil(N/64), ceil(M/64)).
-// K runs in stages of 128 bytes per row (128 FP8 elements, or 64 NVFP4 elements as f16) staged
-// in shared memory (rows padded to 144 bytes: conflict-free fragment reads). Loads are 16 bytes
-// wide when K % 16 == 0 (NVFP4: 8 bytes, always), else byte by byte; out-of-range rows and K
-// read as 0. Constants m, n, k: the logical sizes (K in elements).
-//
-// FP8 operands (E4M3 codes): mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32. Partial sums
-// are kept per K block in FP32 and promoted, acc += partial * (a_scale[row, kb] * b_scale[col, kb]):
+// FP8 operands (E4M3 codes): block size 256 (8 warps as 2 x 4, each a 64 x 32 output tile), a
+// 128 x 128 output tile per workgroup, grid (ceil(N/128), ceil(M/128)). K runs in stages of 64
+// bytes, three in flight (cp.async, 16 bytes per copy, zero-filled outside the operand; 48 KiB of
+// shared memory, rows XOR-swizzled in 16-byte chunks so that ldmatrix reads are conflict-free).
+// Fragments come from ldmatrix.x4; mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32. When
+// K % 16 != 0 or a pointer is not 16-byte aligned the stages are filled byte by byte instead.
+// Partial sums are kept per K block in FP32 and promoted,
+// acc += partial * (a_scale[row, kb] * b_scale[col, kb]):
 //   qmlir_gemm_fp8_per_tensor: a_sinv[0] * b_sinv[0], applied once at the end.
 //   qmlir_gemm_fp8_block: per 128-K block; f32 scale_inv in the GEMM-ready layouts (block1d:
 //     [ceil(K/128), pad4(rows)] for 1x128 blocks, block2d: [ceil(rows/128), pad4(ceil(K/128))]
 //     for 128x128 blocks), a_dims/b_dims (1 or 2) say which.
 //   qmlir_gemm_mxfp8: per 32-K block; E8M0 scales (2^(e-127)) swizzled in 128x4 tiles as
 //     qmlir_quantize_mxfp8 writes them (S[row, k/32] of [rows, ceil(K/32)]).
-// NVFP4 (qmlir_gemm_nvfp4): data [rows, ceil(K/16) * 8] packed E2M1 (low nibble = even element),
-// E4M3 block scales swizzled as qmlir_nvfp4_quantize writes them, and the global decode scales
-// a_sdec[0], b_sdec[0]. Each element is dequantized to e2m1 * d, exact in f16, then
+// NVFP4 (qmlir_gemm_nvfp4): block size 128 (4 warps as 2 x 2, each 32 x 32), a 64 x 64 output
+// tile, grid (ceil(N/64), ceil(M/64)); K in stages of 64 elements dequantized to f16 in shared
+// memory (rows padded to 144 bytes). Data [rows, ceil(K/16) * 8] packed E2M1 (low nibble = even
+// element), E4M3 block scales swizzled as qmlir_nvfp4_quantize writes them, and the global decode
+// scales a_sdec[0], b_sdec[0]. Each element is dequantized to e2m1 * d, exact in f16, then
 // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32; C = acc * (a_sdec * b_sdec).
-// C matches the CPU scaled_matmul up to summation order (not bit for bit).
+// Constants m, n, k: the logical sizes (K in elements). C matches the CPU scaled_matmul up to
+// summation order (not bit for bit).
 #include "qmlir_device.cuh"
 
 namespace {
@@ -64,26 +67,6 @@ __device__ __forceinline__ uint32_t lds32(const uint8_t* p) {
   return *reinterpret_cast<const uint32_t*>(p);
 }
 
-// FP8 rows [row0, row0 + 64) x bytes [k0, k0 + 128) of an [rows, k] operand into shared memory.
-__device__ __forceinline__ void stage_fp8(uint8_t* dst, const uint8_t* src, int64_t row0,
-                                          int32_t rows, int32_t k, int64_t k0, bool wide) {
-  if (wide) {
-    for (int idx = threadIdx.x; idx < kTileM * (kStageBytes / 16); idx += kThreads) {
-      const int r = idx / (kStageBytes / 16), c = (idx % (kStageBytes / 16)) * 16;
-      const int64_t row = row0 + r, col = k0 + c;
-      uint4 v = make_uint4(0, 0, 0, 0);
-      if (row < rows && col < k) v = *reinterpret_cast<const uint4*>(src + row * k + col);
-      *reinterpret_cast<uint4*>(dst + r * kRowStride + c) = v;
-    }
-    return;
-  }
-  for (int idx = threadIdx.x; idx < kTileM * kStageBytes; idx += kThreads) {
-    const int r = idx / kStageBytes, c = idx % kStageBytes;
-    const int64_t row = row0 + r, col = k0 + c;
-    dst[r * kRowStride + c] = (row < rows && col < k) ? src[row * k + col] : 0;
-  }
-}
-
 // NVFP4 rows [row0, row0 + 64) x elements [k0, k0 + 64), dequantized to f16 (e2m1 * d).
 __device__ __forceinline__ void stage_nvfp4(uint8_t* dst, const uint8_t* src,
                                             const uint8_t* scales, int64_t row0, int32_t rows,
@@ -116,27 +99,6 @@ struct Frag {
 __device__ __forceinline__ Frag frag() {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   return Frag{warp / 2, warp % 2, lane / 4, lane % 4};
-}
-
-// one m16n8k32 FP8 step at byte ks of the stage for the warp's 2 x 4 mma tiles
-__device__ __forceinline__ void step_fp8(float acc[2][4][4], const Shared& s, const Frag& f,
-                                         int ks) {
-  uint32_t a[2][4], b[4][2];
-#pragma unroll
-  for (int mi = 0; mi < 2; ++mi) {
-    const uint8_t* p = s.a + (f.warp_m * 32 + mi * 16 + f.g) * kRowStride + ks + 4 * f.t;
-    a[mi][0] = lds32(p), a[mi][1] = lds32(p + 8 * kRowStride);
-    a[mi][2] = lds32(p + 16), a[mi][3] = lds32(p + 8 * kRowStride + 16);
-  }
-#pragma unroll
-  for (int ni = 0; ni < 4; ++ni) {
-    const uint8_t* p = s.b + (f.warp_n * 32 + ni * 8 + f.g) * kRowStride + ks + 4 * f.t;
-    b[ni][0] = lds32(p), b[ni][1] = lds32(p + 16);
-  }
-#pragma unroll
-  for (int mi = 0; mi < 2; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < 4; ++ni) mma_e4m3(acc[mi][ni], a[mi], b[ni]);
 }
 
 // one m16n8k16 f16 step at element ks of the stage
@@ -229,64 +191,7 @@ __device__ __forceinline__ void store_c(float* c, const float acc[2][4][4], cons
       }
 }
 
-template <ScaleMode kMode>
-__device__ __forceinline__ void gemm_fp8(const uint8_t* a, const Scales& sa, const uint8_t* b,
-                                         const Scales& sb, float* c, int32_t m, int32_t n,
-                                         int32_t k, float factor) {
-  __shared__ __align__(16) Shared s;
-  const Frag f = frag();
-  const bool wide = k % 16 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
-  float acc[2][4][4], part[2][4][4];
-  zero(acc);
-  for (int64_t k0 = 0; k0 < k; k0 += kStageBytes) {
-    stage_fp8(s.a, a, (int64_t)blockIdx.y * kTileM, m, k, k0, wide);
-    stage_fp8(s.b, b, (int64_t)blockIdx.x * kTileN, n, k, k0, wide);
-    __syncthreads();
-    if (kMode == kPerTensor) {
-#pragma unroll
-      for (int ks = 0; ks < kStageBytes; ks += 32) step_fp8(acc, s, f, ks);
-    } else if (kMode == kBlock) {  // one 128-K block per stage
-      zero(part);
-#pragma unroll
-      for (int ks = 0; ks < kStageBytes; ks += 32) step_fp8(part, s, f, ks);
-      promote(acc, part, f, sa, sb, (uint32_t)(k0 / 128), kMode);
-    } else {  // kMx: one 32-K block per mma step
-      for (int ks = 0; ks < kStageBytes && k0 + ks < k; ks += 32) {
-        zero(part);
-        step_fp8(part, s, f, ks);
-        promote(acc, part, f, sa, sb, (uint32_t)((k0 + ks) / 32), kMode);
-      }
-    }
-    __syncthreads();
-  }
-  store_c(c, acc, f, m, n, factor);
-}
-
 }  // namespace
-
-extern "C" __global__ void __launch_bounds__(kThreads)
-    qmlir_gemm_fp8_per_tensor(const uint8_t* a, const float* a_sinv, const uint8_t* b,
-                              const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k) {
-  const Scales none{nullptr, nullptr, 0, k, 0};
-  gemm_fp8<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
-}
-
-extern "C" __global__ void __launch_bounds__(kThreads)
-    qmlir_gemm_fp8_block(const uint8_t* a, const float* a_sinv, const uint8_t* b,
-                         const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k,
-                         int32_t a_dims, int32_t b_dims) {
-  const Scales sa{a_sinv, nullptr, m, k, a_dims};
-  const Scales sb{b_sinv, nullptr, n, k, b_dims};
-  gemm_fp8<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
-}
-
-extern "C" __global__ void __launch_bounds__(kThreads)
-    qmlir_gemm_mxfp8(const uint8_t* a, const uint8_t* a_scale, const uint8_t* b,
-                     const uint8_t* b_scale, float* c, int32_t m, int32_t n, int32_t k) {
-  const Scales sa{nullptr, a_scale, m, k, 1};
-  const Scales sb{nullptr, b_scale, n, k, 1};
-  gemm_fp8<kMx>(a, sa, b, sb, c, m, n, k, 1.0f);
-}
 
 extern "C" __global__ void __launch_bounds__(kThreads)
     qmlir_gemm_nvfp4(const uint8_t* a, const uint8_t* a_scale, const float* a_sdec,
@@ -305,4 +210,243 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     __syncthreads();
   }
   store_c(c, acc, f, m, n, a_sdec[0] * b_sdec[0]);
+}
+
+// ---- FP8: 128 x 128 tiles, 3-stage cp.async pipeline, ldmatrix fragments ---------------------
+
+namespace fp8 {
+
+constexpr int kThreads = 256;
+constexpr int kTile = 128;         // output rows and columns per workgroup
+constexpr int kStageBytes = 64;    // K bytes per stage: 4 chunks of 16
+constexpr int kStages = 3;
+constexpr int kOperandBytes = kTile * kStageBytes;  // one operand's stage: 8 KiB
+
+struct Shared {
+  uint8_t stage[kStages][2][kOperandBytes];  // [stage][A, B][row * 64 + swizzled chunk * 16]
+};
+
+// byte offset of (row, 16-byte chunk) in a stage: chunk ^ ((row / 2) % 4) keeps the 8 rows an
+// ldmatrix reads at one chunk in 8 distinct 16-byte bank groups
+__device__ __forceinline__ int offset(int row, int chunk) {
+  return row * kStageBytes + ((chunk ^ ((row >> 1) & 3)) << 4);
+}
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(valid ? 16 : 0));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n"); }
+
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+// rows [row0, row0 + 128) x bytes [k0, k0 + 64) of an [rows, k] operand into a stage
+__device__ __forceinline__ void load_stage(uint8_t* dst, const uint8_t* src, int64_t row0,
+                                           int32_t rows, int32_t k, int64_t k0, bool wide) {
+  if (wide) {
+#pragma unroll
+    for (int i = 0; i < kTile * 4 / kThreads; ++i) {  // 512 chunks of 16 bytes
+      const int idx = threadIdx.x + i * kThreads, r = idx / 4, c = idx % 4;
+      const int64_t row = row0 + r, col = k0 + c * 16;
+      const bool valid = row < rows && col < k;
+      cp_async16(smem_addr(dst + offset(r, c)), valid ? src + row * k + col : src, valid);
+    }
+    return;
+  }
+  for (int idx = threadIdx.x; idx < kTile * kStageBytes; idx += kThreads) {
+    const int r = idx / kStageBytes, byte = idx % kStageBytes;
+    const int64_t row = row0 + r, col = k0 + byte;
+    dst[offset(r, byte / 16) + byte % 16] = (row < rows && col < k) ? src[row * k + col] : 0;
+  }
+}
+
+struct Warp {
+  int m, n, lane;  // warp tile (m: 0..1 of 64 rows, n: 0..3 of 32 columns), lane
+};
+
+__device__ __forceinline__ Warp warp() {
+  const int w = threadIdx.x / 32;
+  return Warp{w / 4, w % 4, (int)(threadIdx.x % 32)};
+}
+
+// the m16n8k32 step at 32-byte K step `ks` (0 or 1) of a stage: 4 x 4 mma tiles of the warp
+__device__ __forceinline__ void step(float acc[4][4][4], const uint8_t* a, const uint8_t* b,
+                                     const Warp& w, int ks) {
+  uint32_t af[4][4], bf[4][2];
+  const int quad = w.lane / 8, row8 = w.lane % 8;
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi) {  // matrices: rows +0/+8 (quad % 2) x chunks +0/+1 (quad / 2)
+    const int row = w.m * 64 + mi * 16 + (quad % 2) * 8 + row8;
+    ldmatrix_x4(af[mi], smem_addr(a + offset(row, 2 * ks + quad / 2)));
+  }
+#pragma unroll
+  for (int nj = 0; nj < 2; ++nj) {  // matrices: chunks +0/+1 (quad % 2) x columns +0/+8 (quad / 2)
+    uint32_t r[4];
+    const int row = w.n * 32 + nj * 16 + (quad / 2) * 8 + row8;
+    ldmatrix_x4(r, smem_addr(b + offset(row, 2 * ks + quad % 2)));
+    bf[2 * nj][0] = r[0], bf[2 * nj][1] = r[1], bf[2 * nj + 1][0] = r[2], bf[2 * nj + 1][1] = r[3];
+  }
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < 4; ++ni) mma_e4m3(acc[mi][ni], af[mi], bf[ni]);
+}
+
+__device__ __forceinline__ int64_t acc_row(const Warp& w, int mi, int e) {
+  return (int64_t)blockIdx.y * kTile + w.m * 64 + mi * 16 + w.lane / 4 + (e >= 2 ? 8 : 0);
+}
+
+__device__ __forceinline__ int64_t acc_col(const Warp& w, int ni, int e) {
+  return (int64_t)blockIdx.x * kTile + w.n * 32 + ni * 8 + 2 * (w.lane % 4) + (e % 2);
+}
+
+__device__ __forceinline__ void zero(float acc[4][4][4]) {
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+}
+
+// acc += part * (a_scale[row, kb] * b_scale[col, kb])
+__device__ __forceinline__ void promote(float acc[4][4][4], const float part[4][4][4],
+                                        const Warp& w, const Scales& sa, const Scales& sb,
+                                        uint32_t kb, ScaleMode mode) {
+  float a_scale[4][2], b_scale[4][2];
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) a_scale[mi][h] = sa.at(acc_row(w, mi, 2 * h), kb, mode);
+#pragma unroll
+  for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) b_scale[ni][h] = sb.at(acc_col(w, ni, h), kb, mode);
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        acc[mi][ni][e] += part[mi][ni][e] * (a_scale[mi][e / 2] * b_scale[ni][e % 2]);
+      }
+}
+
+__device__ __forceinline__ void store_c(float* c, const float acc[4][4][4], const Warp& w,
+                                        int32_t m, int32_t n, float factor) {
+  const bool pairs = n % 2 == 0 && (uintptr_t)c % 8 == 0;
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {  // elements 2h, 2h + 1: one row, two adjacent columns
+        const int64_t row = acc_row(w, mi, 2 * h), col = acc_col(w, ni, 2 * h);
+        if (row >= m) continue;
+        const float v0 = acc[mi][ni][2 * h] * factor, v1 = acc[mi][ni][2 * h + 1] * factor;
+        float* p = c + row * n + col;
+        if (pairs && col + 1 < n) {
+          *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+        } else {
+          if (col < n) p[0] = v0;
+          if (col + 1 < n) p[1] = v1;
+        }
+      }
+}
+
+template <ScaleMode kMode>
+__device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const uint8_t* b,
+                                     const Scales& sb, float* c, int32_t m, int32_t n, int32_t k,
+                                     float factor) {
+  __shared__ __align__(128) Shared s;
+  const Warp w = warp();
+  const bool wide = k % 16 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
+  const int64_t a_row0 = (int64_t)blockIdx.y * kTile, b_row0 = (int64_t)blockIdx.x * kTile;
+  const int stages = (int)qmlir_ceil_div((uint32_t)k, kStageBytes);
+  float acc[4][4][4], part[4][4][4];
+  zero(acc);
+  zero(part);
+#pragma unroll
+  for (int st = 0; st < kStages - 1; ++st) {
+    if (st < stages) {
+      load_stage(s.stage[st][0], a, a_row0, m, k, (int64_t)st * kStageBytes, wide);
+      load_stage(s.stage[st][1], b, b_row0, n, k, (int64_t)st * kStageBytes, wide);
+    }
+    cp_async_commit();
+  }
+  for (int kt = 0; kt < stages; ++kt) {
+    cp_async_wait<kStages - 2>();
+    __syncthreads();  // stage kt is in; stage kt - 1 is no longer read
+    const int next = kt + kStages - 1;
+    if (next < stages) {
+      const int slot = next % kStages;
+      load_stage(s.stage[slot][0], a, a_row0, m, k, (int64_t)next * kStageBytes, wide);
+      load_stage(s.stage[slot][1], b, b_row0, n, k, (int64_t)next * kStageBytes, wide);
+    }
+    cp_async_commit();
+    const uint8_t* sa_tile = s.stage[kt % kStages][0];
+    const uint8_t* sb_tile = s.stage[kt % kStages][1];
+    const int64_t k0 = (int64_t)kt * kStageBytes;
+    if (kMode == kPerTensor) {
+      step(acc, sa_tile, sb_tile, w, 0);
+      step(acc, sa_tile, sb_tile, w, 1);
+    } else if (kMode == kBlock) {  // a 128-K block is two stages
+      step(part, sa_tile, sb_tile, w, 0);
+      step(part, sa_tile, sb_tile, w, 1);
+      if (kt % 2 == 1 || kt + 1 == stages) {
+        promote(acc, part, w, sa, sb, (uint32_t)(k0 / 128), kMode);
+        zero(part);
+      }
+    } else {  // kMx: a 32-K block per step
+#pragma unroll
+      for (int ks = 0; ks < 2; ++ks) {
+        if (k0 + ks * 32 >= k) break;
+        step(part, sa_tile, sb_tile, w, ks);
+        promote(acc, part, w, sa, sb, (uint32_t)((k0 + ks * 32) / 32), kMode);
+        zero(part);
+      }
+    }
+  }
+  cp_async_wait<0>();
+  store_c(c, acc, w, m, n, factor);
+}
+
+}  // namespace fp8
+
+extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
+    qmlir_gemm_fp8_per_tensor(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                              const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k) {
+  const Scales none{nullptr, nullptr, 0, k, 0};
+  fp8::gemm<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
+}
+
+extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
+    qmlir_gemm_fp8_block(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                         const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k,
+                         int32_t a_dims, int32_t b_dims) {
+  const Scales sa{a_sinv, nullptr, m, k, a_dims};
+  const Scales sb{b_sinv, nullptr, n, k, b_dims};
+  fp8::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
+}
+
+extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
+    qmlir_gemm_mxfp8(const uint8_t* a, const uint8_t* a_scale, const uint8_t* b,
+                     const uint8_t* b_scale, float* c, int32_t m, int32_t n, int32_t k) {
+  const Scales sa{nullptr, a_scale, m, k, 1};
+  const Scales sb{nullptr, b_scale, n, k, 1};
+  fp8::gemm<kMx>(a, sa, b, sb, c, m, n, k, 1.0f);
 }

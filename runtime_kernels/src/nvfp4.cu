@@ -48,7 +48,7 @@ extern "C" __global__ void qmlir_nvfp4_quantize(const float* x, const float* glo
     uint8_t* p = data + row * row_bytes + t.col / 2;
     const uint32_t two = (uint32_t)c[0] | (c[1] << 4) | (c[2] << 8) | (c[3] << 12);
     if ((uintptr_t)p % 2 == 0) {
-      *reinterpret_cast<uint16_t*>(p) = (uint16_t)two;
+      __stcs(reinterpret_cast<unsigned short*>(p), (unsigned short)two);
     } else {
       p[0] = (uint8_t)two;
       p[1] = (uint8_t)(two >> 8);

@@ -3,8 +3,9 @@
 // Block size 256 (any multiple of 32 works); 1-D grids with grid-stride loops, so any grid size is
 // correct (ceil(n / 1024) blocks, capped near 1024, covers each element once per thread group).
 // Every buffer first (inputs, then outputs), then the i32 constants (hal.dispatch.extern ABI).
-// Loads are float4 (four in flight per thread) and stores 4 bytes wide for the first n/4*4
-// elements, then a scalar tail (scalar throughout when a pointer is not aligned for them).
+// Loads are float4 (four in flight per thread) and stores 4 bytes wide (streaming) for the
+// first n/4*4 elements, then a scalar tail (scalar throughout when a pointer is not aligned
+// for them).
 #include "qmlir_device.cuh"
 
 namespace {
@@ -30,7 +31,7 @@ __device__ __forceinline__ float cast_and_amax(const float* __restrict__ x, floa
   const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   const int64_t vectors = vector_ok(x, data) ? n / 4 : 0;
   const float4* __restrict__ x4 = reinterpret_cast<const float4*>(x);
-  uint32_t* __restrict__ data4 = reinterpret_cast<uint32_t*>(data);
+  unsigned int* __restrict__ data4 = reinterpret_cast<unsigned int*>(data);
   float amax = 0.0f;
   int64_t i = first;
   for (; i + (kUnroll - 1) * stride < vectors; i += kUnroll * stride) {
@@ -41,8 +42,8 @@ __device__ __forceinline__ float cast_and_amax(const float* __restrict__ x, floa
     for (int u = 0; u < kUnroll; ++u) {
       amax = fmaxf(amax, amax4(v[u]));
       if (kCast) {
-        data4[i + u * stride] = qmlir_encode_fp8x4(v[u].x * scale, v[u].y * scale,
-                                                   v[u].z * scale, v[u].w * scale, kE5m2);
+        __stcs(&data4[i + u * stride], qmlir_encode_fp8x4(v[u].x * scale, v[u].y * scale,
+                                                          v[u].z * scale, v[u].w * scale, kE5m2));
       }
     }
   }
@@ -50,7 +51,8 @@ __device__ __forceinline__ float cast_and_amax(const float* __restrict__ x, floa
     const float4 v = x4[i];
     amax = fmaxf(amax, amax4(v));
     if (kCast) {
-      data4[i] = qmlir_encode_fp8x4(v.x * scale, v.y * scale, v.z * scale, v.w * scale, kE5m2);
+      __stcs(&data4[i],
+             qmlir_encode_fp8x4(v.x * scale, v.y * scale, v.z * scale, v.w * scale, kE5m2));
     }
   }
   for (int64_t j = vectors * 4 + first; j < n; j += stride) {

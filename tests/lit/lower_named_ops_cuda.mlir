@@ -39,9 +39,12 @@
 // CHECK: tensor.expand_shape %[[Q]]#0 {{\[\[}}0, 1]] output_shape [4, 8] : tensor<32xi8> into tensor<4x8xi8>
 
 // CHECK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.4x8.3x8(
+// The FP8 GEMMs run 256 threads a workgroup, one 128x128 output tile each.
 // CHECK: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor"
 // CHECK-SAME: -> tensor<4x3xf32>
-// CHECK: <workgroup_size = [128 : index, 1 : index, 1 : index]>
+// CHECK: hal.return
+// CHECK: gemm_block_scaled.sm_90.ptx
+// CHECK-NEXT: }) <workgroup_size = [256 : index, 1 : index, 1 : index]>
 
 // Per tensor with the scale from this call's amax (fp8-current): nothing to fuse.
 // FUSE-LABEL: func.func @main

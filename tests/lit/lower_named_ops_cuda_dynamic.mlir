@@ -5,11 +5,11 @@
 // hand-written kernels as a static one: each tensor of dynamic shape carries its dims, the
 // kernels' size constants are the index_cast of a tensor.dim, and the count region computes the
 // grid from the workload by the static grid's formula (1-D: ceil(n / 1024) in [1, cap]; tiles of
-// 64 rows for the GEMM, of 32 rows for the mxfp8 quantize).
+// 128 rows for the FP8 GEMM, of 32 rows for the mxfp8 quantize).
 // CHECK-DAG: #[[ONE_D:.*]] = affine_map<()[s0] -> (s0 ceildiv 1024, 1)>
 // CHECK-DAG: #[[CAP_AMAX:.*]] = affine_map<()[s0] -> (s0, 1024)>
 // CHECK-DAG: #[[CAP_CAST:.*]] = affine_map<()[s0] -> (s0, 4096)>
-// CHECK-DAG: #[[GEMM_TILES:.*]] = affine_map<()[s0] -> (s0 ceildiv 64)>
+// CHECK-DAG: #[[GEMM_TILES:.*]] = affine_map<()[s0] -> (s0 ceildiv 128)>
 // CHECK-DAG: #[[MX_TILES:.*]] = affine_map<()[s0] -> (s0 ceildiv 32)>
 
 // CHECK-LABEL: func.func private @qmlir.amax.Dx8(

@@ -3,7 +3,7 @@
 
 IREE's own f8 matmul on cuda does not compile with a dynamic dim (TOOLCHAIN.md); this kernel
 takes A with dynamic rows: M (``tensor.dim`` of A) is its ``m`` push constant and the workload of
-the grid's y (64-row tiles)."""
+the grid's y (128-row tiles for FP8, 64 for NVFP4)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,14 @@ from passes.lowering.cuda.kernels import CudaLowering, Extern, definition, exter
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, Dims
 
-GEMM_TILE = 64  # gemm_block_scaled.cu: a 64x64 output tile per workgroup of 128 threads
+# gemm_block_scaled.cu's launch per kernel: (output tile rows = columns, threads per workgroup)
+FP8_LAUNCH = (128, 256)  # 8 warps, 3-stage cp.async pipeline
+NVFP4_LAUNCH = (64, 128)  # 4 warps, dequantized to f16 in shared memory
+
+
+def gemm_launch(kernel: CudaKernel) -> tuple[int, int]:
+    """The output tile (rows = columns) and the block size of a GEMM kernel."""
+    return NVFP4_LAUNCH if kernel is cuda_kernels.GEMM_NVFP4 else FP8_LAUNCH
 
 
 def select_scaled_matmul(op: NamedOp) -> CudaLowering | None:
@@ -66,14 +73,15 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str:
     ]
     constants = [("%m", "i32"), ("%n", "i32"), ("%k", "i32")]
     constants += [(f"%{key}", "i32") for key in extra]
+    tile, threads = gemm_launch(kernel)
     ext = Extern(
         kernel.family.value,
         kernel.entry,
         (*operands, *constants),
         (dyn_type(c_2d, Dims({0: m_rows})),),
         "%c",
-        (ceil_div(n, GEMM_TILE), tiles(m, GEMM_TILE)),
-        block=128,
+        (ceil_div(n, tile), tiles(m, tile)),
+        block=threads,
     )
     return definition(
         "scaled_matmul.mlir",
