@@ -71,6 +71,7 @@ SMALL_GEMM_BENCH = ((256, 256, 256), (512, 512, 512))
 TARGETS = ("cuda", "llvm-cpu")
 PARTS = ("quantize", "gemm", "model")  # --parts: which kinds of artifact to build
 ALL_RECIPES = tuple(dict.fromkeys(QUANTIZE_RECIPES + GEMM_RECIPES + MODEL_RECIPES))
+BENCH_BATCH_RECIPES = ("none", "fp8-current", "fp8-block", "mxfp8", "nvfp4")  # --bench-batch
 SAMPLE_BATCH = transformer_block.BATCH  # the sample's own batch: its latency is reported
 SEED = 0
 # The device tool carries at most 64 MiB (67.1 MB): the working tree (~2 MB), this directory
@@ -240,6 +241,12 @@ def main() -> int:
         default=",".join(PARTS),
         help=f"comma-separated subset of {','.join(PARTS)} (default all)",
     )
+    parser.add_argument(
+        "--bench-batch",
+        type=int,
+        default=0,
+        help="also time the transformer block at this batch (no check; 0: none)",
+    )
     args = parser.parse_args()
     parts = {p.strip() for p in args.parts.split(",") if p.strip()}
     if not parts or parts - set(PARTS):
@@ -360,6 +367,24 @@ def main() -> int:
             sample="transformer_block",
         )
 
+    if args.bench_batch and "model" in parts:
+        # timed only, at a batch whose GEMMs have 128 * bench_batch rows (the input is generated
+        # on the GPU machine): where the recipes' GEMMs, not launches, decide the latency
+        shape = [args.bench_batch, transformer_block.SEQ, transformer_block.DIM]
+        for recipe in (r for r in BENCH_BATCH_RECIPES if r in chosen):
+            bf16 = recipe == "none"
+            model_b, _ = transformer_block.build_bf16() if bf16 else transformer_block.build()
+            example = torch.zeros(shape, dtype=torch.bfloat16 if bf16 else torch.float32)
+            options = {"target": "cuda", "cuda_arch": arch} if cuda else {}
+            built = compiler.compile(model_b, (example,), recipe, **options)
+            note(
+                "bench_model",
+                f"block-{recipe}{'-bf16' if bf16 else ''}-batch{args.bench_batch}",
+                built.vmfb,
+                input={"shape": shape, "seed": SEED},
+                dtype="bf16" if bf16 else "f32",
+                sample="transformer_block",
+            )
     np.savez_compressed(out / "inputs.npz", **inputs)
     np.savez_compressed(out / "expected.npz", **expected)
     manifest = {"target": target, "cuda_arch": arch, "recipes": chosen, "entries": entries}

@@ -264,7 +264,9 @@ def eager_ms(sample: str, x: np.ndarray) -> tuple[float, float]:
 
 
 def model_input(entry: dict[str, Any], inputs: Any) -> np.ndarray:
-    x = inputs[entry["input"]]
+    """A bench_model's input: stored (a name in inputs.npz) or generated here ({shape, seed})."""
+    spec = entry["input"]
+    x = check_input(spec["shape"], spec["seed"]) if isinstance(spec, dict) else inputs[spec]
     if entry.get("dtype") == "bf16":
         import ml_dtypes
 
@@ -364,7 +366,8 @@ def main() -> int:
         emit(("copy (torch, bf16 8192x8192)", f"{copy:.0f} GB/s", ""))
     note = "" if gpu else f"({target}, not a GPU figure)"
     baselines: dict[tuple[int, ...], tuple[float, float]] = {}
-    samples: dict[str, np.ndarray] = {}  # a checked model's sample: its torch eager latency
+    # a timed model's sample and input shape: torch eager's latency on the same input
+    samples: dict[tuple[str, tuple[int, ...]], np.ndarray] = {}
     diffs: dict[str, np.ndarray] = {}  # outputs that failed their check (--save-diffs)
     for entry in manifest["entries"]:
         name, kind = entry["name"], entry["kind"]
@@ -445,12 +448,15 @@ def main() -> int:
                 verdict = "ok" if ok else f"FAIL (> {tolerance:g})"
                 emit((name, f"rel L2 {rel:.2e}", verdict))
                 if kind == "model":
-                    samples.setdefault(entry["sample"], args_in[0])
+                    samples.setdefault((entry["sample"], args_in[0].shape), args_in[0])
                     x = on_device(device, args_in[0])
                     ms = timed(lambda fn=main_fn, x=x: fn(x)) * 1e3
                     emit((f"{name} latency", f"{ms:.3f} ms", note))
             elif kind == "bench_model":
-                x = on_device(device, model_input(entry, inputs))
+                host_x = model_input(entry, inputs)
+                if isinstance(entry["input"], dict):  # its own batch: torch eager on it too
+                    samples.setdefault((entry["sample"], host_x.shape), host_x.astype(np.float32))
+                x = on_device(device, host_x)
                 ms = timed(lambda fn=main_fn, x=x: fn(x)) * 1e3
                 emit((f"{name} latency", f"{ms:.3f} ms", note))
             elif kind == "bench_quantize":
@@ -495,11 +501,12 @@ def main() -> int:
             checks += 1
             why = (str(e) or type(e).__name__).strip().splitlines()
             emit((name, "ERROR", why[-1] if why else ""))
-    for sample, x in samples.items():
+    for (sample, shape), x in samples.items():
         if not no_torch:
             f32, bf16 = eager_ms(sample, x)
-            emit((f"{sample} torch eager f32 latency", f"{f32:.3f} ms", ""))
-            emit((f"{sample} torch eager bf16 latency", f"{bf16:.3f} ms", ""))
+            label = f"{sample} {'x'.join(map(str, shape))}"
+            emit((f"{label} torch eager f32 latency", f"{f32:.3f} ms", ""))
+            emit((f"{label} torch eager bf16 latency", f"{bf16:.3f} ms", ""))
     if args.save_diffs and diffs:
         np.savez_compressed(args.save_diffs, **diffs)
     if args.json:
