@@ -3,8 +3,8 @@
 ``gpu_check_run.py`` is meant for a lent GPU machine, where a bug costs scarce device time, so
 the whole flow runs here on a subset (a per-tensor and a block recipe: their quantize modules,
 GEMMs and transformer block; the flow, whose numerics the other tests check): every check
-matches, a corrupted expected output is reported as a mismatch, and artifacts built for another
-target are refused.
+matches (the quantize modules also on the adversarial inputs), a corrupted expected output or
+digest is reported as a mismatch, and artifacts built for another target are refused.
 """
 
 from __future__ import annotations
@@ -86,6 +86,12 @@ def test_dry_run_matches(build: Path) -> None:
             for i in range(len(entry["expected"])):
                 assert rows[f"{name} output {i}"] == "identical", done.stdout
                 checks += 1
+            kinds = [more["input"]["kind"] for more in entry["more"]]
+            assert kinds == ["adversarial", "adversarial-inf"]
+            for kind in kinds:  # checked by the outputs' sha256
+                for i in range(len(entry["expected"])):
+                    assert rows[f"{name} {kind} output {i}"] == "identical", done.stdout
+                    checks += 1
         elif entry["kind"] in ("gemm", "model"):
             assert rows[name].startswith("rel L2") and rows[name].endswith("ok"), done.stdout
             checks += 1
@@ -104,6 +110,10 @@ def test_dry_run_reports_mismatch(build: Path, tmp_path: Path) -> None:
     expected["quantize-mxfp8-rowcol/2"] = codes
     expected["gemm-fp8-current-256x384x512/0"] = expected["gemm-fp8-current-256x384x512/0"] * 1.01
     np.savez_compressed(corrupt / "expected.npz", **expected)
+    manifest = json.loads((corrupt / "manifest.json").read_text())
+    (current,) = [e for e in manifest["entries"] if e["name"] == "quantize-fp8-current"]
+    current["more"][1]["sha256"][0] = "0" * 64  # the adversarial-inf codes' digest
+    (corrupt / "manifest.json").write_text(json.dumps(manifest))
     done = _run(corrupt, "--device", "local-task")
     assert done.returncode != 0
     rows = _rows(done.stdout)
@@ -111,7 +121,9 @@ def test_dry_run_reports_mismatch(build: Path, tmp_path: Path) -> None:
     assert rows["quantize-mxfp8-rowcol output 3"] == "identical"
     assert "FAIL" in rows["gemm-fp8-current-256x384x512"], done.stdout
     assert rows["block-mxfp8"].endswith("ok")
-    assert "2 of " in done.stderr and "check(s) failed" in done.stderr
+    assert rows["quantize-fp8-current adversarial-inf output 0"] == "DIFFERS (sha256)"
+    assert rows["quantize-fp8-current adversarial-inf output 1"] == "identical"
+    assert "3 of " in done.stderr and "check(s) failed" in done.stderr
     assert "match llvm-cpu" not in done.stdout
 
 
