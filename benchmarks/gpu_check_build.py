@@ -72,6 +72,7 @@ TARGETS = ("cuda", "llvm-cpu")
 PARTS = ("quantize", "gemm", "model")  # --parts: which kinds of artifact to build
 ALL_RECIPES = tuple(dict.fromkeys(QUANTIZE_RECIPES + GEMM_RECIPES + MODEL_RECIPES))
 BENCH_BATCH_RECIPES = ("none", "fp8-current", "fp8-block", "mxfp8", "nvfp4")  # --bench-batch
+BENCH_DTYPES = {"f32": (False,), "bf16": (True,), "both": (False, True)}  # --bench-dtype
 SAMPLE_BATCH = transformer_block.BATCH  # the sample's own batch: its latency is reported
 SEED = 0
 # The device tool carries at most 64 MiB (67.1 MB): the working tree (~2 MB), this directory
@@ -247,6 +248,12 @@ def main() -> int:
         default=0,
         help="also time the transformer block at this batch (no check; 0: none)",
     )
+    parser.add_argument(
+        "--bench-dtype",
+        choices=tuple(BENCH_DTYPES),
+        default="f32",
+        help="the model the recipes quantize at --bench-batch: f32, bf16 or both",
+    )
     args = parser.parse_args()
     parts = {p.strip() for p in args.parts.split(",") if p.strip()}
     if not parts or parts - set(PARTS):
@@ -372,19 +379,20 @@ def main() -> int:
         # on the GPU machine): where the recipes' GEMMs, not launches, decide the latency
         shape = [args.bench_batch, transformer_block.SEQ, transformer_block.DIM]
         for recipe in (r for r in BENCH_BATCH_RECIPES if r in chosen):
-            bf16 = recipe == "none"
-            model_b, _ = transformer_block.build_bf16() if bf16 else transformer_block.build()
-            example = torch.zeros(shape, dtype=torch.bfloat16 if bf16 else torch.float32)
-            options = {"target": "cuda", "cuda_arch": arch} if cuda else {}
-            built = compiler.compile(model_b, (example,), recipe, **options)
-            note(
-                "bench_model",
-                f"block-{recipe}{'-bf16' if bf16 else ''}-batch{args.bench_batch}",
-                built.vmfb,
-                input={"shape": shape, "seed": SEED},
-                dtype="bf16" if bf16 else "f32",
-                sample="transformer_block",
-            )
+            # `none` in bf16 (IREE's own path); the recipes on the f32 and/or the bf16 model
+            for bf16 in (True,) if recipe == "none" else BENCH_DTYPES[args.bench_dtype]:
+                model_b, _ = transformer_block.build_bf16() if bf16 else transformer_block.build()
+                example = torch.zeros(shape, dtype=torch.bfloat16 if bf16 else torch.float32)
+                options = {"target": "cuda", "cuda_arch": arch} if cuda else {}
+                built = compiler.compile(model_b, (example,), recipe, **options)
+                note(
+                    "bench_model",
+                    f"block-{recipe}{'-bf16' if bf16 else ''}-batch{args.bench_batch}",
+                    built.vmfb,
+                    input={"shape": shape, "seed": SEED},
+                    dtype="bf16" if bf16 else "f32",
+                    sample="transformer_block",
+                )
     np.savez_compressed(out / "inputs.npz", **inputs)
     np.savez_compressed(out / "expected.npz", **expected)
     manifest = {"target": target, "cuda_arch": arch, "recipes": chosen, "entries": entries}
