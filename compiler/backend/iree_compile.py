@@ -3,8 +3,9 @@
 ``iree-compile`` runs as a child process of its own (its own session: a terminal's Ctrl-C
 reaches only qmlir), killed with everything it started when the compile is interrupted (Ctrl-C,
 SIGTERM: ``compiler/cli``) and always waited for, so no compile outlives qmlir and the
-temporary input is removed. A failing compile keeps its IR in a ``qmlir-repro-*`` directory of
-the temporary directory (``repro.py``).
+temporary input is removed; a SIGKILLed qmlir takes the child with it and leaves a scratch
+directory that the next compile removes (``scratch.py``). A failing compile keeps its IR in a
+``qmlir-repro-*`` directory of the temporary directory (``repro.py``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ import shlex
 import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from iree.compiler import ir
 from iree.compiler.tools.binaries import find_tool
 
 from compiler.backend.repro import new_repro_dir, size_text
+from compiler.backend.scratch import child_command, work_dir
 from passes.base.errors import QmlirError
 from passes.base.target import Target
 from passes.host.flags import first_error_line, retry_flags, target_flags
@@ -50,7 +51,7 @@ def compile_module(
     flags = ["--iree-input-type=torch", *target_flags(target, dynamic), *extra_flags]
     if target.cuda_arch is not None and not any(f.startswith("--iree-cuda-target=") for f in flags):
         cuda_targets.set_device_targets(module, target.cuda_arch)
-    with tempfile.TemporaryDirectory(prefix="qmlir-") as tmp:
+    with work_dir() as tmp:
         source, output = Path(tmp) / "input.mlirbc", Path(tmp) / "output.vmfb"
         with open(source, "wb") as f:
             module.operation.write_bytecode(f)
@@ -73,7 +74,7 @@ def run_iree_compile(arguments: list[str]) -> tuple[int, str]:
     returns or raises (``KeyboardInterrupt``, SIGTERM's ``Terminated``), the child and what it
     started are killed and waited for."""
     process = subprocess.Popen(
-        [find_tool("iree-compile"), *arguments],
+        child_command(find_tool("iree-compile"), arguments),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

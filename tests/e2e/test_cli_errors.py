@@ -18,6 +18,7 @@ import pytest
 
 import compiler.cli
 from compiler.backend.repro import KEEP_REPROS, prune_repros
+from compiler.backend.scratch import remove_stale_work_dirs
 from compiler.cli.compile import _default_output
 from tests.e2e.cli_runner import run
 
@@ -136,6 +137,45 @@ def test_sigterm_in_iree_stage_cleans_up_and_stops_the_child(tmp_path: Path) -> 
     assert not list(tmp_path.glob(".mlp.vmfb.*"))
     assert not list(temp.glob("qmlir-*"))
     assert not _iree_compiles(str(temp))
+
+
+@pytest.mark.models
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs Linux /proc")
+def test_sigkill_in_iree_stage_takes_the_child_and_the_next_compile_sweeps(
+    tmp_path: Path,
+) -> None:
+    """SIGKILL reaches no handler: the iree-compile child dies with qmlir (parent-death signal)
+    and the scratch directory it leaves is removed by the next compile's sweep."""
+    temp, out = tmp_path / "temp", tmp_path / "mlp.vmfb"
+    temp.mkdir()
+    command = [sys.executable, "-m", "compiler.cli", "compile", "samples/mlp.py:build"]
+    process = subprocess.Popen(
+        [*command, "--recipe", "mxfp8", "-o", str(out)],
+        cwd=ROOT,
+        env=dict(os.environ, TMPDIR=str(temp)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not _iree_compiles(str(temp)):
+            assert process.poll() is None, "the compile ended before its IREE stage"
+            assert time.monotonic() < deadline, "the IREE stage never started"
+            time.sleep(0.05)
+        process.kill()
+        process.wait()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    deadline = time.monotonic() + 10
+    while _iree_compiles(str(temp)):
+        assert time.monotonic() < deadline, "iree-compile outlived the SIGKILLed qmlir"
+        time.sleep(0.05)
+    (left,) = temp.glob(f"qmlir-{process.pid}-*")  # no handler ran: the scratch stays
+    assert (left / "input.mlirbc").exists()
+    assert remove_stale_work_dirs(temp) == [left]
+    assert not out.exists()
 
 
 def test_prune_repros_keeps_the_newest(tmp_path: Path) -> None:
