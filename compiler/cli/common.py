@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from compiler.runtime.input_check import arrays_by_name
+from compiler.runtime.tensor_files import npz_arrays
 from passes.base.errors import QmlirError
 from passes.base.files import write_atomically
 
@@ -68,6 +71,12 @@ def load_arrays(path: Path, what: str) -> Any:
         raise QmlirError(f"{what} '{path}' does not exist")
     try:
         return np.load(path, allow_pickle=False)
+    except ValueError as e:
+        if "pickle" in str(e):  # no array header: numpy would try it as a pickle
+            raise QmlirError(
+                f"{what} '{path}' is not a numpy .npy or .npz file (qmlir reads no pickled data)"
+            ) from e
+        raise QmlirError(f"cannot read {what} '{path}': {e}") from e
     except Exception as e:
         raise QmlirError(f"cannot read {what} '{path}': {e}") from e
 
@@ -83,7 +92,7 @@ def read_inputs(path: Path, specs: list[dict[str, Any]]) -> list[np.ndarray]:
             )
         return [loaded]
     with loaded:
-        return arrays_by_name({k: loaded[k] for k in loaded.files}, specs, f"'{path}'")
+        return arrays_by_name(npz_arrays(loaded, path), specs, f"'{path}'")
 
 
 def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
@@ -95,3 +104,23 @@ def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
 def _plain(x: np.ndarray) -> np.ndarray:
     """bf16 arrays (ml_dtypes) are stored as float32 so any numpy can read them."""
     return x.astype(np.float32) if x.dtype.kind == "V" else x
+
+
+def check_output(output: Path) -> None:
+    """Refuses an output the compile could not write, before compiling: a directory, or a place
+    where its directory is not one, cannot be created or cannot be written. The directory is
+    created only when the artifact is saved; the check writes (and removes) a probe file in
+    the nearest existing one."""
+    if output.is_dir():
+        raise QmlirError(f"output '{output}' is a directory")
+    existing = output.absolute().parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise QmlirError(f"cannot write '{output}': '{existing}' is not a directory")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".qmlir-probe-", dir=existing)
+    except OSError as e:
+        raise QmlirError(f"cannot write '{output}': {e.strerror or e} in '{existing}'") from e
+    os.close(fd)
+    Path(probe).unlink(missing_ok=True)

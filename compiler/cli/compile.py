@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from compiler.cli.common import human_size, parse_layer_recipes, parse_options, print_layers
+from compiler.cli.common import (
+    check_output,
+    human_size,
+    parse_layer_recipes,
+    parse_options,
+    print_layers,
+)
 from compiler.extras import COMPILE
 from passes.base.errors import QmlirError
 
@@ -223,26 +227,6 @@ def _optimizer(args: argparse.Namespace) -> Any:
     if chosen != OptimizerOptions():
         raise QmlirError("--optimizer, --lr and the other training flags need --train")
     return None
-
-
-def check_output(output: Path) -> None:
-    """Refuses an output the compile could not write, before compiling: a directory, or a place
-    where its directory is not one, cannot be created or cannot be written. The directory is
-    created only when the artifact is saved; the check writes (and removes) a probe file in
-    the nearest existing one."""
-    if output.is_dir():
-        raise QmlirError(f"output '{output}' is a directory")
-    existing = output.absolute().parent
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise QmlirError(f"cannot write '{output}': '{existing}' is not a directory")
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".qmlir-probe-", dir=existing)
-    except OSError as e:
-        raise QmlirError(f"cannot write '{output}': {e.strerror or e} in '{existing}'") from e
-    os.close(fd)
-    Path(probe).unlink(missing_ok=True)
 
 
 def _progress_printer(quiet: bool) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from compiler.analysis.metrics import compare
-from compiler.cli.common import print_table, read_inputs, write_npz
+from compiler.cli.common import check_output, print_table, read_inputs, write_npz
 from compiler.extras import TORCH, require
 from compiler.runtime import load, to_numpy, to_torch
 from compiler.runtime.input_check import NUMPY_DTYPES, check_inputs
@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     _warn_non_finite(inputs)
     if args.repeat < 1:
         raise QmlirError("--repeat must be at least 1")
+    if args.output:  # refused before the model runs, not after
+        check_output(Path(args.output))
     if args.repeat > 1:
         outputs = _run_repeated(module, inputs, args.repeat, args.compare)
     else:

@@ -19,7 +19,7 @@ import numpy as np
 from compiler.cli.common import load_arrays
 from compiler.runtime import TrainingStep, load
 from compiler.runtime.input_check import arrays_by_name
-from compiler.runtime.tensor_files import read_tensors, write_tensors
+from compiler.runtime.tensor_files import npz_arrays, read_tensors, write_tensors
 from passes.base.errors import QmlirError
 
 NAME = "train"
@@ -107,7 +107,7 @@ def _batches(path: Path, specs: list[dict[str, Any]]) -> list[list[np.ndarray]]:
     if isinstance(loaded, np.ndarray):
         raise QmlirError(f"'{path}': give a .npz keyed by input name")
     with loaded:
-        ordered = arrays_by_name({k: loaded[k] for k in loaded.files}, specs, f"'{path}'")
+        ordered = arrays_by_name(npz_arrays(loaded, path), specs, f"'{path}'")
     stacked = [a.ndim == len(spec["shape"]) + 1 for a, spec in zip(ordered, specs, strict=True)]
     counts = {len(a) for a, s in zip(ordered, stacked, strict=True) if s}
     if len(counts) > 1:

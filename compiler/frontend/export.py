@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 import torch
 from torch._decomp import core_aten_decompositions
+from torch.export.graph_signature import OutputKind
 
 from compiler.frontend.attention import SDPA, sdpa_as_matmuls
 from compiler.frontend.model_source import ModelSource
@@ -37,14 +38,42 @@ def export_model(
         with torch.no_grad(), warnings.catch_warnings(), _quiet_logging():
             warnings.simplefilter("ignore", FutureWarning)  # torch's own deprecation chatter
             if source.program is not None:
-                return source.program.run_decompositions(table)
-            model = source.module.eval()
-            program = torch.export.export(
-                model, source.example_inputs, dynamic_shapes=source.dynamic_shapes, strict=False
-            )
+                program = source.program
+            else:
+                program = torch.export.export(
+                    source.module.eval(),
+                    source.example_inputs,
+                    dynamic_shapes=source.dynamic_shapes,
+                    strict=False,
+                )
+    except Exception as e:
+        raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
+    check_outputs(program)
+    try:
+        with torch.no_grad(), warnings.catch_warnings(), _quiet_logging():
+            warnings.simplefilter("ignore", FutureWarning)
             return program.run_decompositions(table)
     except Exception as e:
         raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
+
+
+def check_outputs(program: torch.export.ExportedProgram) -> None:
+    """One line for a model output that is not a tensor (None, a number, a shape): the module's
+    results are tensors."""
+    (output,) = [n for n in program.graph.nodes if n.op == "output"]
+    values = output.args[0]
+    specs = program.graph_signature.output_specs
+    user = [i for i, s in enumerate(specs) if s.kind == OutputKind.USER_OUTPUT]
+    for position, i in enumerate(user):
+        value = values[i]
+        val = value.meta.get("val") if isinstance(value, torch.fx.Node) else value
+        if isinstance(val, torch.Tensor):
+            continue
+        what = "None" if val is None else f"a {type(val).__name__} ({val})"
+        raise QmlirError(
+            f"the model's output {position} is {what}, not a tensor: return tensors only "
+            "(drop it from forward's result)"
+        )
 
 
 def export_decompositions(attention_as_matmuls: bool) -> dict:  # type: ignore[type-arg]

@@ -89,7 +89,8 @@ def quantize(
     if chosen.has_scaling_state(role_):
         raise QmlirError(
             f"{chosen.name} scales {role}s from state carried across calls: run a compiled "
-            "module (CompiledModule.scaling_state()), or quantize with role='weight'"
+            "module (CompiledModule.scaling_state()), or quantize it as a weight (--role weight; "
+            "role='weight' in Python)"
         )
     if swizzle and not chosen.two_dimensional:
         raise QmlirError(f"recipe '{chosen.name}' has one scale per tensor: nothing to swizzle")

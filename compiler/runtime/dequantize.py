@@ -64,8 +64,12 @@ def dequantize_2d(
         factors = scale.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
     else:
         raise QmlirError(f"no decoder for scale format '{scale_format}'")
-    if global_scale is not None:
-        factors = factors * np.float32(global_scale.reshape(()))
-    if block is None:
-        return (values * factors.reshape(())).astype(np.float32)
-    return (values * expand_blocks(factors.reshape(scale.shape), block, shape)).astype(np.float32)
+    # a value times a large block scale may overflow to inf: that inf is the dequantized value
+    # (an input of inf or beyond the format's range), not something to warn about
+    with np.errstate(over="ignore"):
+        if global_scale is not None:
+            factors = factors * np.float32(global_scale.reshape(()))
+        if block is None:
+            return (values * factors.reshape(())).astype(np.float32)
+        expanded = expand_blocks(factors.reshape(scale.shape), block, shape)
+        return (values * expanded).astype(np.float32)

@@ -56,6 +56,21 @@ def check_inputs(inputs: Sequence[np.ndarray], specs: Sequence[Mapping[str, Any]
     return arrays
 
 
+def check_array_likes(inputs: Sequence[Any], specs: Sequence[Mapping[str, Any]]) -> None:
+    """A one-line :class:`QmlirError` for an input that is not an array or a tensor (a list, a
+    number, None), before numpy turns it into a float64 or 0-d array that fails later with a
+    message about its dtype or shape."""
+    for i, x in enumerate(inputs):
+        if isinstance(x, np.ndarray) or type(x).__module__.startswith("torch"):
+            continue
+        spec = specs[i] if i < len(specs) else {}
+        label = input_label(i, spec)
+        what = "None" if x is None else f"a {type(x).__name__}"
+        dtype = NUMPY_DTYPES.get(spec.get("dtype", ""))
+        hint = f" (np.asarray(x, dtype=np.{dtype}))" if dtype is not None else ""
+        raise QmlirError(f"{label} is {what}, not an array: pass a numpy array{hint} or a tensor")
+
+
 def check_shapes(inputs: Sequence[Any], specs: Sequence[Mapping[str, Any]]) -> None:
     """``check_inputs``'s count and shape rules (no dtypes), for arrays or torch tensors."""
     if len(inputs) != len(specs):

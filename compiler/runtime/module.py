@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 from iree import runtime as iree_runtime
 
-from compiler.runtime.input_check import check_inputs
+from compiler.runtime.input_check import check_array_likes, check_inputs
 from compiler.runtime.metadata import ArtifactMetadata, Signature
 from compiler.runtime.scaling_health import ScalingHealth, scaling_health
 from compiler.runtime.seal import unseal
@@ -102,6 +102,7 @@ class CompiledModule:
         return self._call(ENTRY, *arrays)
 
     def __call__(self, *inputs: Any) -> Any:
+        check_array_likes(inputs, self.signature["inputs"])
         as_torch = any(_is_torch(x) for x in inputs)
         outputs = self.run_numpy(*[to_numpy(x) for x in inputs])
         if as_torch:

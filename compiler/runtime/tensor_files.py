@@ -9,6 +9,7 @@ import io
 import json
 import struct
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -51,7 +52,9 @@ def read_tensors(path: Path) -> dict[str, np.ndarray]:
     if path.suffix == ".npz":
         try:
             with np.load(path, allow_pickle=False) as loaded:
-                return {k: loaded[k] for k in loaded.files}
+                return npz_arrays(loaded, path)
+        except QmlirError:
+            raise
         except Exception as e:
             raise QmlirError(f"cannot read '{path}': {e}") from e
     if path.suffix != ".safetensors":
@@ -76,3 +79,17 @@ def read_tensors(path: Path) -> dict[str, np.ndarray]:
         raise
     except Exception as e:
         raise QmlirError(f"'{path}' is not a readable .safetensors file ({e})") from e
+
+
+def npz_arrays(loaded: Any, path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an open ``.npz``, or one line naming the one that holds Python objects."""
+    arrays = {}
+    for key in loaded.files:
+        try:
+            arrays[key] = loaded[key]
+        except ValueError as e:
+            raise QmlirError(
+                f"'{path}': array '{key}' holds Python objects (dtype object): save numeric "
+                "arrays (qmlir reads no pickled data)"
+            ) from e
+    return arrays
