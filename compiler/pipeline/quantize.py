@@ -34,7 +34,8 @@ class QuantizedTensor:
     """A quantized tensor, as the compiled quantize core wrote it.
 
     ``data``: uint8 element codes, the input's shape; nvfp4: E2M1 codes packed two per byte
-    (low nibble = even element), ``[..., ceil(K/16) * 8]``.
+    (low nibble = even element), ``[..., ceil(K/16) * 8]`` (a 0-d input: ``[8]``).
+    ``dequantize()`` returns the input's shape for every recipe and rank, empty tensors included.
     ``scale``: fp8-current/-delayed: float32 ``scale_inv`` (``x ≈ decode(data) * scale``);
     fp8-block: float32 ``scale_inv`` per block; mxfp8: uint8 E8M0 codes; nvfp4: uint8 E4M3 block
     decode scales. Compact (``[M, blocks of K]`` rowwise, ``[blocks of M, K]`` columnwise) unless
@@ -55,6 +56,9 @@ class QuantizedTensor:
     scale_format: str = "fp32"
     block: tuple[int, int] | None = None
     quantized_shape: tuple[int, int] = (0, 0)
+    # what dequantize() returns: the input's shape (nvfp4's columnwise usage: the transpose of
+    # the input flattened to 2-D)
+    shape: tuple[int, ...] = ()
 
     def dequantize(self) -> np.ndarray:
         """float32 values ``decode(data) * scale`` in ``data``'s frame (nvfp4's columnwise usage:
@@ -70,9 +74,7 @@ class QuantizedTensor:
             self.quantized_shape,
             self.global_scale,
         )
-        if self.element_format == "e2m1":
-            return values.reshape(*self.data.shape[:-1], -1)
-        return values.reshape(self.data.shape)
+        return values.reshape(self.shape)
 
 
 def quantize(
@@ -127,12 +129,15 @@ def _quantized(
     data, scale, *rest = outputs
     codes = data.view(np.uint8)
     scale = scale.view(np.uint8) if scale.dtype == np.int8 else scale
-    if codes.size == array.size:  # unpacked codes: the input's shape
-        codes = codes.reshape(array.shape)
-    elif array.ndim > 2:  # packed FP4: the input's leading dims, packed K
-        codes = codes.reshape(*array.shape[:-1], codes.shape[-1])
-    global_scale = rest[0].astype(np.float32) if rest else None
     flat = (int(np.prod(shape[:-1])), shape[-1]) if len(shape) > 1 else (1, shape[0])
+    packed = program.element_format == "e2m1"
+    if program.transposed:  # nvfp4 columnwise: codes of the flattened input's transpose
+        values_shape: tuple[int, ...] = flat[::-1]
+    else:  # the input's shape; packed FP4 codes: its leading dims, then the packed K
+        values_shape = array.shape
+        packed_shape = (*array.shape[:-1], codes.shape[-1]) if array.ndim else (codes.size,)
+        codes = codes.reshape(packed_shape if packed else array.shape)
+    global_scale = rest[0].astype(np.float32) if rest else None
     return QuantizedTensor(
         codes,
         scale,
@@ -144,6 +149,7 @@ def _quantized(
         scale_format=program.scale_format,
         block=program.block,
         quantized_shape=flat[::-1] if program.transposed else flat,
+        shape=tuple(values_shape),
     )
 
 
@@ -242,5 +248,5 @@ def quantize_module_text(
 
 def _as_f32(array: np.ndarray) -> np.ndarray:
     if array.dtype in (np.float32, np.float16, np.dtype(ml_dtypes.bfloat16)):
-        return np.ascontiguousarray(array.astype(np.float32))
+        return np.array(array, dtype=np.float32, order="C")  # a 0-d input stays 0-d
     raise QmlirError(f"quantize takes a float32, float16 or bfloat16 tensor, not {array.dtype}")

@@ -55,6 +55,8 @@ def dequantize_2d(
 
     ``scale_format``: ``fp32`` (a stored ``scale_inv``), ``e8m0`` or ``e4m3`` (block scale codes).
     """
+    if shape[0] * shape[1] == 0:  # an empty tensor: no codes, maybe no scales
+        return np.zeros(shape, np.float32)
     values = decode_elements(codes.reshape(shape[0], -1), fmt, shape[1])
     if scale_format == "fp32":
         factors = scale.astype(np.float32)
