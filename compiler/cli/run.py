@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,13 @@ from compiler.analysis.metrics import compare
 from compiler.cli.common import check_output, print_table, read_inputs, write_npz
 from compiler.extras import TORCH, require
 from compiler.runtime import load, to_numpy, to_torch
-from compiler.runtime.input_check import NUMPY_DTYPES, check_inputs
+from compiler.runtime.input_check import (
+    NUMPY_DTYPES,
+    NonFiniteInputWarning,
+    check_inputs,
+    non_finite_counts,
+    non_finite_message,
+)
 from compiler.runtime.scaling_health import summary_lines
 from passes.base.errors import QmlirError
 
@@ -61,6 +68,12 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    with warnings.catch_warnings():  # the line _warn_non_finite prints replaces the module's
+        warnings.simplefilter("ignore", NonFiniteInputWarning)
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.compare:
         require("qmlir run --compare", TORCH)  # it runs the torch model
     module = load(args.artifact, device=args.device)
@@ -173,17 +186,9 @@ def parse_shapes(items: list[str], specs: list[dict[str, Any]]) -> dict[int, lis
 
 
 def _warn_non_finite(inputs: list[np.ndarray]) -> None:
-    for i, x in enumerate(inputs):
-        if x.dtype.kind not in "fV" and x.dtype.itemsize not in (2, 4, 8):
-            continue
-        values = x.astype(np.float32)
-        nans, infs = int(np.isnan(values).sum()), int(np.isinf(values).sum())
-        if nans or infs:
-            print(
-                f"qmlir: warning: input {i} holds {nans} NaN and {infs} inf; they propagate "
-                "as docs/numerics.md says",
-                file=sys.stderr,
-            )
+    """One line per input holding NaN or inf (``run`` silences the module's own warning)."""
+    for index, nans, infs in non_finite_counts(inputs):
+        print(f"qmlir: warning: {non_finite_message(index, nans, infs)}", file=sys.stderr)
 
 
 def print_comparison(

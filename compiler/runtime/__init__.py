@@ -7,12 +7,14 @@ metadata's typed, versioned record), ``metadata_schema`` (its fields, checked), 
 (inputs against the signature), ``scaling_health`` (is an fp8-delayed state sound).
 """
 
+from compiler.runtime.input_check import NonFiniteInputWarning
 from compiler.runtime.loading import load, read_artifact
 from compiler.runtime.module import CompiledModule, open_module, to_numpy, to_torch
 from compiler.runtime.training import TrainingStep
 
 __all__ = [
     "CompiledModule",
+    "NonFiniteInputWarning",
     "TrainingStep",
     "load",
     "open_module",

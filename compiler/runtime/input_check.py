@@ -172,3 +172,25 @@ def arrays_by_name(
 
 def _key_names(specs: Sequence[Mapping[str, Any]]) -> list[str]:
     return [spec.get("name") or f"arg{i}" for i, spec in enumerate(specs)]
+
+
+class NonFiniteInputWarning(RuntimeWarning):
+    """An input holds NaN or inf (they propagate as docs/numerics.md says): warned once per
+    module, as ``qmlir run`` prints it."""
+
+
+def non_finite_counts(inputs: Sequence[np.ndarray]) -> list[tuple[int, int, int]]:
+    """``(input index, NaN count, inf count)`` of each floating-point input that holds any."""
+    found = []
+    for i, x in enumerate(inputs):
+        if x.dtype.kind not in "fV" or x.dtype.itemsize not in (2, 4, 8):
+            continue
+        values = x.astype(np.float32) if x.dtype.kind == "V" or x.dtype.itemsize == 2 else x
+        if np.isfinite(values).all():
+            continue
+        found.append((i, int(np.isnan(values).sum()), int(np.isinf(values).sum())))
+    return found
+
+
+def non_finite_message(index: int, nans: int, infs: int) -> str:
+    return f"input {index} holds {nans} NaN and {infs} inf; they propagate as docs/numerics.md says"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,13 @@ import ml_dtypes
 import numpy as np
 from iree import runtime as iree_runtime
 
-from compiler.runtime.input_check import check_array_likes, check_inputs
+from compiler.runtime.input_check import (
+    NonFiniteInputWarning,
+    check_array_likes,
+    check_inputs,
+    non_finite_counts,
+    non_finite_message,
+)
 from compiler.runtime.metadata import ArtifactMetadata, Signature
 from compiler.runtime.scaling_health import ScalingHealth, scaling_health
 from compiler.runtime.seal import unseal
@@ -55,6 +62,7 @@ class CompiledModule:
         self._context: Any = None
         self._module_name = ""
         self._load_lock = threading.Lock()
+        self._warned_non_finite = False
         self._call_lock: threading.Lock | contextlib.nullcontext[None] = (
             threading.Lock() if self.record.stateful else contextlib.nullcontext()
         )
@@ -99,6 +107,11 @@ class CompiledModule:
 
     def run_numpy(self, *inputs: np.ndarray) -> list[np.ndarray]:
         arrays = check_inputs(inputs, self.signature["inputs"])
+        if not self._warned_non_finite:
+            found = non_finite_counts(arrays)
+            if found:
+                self._warned_non_finite = True  # once per module: a loop over bad data is one
+                warnings.warn(non_finite_message(*found[0]), NonFiniteInputWarning, stacklevel=3)
         return self._call(ENTRY, *arrays)
 
     def __call__(self, *inputs: Any) -> Any:

@@ -128,3 +128,34 @@ def test_quantize_keeps_the_input_shape_for_every_rank(recipe: str) -> None:
     assert empty.dequantize().shape == (0, 128)
     three_d = compiler.quantize(rng.standard_normal((2, 3, 40)).astype(np.float32), recipe)
     assert three_d.dequantize().shape == (2, 3, 40)
+
+
+def test_the_api_warns_once_on_non_finite_inputs(artifact: Path) -> None:
+    """Issue 34, item 5: as ``qmlir run`` prints it, once per module."""
+    from compiler.runtime import NonFiniteInputWarning
+
+    art = compiler.load(artifact)
+    x = np.zeros((2, 16), np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        art(x)  # finite: no warning
+    x[0, 0], x[1, 3] = np.nan, np.inf
+    with pytest.warns(NonFiniteInputWarning) as caught:
+        art(x)
+    assert [str(w.message) for w in caught] == [
+        "input 0 holds 1 NaN and 1 inf; they propagate as docs/numerics.md says"
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        art(x)  # once per module
+
+
+def test_cli_run_prints_its_line_not_the_api_warning(capsys, tmp_path, artifact) -> None:  # type: ignore[no-untyped-def]
+    x = np.zeros((2, 16), np.float32)
+    x[0, 0] = np.nan
+    np.save(tmp_path / "x.npy", x)
+    code, _, err = run(capsys, "run", str(artifact), "--inputs", str(tmp_path / "x.npy"))
+    assert code == 0
+    assert err == (
+        "qmlir: warning: input 0 holds 1 NaN and 0 inf; they propagate as docs/numerics.md says\n"
+    )
