@@ -132,50 +132,28 @@ __device__ __forceinline__ int64_t acc_col(const Frag& f, int ni, int e) {
   return (int64_t)blockIdx.x * kTileN + f.warp_n * 32 + ni * 8 + 2 * f.t + (e % 2);
 }
 
-// The scale of operand row `row` in K block `kb` (0 outside the operand).
+// An FP8 operand's scales: fp8-block's f32 scale_inv (`at`: row `row`, K block `kb`, 0 outside
+// the operand), or mxfp8's swizzled E8M0 codes (read through fp8::MxBases).
 struct Scales {
   const float* sinv;    // kBlock: f32 GEMM-ready scale_inv
   const uint8_t* e8m0;  // kMx: swizzled E8M0
   int32_t rows, k, dims;
 
-  __device__ __forceinline__ float at(int64_t row, uint32_t kb, ScaleMode mode) const {
+  __device__ __forceinline__ float at(int64_t row, uint32_t kb) const {
     if (row >= rows) return 0.0f;
-    if (mode == kMx) return qmlir_decode_e8m0(e8m0[qmlir_mx_offset(row, kb, qmlir_ceil_div(k, 32))]);
     if (dims == 2) return sinv[qmlir_block2d_offset(row / 128, kb, qmlir_ceil_div(k, 128))];
     return sinv[qmlir_block1d_offset(row, kb, rows)];
   }
 };
 
-__device__ __forceinline__ void zero(float acc[2][4][4]) {
+template <int kM>
+__device__ __forceinline__ void zero(float acc[kM][4][4]) {
 #pragma unroll
-  for (int mi = 0; mi < 2; ++mi)
+  for (int mi = 0; mi < kM; ++mi)
 #pragma unroll
     for (int ni = 0; ni < 4; ++ni)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
-}
-
-// acc += part * (a_scale[row, kb] * b_scale[col, kb])
-__device__ __forceinline__ void promote(float acc[2][4][4], const float part[2][4][4],
-                                        const Frag& f, const Scales& sa, const Scales& sb,
-                                        uint32_t kb, ScaleMode mode) {
-  float a_scale[2][2], b_scale[4][2];
-#pragma unroll
-  for (int mi = 0; mi < 2; ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) a_scale[mi][h] = sa.at(acc_row(f, mi, 2 * h), kb, mode);
-#pragma unroll
-  for (int ni = 0; ni < 4; ++ni)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) b_scale[ni][h] = sb.at(acc_col(f, ni, h), kb, mode);
-#pragma unroll
-  for (int mi = 0; mi < 2; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        acc[mi][ni][e] += part[mi][ni][e] * (a_scale[mi][e / 2] * b_scale[ni][e % 2]);
-      }
 }
 
 __device__ __forceinline__ void store_c(float* c, const float acc[2][4][4], const Frag& f,
@@ -200,7 +178,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
   __shared__ __align__(16) Shared s;
   const Frag f = frag();
   float acc[2][4][4];
-  zero(acc);
+  zero<2>(acc);
   for (int64_t k0 = 0; k0 < k; k0 += kStageBytes / 2) {
     stage_nvfp4(s.a, a, a_scale, (int64_t)blockIdx.y * kTileM, m, k, k0);
     stage_nvfp4(s.b, b, b_scale, (int64_t)blockIdx.x * kTileN, n, k, k0);
@@ -314,28 +292,9 @@ __device__ __forceinline__ int64_t acc_col(const Warp& w, int ni, int e) {
   return (int64_t)blockIdx.x * kTile + w.n * 32 + ni * 8 + 2 * (w.lane % 4) + (e % 2);
 }
 
-__device__ __forceinline__ void zero(float acc[4][4][4]) {
-#pragma unroll
-  for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
-}
-
-// acc += part * (a_scale[row, kb] * b_scale[col, kb])
+// acc += part * (a_scale[row] * b_scale[col]) for the thread's 8 rows and 8 columns of C
 __device__ __forceinline__ void promote(float acc[4][4][4], const float part[4][4][4],
-                                        const Warp& w, const Scales& sa, const Scales& sb,
-                                        uint32_t kb, ScaleMode mode) {
-  float a_scale[4][2], b_scale[4][2];
-#pragma unroll
-  for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) a_scale[mi][h] = sa.at(acc_row(w, mi, 2 * h), kb, mode);
-#pragma unroll
-  for (int ni = 0; ni < 4; ++ni)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) b_scale[ni][h] = sb.at(acc_col(w, ni, h), kb, mode);
+                                        const float a_scale[4][2], const float b_scale[4][2]) {
 #pragma unroll
   for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
@@ -344,6 +303,20 @@ __device__ __forceinline__ void promote(float acc[4][4][4], const float part[4][
       for (int e = 0; e < 4; ++e) {
         acc[mi][ni][e] += part[mi][ni][e] * (a_scale[mi][e / 2] * b_scale[ni][e % 2]);
       }
+}
+
+// kBlock: the scales of the thread's rows and columns in K block kb
+__device__ __forceinline__ void block_scales(const Warp& w, const Scales& sa, const Scales& sb,
+                                             uint32_t kb, float a_scale[4][2],
+                                             float b_scale[4][2]) {
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) a_scale[mi][h] = sa.at(acc_row(w, mi, 2 * h), kb);
+#pragma unroll
+  for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) b_scale[ni][h] = sb.at(acc_col(w, ni, h), kb);
 }
 
 // kMx: the swizzled offset of S[row, 0] for the thread's 8 A rows and 8 B rows (columns of C);
@@ -371,12 +344,11 @@ __device__ __forceinline__ float mx_scale(const uint8_t* s, uint32_t base, uint3
   return base == ~0u ? 0.0f : qmlir_decode_e8m0(s[base + step]);
 }
 
-// kMx: acc += part * (a_scale[row, kb] * b_scale[col, kb]) with the offsets from MxBases
-__device__ __forceinline__ void promote_mx(float acc[4][4][4], const float part[4][4][4],
-                                           const MxBases& base, const uint8_t* sa,
-                                           const uint8_t* sb, uint32_t kb) {
+// kMx: the scales of the thread's rows and columns in K block kb, from the offsets of MxBases
+__device__ __forceinline__ void mx_scales(const MxBases& base, const uint8_t* sa,
+                                          const uint8_t* sb, uint32_t kb, float a_scale[4][2],
+                                          float b_scale[4][2]) {
   const uint32_t step = (kb / 4) * 512 + kb % 4;
-  float a_scale[4][2], b_scale[4][2];
 #pragma unroll
   for (int i = 0; i < 4; ++i)
 #pragma unroll
@@ -384,14 +356,6 @@ __device__ __forceinline__ void promote_mx(float acc[4][4][4], const float part[
       a_scale[i][h] = mx_scale(sa, base.a[i][h], step);
       b_scale[i][h] = mx_scale(sb, base.b[i][h], step);
     }
-#pragma unroll
-  for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < 4; ++ni)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        acc[mi][ni][e] += part[mi][ni][e] * (a_scale[mi][e / 2] * b_scale[ni][e % 2]);
-      }
 }
 
 __device__ __forceinline__ void store_c(float* c, const float acc[4][4][4], const Warp& w,
@@ -426,8 +390,8 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
   const int64_t a_row0 = (int64_t)blockIdx.y * kTile, b_row0 = (int64_t)blockIdx.x * kTile;
   const int stages = (int)qmlir_ceil_div((uint32_t)k, kStageBytes);
   float acc[4][4][4], part[4][4][4];
-  zero(acc);
-  zero(part);
+  zero<4>(acc);
+  zero<4>(part);
   MxBases mx;
   if (kMode == kMx) mx = mx_bases(w, m, n, k);
 #pragma unroll
@@ -458,16 +422,20 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
       step(part, sa_tile, sb_tile, w, 0);
       step(part, sa_tile, sb_tile, w, 1);
       if (kt % 2 == 1 || kt + 1 == stages) {
-        promote(acc, part, w, sa, sb, (uint32_t)(k0 / 128), kMode);
-        zero(part);
+        float a_scale[4][2], b_scale[4][2];
+        block_scales(w, sa, sb, (uint32_t)(k0 / 128), a_scale, b_scale);
+        promote(acc, part, a_scale, b_scale);
+        zero<4>(part);
       }
     } else {  // kMx: a 32-K block per step
 #pragma unroll
       for (int ks = 0; ks < 2; ++ks) {
         if (k0 + ks * 32 >= k) break;
         step(part, sa_tile, sb_tile, w, ks);
-        promote_mx(acc, part, mx, sa.e8m0, sb.e8m0, (uint32_t)((k0 + ks * 32) / 32));
-        zero(part);
+        float a_scale[4][2], b_scale[4][2];
+        mx_scales(mx, sa.e8m0, sb.e8m0, (uint32_t)((k0 + ks * 32) / 32), a_scale, b_scale);
+        promote(acc, part, a_scale, b_scale);
+        zero<4>(part);
       }
     }
   }
