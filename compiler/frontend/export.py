@@ -37,22 +37,18 @@ def export_model(
     try:
         with torch.no_grad(), warnings.catch_warnings(), _quiet_logging():
             warnings.simplefilter("ignore", FutureWarning)  # torch's own deprecation chatter
-            if source.program is not None:
-                program = source.program
-            else:
+            program = source.program
+            if program is None:
                 program = torch.export.export(
                     source.module.eval(),
                     source.example_inputs,
                     dynamic_shapes=source.dynamic_shapes,
                     strict=False,
                 )
-    except Exception as e:
-        raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
-    check_outputs(program)
-    try:
-        with torch.no_grad(), warnings.catch_warnings(), _quiet_logging():
-            warnings.simplefilter("ignore", FutureWarning)
+            check_outputs(program)
             return program.run_decompositions(table)
+    except QmlirError:
+        raise
     except Exception as e:
         raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
 
