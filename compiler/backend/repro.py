@@ -6,10 +6,11 @@ directory, with the IR and the command that reproduces the failure (the IREE sta
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from pathlib import Path
+
+from compiler.backend.scratch import own_directories
 
 REPRO_PREFIX = "qmlir-repro-"
 KEEP_REPROS = 3  # the newest failing-stage directories kept (each holds the module's IR)
@@ -25,14 +26,10 @@ def new_repro_dir() -> Path:
 def prune_repros(directory: Path, keep: int = KEEP_REPROS) -> list[Path]:
     """Removes all but the newest ``keep`` ``qmlir-repro-*`` directories of this user in
     ``directory`` (newest: last modified); returns the removed ones."""
-    found = []
-    for path in directory.glob(f"{REPRO_PREFIX}*"):
-        try:
-            info = path.lstat()
-        except OSError:
-            continue  # removed meanwhile
-        if path.is_dir() and not path.is_symlink() and info.st_uid == os.getuid():
-            found.append((info.st_mtime_ns, path.name, path))
+    found = [
+        (info.st_mtime_ns, path.name, path)
+        for path, info in own_directories(directory, f"{REPRO_PREFIX}*")
+    ]
     found.sort(reverse=True)
     removed = [path for _, _, path in found[keep:]]
     for path in removed:

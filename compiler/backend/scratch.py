@@ -34,21 +34,27 @@ def remove_stale_work_dirs(directory: Path) -> list[Path]:
     """Removes this user's ``qmlir-<pid>-*`` directories in ``directory`` whose process no
     longer exists; returns them."""
     removed = []
-    for path in directory.glob("qmlir-*"):
+    for path, _ in own_directories(directory, "qmlir-*"):
         match = _SCRATCH.match(path.name)
-        if match is None:
-            continue
-        try:
-            info = path.lstat()
-        except OSError:
-            continue  # removed meanwhile
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-            continue
-        if _alive(int(match.group(1))):
+        if match is None or _alive(int(match.group(1))):
             continue
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path)
     return removed
+
+
+def own_directories(directory: Path, pattern: str) -> list[tuple[Path, os.stat_result]]:
+    """This user's directories (not links to one) in ``directory`` matching ``pattern``, with
+    their ``lstat``; one removed meanwhile is skipped."""
+    found = []
+    for path in directory.glob(pattern):
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+            found.append((path, info))
+    return found
 
 
 def _alive(pid: int) -> bool:

@@ -56,12 +56,17 @@ def check_inputs(inputs: Sequence[np.ndarray], specs: Sequence[Mapping[str, Any]
     return arrays
 
 
+def is_torch(x: Any) -> bool:
+    """A torch tensor (told by its type's module: checking it imports no torch)."""
+    return type(x).__module__.startswith("torch")
+
+
 def check_array_likes(inputs: Sequence[Any], specs: Sequence[Mapping[str, Any]]) -> None:
     """A one-line :class:`QmlirError` for an input that is not an array or a tensor (a list, a
     number, None), before numpy turns it into a float64 or 0-d array that fails later with a
     message about its dtype or shape."""
     for i, x in enumerate(inputs):
-        if isinstance(x, np.ndarray) or type(x).__module__.startswith("torch"):
+        if isinstance(x, np.ndarray) or is_torch(x):
             continue
         spec = specs[i] if i < len(specs) else {}
         label = input_label(i, spec)

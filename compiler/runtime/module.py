@@ -24,6 +24,7 @@ from compiler.runtime.input_check import (
     NonFiniteInputWarning,
     check_array_likes,
     check_inputs,
+    is_torch,
     non_finite_counts,
     non_finite_message,
 )
@@ -116,7 +117,7 @@ class CompiledModule:
 
     def __call__(self, *inputs: Any) -> Any:
         check_array_likes(inputs, self.signature["inputs"])
-        as_torch = any(_is_torch(x) for x in inputs)
+        as_torch = any(is_torch(x) for x in inputs)
         outputs = self.run_numpy(*[to_numpy(x) for x in inputs])
         if as_torch:
             outputs = [to_torch(o) for o in outputs]
@@ -186,14 +187,10 @@ def open_module(vmfb: bytes, config: iree_runtime.Config) -> tuple[Any, str]:
     return context, vm_module.name
 
 
-def _is_torch(x: Any) -> bool:
-    return type(x).__module__.startswith("torch")
-
-
 def to_numpy(x: Any) -> np.ndarray:
     if isinstance(x, np.ndarray):
         return x
-    if _is_torch(x):
+    if is_torch(x):
         import torch  # a torch tensor came in: torch is installed (running does not need it)
 
         t = x.detach().cpu().contiguous()
