@@ -10,6 +10,8 @@ In the order the compile runs them (``compiler/pipeline/inference.py``, ``traini
 - ``expose-scaling-state`` (inference, training): public get/set of the module's scaling state.
 - ``gemm-operands`` (inference, training): bf16 GEMM operands where exact, on AVX512-BF16 CPUs.
 - ``fold-constant-quantize`` (inference, training): weights quantized at compile time.
+- ``externalize-weights`` (inference, ``weights="external"``): weights become parameters of the
+  module, read from a parameter file; their quantize is planned for the file's writer.
 - ``fuse-quantize-core`` (cuda only): each activation's quantize chain as one ``fused_quantize``.
 - ``separate-gemm-operands`` (llvm-cpu AVX-512 only): a weight GEMM's input apart from its pack.
 - ``lower-named-ops`` (always, last): each named op's body for the target, llvm-cpu or cuda.

@@ -16,51 +16,14 @@ from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
 from passes.host.evaluate import NamedOpEvaluator
+from passes.ir.constants import constant_value, erase_dead, make_constant
 from passes.ir.dialect import decode_kind
-from passes.ir.elements import elements_to_numpy
 from passes.ir.named_ops import (
     callee_name,
     erase_uncalled_declarations,
     is_named_op_decl,
     symbol_name,
 )
-from passes.ir.torch_ops import defining_op
-
-# Ops that may be erased once nothing uses them (pure producers of the constant chains).
-_ERASABLE = (
-    "torch.vtensor.literal",
-    "torch.prims.convert_element_type",
-    "torch_c.to_builtin_tensor",
-    "torch.constant.int",
-    "arith.constant",
-    "linalg.transpose",
-    "tensor.empty",
-)
-
-
-def _constant_value(value: ir.Value, known: dict[ir.Value, np.ndarray]) -> np.ndarray | None:
-    if value in known:
-        return known[value]
-    op = defining_op(value)
-    if op is None:
-        return None
-    result: np.ndarray | None = None
-    if op.name in ("torch.vtensor.literal", "arith.constant"):
-        result = elements_to_numpy(op.attributes["value"])
-    elif op.name == "torch_c.to_builtin_tensor":
-        result = _constant_value(op.operands[0], known)
-    elif op.name == "linalg.transpose":
-        source = _constant_value(op.operands[0], known)
-        if source is not None:
-            permutation = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
-            result = np.ascontiguousarray(np.transpose(source, permutation))
-    elif op.name == "torch.prims.convert_element_type":
-        source = _constant_value(op.operands[0], known)
-        if source is not None and "f32" in str(value.type):
-            result = source.astype(np.float32)
-    if result is not None:
-        known[value] = result
-    return result
 
 
 def _is_named_call(op: ir.Operation, decls: dict[str, ir.Operation]) -> bool:
@@ -91,7 +54,7 @@ class FoldConstantQuantize(ModulePass):
         for call in calls:
             if not decode_kind(decls[callee_name(call)]).pure:
                 continue
-            args = [_constant_value(v, known) for v in call.operands]
+            args = [constant_value(v, known) for v in call.operands]
             if any(a is None for a in args):
                 continue
             foldable.append((call, args))  # type: ignore[arg-type]
@@ -103,47 +66,15 @@ class FoldConstantQuantize(ModulePass):
             [decls[n] for n in dict.fromkeys(callee_name(c) for c, _ in foldable)]
         )
         for call, _ in foldable:
-            args = [known[v] if v in known else _constant_value(v, known) for v in call.operands]
+            args = [known[v] if v in known else constant_value(v, known) for v in call.operands]
             outputs = evaluator(callee_name(call), *args)
             with ir.InsertionPoint(call), call.location:
                 for result, array in zip(call.results, outputs, strict=True):
-                    const = _make_constant(array, result.type)
+                    const = make_constant(array, result.type)
                     known[const] = array
                     result.replace_all_uses_with(const)
                     known[result] = array
         for call, _ in foldable:
             call.erase()
-        _erase_dead(module)
+        erase_dead(module)
         erase_uncalled_declarations(module, set(decls))
-
-
-def _make_constant(array: np.ndarray, result_type: ir.Type) -> ir.Value:
-    shaped = ir.ShapedType(result_type)
-    shape = list(shaped.shape)
-    data = np.ascontiguousarray(array.view(np.int8) if str(shaped.element_type) == "i8" else array)
-    attr = ir.DenseElementsAttr.get(data.reshape(shape), type=shaped.element_type, shape=shape)
-    return ir.Operation.create(
-        "arith.constant", results=[result_type], attributes={"value": attr}
-    ).result
-
-
-def _erase_dead(module: ir.Module) -> None:
-    while dead := _dead_ops(module):
-        for op in dead:
-            op.erase()
-
-
-def _dead_ops(module: ir.Module) -> list[ir.Operation]:
-    dead: list[ir.Operation] = []
-
-    def collect(op: ir.Operation) -> ir.WalkResult:
-        if op.name in _ERASABLE and all(_unused(r) for r in op.results):
-            dead.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
-    return dead
-
-
-def _unused(value: ir.Value) -> bool:
-    return next(iter(value.uses), None) is None

@@ -11,6 +11,9 @@ chain folds op by op), and gives their users a literal of the result's shape and
 (row-major reshapes: the result's static shape says it all), ``permute``, ``transpose.int``,
 ``t``, ``numpy_T``.
 
+A placeholder literal (a weight held outside the IR, ``passes/ir/parameters.py``) folds to a
+placeholder of the same tensor with the view added to its steps.
+
 Runs before the recipe pass. Leaves an op whose operand is not a literal, whose dims are not
 constants, or whose result is not static; the original literal stays where it has other users
 (the folded copy is what the matmul reads, and what the recipe quantizes).
@@ -25,6 +28,7 @@ from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir.elements import elements_to_numpy, numpy_to_literal
+from passes.ir.parameters import ParameterRef, Step, parameter_ref, placeholder_literal
 from passes.ir.torch_ops import (
     PERMUTES,
     RESHAPES,
@@ -52,20 +56,32 @@ def _axes(op: ir.Operation, rank: int) -> list[int] | None:
     return axes
 
 
-def folded(op: ir.Operation) -> np.ndarray | None:
-    """The values of ``op``'s result, where ``op`` is a view of a weight literal."""
+def folded(op: ir.Operation) -> np.ndarray | ParameterRef | None:
+    """The values of ``op``'s result, where ``op`` is a view of a weight literal (a parameter
+    with the view as its last steps, where the literal is a placeholder)."""
     if op.name not in RESHAPES + PERMUTES or not is_literal(op.operands[0]):
         return None
     out = tensor_info(op.results[0].type)
-    if out is None:
+    source_info = tensor_info(op.operands[0].type)
+    if out is None or source_info is None:
         return None
     source = defining_op(op.operands[0])
     assert source is not None
+    steps = [Step("reshape", out.shape)]
+    if op.name in PERMUTES:
+        axes = _axes(op, source_info.rank)
+        if axes is None:
+            return None
+        steps.insert(0, Step("permute", tuple(axes)))
+    ref = parameter_ref(source)
+    if ref is not None:
+        for step in steps:
+            ref = ref.then(step)
+        return ref
     values = elements_to_numpy(source.attributes["value"])
-    if op.name in RESHAPES:
-        return values.reshape(out.shape)
-    axes = _axes(op, values.ndim)
-    return None if axes is None else np.transpose(values, axes).reshape(out.shape)
+    for step in steps:
+        values = step.apply(values)
+    return values
 
 
 @register_pass
@@ -89,7 +105,11 @@ class FoldWeightViews(ModulePass):
             out = tensor_info(op.results[0].type)
             assert out is not None
             with ir.InsertionPoint(op), op.location:
-                literal = numpy_to_literal(values, out.dtype)
+                literal = (
+                    placeholder_literal(values, out)
+                    if isinstance(values, ParameterRef)
+                    else numpy_to_literal(values, out.dtype)
+                )
             op.results[0].replace_all_uses_with(literal)
             source = defining_op(op.operands[0])
             op.erase()

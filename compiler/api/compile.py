@@ -35,6 +35,8 @@ def compile(  # noqa: A001 (the product's API name)
     dynamic_shapes: Any = None,
     allow_unquantized: bool = False,
     gemm_operands: str = "auto",
+    weights: str = "inline",
+    parameters: str | Path | None = None,
     **options: Any,
 ) -> CompiledModule:
     """Compiles ``model`` for ``target`` with its matmuls quantized by ``recipe``.
@@ -52,6 +54,9 @@ def compile(  # noqa: A001 (the product's API name)
     none of the matmuls (e.g. shapes it cannot handle) is an error unless ``allow_unquantized``.
     ``gemm_operands`` (llvm-cpu): the element type the scaled GEMMs multiply, ``auto`` (bf16 on a
     CPU with AVX512-BF16, else f32), ``f32`` or ``bf16``.
+    ``weights``: ``inline`` (the module holds them) or ``external`` (a parameter file, written
+    one weight at a time to ``parameters``, else to a temporary file that ``save(path)`` moves
+    beside the artifact as ``<name>.params.safetensors``).
     """
     module, inputs = check_model(model, example_inputs, "compile()")
     source = ModelSource(type(module).__name__, module, inputs, dynamic_shapes=dynamic_shapes)
@@ -70,6 +75,8 @@ def compile(  # noqa: A001 (the product's API name)
             attention=attention,
             allow_unquantized=allow_unquantized,
             gemm_operands=gemm_operands,
+            weights=weights,
+            parameters=Path(parameters) if parameters is not None else None,
         ),
     )
 

@@ -3,6 +3,11 @@
 Two hooks: weights become dense ``torch.vtensor.literal``s readable from Python (the recipe pass
 quantizes them), and each op's location is a NameLoc holding its module path (``layers.3.fc1``).
 torch-mlir and IREE have separate MLIR builds, so the module crosses over as text.
+
+With ``external=True`` a weight (a parameter or buffer of the program's state) becomes a
+*placeholder* literal instead: a zero splat naming the tensor (``passes/ir/parameters.py``), so
+neither the importer nor the IR ever holds its bytes, and the program's weights may be on the
+meta device.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from torch_mlir.dialects import torch as torch_d
 from torch_mlir.extras import fx_importer
 
 from passes.base.errors import QmlirError, exception_summary
+from passes.ir.parameters import PARAMETER_ATTR
 
 _ELEMENT_TYPES = {
     torch.float32: lambda: tm_ir.F32Type.get(),
@@ -40,6 +46,32 @@ class _DenseLiterals(fx_importer.FxImporterHooks):
         vtype = gni._cc.tensor_to_vtensor_type(literal)
         return tm_ir.Operation.create(
             "torch.vtensor.literal", results=[vtype], attributes={"value": attr}
+        ).result
+
+
+class _PlaceholderLiterals(_DenseLiterals):
+    """Each state tensor of the program (by identity) as a placeholder naming it; other
+    literals (lifted constants) dense, as :class:`_DenseLiterals` makes them."""
+
+    def __init__(self, names: dict[int, str]) -> None:
+        self._names = names
+
+    def resolve_literal(self, gni, literal, info):  # type: ignore[no-untyped-def]
+        name = self._names.get(id(literal)) if isinstance(literal, torch.Tensor) else None
+        dense = name is None or literal.dtype not in _ELEMENT_TYPES or literal.numel() == 0
+        if dense or (literal.numel() == 1 and not literal.is_meta):
+            if isinstance(literal, torch.Tensor) and literal.is_meta:
+                raise QmlirError(f"the model's tensor '{name or '?'}' has no values (meta)")
+            return super().resolve_literal(gni, literal, info)
+        element = _ELEMENT_TYPES[literal.dtype]()
+        splat = tm_ir.DenseElementsAttr.get_splat(
+            tm_ir.RankedTensorType.get(list(literal.shape), element),
+            tm_ir.FloatAttr.get(element, 0.0),
+        )
+        return tm_ir.Operation.create(
+            "torch.vtensor.literal",
+            results=[gni._cc.tensor_to_vtensor_type(literal)],
+            attributes={"value": splat, PARAMETER_ATTR: tm_ir.StringAttr.get(name)},
         ).result
 
 
@@ -95,11 +127,16 @@ def _copy_weights_in_lists(program: torch.export.ExportedProgram) -> None:
     graph.lint()
 
 
-def import_program(program: torch.export.ExportedProgram) -> str:
-    """Imports an exported program as ``func.func @main``; returns the module's text."""
+def import_program(program: torch.export.ExportedProgram, external: bool = False) -> str:
+    """Imports an exported program as ``func.func @main``; returns the module's text.
+    ``external``: its state tensors as placeholder literals naming them."""
     _expose_non_persistent_buffers(program)
     _copy_weights_in_lists(program)
-    importer = _importer()
+    hooks: fx_importer.FxImporterHooks = _DenseLiterals()
+    if external:
+        state = {**program.constants, **program.state_dict}
+        hooks = _PlaceholderLiterals({id(t): name for name, t in state.items()})
+    importer = _importer(hooks)
     try:
         importer.import_frozen_program(program, func_name="main")
     except Exception as e:
@@ -119,9 +156,9 @@ def import_graphs(graphs: dict[str, torch.fx.GraphModule]) -> str:
     return importer.module.operation.get_asm(enable_debug_info=True)
 
 
-def _importer() -> fx_importer.FxImporter:
+def _importer(hooks: fx_importer.FxImporterHooks | None = None) -> fx_importer.FxImporter:
     context = tm_ir.Context()
     torch_d.register_dialect(context)
-    importer = fx_importer.FxImporter(context=context, hooks=_DenseLiterals())
+    importer = fx_importer.FxImporter(context=context, hooks=hooks or _DenseLiterals())
     importer._cc = _ModulePathLocations(context, py_attr_tracker=importer._py_attr_tracker)
     return importer

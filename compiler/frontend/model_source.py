@@ -16,6 +16,7 @@ import torch
 
 from compiler.frontend.dynamic_dims import forward_names
 from passes.base.errors import QmlirError, exception_summary
+from passes.ir.parameters import Reader
 
 DEFAULT_FUNCTION = "build"
 
@@ -30,6 +31,7 @@ class ModelSource:
     example_inputs: tuple[torch.Tensor, ...]
     program: torch.export.ExportedProgram | None = None
     dynamic_shapes: Any = None
+    reader: Reader | None = None  # the weights where the module has none (a checkpoint's)
 
     def input_names(self) -> list[str]:
         """The model's input names: a ``.pt2``'s user inputs, else ``forward``'s parameters."""

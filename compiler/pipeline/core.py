@@ -10,24 +10,29 @@ the command that reproduces it). ``dump_ir`` writes the module after each stage
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from iree.compiler import ir
 
 from compiler.backend.artifact import embed_metadata
 from compiler.backend.iree_compile import compile_module
+from compiler.backend.parameter_file import write_parameter_file
 from compiler.pipeline.describe import check_quantized, layer_map
 from compiler.pipeline.layer_globs import check_globs, matmul_layer_names
 from compiler.pipeline.options import CompileOptions, Progress
 from compiler.pipeline.pass_runner import run_pass
-from compiler.runtime.metadata import ArtifactMetadata, Layer
+from compiler.runtime.metadata import ArtifactMetadata, Layer, Parameters
 from compiler.runtime.seal import seal
+from passes.base.errors import QmlirError
 from passes.base.target import Target
 from passes.expose_scaling_state import ExposeScalingState
+from passes.externalize_weights import ExternalizeWeights
 from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.gemm_operands import GemmOperands
+from passes.ir.parameters import Reader
 from passes.lower_named_ops import LowerNamedOps
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.separate_gemm_operands import SeparateGemmOperands
@@ -49,10 +54,13 @@ def compile_core(
     *,
     before_recipe: Hook = _nothing,
     after_recipe: Hook = _nothing,
+    weights: Reader | None = None,
 ) -> bytes:
     """The sealed artifact of an imported ``module``. ``gemm_operands``: the llvm-cpu scaled
     GEMMs' operand type (``options.gemm_operand_type``); ``describe``: the artifact's record,
-    from the module after its weights are folded and its layers (called once)."""
+    from the module after its weights are folded and its layers (called once). ``weights``:
+    where a module imported with its weights outside (placeholders) reads them; its parameter
+    file is written to ``options.parameters``."""
     dump_stage(options, "01-import", module)
     note("recipe")
     run_pass(FoldWeightViews(), module)  # a frozen weight's views: a literal (a weight)
@@ -74,8 +82,30 @@ def compile_core(
     note("fold weights")
     # weights quantized at compile time, after gemm-operands read their scale chains
     run_pass(FoldConstantQuantize(), module)
+    parameters = None
+    if weights is not None:
+        parameters = write_parameters(module, options, weights, note)
     dump_stage(options, "03-fold-weights", module)
-    return lower_and_compile(module, options, describe(module, layers), note)
+    metadata = dataclasses.replace(describe(module, layers), parameters=parameters)
+    return lower_and_compile(module, options, metadata, note)
+
+
+def write_parameters(
+    module: ir.Module, options: CompileOptions, weights: Reader, note: Progress
+) -> Parameters:
+    """Plans the module's weights as parameters (``externalize-weights``) and writes the
+    parameter file to ``options.parameters``, one weight at a time."""
+    assert options.parameters is not None
+    externalize = ExternalizeWeights()
+    run_pass(externalize, module)
+    note("write weights")
+    try:
+        written = write_parameter_file(
+            externalize.plan, weights, options.parameters, options.progress_bytes
+        )
+    except OSError as e:
+        raise QmlirError(f"cannot write '{options.parameters}': {e.strerror or e}") from e
+    return Parameters(options.parameters.name, written.nbytes, written.sha256, written.tensors)
 
 
 def lower_and_compile(

@@ -8,6 +8,11 @@ op (one kernel, one read). Weights are quantized on the host either way.
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
+import tempfile
+from pathlib import Path
+
 from iree.compiler import ir
 
 from compiler.backend.inspection import weight_bytes
@@ -16,22 +21,30 @@ from compiler.frontend.export import export_model
 from compiler.frontend.importer import import_program
 from compiler.frontend.input_roles import input_roles, output_dims
 from compiler.frontend.model_source import ModelSource
+from compiler.frontend.weights import chain_readers, tensor_reader
 from compiler.pipeline.core import compile_core
 from compiler.pipeline.describe import artifact_metadata, described_signature
 from compiler.pipeline.options import (
     CompileOptions,
     Progress,
     attention_as_matmuls,
+    check_weights,
     gemm_operand_type,
 )
 from compiler.runtime import CompiledModule
 from compiler.runtime.metadata import ArtifactMetadata, Layer
+from compiler.runtime.parameters import SUFFIX
 
 
 def compile_model(
     source: ModelSource, options: CompileOptions, progress: Progress | None = None
 ) -> CompiledModule:
+    """``options.weights="external"``: the weights go to a parameter file, read one at a time
+    from the model's state (or the checkpoint a folder holds, ``source.reader``), written to
+    ``options.parameters`` or else to a temporary directory the returned module owns."""
     note = progress or (lambda stage: None)
+    check_weights(options)
+    external = options.weights == "external"
     as_matmuls = attention_as_matmuls(options)  # a contradictory attention mode, before export
     gemm = gemm_operand_type(options, options.target.cpu)
     note("export")
@@ -39,7 +52,15 @@ def compile_model(
     names = dim_names(source.dynamic_shapes, source.input_names())
     roles, outputs = input_roles(program, names), output_dims(program, names)
     note("import")
-    text = import_program(program)
+    text = import_program(program, external=external)
+    reader = None
+    owned = None
+    if external:
+        state = {**program.constants, **program.state_dict}
+        reader = chain_readers(source.reader, state) if source.reader else tensor_reader(state)
+        if options.parameters is None:
+            owned = Path(tempfile.mkdtemp(prefix="qmlir-params-"))
+            options = dataclasses.replace(options, parameters=owned / f"model{SUFFIX}")
 
     def describe(module: ir.Module, layers: tuple[Layer, ...]) -> ArtifactMetadata:
         return artifact_metadata(
@@ -55,4 +76,10 @@ def compile_model(
 
     with ir.Context():
         module = ir.Module.parse(text)
-        return CompiledModule(compile_core(module, options, gemm, describe, note))
+        try:
+            artifact = compile_core(module, options, gemm, describe, note, weights=reader)
+        except BaseException:
+            if owned is not None:
+                shutil.rmtree(owned, ignore_errors=True)
+            raise
+    return CompiledModule(artifact, parameters=options.parameters, owned=owned)

@@ -30,6 +30,23 @@ class CompileOptions:
     iree_flags: tuple[str, ...] = ()  # passed to iree-compile after qmlir's own (experiments)
     allow_unquantized: bool = False  # a quantizing recipe that quantizes no matmul: no error
     gemm_operands: str = "auto"  # llvm-cpu scaled GEMMs' decoded operands: auto, f32 or bf16
+    # where the weights go: inline (constants of the module) or external (a parameter file,
+    # written to ``parameters``, else to a temporary file the artifact owns until saved)
+    weights: str = "inline"
+    parameters: Path | None = None
+    progress_bytes: Callable[[int, int, str], None] | None = None  # parameter file progress
+
+
+WEIGHT_MODES = ("inline", "external")
+
+
+def check_weights(options: CompileOptions) -> None:
+    if options.weights not in WEIGHT_MODES:
+        raise QmlirError(
+            f"unknown --weights '{options.weights}' (known: {', '.join(WEIGHT_MODES)})"
+        )
+    if options.parameters is not None and options.weights != "external":
+        raise QmlirError("a parameter file path needs weights='external'")
 
 
 def gemm_operand_type(options: CompileOptions, cpu: Cpu | None) -> str:

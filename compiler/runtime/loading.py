@@ -7,18 +7,29 @@ import os
 from pathlib import Path
 
 from compiler.runtime.module import CompiledModule
+from compiler.runtime.parameters import parameters_beside
 from compiler.runtime.seal import Artifact, unseal
 from compiler.runtime.training import TrainingStep
 from passes.base.errors import QmlirError
 
 
-def artifact_module(data: bytes, device: str = "") -> CompiledModule:
+def artifact_module(
+    data: bytes, device: str = "", parameters: str | os.PathLike[str] | None = None
+) -> CompiledModule:
     """The artifact ``data`` as the class its metadata calls for."""
-    kind = TrainingStep if unseal(data).record.training is not None else CompiledModule
-    return kind(data, device=device)
+    if unseal(data).record.training is not None:
+        return TrainingStep(data, device=device)
+    return CompiledModule(data, device=device, parameters=parameters)
 
 
-def load(path: str | os.PathLike[str], device: str = "") -> CompiledModule:
+def load(
+    path: str | os.PathLike[str],
+    device: str = "",
+    parameters: str | os.PathLike[str] | None = None,
+) -> CompiledModule:
+    """The artifact at ``path``. One whose weights are outside its module reads them from
+    ``parameters``, by default ``<name>.params.safetensors`` beside it; the file is checked
+    against the artifact's seal here, and mapped (not read) when the module loads."""
     p = Path(path)
     if not p.is_file():
         raise QmlirError(f"artifact '{p}' does not exist")
@@ -26,7 +37,9 @@ def load(path: str | os.PathLike[str], device: str = "") -> CompiledModule:
     if not data:
         raise QmlirError(f"artifact '{p}' is empty")
     try:
-        return artifact_module(data, device=device)
+        if parameters is None and unseal(data).record.parameters is not None:
+            parameters = parameters_beside(p)
+        return artifact_module(data, device=device, parameters=parameters)
     except QmlirError as e:
         raise QmlirError(f"'{p}': {e}") from e
 

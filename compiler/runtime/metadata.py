@@ -110,6 +110,29 @@ class Training:
 
 
 @dataclasses.dataclass(frozen=True)
+class Parameters:
+    """The parameter file a module with weights outside it reads (``weights="external"``): its
+    name when written, size, SHA-256 and tensor count (``compiler/runtime/parameters.py``)."""
+
+    file: str
+    nbytes: int
+    sha256: str
+    tensors: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "bytes": self.nbytes,
+            "sha256": self.sha256,
+            "tensors": self.tensors,
+        }
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Parameters:
+        return cls(value["file"], value["bytes"], value["sha256"], value["tensors"])
+
+
+@dataclasses.dataclass(frozen=True)
 class ArtifactMetadata:
     """What an artifact was compiled from and what it holds. ``attention`` and ``weights``: an
     inference compile's (absent from a training step's); ``training``: a training step's."""
@@ -130,6 +153,7 @@ class ArtifactMetadata:
     attention: str | None = None  # how SDPA was compiled: matmuls or fused
     weights: Mapping[str, int] | None = None  # constant bytes by format
     training: Training | None = None
+    parameters: Parameters | None = None  # weights outside the module: the file it reads
 
     format = FORMAT
 
@@ -164,6 +188,8 @@ class ArtifactMetadata:
             out["weights"] = dict(self.weights)
         if self.training is not None:
             out["training"] = self.training.to_json()
+        if self.parameters is not None:
+            out["parameters"] = self.parameters.to_json()
         return out
 
     @classmethod
@@ -179,6 +205,7 @@ class ArtifactMetadata:
             pairing = f"target {value['target']!r} with cuda_arch {_short(value['cuda_arch'])}"
             raise QmlirError(f"a qmlir artifact with malformed metadata: {pairing} ({e})") from None
         training = value.get("training")
+        parameters = value.get("parameters")
         return cls(
             qmlir_version=value["qmlir_version"],
             iree_version=value["iree_version"],
@@ -196,6 +223,7 @@ class ArtifactMetadata:
             attention=value.get("attention"),
             weights=value.get("weights"),
             training=None if training is None else Training.from_json(training),
+            parameters=None if parameters is None else Parameters.from_json(parameters),
         )
 
 

@@ -28,6 +28,12 @@ def _range(value: Any) -> bool:
     return isinstance(value, list) and len(value) == 2 and all(_size(d) for d in value)
 
 
+def _digest(value: Any) -> bool:
+    return (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    )
+
+
 def _bound(value: Any) -> bool:
     return value is None or _size(value)
 
@@ -67,7 +73,14 @@ SCHEMA: dict[str, Spec] = {
     "?weights": dict,
     "?exclude": [str],
     "?layer_recipes": list,
-    "?training": _TRAINING,  # a training step (compile_training): its state, in module order
+    "?training": _TRAINING,
+    # weights outside the module: the parameter file (compiler/runtime/parameters.py)
+    "?parameters": {
+        "file": str,
+        "bytes": _size,
+        "sha256": _digest,
+        "tensors": _size,
+    },  # a training step (compile_training): its state, in module order
 }
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import threading
 import warnings
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +31,17 @@ from compiler.runtime.input_check import (
     non_finite_message,
 )
 from compiler.runtime.metadata import ArtifactMetadata, Signature
+from compiler.runtime.parameters import (
+    parameter_modules,
+    parameters_beside,
+    verify_parameters,
+)
 from compiler.runtime.scaling_health import ScalingHealth, scaling_health
 from compiler.runtime.seal import unseal
 from passes.base.abi import ENTRY, GET_STATE, SET_STATE
 from passes.base.cpu_features import host_problem
 from passes.base.errors import QmlirError
-from passes.base.files import write_atomically
+from passes.base.files import copy_file, move_file, write_atomically
 from passes.host.call import call, host_copies
 
 
@@ -43,12 +50,22 @@ class CompiledModule:
 
     ``artifact`` is the file's bytes (``seal.py``): the seal is verified first, and
     nothing of the module is loaded until the first call (the initializer runs then, once).
+    An artifact with its weights outside the module (``metadata.parameters``) needs its
+    parameter file, ``parameters``: checked against the seal here, mapped at the first call
+    (``parameters.py``). ``owned``: a directory removed with this object (a compile's temporary
+    parameter file, until :meth:`save` moves it beside the artifact).
     Calls are serialized on modules with state (scaling state, a training step's parameters),
     so concurrent callers never lose an update; stateless modules run concurrent calls as they
     come.
     """
 
-    def __init__(self, artifact: bytes, device: str = "") -> None:
+    def __init__(
+        self,
+        artifact: bytes,
+        device: str = "",
+        parameters: str | os.PathLike[str] | None = None,
+        owned: Path | None = None,
+    ) -> None:
         verified = unseal(artifact)
         self._artifact = verified
         self.record: ArtifactMetadata = verified.record
@@ -67,6 +84,21 @@ class CompiledModule:
         self._call_lock: threading.Lock | contextlib.nullcontext[None] = (
             threading.Lock() if self.record.stateful else contextlib.nullcontext()
         )
+        self.parameters: Path | None = None
+        self._owned = owned
+        if owned is not None:
+            weakref.finalize(self, shutil.rmtree, owned, True)
+        record = self.record.parameters
+        if record is not None:
+            if parameters is None:
+                raise QmlirError(
+                    f"the artifact's weights are in a parameter file ('{record.file}'): "
+                    "give its path (--parameters)"
+                )
+            self.parameters = Path(parameters)
+            verify_parameters(self.parameters, record)
+        elif parameters is not None:
+            raise QmlirError("the artifact holds its weights: it takes no parameter file")
 
     def _load(self) -> Any:
         with self._load_lock:
@@ -83,7 +115,9 @@ class CompiledModule:
         if self._cpu_problem is not None and self._device.startswith("local"):
             raise QmlirError(self._cpu_problem)
         try:
-            return open_module(self._artifact.vmfb, iree_runtime.Config(self._device))
+            return open_module(
+                self._artifact.vmfb, iree_runtime.Config(self._device), self.parameters
+            )
         except (ValueError, RuntimeError) as e:
             raise QmlirError(
                 f"cannot load the artifact on device '{self._device}': {str(e).splitlines()[0]}"
@@ -104,7 +138,19 @@ class CompiledModule:
         return self._artifact.digest
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        write_atomically(Path(path), self._artifact.data)
+        """Writes the artifact to ``path``; a parameter file goes beside it
+        (``<name>.params.safetensors``): moved there from a compile's temporary directory,
+        copied from anywhere else."""
+        target = Path(path)
+        if self.parameters is not None:
+            beside = parameters_beside(target)
+            if beside.resolve() != self.parameters.resolve():
+                if self._owned is not None and self.parameters.is_relative_to(self._owned):
+                    move_file(self.parameters, beside)
+                else:
+                    copy_file(self.parameters, beside)
+                self.parameters = beside
+        write_atomically(target, self._artifact.data)
 
     def run_numpy(self, *inputs: np.ndarray) -> list[np.ndarray]:
         arrays = check_inputs(inputs, self.signature["inputs"])
@@ -178,10 +224,16 @@ class CompiledModule:
             return host_copies(call(function, *args, batch=self._device == "local-task"))
 
 
-def open_module(vmfb: bytes, config: iree_runtime.Config) -> tuple[Any, str]:
+def open_module(
+    vmfb: bytes, config: iree_runtime.Config, parameters: Path | None = None
+) -> tuple[Any, str]:
     """A new ``SystemContext`` on ``config``'s device holding the module ``vmfb`` (its state at
-    its initial values), and the module's name (``context.modules[name][function]``)."""
+    its initial values) after the parameter module serving ``parameters`` (if any), and the
+    module's name (``context.modules[name][function]``)."""
     context = iree_runtime.SystemContext(config=config)
+    if parameters is not None:
+        for module in parameter_modules(context.instance, parameters):
+            context.add_vm_module(module)
     vm_module = iree_runtime.VmModule.copy_buffer(context.instance, vmfb)
     context.add_vm_module(vm_module)
     return context, vm_module.name

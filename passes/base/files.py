@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -35,3 +36,28 @@ def current_umask() -> int:
     mask = os.umask(0o022)  # elsewhere: set and restore (not thread-safe, but brief)
     os.umask(mask)
     return mask
+
+
+def move_file(source: Path, target: Path) -> None:
+    """Renames ``source`` to ``target`` where both are on one file system, else copies it there
+    (through a temporary file beside ``target``) and removes ``source``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(source, target)
+    except OSError:
+        copy_file(source, target)
+        source.unlink()
+
+
+def copy_file(source: Path, target: Path) -> None:
+    """Copies ``source`` to ``target`` through a temporary file beside it, then a rename."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, open(source, "rb") as f:
+            shutil.copyfileobj(f, out, 16 << 20)
+            os.fchmod(out.fileno(), 0o666 & ~current_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -23,6 +23,7 @@ from iree.compiler import ir
 
 from passes.ir import torch_ops
 from passes.ir.elements import elements_to_numpy, numpy_to_literal
+from passes.ir.parameters import Step, parameter_ref, placeholder_literal
 from passes.ir.types import FLOAT_DTYPES, TensorInfo, tensor_info
 
 BATCHED_OPS = ("torch.aten.bmm", "torch.aten.matmul")
@@ -66,13 +67,20 @@ def split_experts(op: ir.Operation, names: list[str]) -> list[ir.Operation]:
     assert a_info is not None and b_info is not None and out_info is not None
     literal = torch_ops.defining_op(b)
     assert literal is not None
-    weights = elements_to_numpy(literal.attributes["value"])
+    ref = parameter_ref(literal)  # a weight held outside the IR: each expert a slice of it
+    weights = elements_to_numpy(literal.attributes["value"]) if ref is None else None
     batch = b_info.shape[:-2]
     mms: list[ir.Operation] = []
     with ir.InsertionPoint(op), op.location:
         for name, index in zip(names, itertools.product(*map(range, batch)), strict=True):
             a_i = _select(a, a_info, index)
-            w_i = numpy_to_literal(weights[index], b_info.dtype)
+            w_i = (
+                placeholder_literal(
+                    ref.then(Step("index", index)), TensorInfo(b_info.shape[-2:], b_info.dtype)
+                )
+                if ref is not None
+                else numpy_to_literal(weights[index], b_info.dtype)
+            )
             y_i = TensorInfo(out_info.shape[-2:], out_info.dtype).vtensor()
             mm = ir.Operation.create(
                 "torch.aten.mm",

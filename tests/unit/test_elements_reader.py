@@ -4,7 +4,7 @@ import ml_dtypes
 import numpy as np
 from iree.compiler import ir
 
-from passes.fold_constant_quantize import elements_to_numpy
+from passes.ir.elements import elements_to_numpy
 
 
 def _bf16_attr(values: np.ndarray) -> ir.Attribute:

@@ -1,0 +1,48 @@
+"""Reading a model's weights one tensor at a time, by state-dict name, as numpy arrays (bf16 as
+``ml_dtypes.bfloat16``): from tensors in memory, or from a checkpoint's safetensors shards
+(mapped, so a read costs only the pages of that tensor)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import ml_dtypes
+import numpy as np
+import torch
+
+from passes.base.errors import QmlirError
+from passes.ir.parameters import Reader
+
+
+def tensor_numpy(t: torch.Tensor) -> np.ndarray:
+    """``t`` as numpy without a copy where it can be (bf16 viewed as ``ml_dtypes.bfloat16``)."""
+    t = t.detach()
+    if t.is_meta:
+        raise QmlirError("a weight on the meta device has no values")
+    t = t.contiguous()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.numpy()
+
+
+def tensor_reader(tensors: Mapping[str, torch.Tensor]) -> Reader:
+    """A reader of in-memory ``tensors`` (an exported program's state)."""
+
+    def read(name: str) -> np.ndarray:
+        if name not in tensors:
+            raise QmlirError(f"the model has no tensor '{name}'")
+        return tensor_numpy(tensors[name])
+
+    return read
+
+
+def chain_readers(first: Reader, fallback: Mapping[str, torch.Tensor]) -> Reader:
+    """``first``, else ``fallback``'s tensor (a checkpoint, then the buffers a model computes
+    itself, such as rotary frequencies)."""
+
+    def read(name: str) -> np.ndarray:
+        if name in fallback and not fallback[name].is_meta:
+            return tensor_numpy(fallback[name])
+        return first(name)
+
+    return read
