@@ -25,6 +25,13 @@ def tensor_numpy(t: torch.Tensor) -> np.ndarray:
     return t.numpy()
 
 
+def numpy_tensor(array: np.ndarray) -> torch.Tensor:
+    """A torch tensor holding a copy of ``array`` (``ml_dtypes.bfloat16`` as bf16)."""
+    if array.dtype == ml_dtypes.bfloat16:
+        return torch.from_numpy(np.array(array).view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(np.array(array))
+
+
 def tensor_reader(tensors: Mapping[str, torch.Tensor]) -> Reader:
     """A reader of in-memory ``tensors`` (an exported program's state)."""
 

@@ -1,0 +1,263 @@
+"""A Hugging Face checkpoint folder as a model: ``config.json`` and ``*.safetensors`` shards,
+as ``save_pretrained`` writes them.
+
+The class is the config's ``architectures[0]`` from transformers, built with its parameters on
+the meta device (buffers it computes itself, such as rotary frequencies, are real), so building
+and exporting it holds no weight. The weights stay in the shards: :class:`Checkpoint` checks that
+every tensor the model needs is there with its shape, and reads them one at a time (mapped).
+
+What the compiled function computes (``output``):
+
+- a ``*ForCausalLM``: the next-token logits, ``[batch, vocab]`` (the last position's, with
+  ``logits_to_keep=1`` so the head runs on that position only);
+- any other architecture: the base model's ``last_hidden_state`` ``[batch, seq, hidden]``;
+- ``output="NAME"``: field ``NAME`` of the model's output (``logits``, ``pooler_output``, ...).
+
+Its input is ``input_ids`` (int64 ``[batch, seq]``; no padding mask). Batch (1..64) and sequence
+(1..``max_position_embeddings``) are dynamic unless ``batch``/``seq`` fix them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from compiler.frontend.model_source import ModelSource
+from compiler.frontend.weights import numpy_tensor, tensor_numpy
+from passes.base.errors import QmlirError, exception_summary
+
+MAX_BATCH = 64
+EXAMPLE_BATCH, EXAMPLE_SEQ = 2, 8  # export examples (a size 1 would be specialized)
+
+
+def is_checkpoint(path: str | Path) -> bool:
+    return Path(path).is_dir()
+
+
+class Checkpoint:
+    """The safetensors shards of a folder: each tensor's file, dtype and shape (headers only),
+    and its values on request (:meth:`read`, mapped)."""
+
+    def __init__(self, folder: Path) -> None:
+        from safetensors import safe_open
+
+        self.folder = folder
+        files = sorted(folder.glob("*.safetensors"))
+        index = folder / "model.safetensors.index.json"
+        if index.is_file():
+            try:
+                weight_map = json.loads(index.read_text())["weight_map"]
+            except (ValueError, KeyError, TypeError) as e:
+                raise QmlirError(f"'{index}' is not a safetensors index: {e}") from None
+            wanted = sorted({folder / f for f in weight_map.values()})
+            missing = [f for f in wanted if not f.is_file()]
+            if missing:
+                raise QmlirError(f"'{missing[0]}' is missing: '{index.name}' maps tensors to it")
+            files = wanted
+        if not files:
+            raise QmlirError(f"'{folder}' holds no *.safetensors weights")
+        self._handles: dict[Path, Any] = {}
+        self.files: dict[str, Path] = {}
+        self.shapes: dict[str, tuple[int, ...]] = {}
+        for f in files:
+            try:
+                handle = safe_open(str(f), framework="pt")
+            except Exception as e:
+                raise QmlirError(f"'{f}' is not a safetensors file: {exception_summary(e)}") from e
+            self._handles[f] = handle
+            for name in handle.keys():
+                self.files[name] = f
+                self.shapes[name] = tuple(handle.get_slice(name).get_shape())
+
+    def read(self, name: str) -> np.ndarray:
+        f = self.files.get(name)
+        if f is None:
+            raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")
+        return tensor_numpy(self._handles[f].get_tensor(name))
+
+    def check(self, model: nn.Module) -> dict[str, str]:
+        """Every parameter and persistent buffer of ``model`` is in the shards with its shape;
+        returns the name each is stored under (a tied weight: any of its names)."""
+        aliases: dict[int, list[str]] = {}
+        for name, p in model.named_parameters(remove_duplicate=False):
+            aliases.setdefault(id(p), []).append(name)
+        stored: dict[str, str] = {}
+        expected = dict(model.state_dict(keep_vars=True))
+        for name, tensor in expected.items():
+            names = aliases.get(id(tensor), [name])
+            found = next((n for n in names if n in self.files), None)
+            if found is None:
+                if not tensor.is_meta:
+                    continue  # a buffer the model computes itself, saved or not
+                raise QmlirError(
+                    f"checkpoint '{self.folder}' has no tensor '{name}' "
+                    f"(shards: {', '.join(sorted({f.name for f in self.files.values()}))})"
+                )
+            if self.shapes[found] != tuple(tensor.shape):
+                raise QmlirError(
+                    f"'{self.files[found]}': tensor '{found}' has shape "
+                    f"{list(self.shapes[found])}, the config's model needs {list(tensor.shape)}"
+                )
+            stored[name] = found
+        return stored
+
+
+@contextlib.contextmanager
+def parameters_on_meta() -> Iterator[None]:
+    """Every parameter registered in the block goes to the meta device (no storage); buffers
+    stay where their module put them."""
+    register = nn.Module.register_parameter
+
+    def on_meta(module: nn.Module, name: str, param: nn.Parameter | None) -> None:
+        register(module, name, param)
+        if param is not None:
+            kept = module._parameters[name]
+            assert kept is not None
+            module._parameters[name] = nn.Parameter(
+                kept.to("meta"), requires_grad=kept.requires_grad
+            )
+
+    nn.Module.register_parameter = on_meta  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        nn.Module.register_parameter = register  # type: ignore[method-assign]
+
+
+class NextTokenLogits(nn.Module):
+    """A causal LM → the logits of the token after the last position."""
+
+    def __init__(self, lm: nn.Module) -> None:
+        super().__init__()
+        self.lm = lm
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        out = self.lm(input_ids=input_ids, use_cache=False, logits_to_keep=1)
+        return out.logits[:, -1, :]
+
+
+class OutputField(nn.Module):
+    """A model → one field of its output."""
+
+    def __init__(self, model: nn.Module, field: str) -> None:
+        super().__init__()
+        self.model = model
+        self.field = field
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        out = self.model(input_ids=input_ids)
+        return getattr(out, self.field)
+
+
+def load_checkpoint(
+    folder: Path,
+    output: str | None = None,
+    batch: int | None = None,
+    seq: int | None = None,
+) -> ModelSource:
+    """The folder's model, on the meta device, with its checkpoint as the weights' reader."""
+    if not (folder / "config.json").is_file():
+        raise QmlirError(
+            f"'{folder}' has no config.json: a model folder is what save_pretrained writes"
+        )
+    for name in ("transformers", "torchao", "torch.utils._pytree"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    import transformers
+
+    try:
+        config = transformers.AutoConfig.from_pretrained(str(folder))
+    except Exception as e:
+        raise QmlirError(f"'{folder / 'config.json'}': {exception_summary(e)}") from e
+    architectures = getattr(config, "architectures", None) or []
+    if not architectures:
+        raise QmlirError(f"'{folder / 'config.json'}' names no architectures")
+    cls = getattr(transformers, architectures[0], None)
+    if cls is None:
+        raise QmlirError(
+            f"'{folder / 'config.json'}': transformers has no architecture '{architectures[0]}'"
+        )
+    checkpoint = Checkpoint(folder)
+    dtype = _checkpoint_dtype(config)
+    config.use_cache = False
+    try:
+        with parameters_on_meta():
+            model = cls._from_config(config, dtype=dtype, attn_implementation="sdpa")
+    except Exception as e:
+        raise QmlirError(f"cannot build {architectures[0]}: {exception_summary(e)}") from e
+    model.eval()
+    stored = checkpoint.check(model)
+    by_tensor = {
+        id(t): stored[n] for n, t in model.state_dict(keep_vars=True).items() if n in stored
+    }
+    wrapper = _wrapped(model, architectures[0], output)
+    names = {
+        n: by_tensor[id(t)]
+        for n, t in wrapper.state_dict(keep_vars=True).items()
+        if id(t) in by_tensor
+    }
+
+    def read(name: str) -> np.ndarray:
+        if name not in names:
+            raise QmlirError(f"checkpoint '{folder}' has no tensor for '{name}'")
+        return checkpoint.read(names[name])
+
+    limit = int(getattr(config, "max_position_embeddings", 0) or 0) or 4096
+    ids = torch.zeros((batch or EXAMPLE_BATCH, seq or min(EXAMPLE_SEQ, limit)), dtype=torch.int64)
+    dims: dict[int, Any] = {}
+    if batch is None:
+        dims[0] = torch.export.Dim("batch", min=1, max=MAX_BATCH)
+    if seq is None:
+        dims[1] = torch.export.Dim("seq", min=1, max=limit)
+    _check_static(batch, MAX_BATCH * 1024, "--batch")
+    _check_static(seq, limit, "--seq")
+    source = ModelSource(
+        folder.resolve().name,
+        wrapper,
+        (ids,),
+        dynamic_shapes=({**dims},) if dims else None,
+        reader=read,
+    )
+    return source
+
+
+def _check_static(size: int | None, limit: int, flag: str) -> None:
+    if size is not None and not 1 <= size <= limit:
+        raise QmlirError(f"{flag} {size} is out of range (1..{limit})")
+
+
+def _checkpoint_dtype(config: Any) -> torch.dtype:
+    """The dtype the config says the weights are in (f32 where it says none)."""
+    dtype = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
+    if isinstance(dtype, str):
+        dtype = getattr(torch, dtype, None)
+    return dtype if dtype in (torch.float32, torch.bfloat16, torch.float16) else torch.float32
+
+
+def _wrapped(model: nn.Module, architecture: str, output: str | None) -> nn.Module:
+    if output is None and architecture.endswith("ForCausalLM"):
+        return NextTokenLogits(model)
+    if output is None:
+        base = getattr(model, "base_model", model)
+        return OutputField(base, "last_hidden_state")
+    return OutputField(model, output)
+
+
+def materialize(source: ModelSource) -> None:
+    """Loads the checkpoint's weights into ``source.module`` (for ``report`` and ``--compare``,
+    which run the model in torch: the whole model in memory, as transformers would hold it)."""
+    assert source.reader is not None
+    state = source.module.state_dict(keep_vars=True)
+    values = {
+        name: numpy_tensor(source.reader(name)).to(t.dtype)
+        for name, t in state.items()
+        if t.is_meta
+    }
+    source.module.load_state_dict(values, strict=False, assign=True)
