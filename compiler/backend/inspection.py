@@ -1,8 +1,9 @@
 """What an artifact carries: weight bytes by format (computed at compile time), and a summary.
 
-After ``fold-constant-quantize`` every weight is a constant: codes and scales feeding a
-``scaled_matmul`` are attributed to their format from the call's attributes; other constants
-(biases, unquantized weights) count by element type.
+After ``fold-constant-quantize`` every weight is a constant, or, with external weights
+(``externalize-weights``), a ``util.global`` read from the parameter file: codes and scales
+feeding a ``scaled_matmul`` are attributed to their format from the call's attributes; other
+constants and parameters (biases, unquantized weights) count by element type.
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ def weight_bytes(module: ir.Module) -> dict[str, int]:
     }
     counted: dict[Any, str] = {}
     totals: Counter[str] = Counter()
+    parameters = {
+        ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+        for op in module.body.operations
+        if op.operation.name == "util.global"
+        and "flow.parameter.named" in str(op.operation.attributes["initial_value"])
+    }
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "func.call" and callee_name(op) in decls:
@@ -65,18 +72,26 @@ def weight_bytes(module: ir.Module) -> dict[str, int]:
                 source = defining_op(value)
                 if source is not None and source.name == "arith.constant":
                     counted[source] = role
+                elif source is not None and source.name == "util.global.load":
+                    symbol = ir.FlatSymbolRefAttr(source.attributes["global"]).value
+                    if symbol in parameters:
+                        counted[parameters[symbol]] = role
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
 
     def tally(op: ir.Operation) -> ir.WalkResult:
-        if op.name not in ("arith.constant", "torch.vtensor.literal"):
+        if op.name == "util.global" and op in parameters.values():
+            value_type = ir.TypeAttr(op.attributes["type"]).value
+        elif op.name in ("arith.constant", "torch.vtensor.literal"):
+            value_type = op.results[0].type
+        else:
             return ir.WalkResult.ADVANCE
-        size = _nbytes(op.results[0].type)
+        size = _nbytes(value_type)
         if op in counted:
             totals[counted[op]] += size
         elif size >= _MIN_BYTES:
-            info = tensor_info(op.results[0].type)
+            info = tensor_info(value_type)
             totals[f"{info.dtype if info else '?'} (not quantized)"] += size
         return ir.WalkResult.ADVANCE
 

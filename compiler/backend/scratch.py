@@ -30,6 +30,15 @@ def work_dir() -> tempfile.TemporaryDirectory[str]:
     return tempfile.TemporaryDirectory(prefix=f"qmlir-{os.getpid()}-")
 
 
+def params_dir(directory: Path | None = None) -> Path:
+    """A new ``qmlir-<pid>-params-*`` directory in ``directory`` (default: the temporary
+    directory) for a compile's parameter file, after removing those killed compiles left
+    there."""
+    where = directory if directory is not None else Path(tempfile.gettempdir())
+    remove_stale_work_dirs(where)
+    return Path(tempfile.mkdtemp(prefix=f"qmlir-{os.getpid()}-params-", dir=where))
+
+
 def remove_stale_work_dirs(directory: Path) -> list[Path]:
     """Removes this user's ``qmlir-<pid>-*`` directories in ``directory`` whose process no
     longer exists; returns them."""

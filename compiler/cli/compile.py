@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections import Counter
@@ -27,7 +28,11 @@ DEFAULT_FUNCTION = "build"  # compiler.frontend.model_source's (not imported her
 
 
 def add_arguments(c: argparse.ArgumentParser) -> None:
-    c.add_argument("model", help="file.py[:function] (default function: build) or a .pt2 file")
+    c.add_argument(
+        "model",
+        help="file.py[:function] (default function: build), a .pt2 file, or a checkpoint folder "
+        "(config.json and *.safetensors, as save_pretrained writes them)",
+    )
     c.add_argument("--recipe", default="fp8-current", help="scaling recipe (see `qmlir recipes`)")
     c.add_argument(
         "-O",
@@ -66,6 +71,30 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         "values, exact in both; f32 sums); auto: bf16 where the CPU has AVX512-BF16, else f32",
     )
     c.add_argument("--quantize-all-matmuls", action="store_true", help="also activation matmuls")
+    w = c.add_argument_group("weights and checkpoint folders")
+    w.add_argument(
+        "--weights",
+        default="auto",
+        choices=("auto", "inline", "external"),
+        help="inline: the .vmfb holds the weights; external: they go to "
+        "<output name>.params.safetensors beside it, written one weight at a time; auto "
+        "(default): external for a checkpoint folder, inline otherwise",
+    )
+    w.add_argument(
+        "--output-field",
+        metavar="NAME",
+        help="a folder's model: the output field to compile (logits, pooler_output, ...; "
+        "default: next-token logits of a *ForCausalLM, else last_hidden_state)",
+    )
+    w.add_argument(
+        "--batch", type=int, metavar="N", help="a folder's model: a static batch (default: 1..64)"
+    )
+    w.add_argument(
+        "--seq",
+        type=int,
+        metavar="N",
+        help="a folder's model: a static sequence length (default: 1..max_position_embeddings)",
+    )
     t = c.add_argument_group("training (--train: a step whose model's forward returns the loss)")
     t.add_argument(
         "--train",
@@ -145,12 +174,15 @@ def run(args: argparse.Namespace) -> int:
     layer_recipes = parse_layer_recipes(args.layer_recipe)
     output = Path(args.output) if args.output else _default_output(args.model, recipe.name)
     check_output(output)
+    folder = Path(args.model).is_dir()
+    weights = args.weights if args.weights != "auto" else ("external" if folder else "inline")
     target = resolve_target(args.target, args.cuda_arch, args.cpu)
 
     from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags
     from compiler.frontend.model_source import load_model
     from compiler.pipeline.inference import compile_model
     from compiler.pipeline.options import CompileOptions, attention_as_matmuls
+    from compiler.runtime.parameters import parameters_beside
     from passes.ir.dialect import OpKind
 
     options = CompileOptions(
@@ -164,14 +196,17 @@ def run(args: argparse.Namespace) -> int:
         layer_recipes=layer_recipes,
         allow_unquantized=args.allow_unquantized,
         gemm_operands=args.gemm_operands,
+        weights=weights,
     )
+    if weights == "external" and args.train:
+        raise QmlirError("--train keeps the weights in the step: drop --weights external")
     attention_as_matmuls(options)  # a contradictory --attention, before the model is built
     optimizer = _optimizer(args)
     start = time.perf_counter()
     progress = _progress_printer(args.quiet)
     if progress:
         progress("load model")
-    source = load_model(args.model)
+    source = load_model(args.model, output=args.output_field, batch=args.batch, seq=args.seq)
     if args.dynamic:
         source.dynamic_shapes = dynamic_shapes_from_flags(source, args.dynamic)
     if optimizer is not None:
@@ -179,7 +214,14 @@ def run(args: argparse.Namespace) -> int:
 
         compiled = compile_training_model(source, options, optimizer, progress=progress)
     else:
-        compiled = compile_model(source, options, progress=progress)
+        scratch = output.parent if weights == "external" else None  # the parameter file's
+        compiled = compile_model(
+            source,
+            dataclasses.replace(options, progress_bytes=_bytes_printer(args.quiet)),
+            progress=progress,
+            scratch=scratch,
+            parameters_name=parameters_beside(output).name,
+        )
     if progress:
         progress("save")
     try:
@@ -198,6 +240,9 @@ def run(args: argparse.Namespace) -> int:
             f"wrote {output} ({what}{human_size(len(compiled.vmfb))}, recipe {recipe.name}, "
             f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
         )
+        if compiled.parameters is not None:
+            size = human_size(compiled.parameters.stat().st_size)
+            print(f"wrote {compiled.parameters} ({size}, the weights)")
         if recipe.quantizes and quantized < len(layers):
             kept = Counter(
                 layer.note for layer in layers if layer.matmul != OpKind.SCALED_MATMUL.value
@@ -245,12 +290,33 @@ def _progress_printer(quiet: bool) -> Any:
     return report
 
 
+def _bytes_printer(quiet: bool) -> Any:
+    """The parameter file's progress on a terminal: one line, rewritten at each percent."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    shown = [-1]
+
+    def report(done: int, total: int, name: str) -> None:
+        percent = 100 * done // max(total, 1)
+        if percent != shown[0]:
+            shown[0] = percent
+            end = "\n" if done >= total else ""
+            print(
+                f"\r  weights {percent:3d}% ({human_size(done)} of {human_size(total)})",
+                end=end,
+                file=sys.stderr,
+                flush=True,
+            )
+
+    return report
+
+
 def _default_output(model: str, recipe: str) -> Path:
     """``<stem>.<recipe>.vmfb`` in the current directory; ``<stem>.<function>.<recipe>.vmfb``
     for a ``file.py:function`` other than ``build`` (so two functions of a file do not overwrite
     each other's artifact)."""
     path, _, function = model.partition(":")
-    stem = Path(path).stem
+    stem = Path(path).resolve().name if Path(path).is_dir() else Path(path).stem
     if function and function != DEFAULT_FUNCTION:
         return Path(f"{stem}.{function}.{recipe}.vmfb")
     return Path(f"{stem}.{recipe}.vmfb")

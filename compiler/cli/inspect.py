@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from compiler.cli.common import human_size, print_layers, print_table
 from compiler.runtime import read_artifact
 from compiler.runtime.input_check import shape_text
+from compiler.runtime.metadata import Parameters
+from compiler.runtime.parameters import parameters_beside, safetensors_header
 from passes.base.cpu_features import X86_CPUINFO_FLAGS, host_problem
 from passes.base.target import Cpu
 
@@ -43,6 +47,32 @@ def _count(shape: tuple[int, ...]) -> int:
     for d in shape:
         n *= d
     return n
+
+
+def _print_parameters(artifact: Path, record: Parameters) -> None:
+    """The parameter file the artifact reads: as sealed, and what is beside the artifact now
+    (its header only: checking the bytes is ``qmlir run``'s, on load)."""
+    beside = parameters_beside(artifact)
+    print("\nparameters (weights outside the module)")
+    print(f"  sealed    '{record.file}', {human_size(record.nbytes)}, {record.tensors} tensors")
+    print(f"  sha256    {record.sha256}")
+    if not beside.is_file():
+        print(f"  {beside}: not found (qmlir run takes --parameters PATH)")
+        return
+    size = beside.stat().st_size
+    state = "size matches" if size == record.nbytes else f"{size} bytes: does NOT match"
+    print(f"  file      {beside} ({state})")
+    try:
+        header = safetensors_header(beside)
+    except ValueError as e:
+        print(f"  unreadable: {e}")
+        return
+    formats = Counter(entry["dtype"] for entry in header.values())
+    print("  tensors   " + ", ".join(f"{n} {dtype}" for dtype, n in formats.most_common()))
+    print(
+        f"  run with  iree-run-module --module={artifact} "
+        f"--parameters=model={beside} --function=main --input=..."
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,8 +117,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nmatmuls ({len(meta.layers)})")
     print_layers([layer.to_json() for layer in meta.layers])
     if meta.weights:
-        print("\nconstant bytes by format")
+        where = "in the parameter file" if meta.parameters else "in the module"
+        print(f"\nweight bytes by format ({where})")
         print_table([("format", "bytes"), *[(k, human_size(v)) for k, v in meta.weights.items()]])
+    if meta.parameters is not None:
+        _print_parameters(Path(args.artifact), meta.parameters)
     if meta.scaling_state:
         keys = {e.key for e in meta.scaling_state}
         print(f"\nscaling state: {len(keys)} tensor(s), amax history and scale each")

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     html_path = None if args.no_html else Path(args.html or _default_report(args.model, recipe))
     if html_path is not None and html_path.is_dir():
         raise QmlirError(f"output '{html_path}' is a directory")
-    source = load_model(args.model)
+    source = load_model(args.model, materialize=True)  # a folder's weights: report runs it
     if args.dynamic:
         source.dynamic_shapes = dynamic_shapes_from_flags(source, args.dynamic)
     specs = [{"name": name} for name in source.input_names()]

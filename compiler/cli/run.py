@@ -56,6 +56,12 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
         "on the model's own example inputs)",
     )
     r.add_argument("--device", default="local-task", help="IREE driver (default: local-task)")
+    r.add_argument(
+        "--parameters",
+        metavar="PATH",
+        help="the parameter file of an artifact compiled with --weights external (default: "
+        "<artifact name>.params.safetensors beside it)",
+    )
     r.add_argument("-o", "--output", help="write the outputs to this .npz")
     r.add_argument(
         "--repeat",
@@ -76,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.compare:
         require("qmlir run --compare", TORCH)  # it runs the torch model
-    module = load(args.artifact, device=args.device)
+    module = load(args.artifact, device=args.device, parameters=args.parameters)
     if module.record.training is not None:
         raise QmlirError(f"'{args.artifact}' is a training step: run it with qmlir train")
     specs = module.signature["inputs"]
@@ -211,7 +217,7 @@ def _reference_outputs(model_spec: str, inputs: list[np.ndarray]) -> list[np.nda
 
     from compiler.frontend.model_source import load_model  # same reason
 
-    source = load_model(model_spec)
+    source = load_model(model_spec, materialize=True)
     model = source.module
     if source.program is None:  # a .pt2's module runs as exported (no .float()/.eval())
         model = model.float().eval()

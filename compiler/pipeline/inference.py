@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-import tempfile
 from pathlib import Path
 
 from iree.compiler import ir
 
 from compiler.backend.inspection import weight_bytes
+from compiler.backend.scratch import params_dir
 from compiler.frontend.dynamic_dims import dim_names
 from compiler.frontend.export import export_model
 from compiler.frontend.importer import import_program
@@ -37,11 +37,18 @@ from compiler.runtime.parameters import SUFFIX
 
 
 def compile_model(
-    source: ModelSource, options: CompileOptions, progress: Progress | None = None
+    source: ModelSource,
+    options: CompileOptions,
+    progress: Progress | None = None,
+    scratch: Path | None = None,
+    parameters_name: str = f"model{SUFFIX}",
 ) -> CompiledModule:
     """``options.weights="external"``: the weights go to a parameter file, read one at a time
     from the model's state (or the checkpoint a folder holds, ``source.reader``), written to
-    ``options.parameters`` or else to a temporary directory the returned module owns."""
+    ``options.parameters`` or else to a ``qmlir-<pid>-params-*`` directory in ``scratch`` (the
+    temporary directory by default) that the returned module owns until it is saved, named
+    ``parameters_name`` (the name the seal records); pass the output's directory and the name
+    saving gives it, and saving is a rename."""
     note = progress or (lambda stage: None)
     check_weights(options)
     external = options.weights == "external"
@@ -59,8 +66,8 @@ def compile_model(
         state = {**program.constants, **program.state_dict}
         reader = chain_readers(source.reader, state) if source.reader else tensor_reader(state)
         if options.parameters is None:
-            owned = Path(tempfile.mkdtemp(prefix="qmlir-params-"))
-            options = dataclasses.replace(options, parameters=owned / f"model{SUFFIX}")
+            owned = params_dir(scratch)
+            options = dataclasses.replace(options, parameters=owned / parameters_name)
 
     def describe(module: ir.Module, layers: tuple[Layer, ...]) -> ArtifactMetadata:
         return artifact_metadata(

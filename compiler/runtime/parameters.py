@@ -39,6 +39,26 @@ def parameters_beside(artifact: Path) -> Path:
     return artifact.with_name(stem + SUFFIX)
 
 
+def safetensors_header(path: Path) -> dict[str, Any]:
+    """A safetensors file's tensors (``{name: {"dtype", "shape", "data_offsets"}}``) from its
+    header; ``ValueError`` when it is not one."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) != 8:
+            raise ValueError("shorter than a safetensors header")
+        length = int.from_bytes(head, "little")
+        if length > 100 << 20:
+            raise ValueError("not a safetensors file (header length)")
+        try:
+            header = json.loads(f.read(length))
+        except ValueError:
+            raise ValueError("not a safetensors file (header)") from None
+    if not isinstance(header, dict):
+        raise ValueError("not a safetensors file (header)")
+    header.pop("__metadata__", None)
+    return header
+
+
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb", buffering=0) as f:
