@@ -108,7 +108,7 @@ def _emit_tensor(emit: Callable[[memoryview], None], tensor: PlannedTensor, arra
     expected = NUMPY_DTYPES[tensor.dtype]
     if data.dtype.itemsize != expected.itemsize or data.size * data.itemsize != tensor.nbytes:
         raise AssertionError(f"{tensor.key}: {data.dtype}{list(data.shape)} for {tensor}")
-    emit(memoryview(data).cast("B"))
+    emit(memoryview(data.reshape(-1).view(np.uint8)))
     return tensor.nbytes
 
 

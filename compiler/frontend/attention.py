@@ -10,7 +10,10 @@ like any activation × activation matmul (``Q·Kᵀ`` and ``P·V``).
 Semantics are torch's math reference (``torch.nn.functional.scaled_dot_product_attention``'s
 documented equivalent): scores = Q·Kᵀ × scale (scale = 1/√E unless given); ``is_causal`` masks
 the upper triangle (top-left aligned) with -inf; a bool mask keeps where True, -inf elsewhere;
-a float mask is added; softmax over the last dim; then × V. GQA (``enable_gqa``) repeats each
+a float mask is added; softmax over the last dim; then × V. With bf16/f16 inputs all of it is
+computed in f32 (Q, K, V widened exactly) and the result rounded back once, as torch's CPU
+attention kernels accumulate in f32; IREE also fails on the bf16 form with dynamic dims
+("exceeded stack allocation limit", measured on a bf16 Llama). GQA (``enable_gqa``) repeats each
 K/V head over its group of query heads. A row masked everywhere is NaN, as in torch's math path.
 Dropout must be 0 (inference).
 """
@@ -45,6 +48,9 @@ def sdpa_as_matmuls(
         key = key.repeat_interleave(group, dim=-3)
         value = value.repeat_interleave(group, dim=-3)
     factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
+    dtype = value.dtype
+    if dtype in (torch.bfloat16, torch.float16):
+        query, key, value = query.float(), key.float(), value.float()
     scores = torch.matmul(query, key.transpose(-2, -1)) * factor
     if is_causal:
         length, source = query.size(-2), key.size(-2)
@@ -55,4 +61,4 @@ def sdpa_as_matmuls(
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask.to(scores.dtype)
-    return torch.matmul(torch.softmax(scores, dim=-1), value)
+    return torch.matmul(torch.softmax(scores, dim=-1), value).to(dtype)

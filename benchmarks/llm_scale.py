@@ -1,0 +1,323 @@
+"""Large language models from checkpoint folders: compile time and peak memory against model size.
+
+    python benchmarks/llm_scale.py [--sizes 0.35b 1.1b 8b] [--recipes fp8-current fp8-block nvfp4]
+                                   [--work DIR] [--keep] [--answer]
+
+For each size the benchmark writes a random-weight bf16 Llama checkpoint itself (safetensors
+shards of at most 2 GB, streamed tensor by tensor: it never holds the model), then compiles it
+with ``qmlir compile DIR --recipe R`` (weights external, dynamic batch and sequence) in a child
+process per recipe, reporting:
+
+- compile wall time, split into graph (export, import, passes, IREE: the compile with no weight
+  work, measured by compiling the same folder with ``--weights external`` on a model whose
+  parameter writing is skipped... approximated here as total minus the "write weights" stage the
+  CLI reports) and the weight stream (read checkpoint, quantize, write the parameter file);
+- the bound for the weight stream: checkpoint bytes read plus parameter bytes written at this
+  host's measured copy bandwidth (``np.copyto`` of 1 GiB) and disk write rate (``dd`` style,
+  1 GiB, fsync'd);
+- peak RSS of the compile's processes (``VmHWM`` of the qmlir process and ``ru_maxrss`` of its
+  children: ``iree-compile``), against the target ``3 GB + 2 x the largest tensor``;
+- the artifact's and parameter file's sizes;
+- with ``--answer``: the compiled model answers a 16-token prompt (RSS after load and one call),
+  and torch's bf16 model (built from the same folder in its own process) gives the reference
+  logits: cosine similarity.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZES = {  # hidden, layers, intermediate, heads, kv heads, vocab
+    "0.35b": (1024, 24, 2816, 16, 4, 32000),
+    "1.1b": (2048, 22, 5632, 32, 4, 32000),
+    "8b": (4096, 32, 14336, 32, 8, 128256),
+}
+SHARD_BYTES = 2 << 30
+
+
+def llama_config(size: str) -> dict:
+    hidden, layers, inter, heads, kv, vocab = SIZES[size]
+    return {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "intermediate_size": inter,
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv,
+        "vocab_size": vocab,
+        "max_position_embeddings": 2048,
+        "rms_norm_eps": 1e-5,
+        "rope_theta": 500000.0,
+        "tie_word_embeddings": False,
+        "hidden_act": "silu",
+        "dtype": "bfloat16",
+        "bos_token_id": 1,
+        "eos_token_id": 2,
+    }
+
+
+def tensor_shapes(config: dict) -> list[tuple[str, tuple[int, ...]]]:
+    """The Llama state dict's names and shapes, in transformers' order."""
+    h, n, i = config["hidden_size"], config["num_hidden_layers"], config["intermediate_size"]
+    heads, kv, vocab = (
+        config["num_attention_heads"],
+        config["num_key_value_heads"],
+        config["vocab_size"],
+    )
+    d = h // heads
+    out = [("model.embed_tokens.weight", (vocab, h))]
+    for layer in range(n):
+        p = f"model.layers.{layer}."
+        out += [
+            (p + "self_attn.q_proj.weight", (heads * d, h)),
+            (p + "self_attn.k_proj.weight", (kv * d, h)),
+            (p + "self_attn.v_proj.weight", (kv * d, h)),
+            (p + "self_attn.o_proj.weight", (h, heads * d)),
+            (p + "mlp.gate_proj.weight", (i, h)),
+            (p + "mlp.up_proj.weight", (i, h)),
+            (p + "mlp.down_proj.weight", (h, i)),
+            (p + "input_layernorm.weight", (h,)),
+            (p + "post_attention_layernorm.weight", (h,)),
+        ]
+    out += [("model.norm.weight", (h,)), ("lm_head.weight", (vocab, h))]
+    return out
+
+
+def _random_bf16(shape: tuple[int, ...], name: str, rng: np.random.Generator) -> bytes:
+    """std 0.02 normal weights (norm weights 1), as bf16 bytes (truncated f32: random data)."""
+    count = int(np.prod(shape))
+    if name.endswith("norm.weight"):
+        return np.full(count, 0x3F80, np.uint16).tobytes()
+    out = np.empty(count, np.uint16)
+    step = 1 << 24
+    for start in range(0, count, step):
+        block = rng.standard_normal(min(step, count - start), dtype=np.float32) * 0.02
+        out[start : start + len(block)] = block.view(np.uint32) >> 16
+    return out.tobytes()
+
+
+def write_checkpoint(folder: Path, size: str, seed: int = 0) -> int:
+    """A random bf16 Llama of ``size`` in ``folder`` (shards + index + config); its bytes."""
+    config = llama_config(size)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(config, indent=1))
+    shapes = tensor_shapes(config)
+    shards: list[list[tuple[str, tuple[int, ...]]]] = [[]]
+    used = 0
+    for name, shape in shapes:
+        nbytes = 2 * int(np.prod(shape))
+        if shards[-1] and used + nbytes > SHARD_BYTES:
+            shards.append([])
+            used = 0
+        shards[-1].append((name, shape))
+        used += nbytes
+    rng = np.random.default_rng(seed)
+    weight_map = {}
+    total = 0
+    for k, shard in enumerate(shards):
+        file = f"model-{k + 1:05d}-of-{len(shards):05d}.safetensors"
+        header, offset = {}, 0
+        for name, shape in shard:
+            nbytes = 2 * int(np.prod(shape))
+            header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [offset, offset + nbytes]}
+            offset += nbytes
+            weight_map[name] = file
+        text = json.dumps(header).encode()
+        text += b" " * (-len(text) % 8)
+        with open(folder / file, "wb") as f:
+            f.write(struct.pack("<Q", len(text)) + text)
+            for name, shape in shard:
+                f.write(_random_bf16(shape, name, rng))
+        total += offset
+    index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=1))
+    return total
+
+
+def largest_tensor_bytes(size: str) -> int:
+    return max(2 * int(np.prod(s)) for _, s in tensor_shapes(llama_config(size)))
+
+
+def copy_bandwidth() -> float:
+    """GB/s of ``np.copyto`` of 1 GiB (read + write counted once: bytes copied per second)."""
+    a = np.ones(1 << 28, np.float32)
+    b = np.empty_like(a)
+    np.copyto(b, a)
+    start = time.perf_counter()
+    for _ in range(3):
+        np.copyto(b, a)
+    return 3 * a.nbytes / (time.perf_counter() - start) / 1e9
+
+
+def disk_write_rate(directory: Path) -> float:
+    """GB/s of writing 1 GiB to ``directory`` with an fsync."""
+    data = os.urandom(1 << 24) * 64
+    path = directory / ".qmlir-disk-probe"
+    start = time.perf_counter()
+    with open(path, "wb") as f:
+        f.write(data)
+        os.fsync(f.fileno())
+    rate = len(data) / (time.perf_counter() - start) / 1e9
+    path.unlink()
+    return rate
+
+
+_CHILD = r"""
+import json, resource, sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+stages = {}
+def hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+from compiler.cli import main
+import compiler.cli.compile as cc
+printer = cc._progress_printer
+times = {}
+def progress(quiet):
+    current = [None, time.perf_counter()]
+    def report(stage):
+        now = time.perf_counter()
+        if current[0] is not None:
+            times[current[0]] = times.get(current[0], 0) + now - current[1]
+        current[0], current[1] = (None if stage == cc.DONE else stage), now
+    return report
+cc._progress_printer = progress
+start = time.perf_counter()
+code = main(sys.argv[2:])
+wall = time.perf_counter() - start
+children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(json.dumps({"code": code, "wall": wall, "stages": times, "peak_mb": hwm(), "children_peak_mb": children}))
+"""
+
+_ANSWER = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+import compiler
+art = compiler.load(sys.argv[2])
+after_load = rss()
+ids = np.random.default_rng(3).integers(0, int(sys.argv[4]), (1, 16)).astype(np.int64)
+start = time.perf_counter()
+out = art(ids)
+first = time.perf_counter() - start
+after_call = rss()
+np.save(sys.argv[3], out)
+print(json.dumps({"rss_load_mb": after_load, "rss_call_mb": after_call, "first_call_s": first}))
+"""
+
+_TORCH = r"""
+import json, sys, torch, numpy as np, transformers
+torch.set_num_threads(2)
+lm = transformers.AutoModelForCausalLM.from_pretrained(sys.argv[1], dtype=torch.bfloat16)
+ids = torch.from_numpy(np.random.default_rng(3).integers(0, int(sys.argv[3]), (1, 16)).astype(np.int64))
+with torch.no_grad():
+    out = lm(input_ids=ids, use_cache=False, logits_to_keep=1).logits[:, -1, :].float().numpy()
+np.save(sys.argv[2], out)
+"""
+
+
+def run_child(code: str, *args: str) -> dict:
+    result = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"child failed: {result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", nargs="+", default=["0.35b", "1.1b", "8b"], choices=SIZES)
+    parser.add_argument("--recipes", nargs="+", default=["fp8-current", "fp8-block", "nvfp4"])
+    parser.add_argument("--work", type=Path, default=None, help="where checkpoints are written")
+    parser.add_argument("--keep", action="store_true", help="keep checkpoints and artifacts")
+    parser.add_argument("--answer", action="store_true", help="run a 16-token prompt, vs torch")
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="qmlir-llm-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    copy = copy_bandwidth()
+    disk = disk_write_rate(work)
+    print(f"host: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+          f"copy {copy:.1f} GB/s, disk write {disk:.2f} GB/s (1 GiB, fsync)")
+    rows = []
+    for size in args.sizes:
+        folder = work / f"llama-{size}"
+        if not (folder / "config.json").is_file():
+            start = time.perf_counter()
+            nbytes = write_checkpoint(folder, size)
+            print(f"{size}: wrote a {nbytes / 1e9:.2f} GB checkpoint in {time.perf_counter() - start:.0f} s", flush=True)
+        nbytes = sum(f.stat().st_size for f in folder.glob("*.safetensors"))
+        largest = largest_tensor_bytes(size)
+        target_mb = (3e9 + 2 * largest) / 1e6
+        for recipe in args.recipes:
+            out = work / f"llama-{size}.{recipe}.vmfb"
+            r = run_child(_CHILD, str(ROOT), "compile", str(folder), "--recipe", recipe, "-o", str(out), "-q")
+            params = out.with_name(out.name[: -len(".vmfb")] + ".params.safetensors")
+            pbytes = params.stat().st_size
+            stream = r["stages"].get("write weights", 0.0)
+            bound = nbytes / (copy * 1e9) + pbytes / (disk * 1e9)
+            peak = max(r["peak_mb"], r["children_peak_mb"])
+            row = {
+                "size": size, "recipe": recipe, "checkpoint_gb": nbytes / 1e9,
+                "compile_s": r["wall"], "weights_s": stream, "graph_s": r["wall"] - stream,
+                "bound_s": bound, "peak_mb": r["peak_mb"], "iree_peak_mb": r["children_peak_mb"],
+                "target_mb": target_mb, "ok_memory": peak <= target_mb,
+                "artifact_mb": out.stat().st_size / 1e6, "params_gb": pbytes / 1e9,
+            }
+            if args.answer:
+                vocab = str(llama_config(size)["vocab_size"])
+                answer = run_child(_ANSWER, str(ROOT), str(out), str(work / "q.npy"), vocab)
+                run_child(_TORCH, str(folder), str(work / "t.npy"), vocab)
+                q, t = np.load(work / "q.npy").ravel(), np.load(work / "t.npy").ravel()
+                row["cosine"] = float(q @ t / (np.linalg.norm(q) * np.linalg.norm(t)))
+                row.update(answer)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            if not args.keep:
+                out.unlink()
+                params.unlink()
+        if not args.keep and args.work is None:
+            for f in folder.iterdir():
+                f.unlink()
+            folder.rmdir()
+    print()
+    print("| size | recipe | checkpoint | compile | graph | weights | weights bound | peak RSS qmlir / iree-compile | target | artifact + params |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['size']} | {r['recipe']} | {r['checkpoint_gb']:.2f} GB | {r['compile_s']:.0f} s | "
+            f"{r['graph_s']:.0f} s | {r['weights_s']:.0f} s | {r['bound_s']:.0f} s | "
+            f"{r['peak_mb'] / 1e3:.2f} / {r['iree_peak_mb'] / 1e3:.2f} GB | {r['target_mb'] / 1e3:.1f} GB | "
+            f"{r['artifact_mb']:.1f} MB + {r['params_gb']:.2f} GB |"
+        )
+    if args.answer:
+        print()
+        print("| size | recipe | RSS after load | RSS after 1 call | first call | cosine vs torch bf16 |")
+        print("|---|---|---|---|---|---|")
+        for r in rows:
+            print(f"| {r['size']} | {r['recipe']} | {r['rss_load_mb'] / 1e3:.2f} GB | "
+                  f"{r['rss_call_mb'] / 1e3:.2f} GB | {r['first_call_s']:.1f} s | {r['cosine']:.5f} |")
+
+
+if __name__ == "__main__":
+    main()
