@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import struct
 import subprocess
 import sys
@@ -133,7 +132,11 @@ def write_checkpoint(folder: Path, size: str, seed: int = 0) -> int:
         header, offset = {}, 0
         for name, shape in shard:
             nbytes = 2 * int(np.prod(shape))
-            header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [offset, offset + nbytes]}
+            header[name] = {
+                "dtype": "BF16",
+                "shape": list(shape),
+                "data_offsets": [offset, offset + nbytes],
+            }
             offset += nbytes
             weight_map[name] = file
         text = json.dumps(header).encode()
@@ -221,7 +224,7 @@ start = time.perf_counter()
 out = art(ids)
 first = time.perf_counter() - start
 after_call = rss()
-np.save(sys.argv[3], out)
+np.save(sys.argv[3], np.asarray(out).astype(np.float32))
 print(json.dumps({"rss_load_mb": after_load, "rss_call_mb": after_call, "first_call_s": first}))
 """
 
@@ -233,6 +236,7 @@ ids = torch.from_numpy(np.random.default_rng(3).integers(0, int(sys.argv[3]), (1
 with torch.no_grad():
     out = lm(input_ids=ids, use_cache=False, logits_to_keep=1).logits[:, -1, :].float().numpy()
 np.save(sys.argv[2], out)
+print("{}")
 """
 
 
@@ -257,33 +261,49 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     copy = copy_bandwidth()
     disk = disk_write_rate(work)
-    print(f"host: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
-          f"copy {copy:.1f} GB/s, disk write {disk:.2f} GB/s (1 GiB, fsync)")
+    print(
+        f"host: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+        f"copy {copy:.1f} GB/s, disk write {disk:.2f} GB/s (1 GiB, fsync)"
+    )
     rows = []
     for size in args.sizes:
         folder = work / f"llama-{size}"
         if not (folder / "config.json").is_file():
             start = time.perf_counter()
             nbytes = write_checkpoint(folder, size)
-            print(f"{size}: wrote a {nbytes / 1e9:.2f} GB checkpoint in {time.perf_counter() - start:.0f} s", flush=True)
+            print(
+                f"{size}: wrote a {nbytes / 1e9:.2f} GB checkpoint in {time.perf_counter() - start:.0f} s",
+                flush=True,
+            )
         nbytes = sum(f.stat().st_size for f in folder.glob("*.safetensors"))
         largest = largest_tensor_bytes(size)
         target_mb = (3e9 + 2 * largest) / 1e6
         for recipe in args.recipes:
             out = work / f"llama-{size}.{recipe}.vmfb"
-            r = run_child(_CHILD, str(ROOT), "compile", str(folder), "--recipe", recipe, "-o", str(out), "-q")
+            r = run_child(
+                _CHILD, str(ROOT), "compile", str(folder), "--recipe", recipe, "-o", str(out), "-q"
+            )
             params = out.with_name(out.name[: -len(".vmfb")] + ".params.safetensors")
             pbytes = params.stat().st_size
             stream = r["stages"].get("write weights", 0.0)
             bound = nbytes / (copy * 1e9) + pbytes / (disk * 1e9)
             peak = max(r["peak_mb"], r["children_peak_mb"])
             row = {
-                "size": size, "recipe": recipe, "checkpoint_gb": nbytes / 1e9,
-                "compile_s": r["wall"], "weights_s": stream, "graph_s": r["wall"] - stream,
-                "bound_s": bound, "peak_mb": r["peak_mb"], "iree_peak_mb": r["children_peak_mb"],
-                "target_mb": target_mb, "ok_memory": peak <= target_mb,
-                "artifact_mb": out.stat().st_size / 1e6, "params_gb": pbytes / 1e9,
+                "size": size,
+                "recipe": recipe,
+                "checkpoint_gb": nbytes / 1e9,
+                "compile_s": r["wall"],
+                "weights_s": stream,
+                "graph_s": r["wall"] - stream,
+                "bound_s": bound,
+                "peak_mb": r["peak_mb"],
+                "iree_peak_mb": r["children_peak_mb"],
+                "target_mb": target_mb,
+                "ok_memory": peak <= target_mb,
+                "artifact_mb": out.stat().st_size / 1e6,
+                "params_gb": pbytes / 1e9,
             }
+            print(json.dumps(row), flush=True)
             if args.answer:
                 vocab = str(llama_config(size)["vocab_size"])
                 answer = run_child(_ANSWER, str(ROOT), str(out), str(work / "q.npy"), vocab)
@@ -301,7 +321,9 @@ def main() -> None:
                 f.unlink()
             folder.rmdir()
     print()
-    print("| size | recipe | checkpoint | compile | graph | weights | weights bound | peak RSS qmlir / iree-compile | target | artifact + params |")
+    print(
+        "| size | recipe | checkpoint | compile | graph | weights | weights bound | peak RSS qmlir / iree-compile | target | artifact + params |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
@@ -312,11 +334,15 @@ def main() -> None:
         )
     if args.answer:
         print()
-        print("| size | recipe | RSS after load | RSS after 1 call | first call | cosine vs torch bf16 |")
+        print(
+            "| size | recipe | RSS after load | RSS after 1 call | first call | cosine vs torch bf16 |"
+        )
         print("|---|---|---|---|---|---|")
         for r in rows:
-            print(f"| {r['size']} | {r['recipe']} | {r['rss_load_mb'] / 1e3:.2f} GB | "
-                  f"{r['rss_call_mb'] / 1e3:.2f} GB | {r['first_call_s']:.1f} s | {r['cosine']:.5f} |")
+            print(
+                f"| {r['size']} | {r['recipe']} | {r['rss_load_mb'] / 1e3:.2f} GB | "
+                f"{r['rss_call_mb'] / 1e3:.2f} GB | {r['first_call_s']:.1f} s | {r['cosine']:.5f} |"
+            )
 
 
 if __name__ == "__main__":

@@ -148,6 +148,9 @@ class ExternalizeWeights(ModulePass):
         module.operation.walk(collect)
         by_key: dict[str, str] = {}
         for op in literals:
+            if next(iter(op.results[0].uses), None) is None:
+                op.erase()  # a weight nothing reads (a head the output does not compute)
+                continue
             ref = parameter_ref(op)
             info = tensor_info(op.results[0].type)
             assert ref is not None and info is not None

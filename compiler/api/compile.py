@@ -9,19 +9,20 @@ from typing import Any
 import torch
 
 from compiler.analysis.layer_accuracy import Calibration, Report, build_report
-from compiler.frontend.model_source import ModelSource, check_model
+from compiler.frontend.model_source import ModelSource, check_model, load_model
 from compiler.frontend.optimizers import OptimizerOptions
 from compiler.pipeline.inference import compile_model
 from compiler.pipeline.options import CompileOptions
 from compiler.pipeline.target import resolve_target
 from compiler.pipeline.training import compile_training_model
 from compiler.runtime import CompiledModule, TrainingStep
+from passes.base.errors import QmlirError
 from passes.recipes import get_recipe
 
 
 def compile(  # noqa: A001 (the product's API name)
-    model: torch.nn.Module,
-    example_inputs: Any,
+    model: torch.nn.Module | str | Path,
+    example_inputs: Any = None,
     recipe: str = "fp8-current",
     target: str = "llvm-cpu",
     *,
@@ -35,8 +36,11 @@ def compile(  # noqa: A001 (the product's API name)
     dynamic_shapes: Any = None,
     allow_unquantized: bool = False,
     gemm_operands: str = "auto",
-    weights: str = "inline",
+    weights: str = "auto",
     parameters: str | Path | None = None,
+    output_field: str | None = None,
+    batch: int | None = None,
+    seq: int | None = None,
     **options: Any,
 ) -> CompiledModule:
     """Compiles ``model`` for ``target`` with its matmuls quantized by ``recipe``.
@@ -56,10 +60,30 @@ def compile(  # noqa: A001 (the product's API name)
     CPU with AVX512-BF16, else f32), ``f32`` or ``bf16``.
     ``weights``: ``inline`` (the module holds them) or ``external`` (a parameter file, written
     one weight at a time to ``parameters``, else to a temporary file that ``save(path)`` moves
-    beside the artifact as ``<name>.params.safetensors``).
+    beside the artifact as ``<name>.params.safetensors``); ``auto``: external for a checkpoint
+    folder, inline for a module.
+
+    ``model`` may be a checkpoint folder (``config.json`` and ``*.safetensors``, as
+    ``save_pretrained`` writes them; ``compiler/frontend/checkpoint.py``): no example inputs,
+    it takes ``input_ids``; ``output_field``, ``batch`` and ``seq`` choose what it computes and
+    fix its shape (default: next-token logits of a causal LM, else the last hidden state;
+    dynamic batch 1..64 and sequence 1..``max_position_embeddings``).
     """
-    module, inputs = check_model(model, example_inputs, "compile()")
-    source = ModelSource(type(module).__name__, module, inputs, dynamic_shapes=dynamic_shapes)
+    if isinstance(model, (str, Path)):
+        if example_inputs is not None or dynamic_shapes is not None:
+            raise QmlirError("a checkpoint folder takes no example inputs or dynamic_shapes")
+        if not Path(model).is_dir():
+            raise QmlirError(f"'{model}' is not a checkpoint folder (pass an nn.Module)")
+        source = load_model(str(model), output=output_field, batch=batch, seq=seq)
+        folder = True
+    else:
+        if output_field is not None or batch is not None or seq is not None:
+            raise QmlirError("output_field, batch and seq apply to a checkpoint folder only")
+        module, inputs = check_model(model, example_inputs, "compile()")
+        source = ModelSource(type(module).__name__, module, inputs, dynamic_shapes=dynamic_shapes)
+        folder = False
+    if weights == "auto":
+        weights = "external" if folder else "inline"
     return compile_model(
         source,
         _options(

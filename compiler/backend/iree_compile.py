@@ -40,15 +40,17 @@ def compile_module(
     target: Target,
     extra_flags: tuple[str, ...] = (),
     dynamic: bool = False,
+    external: bool = False,
 ) -> bytes:
     """Compiles a torch-input module (torch + linalg) to a ``.vmfb`` for ``target``.
 
     On cuda, an architecture IREE does not know by name gets its device target from
     ``passes/lowering/cuda/templates/`` as the module's ``hal.device.targets``. ``dynamic``: the
-    module has dynamic dims; ``passes/host/flags.py`` picks its flags, and the known IREE
+    module has dynamic dims, ``external``: its weights are parameters; ``passes/host/flags.py``
+    picks its flags, and the known IREE
     failures after which it compiles once more with others (only the last failure is reported).
     """
-    flags = ["--iree-input-type=torch", *target_flags(target, dynamic), *extra_flags]
+    flags = ["--iree-input-type=torch", *target_flags(target, dynamic, external), *extra_flags]
     if target.cuda_arch is not None and not any(f.startswith("--iree-cuda-target=") for f in flags):
         cuda_targets.set_device_targets(module, target.cuda_arch)
     with work_dir() as tmp:

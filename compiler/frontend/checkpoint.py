@@ -84,8 +84,10 @@ class Checkpoint:
         return tensor_numpy(self._handles[f].get_tensor(name))
 
     def check(self, model: nn.Module) -> dict[str, str]:
-        """Every parameter and persistent buffer of ``model`` is in the shards with its shape;
-        returns the name each is stored under (a tied weight: any of its names)."""
+        """Every parameter and persistent buffer of ``model`` that the shards hold has its
+        shape there; returns the name each is stored under (a tied weight: any of its names).
+        One they lack is an error when the compiled function reads it (a head it does not
+        compute may be absent: a ``BertModel`` saved without its pooler)."""
         aliases: dict[int, list[str]] = {}
         for name, p in model.named_parameters(remove_duplicate=False):
             aliases.setdefault(id(p), []).append(name)
@@ -95,12 +97,7 @@ class Checkpoint:
             names = aliases.get(id(tensor), [name])
             found = next((n for n in names if n in self.files), None)
             if found is None:
-                if not tensor.is_meta:
-                    continue  # a buffer the model computes itself, saved or not
-                raise QmlirError(
-                    f"checkpoint '{self.folder}' has no tensor '{name}' "
-                    f"(shards: {', '.join(sorted({f.name for f in self.files.values()}))})"
-                )
+                continue  # read only if used; a buffer the model computes itself is real
             if self.shapes[found] != tuple(tensor.shape):
                 raise QmlirError(
                     f"'{self.files[found]}': tensor '{found}' has shape "
@@ -206,7 +203,10 @@ def load_checkpoint(
 
     def read(name: str) -> np.ndarray:
         if name not in names:
-            raise QmlirError(f"checkpoint '{folder}' has no tensor for '{name}'")
+            raise QmlirError(
+                f"checkpoint '{folder}' has no tensor '{name.split('.', 1)[1]}', which the "
+                "compiled function reads"
+            )
         return checkpoint.read(names[name])
 
     limit = int(getattr(config, "max_position_embeddings", 0) or 0) or 4096
@@ -254,10 +254,11 @@ def materialize(source: ModelSource) -> None:
     """Loads the checkpoint's weights into ``source.module`` (for ``report`` and ``--compare``,
     which run the model in torch: the whole model in memory, as transformers would hold it)."""
     assert source.reader is not None
-    state = source.module.state_dict(keep_vars=True)
-    values = {
-        name: numpy_tensor(source.reader(name)).to(t.dtype)
-        for name, t in state.items()
-        if t.is_meta
-    }
+    values = {}
+    for name, t in source.module.state_dict(keep_vars=True).items():
+        if t.is_meta:
+            try:
+                values[name] = numpy_tensor(source.reader(name)).to(t.dtype)
+            except QmlirError:  # not in the checkpoint: a part the outputs do not read
+                values[name] = torch.zeros(t.shape, dtype=t.dtype)
     source.module.load_state_dict(values, strict=False, assign=True)

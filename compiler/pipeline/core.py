@@ -123,7 +123,8 @@ def lower_and_compile(
     embed_metadata(module, metadata)
     note("iree compile")
     dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
-    return seal(compile_module(module, target, options.iree_flags, dynamic), metadata)
+    external = metadata.parameters is not None
+    return seal(compile_module(module, target, options.iree_flags, dynamic, external), metadata)
 
 
 def separates_gemm_operands(target: Target) -> bool:

@@ -16,6 +16,7 @@ from iree.compiler import ir
 
 from compiler.backend.inspection import weight_bytes
 from compiler.backend.scratch import params_dir
+from compiler.frontend.checkpoint import materialize
 from compiler.frontend.dynamic_dims import dim_names
 from compiler.frontend.export import export_model
 from compiler.frontend.importer import import_program
@@ -54,6 +55,8 @@ def compile_model(
     external = options.weights == "external"
     as_matmuls = attention_as_matmuls(options)  # a contradictory attention mode, before export
     gemm = gemm_operand_type(options, options.target.cpu)
+    if not external and source.reader is not None:
+        materialize(source)  # a checkpoint folder's weights inline: the whole model in memory
     note("export")
     program = export_model(source, as_matmuls)
     names = dim_names(source.dynamic_shapes, source.input_names())

@@ -78,19 +78,26 @@ def retry_flags(target: Target, dynamic: bool) -> tuple[tuple[str, ...], tuple[s
 HOST_CPU_FLAGS = (*cpu_flags("host"), *SHARED_FLAGS)
 
 
-def target_flags(target: Target, dynamic: bool = False) -> list[str]:
+def target_flags(target: Target, dynamic: bool = False, external: bool = False) -> list[str]:
     """``iree-compile`` flags for an artifact for ``target`` (``dynamic``: a module with dynamic
-    dims). A cuda architecture IREE does not know by name takes none: its device target goes
-    on the module (``passes/lowering/cuda/targets.py``)."""
+    dims; ``external``: its weights are parameters). A cuda architecture IREE does not know by
+    name takes none: its device target goes on the module (``passes/lowering/cuda/targets.py``)."""
     if target.is_cuda:
         assert target.cuda_arch is not None  # Target checks it
         return [*cuda_targets.iree_flags(target.cuda_arch), *SHARED_FLAGS]
-    return artifact_cpu_flags(target.cpu_name, dynamic)
+    return artifact_cpu_flags(target.cpu_name, dynamic, external)
 
 
-def artifact_cpu_flags(cpu: str, dynamic: bool = False) -> list[str]:
+# Weights outside the module (a parameter file, mapped at load) are not decoded into the
+# initializer: the decoded f32 copies would take 4x the FP8 bytes (8x NVFP4's) for the life of
+# the module, which is what keeping a large model's weights in their stored format is for. IREE's
+# default threshold hoists only what does not grow (a pack of a high-precision weight); each
+# call decodes the FP8/FP4 weights it multiplies (benchmarks/RESULTS.md has the cost).
+def artifact_cpu_flags(cpu: str, dynamic: bool = False, external: bool = False) -> list[str]:
     """``iree-compile`` flags for an llvm-cpu artifact for the LLVM CPU named ``cpu``."""
     artifact = DYNAMIC_ARTIFACT_CPU_FLAGS if dynamic else ARTIFACT_CPU_FLAGS
+    if external:
+        artifact = tuple(f for f in artifact if f != HOIST_ALL_FLAG)
     return [*cpu_flags(cpu), *SHARED_FLAGS, *artifact]
 
 

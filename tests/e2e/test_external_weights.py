@@ -1,0 +1,185 @@
+"""Weights outside the module: the same outputs as inlined weights, a parameter file that the seal
+covers (missing, truncated, swapped or bit-flipped: one line, before any call), saved beside the
+artifact, and a compile whose memory does not grow with the checkpoint."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import compiler
+from compiler.runtime.parameters import parameters_beside, safetensors_header
+from passes.base.errors import QmlirError
+from tests.e2e import checkpoints
+from tests.e2e.cli_runner import run as cli
+from tests.e2e.models import tiny
+
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
+ROOT = Path(__file__).resolve().parents[2]
+RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("QMLIR_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _sample(name: str):  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(ROOT / "samples"))
+    try:
+        module = __import__(name)
+    finally:
+        sys.path.remove(str(ROOT / "samples"))
+    return module.build()
+
+
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_mlp_external_weights_give_the_inlined_outputs(recipe: str) -> None:
+    model, inputs = _sample("mlp")[:2]
+    inline = compiler.compile(model, inputs, recipe=recipe)
+    external = compiler.compile(model, inputs, recipe=recipe, weights="external")
+    assert external.parameters is not None and inline.parameters is None
+    assert len(external.vmfb) < len(inline.vmfb) // 20
+    for _ in range(2):  # fp8-delayed: its state moves the same way in both
+        np.testing.assert_array_equal(inline(*inputs).numpy(), external(*inputs).numpy())
+    assert external.record.weights == inline.record.weights  # bytes by format, as inlined
+
+
+@pytest.mark.parametrize(
+    ("sample", "recipe"),
+    [("transformer_block", "fp8-block"), ("transformer_block", "nvfp4"), ("decoder_lm", "mxfp8")],
+)
+def test_sample_external_weights_give_the_inlined_outputs(sample: str, recipe: str) -> None:
+    model, inputs = _sample(sample)[:2]
+    inline = compiler.compile(model, inputs, recipe=recipe)
+    external = compiler.compile(model, inputs, recipe=recipe, weights="external")
+    np.testing.assert_array_equal(inline(*inputs).numpy(), external(*inputs).numpy())
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory) -> tuple[Path, np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    model, (x,) = tiny.build()
+    art = compiler.compile(model, (x,), "fp8-current", weights="external")
+    temporary = art.parameters
+    assert temporary is not None
+    path = tmp_path_factory.mktemp("ext") / "tiny.vmfb"
+    art.save(path)
+    assert art.parameters == parameters_beside(path) == path.with_name("tiny.params.safetensors")
+    assert not temporary.exists()  # moved, not copied
+    return path, x.numpy(), art(x.numpy())
+
+
+def test_saved_artifact_loads_its_parameter_file(saved, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path, x, expected = saved
+    np.testing.assert_array_equal(compiler.load(path)(x), expected)
+    # elsewhere, named explicitly
+    elsewhere = tmp_path / "weights.safetensors"
+    elsewhere.write_bytes(parameters_beside(path).read_bytes())
+    moved = tmp_path / "m.vmfb"
+    moved.write_bytes(path.read_bytes())
+    with pytest.raises(QmlirError, match="does not exist .*--parameters"):
+        compiler.load(moved)
+    np.testing.assert_array_equal(compiler.load(moved, parameters=elsewhere)(x), expected)
+    # the file is plain safetensors: its tensors are the module's parameters
+    header = safetensors_header(elsewhere)
+    assert {e["dtype"] for e in header.values()} == {"I8", "F32"}
+
+
+def _refused(path: Path, params: Path, match: str) -> None:
+    with pytest.raises(QmlirError, match=match):
+        compiler.load(path, parameters=params)
+
+
+def test_a_damaged_or_swapped_parameter_file_is_refused(saved, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path, x, expected = saved
+    good = parameters_beside(path).read_bytes()
+    params = tmp_path / "p.safetensors"
+    params.write_bytes(good)
+    compiler.load(path, parameters=params)  # verified, and remembered in the cache
+    cache = json.loads(
+        (Path(os.environ["QMLIR_CACHE_DIR"]) / "verified-parameters.json").read_text()
+    )
+    assert str(params.resolve()) in cache
+    _refused(path, tmp_path / "none.safetensors", "does not exist")
+    params.write_bytes(good[:-1])
+    _refused(path, params, "has .* bytes, the artifact was sealed with")
+    rng = np.random.default_rng(0)
+    for position in rng.integers(0, len(good), 20).tolist():  # after a verified load too
+        bad = bytearray(good)
+        bad[position] ^= 0x10
+        params.write_bytes(bytes(bad))
+        _refused(path, params, "SHA-256 differs from the sealed one")
+    # another compile's file of the same size (other weights)
+    model, (x2,) = tiny.build()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.mul_(0.5)
+    other = compiler.compile(model, (x2,), "fp8-current", weights="external")
+    assert other.parameters is not None
+    assert other.parameters.stat().st_size == len(good)
+    _refused(path, other.parameters, "SHA-256 differs")
+    params.write_bytes(good)
+    np.testing.assert_array_equal(compiler.load(path, parameters=params)(x), expected)
+
+
+def test_cli_run_and_inspect_find_the_parameter_file(saved, capsys) -> None:  # type: ignore[no-untyped-def]
+    path, x, _ = saved
+    code, out, _ = cli(capsys, "inspect", str(path))
+    assert code == 0
+    assert "parameters (weights outside the module)" in out
+    assert "(size matches)" in out and "iree-run-module" in out
+    code, out, err = cli(
+        capsys, "run", str(path), "--random-inputs", "--parameters", "/nonexistent"
+    )
+    assert code != 0 and "does not exist" in err and len(err.strip().splitlines()) == 1
+    code, out, _ = cli(capsys, "run", str(path), "--random-inputs")
+    assert code == 0 and "output 0" in out
+
+
+_PEAK = r"""
+import json, sys
+from compiler.cli import main
+code = main(sys.argv[1:])
+hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
+print(json.dumps({"code": code, "peak_mb": hwm / 1024}))
+"""
+
+
+def test_compile_memory_does_not_grow_with_the_checkpoint(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A ~300 MB bf16 checkpoint (its largest tensors 64 MB) compiles in well under what its
+    weights would take held once in f32 (and 6-10x that, inlined): the weights stream."""
+    model = checkpoints.llama(
+        dtype=torch.bfloat16,
+        hidden_size=1024,
+        intermediate_size=4096,
+        num_hidden_layers=2,
+        num_attention_heads=8,
+        num_key_value_heads=2,
+        vocab_size=32000,
+    )
+    folder = checkpoints.save(model, tmp_path / "big", shard="100MB")
+    stored = sum(f.stat().st_size for f in folder.glob("*.safetensors"))
+    del model
+    assert stored > 200e6
+    out = tmp_path / "big.vmfb"
+    result = subprocess.run(
+        [sys.executable, "-c", _PEAK, "compile", str(folder), "-o", str(out), "-q", "--seq", "8"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    peak_mb = json.loads(result.stdout.strip().splitlines()[-1])["peak_mb"]
+    # torch + IREE + the importer alone take ~0.7 GB; the f32 copy of the weights is 1.2 GB
+    assert peak_mb < 1500, peak_mb
+    assert parameters_beside(out).stat().st_size < stored
