@@ -15,17 +15,17 @@ def llama(seed: int = 0, dtype: torch.dtype = torch.float32, **overrides: int) -
     """A seeded, tiny ``LlamaForCausalLM`` (GQA, untied head)."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    config = LlamaConfig(
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        vocab_size=256,
-        max_position_embeddings=64,
-        tie_word_embeddings=False,
+    sizes = {
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "vocab_size": 256,
+        "max_position_embeddings": 64,
         **overrides,
-    )
+    }
+    config = LlamaConfig(tie_word_embeddings=False, **sizes)
     torch.manual_seed(seed)
     return LlamaForCausalLM(config).eval().to(dtype)
 
