@@ -128,7 +128,7 @@ def placeholder_literal(ref: ParameterRef, info: TensorInfo) -> ir.Value:
 
 
 def _zero(element: ir.Type) -> ir.Attribute:
-    if ir.IntegerType.isinstance(element):
+    if str(element).startswith(("i", "si", "ui")):
         return ir.IntegerAttr.get(element, 0)
     return ir.FloatAttr.get(element, 0.0)
 
