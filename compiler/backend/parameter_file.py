@@ -40,6 +40,7 @@ SAFETENSORS_DTYPES = {
     "i64": "I64",
 }
 
+ALIGNMENT = 64  # bytes: each tensor's start in the file (IREE maps aligned tensors in place)
 Progress = Callable[[int, int, str], None]  # bytes written, bytes in all, current tensor
 
 
@@ -52,22 +53,38 @@ class WrittenParameters:
     tensors: int
 
 
-def safetensors_header(tensors: list[PlannedTensor]) -> bytes:
-    """The 8-byte length and the JSON header (padded with spaces to 8 bytes) for ``tensors``,
-    stored back to back in their order."""
-    entries: dict[str, Any] = {}
+def safetensors_header(tensors: list[PlannedTensor]) -> tuple[bytes, dict[str, int]]:
+    """The 8-byte length and the JSON header for ``tensors`` in their order, and the padding
+    bytes written before each.
+
+    Every tensor starts :data:`ALIGNMENT` bytes into the file times a whole number, so IREE maps
+    it in place rather than copying it into an allocation of its own (unaligned, it copied:
+    measured, RSS after one call of a 0.35B model 0.79 GB against 0.37 GB of parameters). The
+    header is padded with spaces to put the data there; the padding between tensors is a
+    ``__pad<n>`` tensor (U8) of its own, as safetensors allows no bytes outside a tensor."""
+    body: dict[str, Any] = {}
+    pads: dict[str, int] = {}
     offset = 0
     for t in tensors:
-        entries[t.key] = {
+        pad = -offset % ALIGNMENT
+        if pad:
+            body[f"__pad{len(pads)}"] = {
+                "dtype": "U8",
+                "shape": [pad],
+                "data_offsets": [offset, offset + pad],
+            }
+            pads[t.key] = pad
+            offset += pad
+        body[t.key] = {
             "dtype": SAFETENSORS_DTYPES[t.dtype],
             "shape": list(t.shape),
             "data_offsets": [offset, offset + t.nbytes],
         }
         offset += t.nbytes
-    entries["__metadata__"] = {"producer": "qmlir"}
+    entries = {"__metadata__": {"producer": "qmlir"}, **body}
     text = json.dumps(entries, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    return struct.pack("<Q", len(text)) + text
+    text += b" " * (-(8 + len(text)) % ALIGNMENT)
+    return struct.pack("<Q", len(text)) + text, pads
 
 
 def write_parameters(
@@ -80,10 +97,16 @@ def write_parameters(
         digest.update(data)
         out.write(data)
 
-    header = safetensors_header(plan.tensors)
+    header, pads = safetensors_header(plan.tensors)
     emit(header)
-    total = plan.nbytes
+    total = plan.nbytes + sum(pads.values())
     written = 0
+
+    def emit_tensor(tensor: PlannedTensor, array: Any) -> int:
+        if tensor.key in pads:
+            emit(bytes(pads[tensor.key]))
+        return pads.get(tensor.key, 0) + _emit_tensor(emit, tensor, array)
+
     pending = {t.source: t for t in plan.tensors}
     run = _Run(plan, reader)
     for index in range(len(plan.calls)):
@@ -91,12 +114,12 @@ def write_parameters(
         for i, array in enumerate(results):
             tensor = pending.get(CallResult(index, i))
             if tensor is not None:
-                written += _emit_tensor(emit, tensor, array)
+                written += emit_tensor(tensor, array)
                 if progress is not None:
                     progress(written, total, tensor.key)
     for tensor in plan.tensors:
         if isinstance(tensor.source, ParameterRef):
-            written += _emit_tensor(emit, tensor, tensor.source.read(reader))
+            written += emit_tensor(tensor, tensor.source.read(reader))
             if progress is not None:
                 progress(written, total, tensor.key)
     assert written == total, (written, total)

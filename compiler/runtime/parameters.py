@@ -41,7 +41,8 @@ def parameters_beside(artifact: Path) -> Path:
 
 def safetensors_header(path: Path) -> dict[str, Any]:
     """A safetensors file's tensors (``{name: {"dtype", "shape", "data_offsets"}}``) from its
-    header; ``ValueError`` when it is not one."""
+    header, without the ``__pad<n>`` tensors that align qmlir's; ``ValueError`` when it is not
+    one."""
     with open(path, "rb") as f:
         head = f.read(8)
         if len(head) != 8:
@@ -56,7 +57,7 @@ def safetensors_header(path: Path) -> dict[str, Any]:
     if not isinstance(header, dict):
         raise ValueError("not a safetensors file (header)")
     header.pop("__metadata__", None)
-    return header
+    return {k: v for k, v in header.items() if not k.startswith("__pad")}
 
 
 def file_sha256(path: Path) -> str:
