@@ -8,18 +8,20 @@ shards of at most 2 GB, streamed tensor by tensor: it never holds the model), th
 with ``qmlir compile DIR --recipe R`` (weights external, dynamic batch and sequence) in a child
 process per recipe, reporting:
 
-- compile wall time, split into graph (export, import, passes, IREE: the compile with no weight
-  work, measured by compiling the same folder with ``--weights external`` on a model whose
-  parameter writing is skipped... approximated here as total minus the "write weights" stage the
-  CLI reports) and the weight stream (read checkpoint, quantize, write the parameter file);
+- compile wall time, split into the weight stream (the CLI's "write weights" stage: read each
+  checkpoint tensor, quantize it, write the parameter file; it includes compiling the quantize
+  functions for the host, ~2 s) and the rest, "graph" (export, import, passes, IREE);
 - the bound for the weight stream: checkpoint bytes read plus parameter bytes written at this
   host's measured copy bandwidth (``np.copyto`` of 1 GiB) and disk write rate (``dd`` style,
   1 GiB, fsync'd);
-- peak RSS of the compile's processes (``VmHWM`` of the qmlir process and ``ru_maxrss`` of its
-  children: ``iree-compile``), against the target ``3 GB + 2 x the largest tensor``;
+- peak RSS of the compile's processes (``VmHWM`` of the qmlir process; ``ru_maxrss`` of its
+  children, ``iree-compile``, which Linux reports as at least the parent's RSS when it forked,
+  so it bounds iree-compile's peak from above), against the target ``3 GB + 2 x the largest
+  tensor``;
 - the artifact's and parameter file's sizes;
-- with ``--answer``: the compiled model answers a 16-token prompt (RSS after load and one call),
-  and torch's bf16 model (built from the same folder in its own process) gives the reference
+- with ``--answer``: the compiled model answers a 16-token prompt in a process of its own (RSS
+  after one call: mapped parameter pages and heap), and torch's bf16 model (``from_pretrained``
+  on the same folder, in its own process afterwards, once per size) gives the reference
   logits: cosine similarity.
 """
 
@@ -205,7 +207,8 @@ start = time.perf_counter()
 code = main(sys.argv[2:])
 wall = time.perf_counter() - start
 children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(json.dumps({"code": code, "wall": wall, "stages": times, "peak_mb": hwm(), "children_peak_mb": children}))
+print(json.dumps({"code": code, "wall": wall, "stages": times, "peak_mb": hwm(),
+                  "children_peak_mb": children}))
 """
 
 _ANSWER = r"""
@@ -225,14 +228,17 @@ out = art(ids)
 first = time.perf_counter() - start
 after_call = rss()
 np.save(sys.argv[3], np.asarray(out).astype(np.float32))
-print(json.dumps({"rss_load_mb": after_load, "rss_call_mb": after_call, "first_call_s": first}))
+anon = [int(l.split()[1]) / 1024 for l in open("/proc/self/status") if l.startswith("RssAnon")]
+print(json.dumps({"rss_load_mb": after_load, "rss_call_mb": after_call, "anon_mb": anon[0],
+                  "first_call_s": first}))
 """
 
 _TORCH = r"""
 import json, sys, torch, numpy as np, transformers
 torch.set_num_threads(2)
 lm = transformers.AutoModelForCausalLM.from_pretrained(sys.argv[1], dtype=torch.bfloat16)
-ids = torch.from_numpy(np.random.default_rng(3).integers(0, int(sys.argv[3]), (1, 16)).astype(np.int64))
+ids = np.random.default_rng(3).integers(0, int(sys.argv[3]), (1, 16)).astype(np.int64)
+ids = torch.from_numpy(ids)
 with torch.no_grad():
     out = lm(input_ids=ids, use_cache=False, logits_to_keep=1).logits[:, -1, :].float().numpy()
 np.save(sys.argv[2], out)
@@ -272,7 +278,8 @@ def main() -> None:
             start = time.perf_counter()
             nbytes = write_checkpoint(folder, size)
             print(
-                f"{size}: wrote a {nbytes / 1e9:.2f} GB checkpoint in {time.perf_counter() - start:.0f} s",
+                f"{size}: wrote a {nbytes / 1e9:.2f} GB checkpoint in "
+                f"{time.perf_counter() - start:.0f} s",
                 flush=True,
             )
         nbytes = sum(f.stat().st_size for f in folder.glob("*.safetensors"))
@@ -307,8 +314,10 @@ def main() -> None:
             if args.answer:
                 vocab = str(llama_config(size)["vocab_size"])
                 answer = run_child(_ANSWER, str(ROOT), str(out), str(work / "q.npy"), vocab)
-                run_child(_TORCH, str(folder), str(work / "t.npy"), vocab)
-                q, t = np.load(work / "q.npy").ravel(), np.load(work / "t.npy").ravel()
+                reference = work / f"torch-{size}.npy"
+                if not reference.is_file():
+                    run_child(_TORCH, str(folder), str(reference), vocab)
+                q, t = np.load(work / "q.npy").ravel(), np.load(reference).ravel()
                 row["cosine"] = float(q @ t / (np.linalg.norm(q) * np.linalg.norm(t)))
                 row.update(answer)
             rows.append(row)
@@ -322,26 +331,31 @@ def main() -> None:
             folder.rmdir()
     print()
     print(
-        "| size | recipe | checkpoint | compile | graph | weights | weights bound | peak RSS qmlir / iree-compile | target | artifact + params |"
+        "| size | recipe | checkpoint | compile | graph | weights | weights bound "
+        "| peak RSS qmlir / iree-compile | target | artifact + params |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
-            f"| {r['size']} | {r['recipe']} | {r['checkpoint_gb']:.2f} GB | {r['compile_s']:.0f} s | "
+            f"| {r['size']} | {r['recipe']} | {r['checkpoint_gb']:.2f} GB | "
+            f"{r['compile_s']:.0f} s | "
             f"{r['graph_s']:.0f} s | {r['weights_s']:.0f} s | {r['bound_s']:.0f} s | "
-            f"{r['peak_mb'] / 1e3:.2f} / {r['iree_peak_mb'] / 1e3:.2f} GB | {r['target_mb'] / 1e3:.1f} GB | "
+            f"{r['peak_mb'] / 1e3:.2f} / {r['iree_peak_mb'] / 1e3:.2f} GB | "
+            f"{r['target_mb'] / 1e3:.1f} GB | "
             f"{r['artifact_mb']:.1f} MB + {r['params_gb']:.2f} GB |"
         )
     if args.answer:
         print()
         print(
-            "| size | recipe | RSS after load | RSS after 1 call | first call | cosine vs torch bf16 |"
+            "| size | recipe | params | RSS after 1 call (heap) | / params | first call | cosine |"
         )
-        print("|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|")
         for r in rows:
             print(
-                f"| {r['size']} | {r['recipe']} | {r['rss_load_mb'] / 1e3:.2f} GB | "
-                f"{r['rss_call_mb'] / 1e3:.2f} GB | {r['first_call_s']:.1f} s | {r['cosine']:.5f} |"
+                f"| {r['size']} | {r['recipe']} | {r['params_gb']:.2f} GB | "
+                f"{r['rss_call_mb'] / 1e3:.2f} GB ({r['anon_mb'] / 1e3:.2f}) | "
+                f"{r['rss_call_mb'] / 1e3 / r['params_gb']:.2f} | {r['first_call_s']:.1f} s | "
+                f"{r['cosine']:.5f} |"
             )
 
 
