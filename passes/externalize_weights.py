@@ -38,6 +38,7 @@ from passes.ir.weight_plan import (
     CallResult,
     PlannedCall,
     PlannedTensor,
+    Signature,
     WeightPlan,
 )
 from passes.lowering.cpu.lower import lower_cpu
@@ -129,6 +130,13 @@ class ExternalizeWeights(ModulePass):
             if name not in self.plan.functions:
                 self.plan.functions[name] = lower_cpu(decls[name]).replace(
                     "func.func private @", "func.func @", 1
+                )
+                function_type = ir.FunctionType(
+                    ir.TypeAttr(decls[name].attributes["function_type"]).value
+                )
+                self.plan.signatures[name] = Signature(
+                    tuple(str(t) for t in function_type.inputs),
+                    tuple(str(t) for t in function_type.results),
                 )
             index = len(self.plan.calls)
             self.plan.calls.append(PlannedCall(name, tuple(args)))  # type: ignore[arg-type]

@@ -23,15 +23,17 @@ import contextlib
 import json
 import logging
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import torch
 from torch import nn
 
 from compiler.frontend.model_source import ModelSource
-from compiler.frontend.weights import numpy_tensor, tensor_numpy
+from compiler.frontend.weights import numpy_tensor
 from passes.base.errors import QmlirError, exception_summary
 
 MAX_BATCH = 64
@@ -42,13 +44,38 @@ def is_checkpoint(path: str | Path) -> bool:
     return Path(path).is_dir()
 
 
+_DTYPES = {
+    "F32": np.dtype(np.float32),
+    "BF16": np.dtype(ml_dtypes.bfloat16),
+    "F16": np.dtype(np.float16),
+    "F64": np.dtype(np.float64),
+    "I64": np.dtype(np.int64),
+    "I32": np.dtype(np.int32),
+    "I16": np.dtype(np.int16),
+    "I8": np.dtype(np.int8),
+    "U8": np.dtype(np.uint8),
+    "BOOL": np.dtype(np.bool_),
+}
+
+
+@dataclass(frozen=True)
+class _Stored:
+    file: Path
+    dtype: str
+    shape: tuple[int, ...]
+    start: int  # in the file
+    nbytes: int
+
+
 class Checkpoint:
     """The safetensors shards of a folder: each tensor's file, dtype and shape (headers only),
-    and its values on request (:meth:`read`, mapped)."""
+    and its values on request (:meth:`read`).
+
+    A tensor is read with one ``readinto`` into memory of its own, not through a mapping of the
+    shard: a mapping keeps every page it touched in the process's RSS until it is closed (an 8B
+    checkpoint streamed through ``safe_open`` peaked at 19.6 GB), a read holds one tensor."""
 
     def __init__(self, folder: Path) -> None:
-        from safetensors import safe_open
-
         self.folder = folder
         files = sorted(folder.glob("*.safetensors"))
         index = folder / "model.safetensors.index.json"
@@ -64,24 +91,25 @@ class Checkpoint:
             files = wanted
         if not files:
             raise QmlirError(f"'{folder}' holds no *.safetensors weights")
-        self._handles: dict[Path, Any] = {}
-        self.files: dict[str, Path] = {}
-        self.shapes: dict[str, tuple[int, ...]] = {}
+        self._stored: dict[str, _Stored] = {}
         for f in files:
-            try:
-                handle = safe_open(str(f), framework="pt")
-            except Exception as e:
-                raise QmlirError(f"'{f}' is not a safetensors file: {exception_summary(e)}") from e
-            self._handles[f] = handle
-            for name in handle.keys():
-                self.files[name] = f
-                self.shapes[name] = tuple(handle.get_slice(name).get_shape())
+            self._stored.update(_shard_tensors(f))
+        self.files = {name: t.file for name, t in self._stored.items()}
+        self.shapes = {name: t.shape for name, t in self._stored.items()}
 
     def read(self, name: str) -> np.ndarray:
-        f = self.files.get(name)
-        if f is None:
+        t = self._stored.get(name)
+        if t is None:
             raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")
-        return tensor_numpy(self._handles[f].get_tensor(name))
+        if t.dtype not in _DTYPES:
+            raise QmlirError(f"'{t.file}': tensor '{name}' is {t.dtype}, which qmlir cannot read")
+        data = np.empty(t.nbytes, np.uint8)
+        with open(t.file, "rb", buffering=0) as f:
+            f.seek(t.start)
+            got = f.readinto(memoryview(data))
+        if got != t.nbytes:
+            raise QmlirError(f"'{t.file}' is truncated: tensor '{name}' ends past its end")
+        return data.view(_DTYPES[t.dtype]).reshape(t.shape)
 
     def check(self, model: nn.Module) -> dict[str, str]:
         """Every parameter and persistent buffer of ``model`` that the shards hold has its
@@ -105,6 +133,29 @@ class Checkpoint:
                 )
             stored[name] = found
         return stored
+
+
+def _shard_tensors(path: Path) -> dict[str, _Stored]:
+    """The tensors a safetensors shard holds, from its header; one line if it is not one."""
+    try:
+        with open(path, "rb") as f:
+            length = int.from_bytes(f.read(8), "little")
+            if not 0 < length <= 100 << 20:
+                raise ValueError("header length")
+            header = json.loads(f.read(length))
+        size = path.stat().st_size
+        out = {}
+        for name, entry in header.items():
+            if name == "__metadata__":
+                continue
+            begin, end = entry["data_offsets"]
+            start = 8 + length + begin
+            if not 0 <= begin <= end or start + (end - begin) > size:
+                raise ValueError(f"tensor '{name}' lies past the end of the file")
+            out[name] = _Stored(path, entry["dtype"], tuple(entry["shape"]), start, end - begin)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise QmlirError(f"'{path}' is not a safetensors file ({e})") from None
+    return out
 
 
 @contextlib.contextmanager

@@ -53,9 +53,18 @@ class PlannedTensor:
 _ITEM_BYTES = {"f32": 4, "bf16": 2, "f16": 2, "f64": 8, "i8": 1, "i32": 4, "i64": 8}
 
 
+@dataclass(frozen=True)
+class Signature:
+    """A planned function's argument and result types (MLIR type text)."""
+
+    arguments: tuple[str, ...]
+    results: tuple[str, ...]
+
+
 @dataclass
 class WeightPlan:
     functions: dict[str, str] = field(default_factory=dict)  # name -> public func text
+    signatures: dict[str, Signature] = field(default_factory=dict)
     calls: list[PlannedCall] = field(default_factory=list)
     tensors: list[PlannedTensor] = field(default_factory=list)  # in production order
 

@@ -46,6 +46,11 @@ def test_a_llama_folder_compiles_to_the_modules_outputs(llama_folder, tmp_path, 
     dims = main["inputs"][0]["dims"]
     assert [d["max"] for d in dims] == [64, 64]
     assert art(ids[:1, :5].numpy()).shape == (1, 256)
+    # --compare runs the folder's model in torch, its weights loaded
+    code, stdout, _ = cli(capsys, "run", str(out), "--compare", str(llama_folder))
+    assert code == 0 and "cosine similarity" in stdout
+    cosine = float(stdout.split("cosine similarity")[1].split()[0])
+    assert cosine > 0.9
 
 
 def test_an_encoder_folder_compiles_to_its_last_hidden_state(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -206,6 +206,6 @@ def test_compile_memory_does_not_grow_with_the_checkpoint(tmp_path) -> None:  # 
     )
     assert result.returncode == 0, result.stderr[-2000:]
     peak_mb = json.loads(result.stdout.strip().splitlines()[-1])["peak_mb"]
-    # torch + IREE + the importer alone take ~0.7 GB; the f32 copy of the weights is 1.2 GB
-    assert peak_mb < 1500, peak_mb
+    # torch + IREE + the importer alone take ~0.7 GB; measured 0.86 GB (inline: 2.8 GB)
+    assert peak_mb < 1200, peak_mb
     assert parameters_beside(out).stat().st_size < stored
