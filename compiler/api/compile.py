@@ -9,7 +9,8 @@ from typing import Any
 import torch
 
 from compiler.analysis.layer_accuracy import Calibration, Report, build_report
-from compiler.frontend.model_source import ModelSource, check_model, load_model
+from compiler.frontend.model_loader import load_model
+from compiler.frontend.model_source import ModelSource, check_model
 from compiler.frontend.optimizers import OptimizerOptions
 from compiler.pipeline.inference import compile_model
 from compiler.pipeline.options import CompileOptions

@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     target = resolve_target(args.target, args.cuda_arch, args.cpu)
 
     from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags
-    from compiler.frontend.model_source import load_model
+    from compiler.frontend.model_loader import load_model
     from compiler.pipeline.inference import compile_model
     from compiler.pipeline.options import CompileOptions, attention_as_matmuls
     from compiler.runtime.parameters import parameters_beside

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         table_rows,
     )
     from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags  # same reason
-    from compiler.frontend.model_source import load_model  # same reason
+    from compiler.frontend.model_loader import load_model  # same reason
     from passes.recipes import get_recipe  # same reason
 
     recipe = get_recipe(args.recipe, parse_options(args.recipe_option))

@@ -143,7 +143,7 @@ def _run_repeated(
 
 def _example_inputs(model_spec: str) -> list[np.ndarray]:
     # loading a torch model needs torch; only --compare gets here, plain `qmlir run` must not
-    from compiler.frontend.model_source import load_model
+    from compiler.frontend.model_loader import load_model
 
     return [to_numpy(x) for x in load_model(model_spec).example_inputs]
 
@@ -215,7 +215,7 @@ def _reference_outputs(model_spec: str, inputs: list[np.ndarray]) -> list[np.nda
     # --compare runs the torch model; plain `qmlir run` must work without torch
     import torch
 
-    from compiler.frontend.model_source import load_model  # same reason
+    from compiler.frontend.model_loader import load_model  # same reason
 
     source = load_model(model_spec, materialize=True)
     model = source.module

@@ -1,5 +1,5 @@
-"""Where a model comes from: ``file.py[:function]`` (default function ``build``), a ``.pt2``, or
-a checkpoint folder (``checkpoint.py``)."""
+"""Where a model comes from: ``file.py[:function]`` (default function ``build``) or a ``.pt2``
+(a checkpoint folder: ``checkpoint.py``; ``model_loader.py`` takes all three)."""
 
 from __future__ import annotations
 
@@ -49,26 +49,9 @@ def user_input_names(program: torch.export.ExportedProgram) -> list[str]:
     return [s.arg.name for s in specs if s.kind == InputKind.USER_INPUT]
 
 
-def load_model(
-    spec: str,
-    *,
-    output: str | None = None,
-    batch: int | None = None,
-    seq: int | None = None,
-    materialize: bool = False,
-) -> ModelSource:
-    """The model ``spec`` names. A checkpoint folder's model is built without its weights
-    (``reader`` reads them) unless ``materialize`` (to run it in torch); ``output``, ``batch``
-    and ``seq`` are a folder's choices (``checkpoint.load_checkpoint``)."""
-    if Path(spec).is_dir():
-        from compiler.frontend import checkpoint  # it imports this module
-
-        source = checkpoint.load_checkpoint(Path(spec), output, batch, seq)
-        if materialize:
-            checkpoint.materialize(source)
-        return source
-    if output is not None or batch is not None or seq is not None:
-        raise QmlirError("--output-field, --batch and --seq apply to a checkpoint folder only")
+def load_model(spec: str) -> ModelSource:
+    """The model ``spec`` names: ``file.py[:function]`` or a ``.pt2`` (a checkpoint folder:
+    ``model_loader.load_model``)."""
     path_text, _, function = spec.partition(":")
     path = Path(path_text)
     if not path.exists():
