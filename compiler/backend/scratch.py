@@ -35,6 +35,7 @@ def params_dir(directory: Path | None = None) -> Path:
     directory) for a compile's parameter file, after removing those killed compiles left
     there."""
     where = directory if directory is not None else Path(tempfile.gettempdir())
+    where.mkdir(parents=True, exist_ok=True)
     remove_stale_work_dirs(where)
     return Path(tempfile.mkdtemp(prefix=f"qmlir-{os.getpid()}-params-", dir=where))
 

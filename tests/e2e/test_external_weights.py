@@ -209,3 +209,14 @@ def test_compile_memory_does_not_grow_with_the_checkpoint(tmp_path) -> None:  # 
     # torch + IREE + the importer alone take ~0.7 GB; measured 0.86 GB (inline: 2.8 GB)
     assert peak_mb < 1200, peak_mb
     assert parameters_beside(out).stat().st_size < stored
+
+
+def test_cli_writes_the_parameter_file_beside_a_new_output(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "new" / "dir" / "m.vmfb"
+    model = str(Path(tiny.__file__)) + ":build"
+    code, stdout, _ = cli(capsys, "compile", model, "--weights", "external", "-o", str(out))
+    assert code == 0, stdout
+    assert sorted(p.name for p in out.parent.iterdir()) == ["m.params.safetensors", "m.vmfb"]
+    x = tiny.build()[1][0].numpy()
+    inline = compiler.compile(*tiny.build(), "fp8-current")
+    np.testing.assert_array_equal(compiler.load(out)(x), inline(x))
