@@ -6,7 +6,8 @@ caller names. The artifact's sealed metadata records the file's size and SHA-256
 (``metadata.Parameters``); :func:`verify_parameters` refuses a missing, truncated, swapped or
 modified file with one line, before the module is loaded.
 
-Hashing a file costs about a second per 1-2 GB on these hosts, so a verified file is remembered:
+Hashing reads the whole file (an 8.6 GB one: 22 s from disk on the AVX2 host, benchmarks/
+RESULTS.md), so a verified file is remembered:
 ``verified-parameters.json`` in qmlir's cache directory (``$QMLIR_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/qmlir``, else ``~/.cache/qmlir``) maps the file's real path to its device,
 inode, size, modification and change times (ns) and its digest. A later load whose file has the
