@@ -12,6 +12,7 @@ from iree.compiler import ir
 
 from passes import (  # noqa: F401 (each module registers its pass)
     expose_scaling_state,
+    externalize_weights,
     fold_constant_quantize,
     fold_weight_views,
     fuse_quantize_core,
