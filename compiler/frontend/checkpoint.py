@@ -166,7 +166,7 @@ def parameters_on_meta() -> Iterator[None]:
 
     def on_meta(module: nn.Module, name: str, param: nn.Parameter | None) -> None:
         register(module, name, param)
-        if param is not None:
+        if param is not None and not param.is_meta:  # a tied weight (already meta) stays tied
             kept = module._parameters[name]
             assert kept is not None
             module._parameters[name] = nn.Parameter(

@@ -11,8 +11,10 @@ for _name in ("transformers", "torchao", "torch.utils._pytree"):
     logging.getLogger(_name).setLevel(logging.ERROR)
 
 
-def llama(seed: int = 0, dtype: torch.dtype = torch.float32, **overrides: int) -> torch.nn.Module:
-    """A seeded, tiny ``LlamaForCausalLM`` (GQA, untied head)."""
+def llama(
+    seed: int = 0, dtype: torch.dtype = torch.float32, tied: bool = False, **overrides: int
+) -> torch.nn.Module:
+    """A seeded, tiny ``LlamaForCausalLM`` (GQA; its head tied to the embedding if ``tied``)."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     sizes = {
@@ -25,7 +27,7 @@ def llama(seed: int = 0, dtype: torch.dtype = torch.float32, **overrides: int) -
         "max_position_embeddings": 64,
         **overrides,
     }
-    config = LlamaConfig(tie_word_embeddings=False, **sizes)
+    config = LlamaConfig(tie_word_embeddings=tied, **sizes)
     torch.manual_seed(seed)
     return LlamaForCausalLM(config).eval().to(dtype)
 

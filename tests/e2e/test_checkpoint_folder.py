@@ -79,6 +79,17 @@ def test_a_folder_with_weights_inline_and_a_static_shape(llama_folder, tmp_path)
     assert cosine > 0.99
 
 
+def test_a_tied_head_reads_the_embedding(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A checkpoint of a model whose lm_head is its embedding stores the tensor once."""
+    model = checkpoints.llama(tied=True)
+    folder = checkpoints.save(model, tmp_path / "tied", shard="10GB")
+    assert "lm_head.weight" not in safetensors_header(folder / "model.safetensors")
+    art = compiler.compile(str(folder), recipe="fp8-current", batch=2, seq=6)
+    ids = torch.randint(0, 256, (2, 6), generator=torch.Generator().manual_seed(3))
+    module = compiler.compile(NextTokenLogits(model), (ids,), recipe="fp8-current")
+    np.testing.assert_array_equal(art(ids.numpy()), module(ids.numpy()))
+
+
 def _one_line_error(capsys, folder: Path, tmp_path: Path) -> str:  # type: ignore[no-untyped-def]
     code, out, err = cli(capsys, "compile", str(folder), "-o", str(tmp_path / "x.vmfb"))
     assert code != 0 and not out
