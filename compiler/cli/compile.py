@@ -240,9 +240,9 @@ def run(args: argparse.Namespace) -> int:
             f"wrote {output} ({what}{human_size(len(compiled.vmfb))}, recipe {recipe.name}, "
             f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
         )
-        if compiled.parameters is not None:
-            size = human_size(compiled.parameters.stat().st_size)
-            print(f"wrote {compiled.parameters} ({size}, the weights)")
+        if compiled.parameter_file is not None:
+            size = human_size(compiled.parameter_file.stat().st_size)
+            print(f"wrote {compiled.parameter_file} ({size}, the weights)")
         if recipe.quantizes and quantized < len(layers):
             kept = Counter(
                 layer.note for layer in layers if layer.matmul != OpKind.SCALED_MATMUL.value

@@ -84,7 +84,7 @@ class CompiledModule:
         self._call_lock: threading.Lock | contextlib.nullcontext[None] = (
             threading.Lock() if self.record.stateful else contextlib.nullcontext()
         )
-        self.parameters: Path | None = None
+        self.parameter_file: Path | None = None
         self._owned = owned
         if owned is not None:
             weakref.finalize(self, shutil.rmtree, owned, True)
@@ -95,8 +95,8 @@ class CompiledModule:
                     f"the artifact's weights are in a parameter file ('{record.file}'): "
                     "give its path (--parameters)"
                 )
-            self.parameters = Path(parameters)
-            verify_parameters(self.parameters, record)
+            self.parameter_file = Path(parameters)
+            verify_parameters(self.parameter_file, record)
         elif parameters is not None:
             raise QmlirError("the artifact holds its weights: it takes no parameter file")
 
@@ -116,7 +116,7 @@ class CompiledModule:
             raise QmlirError(self._cpu_problem)
         try:
             return open_module(
-                self._artifact.vmfb, iree_runtime.Config(self._device), self.parameters
+                self._artifact.vmfb, iree_runtime.Config(self._device), self.parameter_file
             )
         except (ValueError, RuntimeError) as e:
             raise QmlirError(
@@ -142,14 +142,14 @@ class CompiledModule:
         (``<name>.params.safetensors``): moved there from a compile's temporary directory,
         copied from anywhere else."""
         target = Path(path)
-        if self.parameters is not None:
+        if self.parameter_file is not None:
             beside = parameters_beside(target)
-            if beside.resolve() != self.parameters.resolve():
-                if self._owned is not None and self.parameters.is_relative_to(self._owned):
-                    move_file(self.parameters, beside)
+            if beside.resolve() != self.parameter_file.resolve():
+                if self._owned is not None and self.parameter_file.is_relative_to(self._owned):
+                    move_file(self.parameter_file, beside)
                 else:
-                    copy_file(self.parameters, beside)
-                self.parameters = beside
+                    copy_file(self.parameter_file, beside)
+                self.parameter_file = beside
         write_atomically(target, self._artifact.data)
 
     def run_numpy(self, *inputs: np.ndarray) -> list[np.ndarray]:

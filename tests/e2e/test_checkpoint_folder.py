@@ -57,7 +57,7 @@ def test_an_encoder_folder_compiles_to_its_last_hidden_state(tmp_path) -> None: 
     model = checkpoints.bert()
     folder = checkpoints.save(model, tmp_path / "bert")
     art = compiler.compile(str(folder), recipe="fp8-current")
-    assert art.parameters is not None
+    assert art.parameter_file is not None
     ids = torch.randint(0, 300, (2, 9), generator=torch.Generator().manual_seed(2))
     module = compiler.compile(OutputField(model, "last_hidden_state"), (ids,), "fp8-current")
     out = art(ids.numpy())
@@ -69,7 +69,7 @@ def test_a_folder_with_weights_inline_and_a_static_shape(llama_folder, tmp_path)
     art = compiler.compile(
         str(llama_folder), recipe="fp8-current", weights="inline", batch=2, seq=7
     )
-    assert art.parameters is None and art.record.parameters is None
+    assert art.parameter_file is None and art.record.parameters is None
     assert [i["shape"] for i in art.signature["inputs"]] == [[2, 7]]
     ids = np.arange(14, dtype=np.int64).reshape(2, 7)
     with torch.no_grad():

@@ -69,7 +69,7 @@ def test_external_weights_give_the_inlined_outputs(model_name: str, recipe: str)
     external = compiler.compile(
         model, inputs, recipe=recipe, weights="external", allow_unquantized=True
     )
-    assert external.parameters is not None and inline.parameters is None
+    assert external.parameter_file is not None and inline.parameter_file is None
     for _ in range(2):  # fp8-delayed: its state moves the same way in both
         assert torch.equal(inline(*inputs), external(*inputs))
     assert external.record.weights == inline.record.weights  # bytes by format, as inlined
@@ -88,11 +88,13 @@ def test_sample_external_weights_give_the_inlined_outputs(sample: str, recipe: s
 def saved(tmp_path_factory) -> tuple[Path, np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
     model, (x,) = tiny.build()
     art = compiler.compile(model, (x,), "fp8-current", weights="external")
-    temporary = art.parameters
+    temporary = art.parameter_file
     assert temporary is not None
     path = tmp_path_factory.mktemp("ext") / "tiny.vmfb"
     art.save(path)
-    assert art.parameters == parameters_beside(path) == path.with_name("tiny.params.safetensors")
+    assert (
+        art.parameter_file == parameters_beside(path) == path.with_name("tiny.params.safetensors")
+    )
     assert not temporary.exists()  # moved, not copied
     return path, x.numpy(), art(x.numpy())
 
@@ -149,9 +151,9 @@ def test_a_damaged_or_swapped_parameter_file_is_refused(saved, tmp_path) -> None
         for p in model.parameters():
             p.mul_(0.5)
     other = compiler.compile(model, (x2,), "fp8-current", weights="external")
-    assert other.parameters is not None
-    assert other.parameters.stat().st_size == len(good)
-    _refused(path, other.parameters, "SHA-256 differs")
+    assert other.parameter_file is not None
+    assert other.parameter_file.stat().st_size == len(good)
+    _refused(path, other.parameter_file, "SHA-256 differs")
     params.write_bytes(good)
     np.testing.assert_array_equal(compiler.load(path, parameters=params)(x), expected)
 
