@@ -7,6 +7,8 @@ q = compiler.quantize(x, recipe="fp8-current")   # q.data (uint8 codes), q.scale
 r = compiler.report(model, (x,), recipe="nvfp4")  # per-layer SQNR; r.suggest_excludes(20.0)
 step = compiler.compile_training(model, (x, y), "fp8-current", optimizer="adamw", lr=1e-3)
 loss = step(x, y)  # one step: forward, backward, update; step.parameters(), step.gradients()
+gen = compiler.compile_generator("llama-folder/", recipe="fp8-current", max_seq_len=512)
+ids = gen.generate(prompt_ids, max_new_tokens=64)  # prefill + decode, the KV cache in the module
 
 Loading and running an artifact (``load``, ``CompiledModule``) needs only the runtime:
 ``iree-base-runtime``, numpy and ml_dtypes. Compiling needs the ``compile`` extra (torch,
@@ -24,9 +26,9 @@ from passes.base.errors import QmlirError
 
 if TYPE_CHECKING:
     from compiler.api.block_scale import block_scale_dequantize, block_scale_quantize
-    from compiler.api.compile import compile, compile_training, report
+    from compiler.api.compile import compile, compile_generator, compile_training, report
     from compiler.pipeline.quantize import QuantizedTensor, quantize
-    from compiler.runtime import CompiledModule, TrainingStep, load
+    from compiler.runtime import CompiledModule, Generator, TrainingStep, load
 
 # Names and the modules that define them, imported when first used: `import compiler;
 # compiler.load(...)` loads neither torch nor iree.compiler, and `import compiler` alone (what
@@ -35,6 +37,8 @@ _LAZY = {
     "CompiledModule": "compiler.runtime",
     "load": "compiler.runtime",
     "TrainingStep": "compiler.runtime",
+    "Generator": "compiler.runtime",
+    "compile_generator": "compiler.api.compile",
     "compile": "compiler.api.compile",
     "compile_training": "compiler.api.compile",
     "report": "compiler.api.compile",
@@ -63,6 +67,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "CompiledModule",
+    "Generator",
     "QmlirError",
     "QuantizedTensor",
     "TrainingStep",
@@ -70,6 +75,7 @@ __all__ = [
     "block_scale_dequantize",
     "block_scale_quantize",
     "compile",
+    "compile_generator",
     "compile_training",
     "load",
     "quantize",

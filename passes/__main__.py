@@ -17,6 +17,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     fold_weight_views,
     fuse_quantize_core,
     gemm_operands,
+    hold_buffers,
     hold_training_state,
     lower_named_ops,
     probe_gemms,

@@ -24,18 +24,15 @@ import dataclasses
 
 import numpy as np
 from iree.compiler import ir
-from iree.compiler.dialects import func
 
 from passes.base.abi import APPLY_UPDATE, GET_GRADIENTS, GET_TRAIN_STATE, SET_TRAIN_STATE
 from passes.base.errors import QmlirError
 from passes.base.module_pass import ModulePass, register_pass
-from passes.ir import torch_ops
+from passes.ir.held_values import hold_in_globals
 from passes.ir.named_ops import (
     NamedOpBuilder,
     add_accessors,
     entry_function,
-    load_global,
-    store_global,
     str_attr,
 )
 from passes.ir.types import tensor_info
@@ -89,9 +86,14 @@ class HoldTrainingState(ModulePass):
                 self._global(ops, "grad", name, t, None)
                 for name, t in zip(self.gradients, args[count : 2 * count], strict=True)
             ]
-        _hold(main, state[:count], grads)
+        main_results = len(_results(main))
+        hold_in_globals(
+            main,
+            dict(enumerate(state[:count])),
+            {main_results - count + i: g for i, g in enumerate(grads)},
+        )
         update_args = state[:count] + grads + state[count:]
-        _hold(update, update_args, state)
+        hold_in_globals(update, dict(enumerate(update_args)), dict(enumerate(state)))
         grad_types = args[count : 2 * count]
         add_accessors(module, GET_TRAIN_STATE, SET_TRAIN_STATE, _typed(state, state_types))
         add_accessors(module, GET_GRADIENTS, None, _typed(grads, grad_types))
@@ -129,40 +131,16 @@ def _typed(symbols: list[str], vtensors: list[ir.Type]) -> list[tuple[str, ir.Ty
     return out
 
 
+def _results(function: ir.Operation) -> list[ir.Value]:
+    block = function.regions[0].blocks[0]
+    return list(block.operations[len(block.operations) - 1].operands)
+
+
 def _check(function: ir.Operation, arguments: int, results: int, name: str) -> None:
     block = function.regions[0].blocks[0]
-    ret = block.operations[len(block.operations) - 1]
-    if len(block.arguments) < arguments or len(ret.operands) != results:
+    returned = len(_results(function))
+    if len(block.arguments) < arguments or returned != results:
         raise QmlirError(
-            f"{name} has {len(block.arguments)} arguments and {len(ret.operands)} results, "
+            f"{name} has {len(block.arguments)} arguments and {returned} results, "
             f"not the training step's {arguments}+ and {results}"
         )
-
-
-def _hold(function: ir.Operation, loaded: list[str], stored: list[str]) -> None:
-    """``function``'s first arguments become loads of the ``loaded`` globals, and its results
-    but the first (``@main``'s loss) or all (the update) stores into ``stored``."""
-    block = function.regions[0].blocks[0]
-    ret = block.operations[len(block.operations) - 1]
-    results = list(ret.operands)
-    kept = results[: len(results) - len(stored)]
-    with ir.InsertionPoint.at_block_begin(block), function.location:
-        for symbol, arg in zip(loaded, block.arguments, strict=False):
-            info = tensor_info(arg.type)
-            assert info is not None
-            arg.replace_all_uses_with(
-                torch_ops.from_builtin(load_global(symbol, info.builtin()), info)
-            )
-    with ir.InsertionPoint(ret), function.location:
-        for symbol, value in zip(stored, results[len(kept) :], strict=True):
-            store_global(symbol, torch_ops.to_builtin(value))
-        func.ReturnOp(kept)
-    ret.erase()
-    for index in reversed(range(len(loaded))):
-        block.erase_argument(index)
-    function.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get([a.type for a in block.arguments], [v.type for v in kept])
-    )
-    for key in ("arg_attrs", "res_attrs"):
-        if key in function.attributes:
-            del function.attributes[key]

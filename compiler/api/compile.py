@@ -1,5 +1,5 @@
-"""The Python API: ``compile``, ``compile_training``, ``report`` (``load`` and ``quantize``
-live beside it)."""
+"""The Python API: ``compile``, ``compile_training``, ``compile_generator``, ``report``
+(``load`` and ``quantize`` live beside it)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from compiler.analysis.layer_accuracy import Calibration, Report, build_report
 from compiler.frontend.model_loader import load_model
 from compiler.frontend.model_source import ModelSource, check_model
 from compiler.frontend.optimizers import OptimizerOptions
+from compiler.pipeline.generation import compile_generator_model
 from compiler.pipeline.inference import compile_model
 from compiler.pipeline.options import CompileOptions
 from compiler.pipeline.target import resolve_target
 from compiler.pipeline.training import compile_training_model
-from compiler.runtime import CompiledModule, TrainingStep
+from compiler.runtime import CompiledModule, Generator, TrainingStep
 from passes.base.errors import QmlirError
 from passes.recipes import get_recipe
 
@@ -184,6 +185,67 @@ def compile_training(
             optimizer, lr, weight_decay, momentum, (float(betas[0]), float(betas[1])), eps
         ),
         probes=probes,
+    )
+
+
+def compile_generator(
+    model: torch.nn.Module | str | Path,
+    recipe: str = "fp8-current",
+    target: str = "llvm-cpu",
+    *,
+    max_seq_len: int | None = None,
+    max_batch: int = 1,
+    kv_cache: str = "model",
+    quantize_all_matmuls: bool = False,
+    dump_ir: str | Path | None = None,
+    exclude: list[str] | tuple[str, ...] = (),
+    layer_recipes: dict[str, str] | None = None,
+    cuda_arch: str | None = None,
+    cpu: str | None = None,
+    allow_unquantized: bool = False,
+    gemm_operands: str = "auto",
+    weights: str = "auto",
+    parameters: str | Path | None = None,
+    **options: Any,
+) -> Generator:
+    """Compiles a causal LM (a transformers ``*ForCausalLM`` module, or a checkpoint folder
+    holding one) into a generator: one artifact whose module holds a KV cache of
+    ``max_seq_len`` positions (default: the config's ``max_position_embeddings``) for up to
+    ``max_batch`` sequences, in the model's dtype (``kv_cache="model"``), and runs the prompt
+    (prefill) and then one token per step (decode) through the same compiled function, its
+    matmuls quantized by ``recipe``. ``gen.generate(ids, max_new_tokens=...)`` generates;
+    ``gen.save(path)``, and ``compiler.load(path)`` gives a :class:`Generator` back. The other
+    arguments are :func:`compile`'s (``weights``: ``auto`` is external for a folder).
+    """
+    folder = isinstance(model, (str, Path))
+    if folder and not Path(model).is_dir():
+        raise QmlirError(f"'{model}' is not a checkpoint folder (pass an nn.Module)")
+    if not folder and not isinstance(model, torch.nn.Module):
+        raise QmlirError(
+            f"compile_generator() takes an nn.Module or a folder, not {type(model).__name__}"
+        )
+    if weights == "auto":
+        weights = "external" if folder else "inline"
+    return compile_generator_model(
+        Path(model) if folder else model,  # type: ignore[arg-type]
+        _options(
+            recipe,
+            options,
+            target=target,
+            quantize_all_matmuls=quantize_all_matmuls,
+            dump_ir=Path(dump_ir) if dump_ir is not None else None,
+            exclude=tuple(exclude),
+            layer_recipes=layer_recipes,
+            cuda_arch=cuda_arch,
+            cpu=cpu,
+            allow_unquantized=allow_unquantized,
+            gemm_operands=gemm_operands,
+            weights=weights,
+            parameters=Path(parameters) if parameters is not None else None,
+        ),
+        max_seq=max_seq_len,
+        max_batch=max_batch,
+        kv_cache=kv_cache,
     )
 
 

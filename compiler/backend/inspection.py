@@ -63,6 +63,7 @@ def weight_bytes(module: ir.Module) -> dict[str, int]:
         ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
         for op in module.body.operations
         if op.operation.name == "util.global"
+        and "initial_value" in op.operation.attributes
         and "flow.parameter.named" in str(op.operation.attributes["initial_value"])
     }
 

@@ -35,6 +35,7 @@ from torch import nn
 from compiler.frontend.model_source import ModelSource
 from compiler.frontend.weights import numpy_tensor
 from passes.base.errors import QmlirError, exception_summary
+from passes.ir.parameters import Reader
 
 MAX_BATCH = 64
 EXAMPLE_BATCH, EXAMPLE_SEQ = 2, 8  # export examples (a size 1 would be specialized)
@@ -205,13 +206,50 @@ class OutputField(nn.Module):
         return getattr(out, self.field)
 
 
-def load_checkpoint(
-    folder: Path,
-    output: str | None = None,
-    batch: int | None = None,
-    seq: int | None = None,
-) -> ModelSource:
-    """The folder's model, on the meta device, with its checkpoint as the weights' reader."""
+@dataclass
+class OpenedCheckpoint:
+    """A folder's model built on the meta device (``model``, of class ``architecture``), its
+    ``config``, and the checkpoint its weights are read from."""
+
+    folder: Path
+    model: nn.Module
+    architecture: str
+    config: Any
+    checkpoint: Checkpoint
+    stored: dict[str, str]  # the model's state-dict names → the checkpoint's
+
+    def reader(self, wrapper: nn.Module) -> Reader:
+        """Reads ``wrapper``'s weights (a module holding :attr:`model`) by its state-dict
+        names from the checkpoint."""
+        by_tensor = {
+            id(t): self.stored[n]
+            for n, t in self.model.state_dict(keep_vars=True).items()
+            if n in self.stored
+        }
+        names = {
+            n: by_tensor[id(t)]
+            for n, t in wrapper.state_dict(keep_vars=True).items()
+            if id(t) in by_tensor
+        }
+
+        def read(name: str) -> np.ndarray:
+            if name not in names:
+                raise QmlirError(
+                    f"checkpoint '{self.folder}' has no tensor '{name.split('.', 1)[1]}', which "
+                    "the compiled function reads"
+                )
+            return self.checkpoint.read(names[name])
+
+        return read
+
+    @property
+    def max_positions(self) -> int:
+        """The longest sequence the config allows (4096 where it names none)."""
+        return int(getattr(self.config, "max_position_embeddings", 0) or 0) or 4096
+
+
+def open_checkpoint(folder: Path) -> OpenedCheckpoint:
+    """The folder's model on the meta device, its shards checked against the config."""
     if not (folder / "config.json").is_file():
         raise QmlirError(
             f"'{folder}' has no config.json: a model folder is what save_pretrained writes"
@@ -242,25 +280,19 @@ def load_checkpoint(
         raise QmlirError(f"cannot build {architectures[0]}: {exception_summary(e)}") from e
     model.eval()
     stored = checkpoint.check(model)
-    by_tensor = {
-        id(t): stored[n] for n, t in model.state_dict(keep_vars=True).items() if n in stored
-    }
-    wrapper = _wrapped(model, architectures[0], output)
-    names = {
-        n: by_tensor[id(t)]
-        for n, t in wrapper.state_dict(keep_vars=True).items()
-        if id(t) in by_tensor
-    }
+    return OpenedCheckpoint(folder, model, architectures[0], config, checkpoint, stored)
 
-    def read(name: str) -> np.ndarray:
-        if name not in names:
-            raise QmlirError(
-                f"checkpoint '{folder}' has no tensor '{name.split('.', 1)[1]}', which the "
-                "compiled function reads"
-            )
-        return checkpoint.read(names[name])
 
-    limit = int(getattr(config, "max_position_embeddings", 0) or 0) or 4096
+def load_checkpoint(
+    folder: Path,
+    output: str | None = None,
+    batch: int | None = None,
+    seq: int | None = None,
+) -> ModelSource:
+    """The folder's model, on the meta device, with its checkpoint as the weights' reader."""
+    opened = open_checkpoint(folder)
+    wrapper = _wrapped(opened.model, opened.architecture, output)
+    limit = opened.max_positions
     ids = torch.zeros((batch or EXAMPLE_BATCH, seq or min(EXAMPLE_SEQ, limit)), dtype=torch.int64)
     dims: dict[int, Any] = {}
     if batch is None:
@@ -269,14 +301,13 @@ def load_checkpoint(
         dims[1] = torch.export.Dim("seq", min=1, max=limit)
     _check_static(batch, MAX_BATCH * 1024, "--batch")
     _check_static(seq, limit, "--seq")
-    source = ModelSource(
+    return ModelSource(
         folder.resolve().name,
         wrapper,
         (ids,),
         dynamic_shapes=({**dims},) if dims else None,
-        reader=read,
+        reader=opened.reader(wrapper),
     )
-    return source
 
 
 def _check_static(size: int | None, limit: int, flag: str) -> None:

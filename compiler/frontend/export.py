@@ -3,8 +3,9 @@ ATen ops kept as they are.
 
 ``run_decompositions`` lowers to inference ATen IR decomposing only ``aten.new_ones`` and
 ``aten.__and__`` (transformers' attention-mask code would otherwise leave a 0-d bool literal that
-IREE cannot legalize), ``aten.diff`` (transformers' packed-sequence check on position ids; no
-lowering in torch-mlir) and ``aten.einsum`` (into permutes, views and ``bmm``), so
+IREE cannot legalize), ``aten.index_copy`` (a static KV cache's update), ``aten.diff``
+(transformers' packed-sequence check on position ids; no lowering in torch-mlir) and
+``aten.einsum`` (into permutes, views and ``bmm``), so
 ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass;
 and, where the pipeline asks, ``scaled_dot_product_attention`` (as ``bmm → softmax → bmm``,
 ``compiler/frontend/attention.py``).
@@ -82,6 +83,8 @@ def export_decompositions(attention_as_matmuls: bool) -> dict:  # type: ignore[t
         # torch-mlir imports einsum with its operands as a list, which fails when one is a
         # weight; decomposed, its contractions are bmm/mm the recipe pass sees
         "aten.einsum.default",
+        # a static KV cache's update (transformers' StaticLayer); torch-mlir has no lowering
+        "aten.index_copy.default",
     )
     table = {op: fn for op, fn in core.items() if str(op) in wanted}
     if attention_as_matmuls:

@@ -12,12 +12,16 @@ meta device.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import torch
+from torch.export.graph_signature import InputKind, InputSpec, OutputKind
 from torch_mlir import ir as tm_ir
 from torch_mlir.dialects import torch as torch_d
 from torch_mlir.extras import fx_importer
 
+from compiler.frontend.weights import tensor_numpy
 from passes.base.errors import QmlirError, exception_summary
 from passes.ir.parameters import PARAMETER_ATTR
 
@@ -25,6 +29,17 @@ _ELEMENT_TYPES = {
     torch.float32: lambda: tm_ir.F32Type.get(),
     torch.bfloat16: lambda: tm_ir.BF16Type.get(),
     torch.float16: lambda: tm_ir.F16Type.get(),
+}
+
+
+_SIGNATURE_DTYPES = {
+    torch.float32: "f32",
+    torch.bfloat16: "bf16",
+    torch.float16: "f16",
+    torch.float64: "f64",
+    torch.int64: "si64",
+    torch.int32: "si32",
+    torch.bool: "i1",
 }
 
 
@@ -127,9 +142,54 @@ def _copy_weights_in_lists(program: torch.export.ExportedProgram) -> None:
     graph.lint()
 
 
+@dataclasses.dataclass(frozen=True)
+class MutatedBuffers:
+    """The buffers a program mutates, as :func:`lift_mutated_buffers` leaves them: ``@main``'s
+    first arguments (``inputs``, their names in order) and first results (``outputs``), and each
+    input's initial value (None: zeros), for pass ``hold-buffers``."""
+
+    inputs: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+    initial: tuple[np.ndarray | None, ...] = ()
+    dtypes: tuple[str, ...] = ()  # each input's, as the signature names them (``si64``)
+
+
+def lift_mutated_buffers(program: torch.export.ExportedProgram) -> MutatedBuffers:
+    """Each buffer the (functionalized) program mutates becomes an argument of the imported
+    function, before the user's inputs, and its new value a result, before the user's outputs
+    (where ``torch.export`` puts buffer mutations), instead of a literal; a program that mutates
+    one of its inputs is refused."""
+    signature = program.graph_signature
+    if signature.user_inputs_to_mutate:
+        (name,) = list(signature.user_inputs_to_mutate.values())[:1]
+        raise QmlirError(
+            f"the model writes into its input '{name}' in place: return the new value instead"
+        )
+    mutated = set(signature.buffers_to_mutate.values())
+    if not mutated:
+        return MutatedBuffers()
+    state = {**program.constants, **program.state_dict}
+    inputs, initial, dtypes = [], [], []
+    for i, spec in enumerate(signature.input_specs):
+        if spec.kind == InputKind.BUFFER and spec.target in mutated:
+            inputs.append(spec.target)
+            value = state[spec.target].detach()
+            if value.dtype not in _SIGNATURE_DTYPES:
+                raise QmlirError(f"the model mutates buffer '{spec.target}' of {value.dtype}")
+            dtypes.append(_SIGNATURE_DTYPES[value.dtype])
+            initial.append(tensor_numpy(value) if value.count_nonzero() else None)
+            signature.input_specs[i] = InputSpec(InputKind.USER_INPUT, spec.arg, None)
+    outputs = [s.target for s in signature.output_specs if s.kind == OutputKind.BUFFER_MUTATION]
+    assert all(s.kind == OutputKind.USER_OUTPUT for s in signature.output_specs[len(outputs) :]), (
+        "buffer mutations come first"
+    )
+    return MutatedBuffers(tuple(inputs), tuple(outputs), tuple(initial), tuple(dtypes))
+
+
 def import_program(program: torch.export.ExportedProgram, external: bool = False) -> str:
     """Imports an exported program as ``func.func @main``; returns the module's text.
-    ``external``: its state tensors as placeholder literals naming them."""
+    ``external``: its state tensors as placeholder literals naming them. Call
+    :func:`lift_mutated_buffers` first on a program that mutates buffers."""
     _expose_non_persistent_buffers(program)
     _copy_weights_in_lists(program)
     hooks: fx_importer.FxImporterHooks = _DenseLiterals()

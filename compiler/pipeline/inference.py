@@ -19,7 +19,7 @@ from compiler.backend.scratch import params_dir
 from compiler.frontend.checkpoint import materialize
 from compiler.frontend.dynamic_dims import dim_names
 from compiler.frontend.export import export_model
-from compiler.frontend.importer import import_program
+from compiler.frontend.importer import import_program, lift_mutated_buffers
 from compiler.frontend.input_roles import input_roles, output_dims
 from compiler.frontend.model_source import ModelSource
 from compiler.frontend.weights import chain_readers, tensor_reader
@@ -32,9 +32,11 @@ from compiler.pipeline.options import (
     check_weights,
     gemm_operand_type,
 )
-from compiler.runtime import CompiledModule
-from compiler.runtime.metadata import ArtifactMetadata, Layer
+from compiler.pipeline.pass_runner import run_pass
+from compiler.runtime import CompiledModule, Generator
+from compiler.runtime.metadata import ArtifactMetadata, Generation, HeldBuffer, Layer
 from compiler.runtime.parameters import SUFFIX
+from passes.hold_buffers import HoldBuffers, buffer_types
 
 
 def compile_model(
@@ -43,13 +45,15 @@ def compile_model(
     progress: Progress | None = None,
     scratch: Path | None = None,
     parameters_name: str = f"model{SUFFIX}",
+    generation: Generation | None = None,
 ) -> CompiledModule:
     """``options.weights="external"``: the weights go to a parameter file, read one at a time
     from the model's state (or the checkpoint a folder holds, ``source.reader``), written to
     ``options.parameters`` or else to a ``qmlir-<pid>-params-*`` directory in ``scratch`` (the
     temporary directory by default) that the returned module owns until it is saved, named
     ``parameters_name`` (the name the seal records); pass the output's directory and the name
-    saving gives it, and saving is a rename."""
+    saving gives it, and saving is a rename. Buffers the model mutates are held in the module
+    (``passes/hold_buffers.py``); ``generation`` records a generator's (``generation.py``)."""
     note = progress or (lambda stage: None)
     check_weights(options)
     external = options.weights == "external"
@@ -61,6 +65,8 @@ def compile_model(
     program = export_model(source, as_matmuls)
     names = dim_names(source.dynamic_shapes, source.input_names())
     roles, outputs = input_roles(program, names), output_dims(program, names)
+    held = lift_mutated_buffers(program)  # @main's first arguments and results
+    outputs = outputs[len(held.outputs) :]
     note("import")
     text = import_program(program, external=external)
     reader = None
@@ -72,8 +78,12 @@ def compile_model(
             owned = params_dir(scratch)
             options = dataclasses.replace(options, parameters=owned / parameters_name)
 
+    def hold_buffers(module: ir.Module) -> None:
+        """The buffers the model mutates (a KV cache, a counter) held in the module."""
+        run_pass(HoldBuffers(held.inputs, held.outputs, initial=held.initial), module)
+
     def describe(module: ir.Module, layers: tuple[Layer, ...]) -> ArtifactMetadata:
-        return artifact_metadata(
+        record = artifact_metadata(
             source.name,
             options,
             module,
@@ -83,13 +93,22 @@ def compile_model(
             attention="matmuls" if as_matmuls else "fused",
             weights=weight_bytes(module),
         )
+        types = buffer_types(module)
+        buffers = tuple(
+            HeldBuffer(name, tuple(types[name].shape), dtype, initial is None)
+            for name, dtype, initial in zip(held.inputs, held.dtypes, held.initial, strict=True)
+        )
+        return dataclasses.replace(record, buffers=buffers, generation=generation)
 
     with ir.Context():
         module = ir.Module.parse(text)
         try:
-            artifact = compile_core(module, options, gemm, describe, note, weights=reader)
+            artifact = compile_core(
+                module, options, gemm, describe, note, after_recipe=hold_buffers, weights=reader
+            )
         except BaseException:
             if owned is not None:
                 shutil.rmtree(owned, ignore_errors=True)
             raise
-    return CompiledModule(artifact, parameters=options.parameters, owned=owned)
+    kind = CompiledModule if generation is None else Generator
+    return kind(artifact, parameters=options.parameters, owned=owned)

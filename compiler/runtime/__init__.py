@@ -2,11 +2,13 @@
 and ml_dtypes: nothing here imports torch or ``iree.compiler``.
 
 ``module`` (``CompiledModule``), ``training`` (``TrainingStep``: a compiled training step),
+``generator`` (``Generator``: a causal LM with its KV cache),
 ``loading`` (``load``), ``seal`` (the artifact file and its digest), ``metadata`` (the
 metadata's typed, versioned record), ``metadata_schema`` (its fields, checked), ``input_check``
 (inputs against the signature), ``scaling_health`` (is an fp8-delayed state sound).
 """
 
+from compiler.runtime.generator import Generator
 from compiler.runtime.input_check import NonFiniteInputWarning
 from compiler.runtime.loading import load, read_artifact
 from compiler.runtime.module import CompiledModule, open_module, to_numpy, to_torch
@@ -14,6 +16,7 @@ from compiler.runtime.training import TrainingStep
 
 __all__ = [
     "CompiledModule",
+    "Generator",
     "NonFiniteInputWarning",
     "TrainingStep",
     "load",

@@ -1,11 +1,13 @@
-"""Opening an artifact file: a :class:`CompiledModule`, or a :class:`TrainingStep` where the
-artifact is a compiled training step (its metadata has ``training``)."""
+"""Opening an artifact file: a :class:`CompiledModule`, a :class:`TrainingStep` where the
+artifact is a compiled training step (its metadata has ``training``), a :class:`Generator`
+where it is a generator (``generation``)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from compiler.runtime.generator import Generator
 from compiler.runtime.module import CompiledModule
 from compiler.runtime.parameters import parameters_beside
 from compiler.runtime.seal import Artifact, unseal
@@ -17,8 +19,11 @@ def artifact_module(
     data: bytes, device: str = "", parameters: str | os.PathLike[str] | None = None
 ) -> CompiledModule:
     """The artifact ``data`` as the class its metadata calls for."""
-    if unseal(data).record.training is not None:
+    record = unseal(data).record
+    if record.training is not None:
         return TrainingStep(data, device=device)
+    if record.generation is not None:
+        return Generator(data, device=device, parameters=parameters)
     return CompiledModule(data, device=device, parameters=parameters)
 
 

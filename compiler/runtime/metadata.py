@@ -133,6 +133,56 @@ class Parameters:
 
 
 @dataclasses.dataclass(frozen=True)
+class HeldBuffer:
+    """A buffer the model mutates, held in the module (``passes/hold_buffers.py``): its dtype
+    (the signature's names: ``f32``, ``bf16``, ``si64``, ...) and whether it starts as zeros
+    (else the module's ``qmlir.initial_buffers`` returns its initial value)."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    zeros: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "shape": list(self.shape),
+            "dtype": self.dtype,
+            "zeros": self.zeros,
+        }
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> HeldBuffer:
+        return cls(value["name"], tuple(value["shape"]), value["dtype"], value["zeros"])
+
+
+@dataclasses.dataclass(frozen=True)
+class Generation:
+    """A generator artifact (``compile_generator``): ``@main(input_ids [max_batch, T], start
+    [1]) -> logits [max_batch, vocab]`` writes T tokens' keys and values into the KV cache the
+    module holds (``layers`` caches of ``cache_dtype``, ``max_seq`` positions, ``kv_cache``
+    format) and returns the last token's logits; ``eos_token_ids`` end a sequence by default."""
+
+    max_batch: int
+    max_seq: int
+    vocab: int
+    layers: int
+    kv_cache: str
+    cache_dtype: str
+    eos_token_ids: tuple[int, ...] = ()
+    pad_token_id: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+        out["eos_token_ids"] = list(self.eos_token_ids)
+        return out
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Generation:
+        return cls(**{**value, "eos_token_ids": tuple(value.get("eos_token_ids", ()))})
+
+
+@dataclasses.dataclass(frozen=True)
 class ArtifactMetadata:
     """What an artifact was compiled from and what it holds. ``attention`` and ``weights``: an
     inference compile's (absent from a training step's); ``training``: a training step's."""
@@ -154,13 +204,17 @@ class ArtifactMetadata:
     weights: Mapping[str, int] | None = None  # constant bytes by format
     training: Training | None = None
     parameters: Parameters | None = None  # weights outside the module: the file it reads
+    generation: Generation | None = None  # a generator artifact's KV cache and limits
+    buffers: tuple[HeldBuffer, ...] = ()  # the model's mutated buffers, held in the module
 
     format = FORMAT
 
     @property
     def stateful(self) -> bool:
-        """The module keeps state between calls (scaling state, a training step's)."""
-        return bool(self.scaling_state) or self.training is not None
+        """The module keeps state between calls (scaling state, a training step's, buffers the
+        model mutates, a KV cache)."""
+        held = self.training is not None or self.generation is not None or bool(self.buffers)
+        return bool(self.scaling_state) or held
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -190,6 +244,10 @@ class ArtifactMetadata:
             out["training"] = self.training.to_json()
         if self.parameters is not None:
             out["parameters"] = self.parameters.to_json()
+        if self.generation is not None:
+            out["generation"] = self.generation.to_json()
+        if self.buffers:
+            out["buffers"] = [b.to_json() for b in self.buffers]
         return out
 
     @classmethod
@@ -206,6 +264,7 @@ class ArtifactMetadata:
             raise QmlirError(f"a qmlir artifact with malformed metadata: {pairing} ({e})") from None
         training = value.get("training")
         parameters = value.get("parameters")
+        generation = value.get("generation")
         return cls(
             qmlir_version=value["qmlir_version"],
             iree_version=value["iree_version"],
@@ -224,6 +283,8 @@ class ArtifactMetadata:
             weights=value.get("weights"),
             training=None if training is None else Training.from_json(training),
             parameters=None if parameters is None else Parameters.from_json(parameters),
+            generation=None if generation is None else Generation.from_json(generation),
+            buffers=tuple(HeldBuffer.from_json(b) for b in value.get("buffers", ())),
         )
 
 

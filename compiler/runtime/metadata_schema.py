@@ -73,14 +73,27 @@ SCHEMA: dict[str, Spec] = {
     "?weights": dict,
     "?exclude": [str],
     "?layer_recipes": list,
-    "?training": _TRAINING,
+    "?training": _TRAINING,  # a training step (compile_training): its state, in module order
     # weights outside the module: the parameter file (compiler/runtime/parameters.py)
     "?parameters": {
         "file": str,
         "bytes": _size,
         "sha256": _digest,
         "tensors": _size,
-    },  # a training step (compile_training): its state, in module order
+    },
+    # the buffers the model mutates, held in the module
+    "?buffers": [{"name": str, "shape": _shape, "dtype": str, "zeros": bool}],
+    # a generator artifact (compile_generator): its KV cache and limits
+    "?generation": {
+        "max_batch": _size,
+        "max_seq": _size,
+        "vocab": _size,
+        "layers": _size,
+        "kv_cache": ("model", "fp8"),
+        "cache_dtype": str,
+        "eos_token_ids": [_size],
+        "?pad_token_id": _size,
+    },
 }
 
 

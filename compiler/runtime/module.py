@@ -23,6 +23,7 @@ import numpy as np
 from iree import runtime as iree_runtime
 
 from compiler.runtime.input_check import (
+    NUMPY_DTYPES,
     NonFiniteInputWarning,
     check_array_likes,
     check_inputs,
@@ -38,7 +39,14 @@ from compiler.runtime.parameters import (
 )
 from compiler.runtime.scaling_health import ScalingHealth, scaling_health
 from compiler.runtime.seal import unseal
-from passes.base.abi import ENTRY, GET_STATE, SET_STATE
+from passes.base.abi import (
+    ENTRY,
+    GET_BUFFERS,
+    GET_STATE,
+    INITIAL_BUFFERS,
+    SET_BUFFERS,
+    SET_STATE,
+)
 from passes.base.cpu_features import host_problem
 from passes.base.errors import QmlirError
 from passes.base.files import copy_file, move_file, write_atomically
@@ -103,8 +111,33 @@ class CompiledModule:
     def _load(self) -> Any:
         with self._load_lock:
             if self._context is None:
-                self._context, self._module_name = self._open()
+                context, self._module_name = self._open()
+                if self.record.buffers:
+                    functions = context.modules[self._module_name]
+                    initial = list(call(functions[INITIAL_BUFFERS], batch=False))
+                    functions[SET_BUFFERS](*self._initial_buffers(host_copies(initial)))
+                self._context = context
             return self._context
+
+    def _initial_buffers(self, nonzero: list[np.ndarray]) -> list[np.ndarray]:
+        """Each held buffer's initial value, a host array of its own (``hold_buffers.py``)."""
+        values = iter(nonzero)
+        return [
+            np.zeros(b.shape, NUMPY_DTYPES[b.dtype]) if b.zeros else np.array(next(values))
+            for b in self.record.buffers
+        ]
+
+    def buffers(self) -> dict[str, np.ndarray]:
+        """The buffers the model mutates, as the module holds them now (copies)."""
+        if not self.record.buffers:
+            return {}
+        values = self._call(GET_BUFFERS)
+        return {b.name: v for b, v in zip(self.record.buffers, values, strict=True)}
+
+    def reset_buffers(self) -> None:
+        """The buffers the model mutates back at their initial values."""
+        if self.record.buffers:
+            self._call(SET_BUFFERS, *self._initial_buffers(self._call(INITIAL_BUFFERS)))
 
     def _open(self) -> tuple[Any, str]:
         if self.record.target.is_cuda and self._device != "cuda":

@@ -9,3 +9,6 @@ GET_TRAIN_STATE = "qmlir.get_train_state"  # -> each parameter, then each optimi
 SET_TRAIN_STATE = "qmlir.set_train_state"  # (each parameter, then each optimizer state)
 GET_GRADIENTS = "qmlir.get_gradients"  # -> the last step's gradient of each parameter
 GET_PROBES = "qmlir.get_probes"  # -> each probed GEMM's operands and result (tests' hook)
+GET_BUFFERS = "qmlir.get_buffers"  # -> each buffer the model mutates, in metadata order
+SET_BUFFERS = "qmlir.set_buffers"  # (each buffer): also how the runtime initializes them
+INITIAL_BUFFERS = "qmlir.initial_buffers"  # -> each buffer whose initial value is not zeros

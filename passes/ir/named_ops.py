@@ -128,12 +128,13 @@ class NamedOpBuilder:
     def add_global(
         self,
         name: str,
-        initial: ir.Attribute,
+        initial: ir.Attribute | ir.Type,
         attrs: dict[str, ir.Attribute],
         tag: str = STATE_ATTR,
     ) -> str:
         """A private mutable ``util.global`` (module state) after the existing globals, its
-        ``attrs`` under ``tag`` (``qmlir.state``: scaling state)."""
+        ``attrs`` under ``tag`` (``qmlir.state``: scaling state); ``initial`` is its initial
+        value, or only its type (no initial value: the runtime sets it before any use)."""
         assert not self.symbol_taken(name), name
         first_other = next(
             (op for op in self.module.body.operations if op.operation.name != "util.global"), None
@@ -144,16 +145,17 @@ class NamedOpBuilder:
             else ir.InsertionPoint(self.module.body)
         )
         with point, ir.Location.unknown():
-            op = ir.Operation.create(
-                "util.global",
-                attributes={
-                    "sym_name": ir.StringAttr.get(name),
-                    "sym_visibility": ir.StringAttr.get("private"),
-                    "type": ir.TypeAttr.get(ir.DenseElementsAttr(initial).type),
-                    "initial_value": initial,
-                    "is_mutable": ir.UnitAttr.get(),
-                },
-            )
+            attributes = {
+                "sym_name": ir.StringAttr.get(name),
+                "sym_visibility": ir.StringAttr.get("private"),
+                "is_mutable": ir.UnitAttr.get(),
+            }
+            if isinstance(initial, ir.Type):
+                attributes["type"] = ir.TypeAttr.get(initial)
+            else:
+                attributes["type"] = ir.TypeAttr.get(ir.DenseElementsAttr(initial).type)
+                attributes["initial_value"] = initial
+            op = ir.Operation.create("util.global", attributes=attributes)
         op.attributes[tag] = ir.DictAttr.get(attrs)
         return name
 

@@ -33,7 +33,9 @@ class TensorInfo:
         return DYNAMIC not in self.shape
 
     def builtin(self) -> ir.Type:
-        return builtin_tensor_type(self.shape, self.dtype)
+        """The builtin tensor type ``torch_c.to_builtin_tensor`` gives (torch's signed and
+        unsigned integers signless: ``si64`` → ``i64``)."""
+        return builtin_tensor_type(self.shape, re.sub(r"^[su]i(\d+)$", r"i\1", self.dtype))
 
     def vtensor(self) -> ir.Type:
         return vtensor_type(self.shape, self.dtype)

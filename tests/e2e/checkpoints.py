@@ -52,3 +52,37 @@ def save(model: torch.nn.Module, folder: Path, shard: str = "40KB") -> Path:
     """``model.save_pretrained(folder)`` in several shards (``shard`` bytes each at most)."""
     model.save_pretrained(str(folder), max_shard_size=shard)
     return folder
+
+
+# small configs of the decoder architectures a generator is tested on (random weights)
+_DECODERS = {
+    "llama": ("LlamaConfig", "LlamaForCausalLM", {}),
+    "qwen2": ("Qwen2Config", "Qwen2ForCausalLM", {}),
+    "qwen3": ("Qwen3Config", "Qwen3ForCausalLM", {"head_dim": 16}),
+    "mistral": ("MistralConfig", "MistralForCausalLM", {"sliding_window": 32}),
+    "phi3": ("Phi3Config", "Phi3ForCausalLM", {"pad_token_id": 0}),
+    "gemma2": ("Gemma2Config", "Gemma2ForCausalLM", {"head_dim": 16, "sliding_window": 32}),
+    "gemma3": ("Gemma3TextConfig", "Gemma3ForCausalLM", {"head_dim": 16, "sliding_window": 32}),
+    "gpt_neox": ("GPTNeoXConfig", "GPTNeoXForCausalLM", {"num_key_value_heads": None}),
+}
+DECODERS = tuple(_DECODERS)
+
+
+def decoder(arch: str, seed: int = 0) -> torch.nn.Module:
+    """A seeded, tiny causal LM of ``arch`` (one of :data:`DECODERS`), f32."""
+    import transformers
+
+    config_name, model_name, extra = _DECODERS[arch]
+    sizes = {
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,  # GQA (GPT-NeoX has none)
+        "vocab_size": 256,
+        "max_position_embeddings": 128,
+        **extra,
+    }
+    config = getattr(transformers, config_name)(**{k: v for k, v in sizes.items() if v is not None})
+    torch.manual_seed(seed)
+    return getattr(transformers, model_name)(config).eval()

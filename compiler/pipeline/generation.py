@@ -1,0 +1,102 @@
+"""The compile of a generator (``compile_generator``): a causal LM with its KV cache held by the
+module, one function for prefill and decode steps (``compiler/frontend/cached_decoder.py``),
+compiled as an inference model whose mutated buffers the module keeps (``inference.py``).
+
+``@main(input_ids [max_batch, T], start [1]) -> logits [max_batch, vocab] f32``: T is dynamic
+(1 .. ``max_seq``); the batch is the compiled maximum (the runtime fills unused rows). The
+result is a :class:`~compiler.runtime.generator.Generator`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from compiler.frontend.cached_decoder import CachedDecoder, is_causal_lm
+from compiler.frontend.checkpoint import open_checkpoint
+from compiler.frontend.model_source import ModelSource
+from compiler.pipeline.inference import compile_model
+from compiler.pipeline.options import CompileOptions, Progress
+from compiler.runtime.generator import Generator
+from compiler.runtime.metadata import Generation
+from passes.base.errors import QmlirError
+
+KV_CACHES = ("model",)
+MAX_GENERATOR_BATCH = 64
+
+
+def compile_generator_model(
+    model: nn.Module | Path,
+    options: CompileOptions,
+    *,
+    max_seq: int | None,
+    max_batch: int = 1,
+    kv_cache: str = "model",
+    progress: Progress | None = None,
+    scratch: Path | None = None,
+    parameters_name: str | None = None,
+) -> Generator:
+    """``model``: a transformers causal LM or a checkpoint folder holding one; ``max_seq``: the
+    cache's positions (prompt and new tokens; default and limit the config's
+    ``max_position_embeddings``)."""
+    if kv_cache not in KV_CACHES:
+        raise QmlirError(
+            f"kv_cache '{kv_cache}' is not implemented (choose from {', '.join(KV_CACHES)})"
+        )
+    if not 1 <= max_batch <= MAX_GENERATOR_BATCH:
+        raise QmlirError(f"max_batch {max_batch} is out of range (1..{MAX_GENERATOR_BATCH})")
+    reader = None
+    if isinstance(model, Path):
+        opened = open_checkpoint(model)
+        lm, name, limit = opened.model, model.resolve().name, opened.max_positions
+    else:
+        lm, name, opened = model, type(model).__name__, None
+        limit = int(getattr(lm.config.get_text_config(), "max_position_embeddings", 0) or 4096)
+    if not is_causal_lm(lm):
+        raise QmlirError(
+            f"a generator is compiled from a transformers *ForCausalLM, not {type(lm).__name__}"
+        )
+    max_seq = limit if max_seq is None else max_seq
+    if not 2 <= max_seq <= limit:
+        raise QmlirError(f"max_seq_len {max_seq} is out of range (2..{limit}, the config's)")
+    decoder = CachedDecoder(lm.eval(), max_batch, max_seq).eval()
+    if opened is not None:
+        reader = opened.reader(decoder)
+    tokens = torch.export.Dim("tokens", min=1, max=max_seq)
+    example = (torch.zeros((max_batch, 2), dtype=torch.int64), torch.zeros(1, dtype=torch.int64))
+    source = ModelSource(name, decoder, example, dynamic_shapes=({1: tokens}, None), reader=reader)
+    generation = _generation(lm, decoder, max_batch, max_seq, kv_cache)
+    extra: dict[str, Any] = {} if parameters_name is None else {"parameters_name": parameters_name}
+    compiled = compile_model(source, options, progress, scratch, generation=generation, **extra)
+    assert isinstance(compiled, Generator)
+    return compiled
+
+
+def _generation(
+    lm: nn.Module, decoder: CachedDecoder, max_batch: int, max_seq: int, kv_cache: str
+) -> Generation:
+    config = lm.config.get_text_config()
+    generation_config = getattr(lm, "generation_config", None)
+    eos = getattr(generation_config, "eos_token_id", None)
+    if eos is None:
+        eos = getattr(config, "eos_token_id", None)
+    eos_ids = tuple(
+        int(e) for e in (eos if isinstance(eos, (list, tuple)) else [eos]) if e is not None
+    )
+    pad = getattr(generation_config, "pad_token_id", None)
+    if pad is None:
+        pad = getattr(config, "pad_token_id", None)
+    keys = decoder.cache.layers[0].keys
+    return Generation(
+        max_batch=max_batch,
+        max_seq=max_seq,
+        vocab=int(config.vocab_size),
+        layers=len(decoder.cache.layers),
+        kv_cache=kv_cache,
+        cache_dtype=str(keys.dtype).removeprefix("torch."),
+        eos_token_ids=eos_ids,
+        pad_token_id=None if pad is None else int(pad),
+    )
