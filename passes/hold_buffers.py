@@ -7,9 +7,9 @@ call and whose first results are their values after it (``compiler/frontend/impo
 ``outputs`` (option ``stored``) the results, in order (each a name in ``inputs``). Each name
 becomes a private mutable ``util.global @qmlir.buffer.<name>`` tagged ``qmlir.buffer``; each
 function in ``functions`` loads its arguments from the globals and stores its results into
-them, and takes and returns the rest. Public functions move the buffers in and out: ``@qmlir.get_buffers() -> (each)``,
-``@qmlir.set_buffers(each)``, and ``@qmlir.initial_buffers() -> (each whose initial value is not
-zeros)``, in ``inputs`` order.
+them, and takes and returns the rest. Public functions move the buffers in and out:
+``@qmlir.get_buffers() -> (each)``, ``@qmlir.set_buffers(each)``, and
+``@qmlir.initial_buffers() -> (each whose initial value is not zeros)``, in ``inputs`` order.
 
 The globals have no initial value: the runtime sets them (zeros, or ``@qmlir.initial_buffers``'
 values) through ``@qmlir.set_buffers`` when it loads the module. IREE 3.13 gives two mutable
