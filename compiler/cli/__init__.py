@@ -1,4 +1,4 @@
-"""``qmlir``: compile, train, run, quantize, report, recipes, inspect.
+"""``qmlir``: compile, train, run, generate, quantize, report, recipes, inspect.
 
 Errors are one line (``qmlir: error: ...``) with a non-zero exit; ``--debug`` shows tracebacks.
 Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``,
@@ -36,7 +36,16 @@ EXIT_MISSING_EXTRA = 2  # as for a malformed command line: this install cannot r
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 
-COMMAND_MODULES = ("compile", "train", "run", "quantize", "report", "recipes", "inspect")
+COMMAND_MODULES = (
+    "compile",
+    "train",
+    "run",
+    "generate",
+    "quantize",
+    "report",
+    "recipes",
+    "inspect",
+)
 
 
 class Terminated(KeyboardInterrupt):

@@ -95,6 +95,27 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         metavar="N",
         help="a folder's model: a static sequence length (default: 1..max_position_embeddings)",
     )
+    g = c.add_argument_group("generation (--generate: a causal LM with its KV cache)")
+    g.add_argument(
+        "--generate",
+        action="store_true",
+        help="compile a generator: a *ForCausalLM (a checkpoint folder, or a build function "
+        "returning one) whose module holds a KV cache; run it with qmlir generate",
+    )
+    g.add_argument(
+        "--max-seq-len",
+        type=int,
+        metavar="N",
+        help="with --generate: positions in the cache, prompt and new tokens (default: the "
+        "config's max_position_embeddings)",
+    )
+    g.add_argument(
+        "--max-batch",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --generate: sequences generated at once, at most (default: 1)",
+    )
     t = c.add_argument_group("training (--train: a step whose model's forward returns the loss)")
     t.add_argument(
         "--train",
@@ -178,11 +199,7 @@ def run(args: argparse.Namespace) -> int:
     weights = args.weights if args.weights != "auto" else ("external" if folder else "inline")
     target = resolve_target(args.target, args.cuda_arch, args.cpu)
 
-    from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags
-    from compiler.frontend.model_loader import load_model
-    from compiler.pipeline.inference import compile_model
     from compiler.pipeline.options import CompileOptions, attention_as_matmuls
-    from compiler.runtime.parameters import parameters_beside
     from passes.ir.dialect import OpKind
 
     options = CompileOptions(
@@ -200,28 +217,17 @@ def run(args: argparse.Namespace) -> int:
     )
     if weights == "external" and args.train:
         raise QmlirError("--train keeps the weights in the step: drop --weights external")
+    _check_generate(args)
     attention_as_matmuls(options)  # a contradictory --attention, before the model is built
     optimizer = _optimizer(args)
     start = time.perf_counter()
     progress = _progress_printer(args.quiet)
     if progress:
         progress("load model")
-    source = load_model(args.model, output=args.output_field, batch=args.batch, seq=args.seq)
-    if args.dynamic:
-        source.dynamic_shapes = dynamic_shapes_from_flags(source, args.dynamic)
-    if optimizer is not None:
-        from compiler.pipeline.training import compile_training_model
-
-        compiled = compile_training_model(source, options, optimizer, progress=progress)
+    if args.generate:
+        compiled = _compile_generator(args, options, output, progress)
     else:
-        scratch = output.parent if weights == "external" else None  # the parameter file's
-        compiled = compile_model(
-            source,
-            dataclasses.replace(options, progress_bytes=_bytes_printer(args.quiet)),
-            progress=progress,
-            scratch=scratch,
-            parameters_name=parameters_beside(output).name,
-        )
+        compiled = _compile(args, options, optimizer, output, progress)
     if progress:
         progress("save")
     try:
@@ -236,6 +242,9 @@ def run(args: argparse.Namespace) -> int:
         layers = compiled.record.layers
         quantized = sum(1 for layer in layers if layer.matmul == OpKind.SCALED_MATMUL.value)
         what = "training step, " if optimizer is not None else ""
+        if compiled.record.generation is not None:
+            g = compiled.record.generation
+            what = f"generator: {g.max_seq} positions x {g.max_batch} sequences, "
         print(
             f"wrote {output} ({what}{human_size(len(compiled.vmfb))}, recipe {recipe.name}, "
             f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
@@ -250,6 +259,78 @@ def run(args: argparse.Namespace) -> int:
             reasons = "; ".join(f"{n} x {why}" for why, n in kept.most_common())
             print(f"  kept in high precision: {reasons} (--explain lists them)")
     return 0
+
+
+def _compile(
+    args: argparse.Namespace, options: Any, optimizer: Any, output: Path, progress: Any
+) -> Any:
+    """A model (or its training step) from a file, a .pt2 or a folder."""
+    from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags
+    from compiler.frontend.model_loader import load_model
+    from compiler.pipeline.inference import compile_model
+    from compiler.runtime.parameters import parameters_beside
+
+    source = load_model(args.model, output=args.output_field, batch=args.batch, seq=args.seq)
+    if args.dynamic:
+        source.dynamic_shapes = dynamic_shapes_from_flags(source, args.dynamic)
+    if optimizer is not None:
+        from compiler.pipeline.training import compile_training_model
+
+        compiled = compile_training_model(source, options, optimizer, progress=progress)
+    else:
+        scratch = output.parent if options.weights == "external" else None  # the parameters
+        compiled = compile_model(
+            source,
+            dataclasses.replace(options, progress_bytes=_bytes_printer(args.quiet)),
+            progress=progress,
+            scratch=scratch,
+            parameters_name=parameters_beside(output).name,
+        )
+    return compiled
+
+
+def _check_generate(args: argparse.Namespace) -> None:
+    """The generation flags only with ``--generate``, and none it cannot take."""
+    if not args.generate:
+        if args.max_seq_len is not None or args.max_batch != 1:
+            raise QmlirError("--max-seq-len and --max-batch need --generate")
+        return
+    clashes = [
+        flag
+        for flag, given in (
+            ("--train", args.train),
+            ("--dynamic", bool(args.dynamic)),
+            ("--batch", args.batch is not None),
+            ("--seq", args.seq is not None),
+            ("--output-field", args.output_field is not None),
+        )
+        if given
+    ]
+    if clashes:
+        raise QmlirError(
+            f"--generate compiles prefill and decode steps (batch --max-batch, positions "
+            f"--max-seq-len): drop {', '.join(clashes)}"
+        )
+
+
+def _compile_generator(args: argparse.Namespace, options: Any, output: Path, progress: Any) -> Any:
+    """A generator from a checkpoint folder, or from a build function returning a causal LM."""
+    from compiler.frontend.model_loader import load_model
+    from compiler.pipeline.generation import compile_generator_model
+    from compiler.runtime.parameters import parameters_beside
+
+    model: Any = Path(args.model)
+    if not model.is_dir():
+        model = load_model(args.model).module
+    return compile_generator_model(
+        model,
+        dataclasses.replace(options, progress_bytes=_bytes_printer(args.quiet)),
+        max_seq=args.max_seq_len,
+        max_batch=args.max_batch,
+        progress=progress,
+        scratch=output.parent if options.weights == "external" else None,
+        parameters_name=parameters_beside(output).name,
+    )
 
 
 def _optimizer(args: argparse.Namespace) -> Any:

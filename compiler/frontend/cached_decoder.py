@@ -42,8 +42,10 @@ class CachedDecoder(nn.Module):
             if isinstance(layer, StaticSlidingWindowLayer) or type(layer) is not StaticLayer:
                 self.cache.layers[i] = StaticLayer(max_seq)
         heads, head_dim = _head_shapes(config)
-        dtype = next(iter(lm.parameters())).dtype
-        self.cache.early_initialization(max_batch, heads, head_dim, dtype, torch.device("cpu"))
+        weight = next(iter(lm.parameters()))
+        # on the weights' device: a folder's model is on the meta device, and so is its cache
+        # (it starts at zeros, which the runtime sets: passes/hold_buffers.py)
+        self.cache.early_initialization(max_batch, heads, head_dim, weight.dtype, weight.device)
         for i, layer in enumerate(self.cache.layers):
             self.register_buffer(KEYS.format(i), layer.keys, persistent=False)
             self.register_buffer(VALUES.format(i), layer.values, persistent=False)

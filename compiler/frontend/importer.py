@@ -177,7 +177,9 @@ def lift_mutated_buffers(program: torch.export.ExportedProgram) -> MutatedBuffer
             if value.dtype not in _SIGNATURE_DTYPES:
                 raise QmlirError(f"the model mutates buffer '{spec.target}' of {value.dtype}")
             dtypes.append(_SIGNATURE_DTYPES[value.dtype])
-            initial.append(tensor_numpy(value) if value.count_nonzero() else None)
+            # zeros: None (a buffer on the meta device, as a folder's KV cache, starts at zeros)
+            nonzero = not value.is_meta and bool(value.count_nonzero())
+            initial.append(tensor_numpy(value) if nonzero else None)
             signature.input_specs[i] = InputSpec(InputKind.USER_INPUT, spec.arg, None)
     outputs = [s.target for s in signature.output_specs if s.kind == OutputKind.BUFFER_MUTATION]
     assert all(s.kind == OutputKind.USER_OUTPUT for s in signature.output_specs[len(outputs) :]), (
