@@ -1,0 +1,199 @@
+"""A generator (``compile_generator``): a causal LM whose KV cache the module holds. Greedy
+tokens match transformers' ``generate`` on every architecture the generator supports; each
+decode step's logits match the artifact's own prefill at the same position (bit for bit where
+the recipe scales per token); the CLI generates; bad requests are one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import compiler
+from compiler.runtime import Generator
+from passes.base.errors import QmlirError
+from tests.e2e import checkpoints
+from tests.e2e.cli_runner import run as cli
+
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
+PROMPT, NEW, MAX_SEQ = 8, 64, 80
+
+
+def _prompt(seed: int = 1, batch: int = 1, length: int = PROMPT) -> np.ndarray:
+    ids = torch.randint(0, 256, (batch, length), generator=torch.Generator().manual_seed(seed))
+    return ids.numpy()
+
+
+def _transformers_greedy(lm: torch.nn.Module, ids: np.ndarray, new: int) -> np.ndarray:
+    with torch.no_grad():
+        out = lm.generate(
+            torch.from_numpy(ids), max_new_tokens=new, min_new_tokens=new, do_sample=False
+        )
+    return out.numpy()
+
+
+@pytest.mark.parametrize("arch", checkpoints.DECODERS)
+def test_greedy_tokens_match_transformers(arch: str) -> None:
+    """64 new tokens under ``none``, the same as transformers' greedy ``generate`` in f32."""
+    lm = checkpoints.decoder(arch)
+    gen = compiler.compile_generator(lm, recipe="none", max_seq_len=MAX_SEQ)
+    ids = _prompt()
+    out = gen.generate(ids, max_new_tokens=NEW, eos_token_id=[])
+    np.testing.assert_array_equal(out, _transformers_greedy(lm, ids, NEW))
+    stats = gen.last_stats
+    assert stats is not None and (stats.prompt_tokens, stats.new_tokens) == (PROMPT, NEW)
+
+
+@pytest.fixture(scope="module")
+def lm() -> torch.nn.Module:
+    return checkpoints.llama(max_position_embeddings=128)
+
+
+def _rel(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+@pytest.mark.parametrize("recipe", ["fp8-block", "mxfp8", "fp8-current", "nvfp4"])
+def test_decode_steps_match_the_prefill(lm, recipe: str) -> None:  # type: ignore[no-untyped-def]
+    """A token decoded at position p gives the logits a prefill of the first p+1 tokens gives:
+    bit for bit where activations are scaled per token (1x128, 1x32 blocks); with a per-tensor
+    scale (fp8-current's, nvfp4's global scale) the one-token step has its own scale, so it is
+    judged against torch's f32 logits: no further from them than the prefill is."""
+    gen = compiler.compile_generator(lm, recipe=recipe, max_seq_len=32)
+    seq = _prompt(seed=3, length=16)
+    with torch.no_grad():
+        full = lm(torch.from_numpy(seq)).logits[0].numpy()
+    gen.step(seq[:, :4], 0)
+    decoded = [gen.step(seq[:, p : p + 1], p)[0] for p in range(4, 16)]
+    prefilled = [gen.step(seq[:, : p + 1], 0)[0] for p in range(4, 16)]
+    for p, step, pre in zip(range(4, 16), decoded, prefilled, strict=True):
+        if recipe in ("fp8-block", "mxfp8"):
+            np.testing.assert_array_equal(step, pre)
+        else:
+            assert _rel(step, full[p]) <= 1.5 * _rel(pre, full[p]) + 0.02, p
+
+
+def test_a_generator_saves_loads_and_generates_the_same(lm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    gen = compiler.compile_generator(lm, recipe="fp8-block", max_seq_len=48, max_batch=3)
+    ids = _prompt(seed=5, batch=2, length=6)
+    first = gen.generate(ids, max_new_tokens=20, eos_token_id=[])
+    again = gen.generate(ids, max_new_tokens=20, eos_token_id=[])  # no reset needed
+    np.testing.assert_array_equal(first, again)
+    gen.save(tmp_path / "gen.vmfb")
+    loaded = compiler.load(tmp_path / "gen.vmfb")
+    assert isinstance(loaded, Generator) and loaded.generation == gen.generation
+    np.testing.assert_array_equal(loaded.generate(ids, max_new_tokens=20, eos_token_id=[]), first)
+    # rows are independent where activations are scaled per token (under a per-tensor scale,
+    # such as fp8-current's, a batch shares each activation's scale, as in TE)
+    alone = loaded.generate(ids[1:], max_new_tokens=20, eos_token_id=[])
+    np.testing.assert_array_equal(alone[0], first[1])
+    # a sequence that reaches an end id stops there, padded while the others go on
+    stop = int(first[0, 6 + 3])
+    ended = loaded.generate(ids, max_new_tokens=20, eos_token_id=stop)
+    row = list(first[0, 6:])
+    cut = row.index(stop)
+    assert list(ended[0, 6 : 6 + cut + 1]) == row[: cut + 1]
+    assert all(t == stop for t in ended[0, 6 + cut + 1 :])  # llama has no pad id: its end id
+
+
+def test_sampling_is_seeded_and_stays_in_the_top_k(lm) -> None:  # type: ignore[no-untyped-def]
+    gen = compiler.compile_generator(lm, recipe="none", max_seq_len=40)
+    ids = _prompt(seed=6)
+    a = gen.generate(ids, 24, temperature=0.8, top_k=5, seed=7, eos_token_id=[])
+    b = gen.generate(ids, 24, temperature=0.8, top_k=5, seed=7, eos_token_id=[])
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, gen.generate(ids, 24, eos_token_id=[]))  # not greedy
+    seen: list[np.ndarray] = []
+    gen.generate(ids, 24, temperature=0.8, top_k=1, seed=9, streamer=seen.append, eos_token_id=[])
+    greedy = gen.generate(ids, 24, eos_token_id=[])
+    np.testing.assert_array_equal(np.concatenate(seen), greedy[0, PROMPT:])  # top_k=1: argmax
+
+
+def test_a_folder_generates_with_its_weights_outside(lm, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    folder = checkpoints.save(lm, tmp_path / "llama")
+    out = tmp_path / "gen.vmfb"
+    code, stdout, err = cli(
+        capsys,
+        "compile", str(folder), "--generate", "--max-seq-len", "40", "--recipe", "mxfp8",
+        "-o", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "generator: 40 positions x 1 sequences" in stdout
+    assert (tmp_path / "gen.params.safetensors").is_file()
+    ids = _prompt(seed=8)
+    module = compiler.compile_generator(lm, recipe="mxfp8", max_seq_len=40)
+    expected = module.generate(ids, max_new_tokens=16, eos_token_id=[])
+    prompt = ",".join(str(int(t)) for t in ids[0])
+    code, stdout, err = cli(
+        capsys, "generate", str(out), "--prompt-ids", prompt, "--max-new-tokens", "16",
+        "--ignore-eos",
+    )  # fmt: skip
+    assert code == 0, err
+    assert [int(t) for t in stdout.split()] == list(expected[0, PROMPT:])
+    assert "prefill 8 tokens" in err and "decode 15 tokens" in err
+
+
+def test_bad_requests_are_one_line_errors(lm, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    gen = compiler.compile_generator(lm, recipe="none", max_seq_len=16, max_batch=2)
+    cases = {
+        "need 20 positions; the cache holds 16": lambda: gen.generate(_prompt(), 12),
+        r"is 256, outside the vocabulary \(0..255\)": lambda: gen.generate(np.array([[1, 256, 3]]), 2),
+        "compiled for at most 2": lambda: gen.generate(_prompt(batch=3), 2),
+        "do not fit the cache's 16 positions": lambda: gen.step(np.zeros((2, 4), np.int64), 13),
+        "not a finite number >= 0": lambda: gen.generate(_prompt(), 2, temperature=-1.0),
+        "ask for at least 1": lambda: gen.generate(_prompt(), 0),
+    }
+    for message, request in cases.items():
+        with pytest.raises(QmlirError, match=message):
+            request()
+    with pytest.raises(QmlirError, match="max_seq_len 200 is out of range"):
+        compiler.compile_generator(lm, recipe="none", max_seq_len=200)
+    with pytest.raises(QmlirError, match="from a transformers \\*ForCausalLM"):
+        compiler.compile_generator(checkpoints.bert(), recipe="none", max_seq_len=16)
+    gen.save(tmp_path / "g.vmfb")
+    for argv, message in (
+        (["--prompt-ids", "1,x"], "give comma-separated token ids"),
+        (["--prompt-ids", "1,2", "--prompt-ids", "3"], "one length"),
+        (["--prompt-ids", "1,2", "--max-new-tokens", "30"], "the cache holds 16"),
+    ):
+        code, _, err = cli(capsys, "generate", str(tmp_path / "g.vmfb"), *argv)
+        assert code != 0 and message in err and len(err.strip().splitlines()) == 1, err
+    code, _, err = cli(capsys, "compile", "x", "--max-seq-len", "8")
+    assert code != 0 and "need --generate" in err
+
+
+def test_a_mutated_buffer_keeps_its_state_across_calls() -> None:
+    """A model that counts its calls in a buffer: the artifact counts as torch does, and its
+    buffers can be read and reset (issue: silent wrong output from models with state)."""
+
+    class Counting(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = torch.nn.Linear(64, 32)
+            self.register_buffer("count", torch.zeros(()))
+            self.register_buffer("offset", torch.full((32,), 0.5))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            self.count += 1
+            self.offset.mul_(2.0)
+            return self.fc(x) + self.count + self.offset
+
+    torch.manual_seed(0)
+    model, x = Counting().eval(), torch.randn(8, 64)
+    reference = Counting().eval()
+    reference.load_state_dict(model.state_dict())
+    art = compiler.compile(model, (x,), recipe="fp8-current")
+    assert [(b.name, b.zeros) for b in art.record.buffers] == [("count", True), ("offset", False)]
+    for _ in range(3):
+        with torch.no_grad():
+            expected = reference(x).numpy()
+        got = art(x.numpy())
+        assert got.shape == (8, 32)
+        assert abs(float((got - expected).mean())) < 0.05  # fp8 noise, not a missed count
+    state = art.buffers()
+    assert float(state["count"]) == 3.0 and np.all(state["offset"] == 4.0)
+    art.reset_buffers()
+    assert float(art.buffers()["count"]) == 0.0 and np.all(art.buffers()["offset"] == 0.5)
