@@ -102,6 +102,20 @@ def run(args: argparse.Namespace) -> int:
             f"({sum(_count(p.shape) for p in training.parameters):,} values), "
             f"{len(training.optimizer_state)} optimizer state tensors"
         )
+    generation = meta.generation
+    if generation is not None:
+        cache = sum(_count(b.shape) for b in meta.buffers if b.dtype == generation.cache_dtype)
+        print(
+            f"generator {generation.max_seq} positions x {generation.max_batch} sequences, "
+            f"vocabulary {generation.vocab}, end ids {list(generation.eos_token_ids)}"
+        )
+        print(
+            f"          KV cache in the module: {generation.layers} layers, "
+            f"{generation.cache_dtype} ({generation.kv_cache}), {cache:,} values; run it with "
+            "qmlir generate"
+        )
+    elif meta.buffers:
+        print(f"buffers   {', '.join(b.name for b in meta.buffers)} (held across calls)")
     if meta.quantize_all_matmuls:
         print("          activation x activation matmuls quantized too")
 

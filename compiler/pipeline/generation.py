@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from compiler.frontend.cached_decoder import CachedDecoder, is_causal_lm
-from compiler.frontend.checkpoint import open_checkpoint
+from compiler.frontend.checkpoint import materialize, open_checkpoint
 from compiler.frontend.model_source import ModelSource
 from compiler.pipeline.inference import compile_model
 from compiler.pipeline.options import CompileOptions, Progress
@@ -62,6 +62,10 @@ def compile_generator_model(
     max_seq = limit if max_seq is None else max_seq
     if not 2 <= max_seq <= limit:
         raise QmlirError(f"max_seq_len {max_seq} is out of range (2..{limit}, the config's)")
+    if opened is not None and options.weights == "inline":
+        # the weights inside the module: the whole model in memory, as transformers holds it
+        materialize(ModelSource(name, lm, (), reader=opened.reader(lm)))
+        opened = None
     decoder = CachedDecoder(lm.eval(), max_batch, max_seq).eval()
     if opened is not None:
         reader = opened.reader(decoder)
@@ -96,7 +100,9 @@ def _generation(
         vocab=int(config.vocab_size),
         layers=len(decoder.cache.layers),
         kv_cache=kv_cache,
-        cache_dtype=str(keys.dtype).removeprefix("torch."),
+        cache_dtype={"float32": "f32", "bfloat16": "bf16", "float16": "f16"}[
+            str(keys.dtype).removeprefix("torch.")
+        ],
         eos_token_ids=eos_ids,
         pad_token_id=None if pad is None else int(pad),
     )

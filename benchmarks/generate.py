@@ -1,0 +1,187 @@
+"""Text generation on the CPU: qmlir generators against transformers' eager ``generate``.
+
+    python benchmarks/generate.py [--sizes 0.35b 1.1b] [--recipes none fp8-current ...]
+                                  [--work DIR] [--prompt 32] [--new 128] [--max-seq 512]
+                                  [--weights external|inline]
+
+For each size the benchmark reuses (or writes, as ``llm_scale.py`` does) a random-weight bf16
+Llama checkpoint, then, each in a process of its own:
+
+- transformers eager bf16 with a static cache (``generate(..., cache_implementation="static")``,
+  greedy, ``torch.set_num_threads(2)``): the prefill (one forward of the prompt) and the decode
+  (the rest of ``generate``'s time over its new tokens but the first);
+- per recipe, ``qmlir compile DIR --generate --max-seq-len N`` and then a generation of the
+  same length through ``Generator.generate`` (greedy), after one warm-up generation: prefill
+  and decode timed as ``Generator.last_stats`` reports them, peak RSS while generating.
+
+Printed (and written with ``--json``): prefill ms, decode tokens/s and its ratio to torch bf16,
+the decode step's time against its bound (the step's weight bytes, the parameter file, plus
+the KV cache it reads, at this host's two-thread read bandwidth: ``np.sum`` over 1 GiB in two
+threads), and peak RSS against the parameter file plus the cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from llm_scale import SIZES, llama_config, write_checkpoint  # noqa: E402
+
+_TORCH = r"""
+import json, sys, time, torch, numpy as np, transformers
+torch.set_num_threads(2)
+folder, prompt, new = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+lm = transformers.AutoModelForCausalLM.from_pretrained(folder, dtype=torch.bfloat16).eval()
+vocab = lm.config.vocab_size
+ids = torch.from_numpy(np.random.default_rng(3).integers(0, vocab, (1, prompt)).astype(np.int64))
+kw = dict(do_sample=False, cache_implementation="static", max_new_tokens=new, min_new_tokens=new)
+with torch.no_grad():
+    lm.generate(ids, **kw)  # warm-up
+    t0 = time.perf_counter(); lm(ids, use_cache=False, logits_to_keep=1); t1 = time.perf_counter()
+    out = lm.generate(ids, **kw); t2 = time.perf_counter()
+prefill = t1 - t0
+print(json.dumps({"prefill_s": prefill, "decode_tps": (new - 1) / ((t2 - t1) - prefill),
+                  "tokens": out[0, prompt:].tolist()}))
+"""
+
+_QMLIR = r"""
+import json, sys, numpy as np
+sys.path.insert(0, sys.argv[1])
+import compiler
+gen = compiler.load(sys.argv[2])
+prompt, new = int(sys.argv[3]), int(sys.argv[4])
+vocab = gen.generation.vocab
+ids = np.random.default_rng(3).integers(0, vocab, (1, prompt)).astype(np.int64)
+gen.generate(ids, new, eos_token_id=[])  # warm-up (loads and maps the module)
+out = gen.generate(ids, new, eos_token_id=[])
+s = gen.last_stats
+hwm = [int(l.split()[1]) / 1024 for l in open("/proc/self/status") if l.startswith("VmHWM")][0]
+print(json.dumps({"prefill_s": s.prefill_s, "decode_tps": s.decode_tokens_per_s,
+                  "peak_mb": hwm, "tokens": out[0, prompt:].tolist()}))
+"""
+
+
+def read_bandwidth() -> float:
+    """GB/s of reading 1 GiB with two threads (``np.sum`` of halves), best of 3."""
+    a = np.ones(1 << 28, np.float32)
+    halves = np.split(a, 2)
+    best = 0.0
+    for _ in range(3):
+        threads = [threading.Thread(target=np.sum, args=(h,)) for h in halves]
+        start = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        best = max(best, a.nbytes / (time.perf_counter() - start) / 1e9)
+    return best
+
+
+def child(code: str, *args: str) -> dict:
+    result = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"child failed: {result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def cache_bytes(size: str, positions: int) -> int:
+    """The KV cache's bytes (bf16) read by a step attending over ``positions``."""
+    c = llama_config(size)
+    head = c["hidden_size"] // c["num_attention_heads"]
+    return 2 * c["num_hidden_layers"] * c["num_key_value_heads"] * head * positions * 2
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", nargs="+", default=["0.35b", "1.1b"], choices=SIZES)
+    parser.add_argument(
+        "--recipes", nargs="+", default=["none", "fp8-current", "fp8-block", "mxfp8", "nvfp4"]
+    )
+    parser.add_argument("--work", default="/tmp/qmlir-llm", help="checkpoints and artifacts")
+    parser.add_argument("--prompt", type=int, default=32)
+    parser.add_argument("--new", type=int, default=128)
+    parser.add_argument("--max-seq", type=int, default=512)
+    parser.add_argument("--weights", default="external", choices=("external", "inline"))
+    parser.add_argument("--json", help="write the results here")
+    args = parser.parse_args()
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    bandwidth = read_bandwidth()
+    print(
+        f"host: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+        f"two-thread read bandwidth {bandwidth:.1f} GB/s"
+    )
+    print(
+        f"batch 1, prompt {args.prompt}, {args.new} new tokens, cache {args.max_seq}, "
+        f"weights {args.weights}\n"
+    )
+    results = []
+    for size in args.sizes:
+        folder = work / f"llama-{size}"
+        if not (folder / "config.json").is_file():
+            write_checkpoint(folder, size)
+        torch = child(_TORCH, str(folder), str(args.prompt), str(args.new))
+        rows = [("torch eager bf16", torch, None)]
+        for recipe in args.recipes:
+            out = work / f"gen-{size}.{recipe}.vmfb"
+            if not out.is_file():
+                flags = [
+                    "--generate",
+                    "--max-seq-len",
+                    str(args.max_seq),
+                    "--weights",
+                    args.weights,
+                    "-q",
+                ]
+                subprocess.run(
+                    [sys.executable, "-m", "compiler.cli", "compile", str(folder), "--recipe",
+                     recipe, "-o", str(out), *flags], check=True, cwd=ROOT,
+                )  # fmt: skip
+            measured = child(_QMLIR, str(ROOT), str(out), str(args.prompt), str(args.new))
+            params = out.with_name(out.name.removesuffix(".vmfb") + ".params.safetensors")
+            weights = params.stat().st_size if params.is_file() else out.stat().st_size
+            rows.append((f"qmlir {recipe}", measured, weights))
+        positions = args.prompt + args.new // 2  # the average decode step's
+        print(f"## {size} ({folder})")
+        print(
+            "| variant | prefill ms | decode tok/s | vs torch bf16 | step ms | bound ms "
+            "| step / bound | peak RSS MB | same tokens as `none` |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|")
+        reference = next((m["tokens"] for name, m, _ in rows if name == "qmlir none"), None)
+        for name, m, weights in rows:
+            step = 1e3 / m["decode_tps"]
+            bound = (
+                1e3 * (weights + cache_bytes(size, positions)) / (bandwidth * 1e9)
+                if weights
+                else float("nan")
+            )
+            same = "" if reference is None or weights is None else str(m["tokens"] == reference)
+            print(
+                f"| {name} | {1e3 * m['prefill_s']:.1f} | {m['decode_tps']:.2f} | "
+                f"{m['decode_tps'] / torch['decode_tps']:.2f} | {step:.1f} | {bound:.1f} | "
+                f"{step / bound:.1f} | {m.get('peak_mb', float('nan')):.0f} | {same} |"
+            )
+            results.append(
+                {"size": size, "variant": name, **{k: v for k, v in m.items() if k != "tokens"}}
+            )
+        print()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
