@@ -1,11 +1,13 @@
 """qmlir's passes over IREE's MLIR bindings, one module per pass (file name = pass name).
 
-In the order the compile runs them (``compiler/pipeline/inference.py``, ``training.py``):
+In the order the compile runs them (``compiler/pipeline/core.py``, with ``inference.py``'s and
+``training.py``'s hooks):
 
 - ``fold-weight-views`` (inference, training): a weight reached through views is a literal again.
 - ``training-gemms`` (training): marks each linear's fprop, dgrad, wgrad and operand roles.
 - ``quantize-matmuls`` (inference, training): the recipe pass; matmuls become named-op chains.
 - ``probe-gemms`` (training, test hook only): keeps what each quantized GEMM read.
+- ``hold-buffers`` (inference): buffers the model mutates (a KV cache, a counter) as globals.
 - ``hold-training-state`` (training): parameters, optimizer state, gradients as module globals.
 - ``expose-scaling-state`` (inference, training): public get/set of the module's scaling state.
 - ``gemm-operands`` (inference, training): bf16 GEMM operands where exact, on AVX512-BF16 CPUs.

@@ -17,13 +17,15 @@ from compiler.extras import MissingExtra, from_import_error
 from passes.base.errors import QmlirError
 
 INSTALL = "pip install 'qmlir[compile]'"
-# what each command needs of the extra: run, train and inspect need none of it (docs/cli.md)
+# what each command needs of the extra: run, generate, train and inspect need none of it
+# (docs/cli.md)
 NEEDS = {
     "compile": extras.COMPILE,
     "report": extras.COMPILE,
     "quantize": extras.IR,
     "recipes": extras.IR,
     "run": (),
+    "generate": (),
     "train": (),
     "inspect": (),
 }
