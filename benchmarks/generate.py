@@ -63,7 +63,7 @@ gen = compiler.load(sys.argv[2])
 prompt, new = int(sys.argv[3]), int(sys.argv[4])
 vocab = gen.generation.vocab
 ids = np.random.default_rng(3).integers(0, vocab, (1, prompt)).astype(np.int64)
-gen.generate(ids, new, eos_token_id=[])  # warm-up (loads and maps the module)
+gen.generate(ids, 2, eos_token_id=[])  # warm-up (loads and maps the module)
 out = gen.generate(ids, new, eos_token_id=[])
 s = gen.last_stats
 hwm = [int(l.split()[1]) / 1024 for l in open("/proc/self/status") if l.startswith("VmHWM")][0]
