@@ -26,6 +26,17 @@
 // summation order (not bit for bit).
 #include "qmlir_device.cuh"
 
+// A probe only (benchmarks/gpu_probes/gemm_variants.py, compute_90a with -DQMLIR_GEMM_WGMMA): the
+// FP8 per-tensor and block GEMMs through Hopper's wgmma. Not built into artifacts: on an H100
+// its E4M3 sums carry a relative error of about 2e-4 per 128-K block (Hopper's FP8 tensor cores
+// accumulate at reduced precision), where mma.sync's stay near 1e-7 (RESULTS.md, 2026-11-26).
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) && defined(QMLIR_GEMM_WGMMA)
+#define QMLIR_WGMMA 1
+#include "qmlir_wgmma.cuh"
+#else
+#define QMLIR_WGMMA 0
+#endif
+
 namespace {
 
 constexpr int kThreads = 128;
@@ -196,19 +207,56 @@ namespace fp8 {
 
 constexpr int kThreads = 256;
 constexpr int kTile = 128;         // output rows and columns per workgroup
-constexpr int kStageBytes = 64;    // K bytes per stage: 4 chunks of 16
-constexpr int kStages = 3;
+// The pipeline's shape; gemm_variants.py builds probes with other values. Above 48 KiB the
+// stages live in dynamic shared memory, which the launch must then provide.
+#ifndef QMLIR_GEMM_STAGE_BYTES
+#define QMLIR_GEMM_STAGE_BYTES 64
+#endif
+#ifndef QMLIR_GEMM_STAGES
+#define QMLIR_GEMM_STAGES 3
+#endif
+constexpr int kStageBytes = QMLIR_GEMM_STAGE_BYTES;  // K bytes per stage: 4 (or 8) chunks of 16
+constexpr int kChunks = kStageBytes / 16;
+constexpr int kStages = QMLIR_GEMM_STAGES;
 constexpr int kOperandBytes = kTile * kStageBytes;  // one operand's stage: 8 KiB
+static_assert(kChunks == 4 || kChunks == 8, "a stage is 64 or 128 K-bytes");
 
 struct Shared {
   uint8_t stage[kStages][2][kOperandBytes];  // [stage][A, B][row * 64 + swizzled chunk * 16]
 };
 
-// byte offset of (row, 16-byte chunk) in a stage: chunk ^ ((row / 2) % 4) keeps the 8 rows an
-// ldmatrix reads at one chunk in 8 distinct 16-byte bank groups
-__device__ __forceinline__ int offset(int row, int chunk) {
-  return row * kStageBytes + ((chunk ^ ((row >> 1) & 3)) << 4);
+constexpr bool kDynamicShared = sizeof(Shared) > 48 * 1024;
+
+__device__ __forceinline__ Shared& shared() {
+  if constexpr (kDynamicShared) {
+    extern __shared__ __align__(1024) uint8_t dynamic_shared[];
+    return *reinterpret_cast<Shared*>(dynamic_shared);
+  } else {
+    __shared__ __align__(1024) Shared s;
+    return s;
+  }
 }
+
+// byte offset of (row, 16-byte chunk) in a stage: chunk ^ ((row / 2) % 4) (chunk ^ (row % 8)
+// for 8 chunks) keeps the 8 rows an ldmatrix reads at one chunk in 8 distinct 16-byte bank groups
+__device__ __forceinline__ int offset(int row, int chunk) {
+  const int swizzle = kChunks == 8 ? (row & 7) : ((row >> 1) & 3);
+  return row * kStageBytes + ((chunk ^ swizzle) << 4);
+}
+
+struct Swizzled {  // the ldmatrix layout above
+  static __device__ __forceinline__ int at(int row, int chunk) { return offset(row, chunk); }
+};
+
+// wgmma's no-swizzle K-major layout: 8 x 16-byte core matrices of 128 contiguous bytes, the
+// chunks of 8 rows side by side (K-direction stride 128 bytes, 8-row stride 128 * chunks)
+constexpr uint32_t kCoreLbo = 128, kCoreSbo = kChunks * 128;
+
+struct CoreMatrices {
+  static __device__ __forceinline__ int at(int row, int chunk) {
+    return (row >> 3) * kCoreSbo + chunk * kCoreLbo + ((row & 7) << 4);
+  }
+};
 
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
@@ -232,23 +280,25 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], uint32_t addr) {
                : "r"(addr));
 }
 
-// rows [row0, row0 + 128) x bytes [k0, k0 + 64) of an [rows, k] operand into a stage
+// rows [row0, row0 + 128) x bytes [k0, k0 + 64) of an [rows, k] operand into a stage, laid out
+// as Layout::at(row, chunk) says
+template <typename Layout = Swizzled>
 __device__ __forceinline__ void load_stage(uint8_t* dst, const uint8_t* src, int64_t row0,
                                            int32_t rows, int32_t k, int64_t k0, bool wide) {
   if (wide) {
 #pragma unroll
-    for (int i = 0; i < kTile * 4 / kThreads; ++i) {  // 512 chunks of 16 bytes
-      const int idx = threadIdx.x + i * kThreads, r = idx / 4, c = idx % 4;
+    for (int i = 0; i < kTile * kChunks / kThreads; ++i) {  // chunks of 16 bytes
+      const int idx = threadIdx.x + i * kThreads, r = idx / kChunks, c = idx % kChunks;
       const int64_t row = row0 + r, col = k0 + c * 16;
       const bool valid = row < rows && col < k;
-      cp_async16(smem_addr(dst + offset(r, c)), valid ? src + row * k + col : src, valid);
+      cp_async16(smem_addr(dst + Layout::at(r, c)), valid ? src + row * k + col : src, valid);
     }
     return;
   }
   for (int idx = threadIdx.x; idx < kTile * kStageBytes; idx += kThreads) {
     const int r = idx / kStageBytes, byte = idx % kStageBytes;
     const int64_t row = row0 + r, col = k0 + byte;
-    dst[offset(r, byte / 16) + byte % 16] = (row < rows && col < k) ? src[row * k + col] : 0;
+    dst[Layout::at(r, byte / 16) + byte % 16] = (row < rows && col < k) ? src[row * k + col] : 0;
   }
 }
 
@@ -282,6 +332,17 @@ __device__ __forceinline__ void step(float acc[4][4][4], const uint8_t* a, const
   for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
     for (int ni = 0; ni < 4; ++ni) mma_e4m3(acc[mi][ni], af[mi], bf[ni]);
+}
+
+// every K step of a stage (written out: a `#pragma unroll` loop spills more registers)
+__device__ __forceinline__ void steps(float acc[4][4][4], const uint8_t* a, const uint8_t* b,
+                                      const Warp& w) {
+  step(acc, a, b, w, 0);
+  step(acc, a, b, w, 1);
+  if constexpr (kStageBytes == 128) {
+    step(acc, a, b, w, 2);
+    step(acc, a, b, w, 3);
+  }
 }
 
 __device__ __forceinline__ int64_t acc_row(const Warp& w, int mi, int e) {
@@ -384,7 +445,7 @@ template <ScaleMode kMode>
 __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const uint8_t* b,
                                      const Scales& sb, float* c, int32_t m, int32_t n, int32_t k,
                                      float factor) {
-  __shared__ __align__(128) Shared s;
+  Shared& s = shared();
   const Warp w = warp();
   const bool wide = k % 16 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
   const int64_t a_row0 = (int64_t)blockIdx.y * kTile, b_row0 = (int64_t)blockIdx.x * kTile;
@@ -416,12 +477,10 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
     const uint8_t* sb_tile = s.stage[kt % kStages][1];
     const int64_t k0 = (int64_t)kt * kStageBytes;
     if (kMode == kPerTensor) {
-      step(acc, sa_tile, sb_tile, w, 0);
-      step(acc, sa_tile, sb_tile, w, 1);
-    } else if (kMode == kBlock) {  // a 128-K block is two stages
-      step(part, sa_tile, sb_tile, w, 0);
-      step(part, sa_tile, sb_tile, w, 1);
-      if (kt % 2 == 1 || kt + 1 == stages) {
+      steps(acc, sa_tile, sb_tile, w);
+    } else if (kMode == kBlock) {  // a 128-K block is one or two stages
+      steps(part, sa_tile, sb_tile, w);
+      if ((kt + 1) % (128 / kStageBytes) == 0 || kt + 1 == stages) {
         float a_scale[4][2], b_scale[4][2];
         block_scales(w, sa, sb, (uint32_t)(k0 / 128), a_scale, b_scale);
         promote(acc, part, a_scale, b_scale);
@@ -429,7 +488,7 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
       }
     } else {  // kMx: a 32-K block per step
 #pragma unroll
-      for (int ks = 0; ks < 2; ++ks) {
+      for (int ks = 0; ks < kStageBytes / 32; ++ks) {
         if (k0 + ks * 32 >= k) break;
         step(part, sa_tile, sb_tile, w, ks);
         float a_scale[4][2], b_scale[4][2];
@@ -445,13 +504,180 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
 
 }  // namespace fp8
 
+#if QMLIR_WGMMA
+// ---- FP8 on Hopper (sm_90a): wgmma from shared memory ----------------------------------------
+// The same launch as fp8:: (256 threads, a 128 x 128 tile, 3 stages of 64 K-bytes, 48 KiB) and
+// the same cp.async pipeline, the stages laid out in wgmma's core matrices. Each of the two
+// warpgroups computes 64 rows x 128 columns with two m64n128k32 instructions per stage; fp8-block
+// accumulates a 128-K block (two stages) in `part` and promotes it as fp8:: does.
+namespace wg {
+
+using fp8::kStageBytes;
+using fp8::kStages;
+using fp8::kThreads;
+using fp8::kTile;
+
+// the descriptors' strides (gemm_variants.py builds a probe with them swapped)
+#if defined(QMLIR_WGMMA_DESC_SWAP)
+constexpr uint32_t kDescLbo = fp8::kCoreSbo, kDescSbo = fp8::kCoreLbo;
+#else
+constexpr uint32_t kDescLbo = fp8::kCoreLbo, kDescSbo = fp8::kCoreSbo;
+#endif
+
+// probe: per-tensor sums promoted to f32 after every instruction (gemm_variants.py)
+#if defined(QMLIR_WGMMA_PROMOTE_EACH)
+constexpr bool kPromoteEach = true;
+#else
+constexpr bool kPromoteEach = false;
+#endif
+
+constexpr int kWarpgroupRows = 64;
+constexpr uint32_t kWarpgroupBytes = kWarpgroupRows / 8 * fp8::kCoreSbo;  // A rows of a warpgroup
+
+struct Thread {
+  int group, warp, lane;  // warpgroup (0..1: rows 64 * group), warp in it, lane
+};
+
+__device__ __forceinline__ Thread thread() {
+  const int t = threadIdx.x;
+  return Thread{t / 128, (t % 128) / 32, t % 32};
+}
+
+// row (in the tile) of accumulator half h (registers i with (i % 4) / 2 == h)
+__device__ __forceinline__ int acc_row(const Thread& t, int h) {
+  return t.group * kWarpgroupRows + t.warp * 16 + t.lane / 4 + 8 * h;
+}
+
+// column (in the tile) of accumulator register i
+__device__ __forceinline__ int acc_col(const Thread& t, int i) {
+  return 8 * (i / 4) + 2 * (t.lane % 4) + (i % 2);
+}
+
+__device__ __forceinline__ void zero(float d[64]) {
+#pragma unroll
+  for (int i = 0; i < 64; ++i) d[i] = 0.0f;
+}
+
+// acc += part * (a_scale[row] * b_scale[col]) for K block kb
+__device__ __forceinline__ void promote(float acc[64], const float part[64], const Thread& t,
+                                        const Scales& sa, const Scales& sb, int64_t a_row0,
+                                        int64_t b_row0, uint32_t kb) {
+  const float a_scale[2] = {sa.at(a_row0 + acc_row(t, 0), kb), sa.at(a_row0 + acc_row(t, 1), kb)};
+  if (sb.dims == 2) {  // one 128 x 128 block of B per tile
+    const float b_scale = sb.at(b_row0, kb);
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] += part[i] * (a_scale[(i % 4) / 2] * b_scale);
+    return;
+  }
+  float b_scale[32];
+#pragma unroll
+  for (int j = 0; j < 32; ++j) b_scale[j] = sb.at(b_row0 + acc_col(t, 4 * (j / 2) + j % 2), kb);
+#pragma unroll
+  for (int i = 0; i < 64; ++i) {
+    acc[i] += part[i] * (a_scale[(i % 4) / 2] * b_scale[2 * (i / 4) + i % 2]);
+  }
+}
+
+__device__ __forceinline__ void store_c(float* c, const float acc[64], const Thread& t,
+                                        int64_t a_row0, int64_t b_row0, int32_t m, int32_t n,
+                                        float factor) {
+  const bool pairs = n % 2 == 0 && (uintptr_t)c % 8 == 0;
+#pragma unroll
+  for (int i = 0; i < 64; i += 2) {
+    const int64_t row = a_row0 + acc_row(t, (i % 4) / 2), col = b_row0 + acc_col(t, i);
+    if (row >= m) continue;
+    const float v0 = acc[i] * factor, v1 = acc[i + 1] * factor;
+    float* p = c + row * n + col;
+    if (pairs && col + 1 < n) {
+      *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+    } else {
+      if (col < n) p[0] = v0;
+      if (col + 1 < n) p[1] = v1;
+    }
+  }
+}
+
+template <ScaleMode kMode>
+__device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const uint8_t* b,
+                                     const Scales& sb, float* c, int32_t m, int32_t n, int32_t k,
+                                     float factor) {
+  static_assert(kMode != kMx, "mxfp8 stays on mma.sync");
+  fp8::Shared& s = fp8::shared();
+  const Thread t = thread();
+  const bool wide = k % 16 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
+  const int64_t a_row0 = (int64_t)blockIdx.y * kTile, b_row0 = (int64_t)blockIdx.x * kTile;
+  const int stages = (int)qmlir_ceil_div((uint32_t)k, kStageBytes);
+  float acc[64], part[64];
+  zero(acc);
+#pragma unroll
+  for (int st = 0; st < kStages - 1; ++st) {
+    if (st < stages) {
+      const int64_t k0 = (int64_t)st * kStageBytes;
+      fp8::load_stage<fp8::CoreMatrices>(s.stage[st][0], a, a_row0, m, k, k0, wide);
+      fp8::load_stage<fp8::CoreMatrices>(s.stage[st][1], b, b_row0, n, k, k0, wide);
+    }
+    fp8::cp_async_commit();
+  }
+  for (int kt = 0; kt < stages; ++kt) {
+    fp8::cp_async_wait<kStages - 2>();
+    qmlir_fence_proxy_async();  // this thread's copies of stage kt, before wgmma reads them
+    __syncthreads();  // stage kt is in; every warpgroup is done with stage kt - 1
+    const int next = kt + kStages - 1;
+    if (next < stages) {
+      const int slot = next % kStages;
+      const int64_t k0 = (int64_t)next * kStageBytes;
+      fp8::load_stage<fp8::CoreMatrices>(s.stage[slot][0], a, a_row0, m, k, k0, wide);
+      fp8::load_stage<fp8::CoreMatrices>(s.stage[slot][1], b, b_row0, n, k, k0, wide);
+    }
+    fp8::cp_async_commit();
+    const uint32_t a_tile = fp8::smem_addr(s.stage[kt % kStages][0]) + t.group * kWarpgroupBytes;
+    const uint32_t b_tile = fp8::smem_addr(s.stage[kt % kStages][1]);
+    const int64_t k0 = (int64_t)kt * kStageBytes;
+    float* d = kMode == kPerTensor && !kPromoteEach ? acc : part;
+    qmlir_wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < kStageBytes / 32; ++ks) {  // 32 K-bytes: two core matrices
+      const bool first = kMode == kBlock ? (k0 % 128 == 0 && ks == 0) : kPromoteEach;
+      qmlir_wgmma_m64n128k32_e4m3(
+          d, qmlir_wgmma_desc(a_tile + 2 * ks * fp8::kCoreLbo, kDescLbo, kDescSbo),
+          qmlir_wgmma_desc(b_tile + 2 * ks * fp8::kCoreLbo, kDescLbo, kDescSbo), !first);
+      if (kPromoteEach) {  // probe: each instruction's sum alone, added in f32
+        qmlir_wgmma_commit();
+        qmlir_wgmma_wait<0>();
+        qmlir_wgmma_hold(d);
+#pragma unroll
+        for (int i = 0; i < 64; ++i) acc[i] += part[i];
+        qmlir_wgmma_fence();
+      }
+    }
+    qmlir_wgmma_commit();
+    qmlir_wgmma_wait<0>();
+    qmlir_wgmma_hold(d);
+    if (kMode == kBlock && ((kt + 1) % (128 / kStageBytes) == 0 || kt + 1 == stages)) {
+      promote(acc, part, t, sa, sb, a_row0, b_row0, (uint32_t)(k0 / 128));
+    }
+  }
+  fp8::cp_async_wait<0>();
+  store_c(c, acc, t, a_row0, b_row0, m, n, factor);
+}
+
+}  // namespace wg
+#endif  // QMLIR_WGMMA
+
 // per tensor: no partial sums, so two workgroups per SM fit (128 registers; 6% faster at 8192^3
 // on an H200 than one workgroup of 246 registers)
-extern "C" __global__ void __launch_bounds__(fp8::kThreads, 2)
+#ifndef QMLIR_GEMM_PER_TENSOR_BLOCKS
+#define QMLIR_GEMM_PER_TENSOR_BLOCKS 2
+#endif
+extern "C" __global__ void __launch_bounds__(fp8::kThreads, QMLIR_GEMM_PER_TENSOR_BLOCKS)
     qmlir_gemm_fp8_per_tensor(const uint8_t* a, const float* a_sinv, const uint8_t* b,
                               const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k) {
   const Scales none{nullptr, nullptr, 0, k, 0};
+#if QMLIR_WGMMA
+  wg::gemm<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
+#else
   fp8::gemm<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
+#endif
 }
 
 extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
@@ -460,7 +686,11 @@ extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
                          int32_t a_dims, int32_t b_dims) {
   const Scales sa{a_sinv, nullptr, m, k, a_dims};
   const Scales sb{b_sinv, nullptr, n, k, b_dims};
+#if QMLIR_WGMMA
+  wg::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
+#else
   fp8::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
+#endif
 }
 
 extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
