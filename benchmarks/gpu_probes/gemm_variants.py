@@ -127,7 +127,7 @@ class Kernels:
                 fn.max_dynamic_shared_size_bytes = self.shared
         self.regs = {
             "per_tensor": self.per_tensor.num_regs,
-            "block": self.block.num_regs,
+            "blockwise": self.block.num_regs,
         }
 
     def launch(self, per_tensor: bool, ops: Operands, c: Any) -> None:
@@ -296,7 +296,7 @@ def profile(folder: Path, variants: list[str], size: int) -> int:
             kern.launch(per_tensor, ops, c)
             kern.launch(per_tensor, ops, c)
             torch.cuda.synchronize()
-            print(f"profiled {name} {'per_tensor' if per_tensor else 'block'} {size}^3")
+            print(f"profiled {name} {'per_tensor' if per_tensor else 'blockwise'} {size}^3")
     return 0
 
 

@@ -24,7 +24,7 @@ from compiler.runtime.input_check import (
     non_finite_counts,
     non_finite_message,
 )
-from compiler.runtime.scaling_health import summary_lines
+from compiler.runtime.scaling_health import ScalingHealthWarning, summary_lines
 from passes.base.errors import QmlirError
 
 NAME = "run"
@@ -74,9 +74,19 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with warnings.catch_warnings():  # the line _warn_non_finite prints replaces the module's
-        warnings.simplefilter("ignore", NonFiniteInputWarning)
-        return _run(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ScalingHealthWarning)
+        warnings.simplefilter("ignore", NonFiniteInputWarning)  # _warn_non_finite prints it
+        code = _run(args)
+    for warning in caught:  # the module's warnings as the CLI's one-line warnings
+        if issubclass(warning.category, ScalingHealthWarning):
+            if args.repeat == 1:  # --repeat prints the scaling state's health itself
+                print(f"qmlir: warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    return code
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -104,13 +114,16 @@ def _run(args: argparse.Namespace) -> int:
         outputs = _run_repeated(module, inputs, args.repeat, args.compare)
     else:
         outputs = module.run_numpy(*inputs)
+    names = output_names(module.signature)
     for i, out in enumerate(outputs):
         shown = out.astype(np.float32) if out.dtype.kind == "V" or out.dtype.itemsize == 2 else out
-        print(f"output {i}: shape {list(out.shape)} dtype {out.dtype} mean {np.mean(shown):.6g}")
+        label = f"output {i}" + (f" ({names[i]})" if names[i] else "")
+        print(f"{label}: shape {list(out.shape)} dtype {out.dtype} mean {np.mean(shown):.6g}")
     if args.output:
-        write_npz(Path(args.output), {f"out{i}": o for i, o in enumerate(outputs)})
+        keys = [name or f"out{i}" for i, name in enumerate(names)]
+        write_npz(Path(args.output), dict(zip(keys, outputs, strict=True)))
     if args.compare:
-        print_comparison(args.compare, inputs, outputs, module.metadata)
+        print_comparison(args.compare, inputs, outputs, module.metadata, names)
     return 0
 
 
@@ -197,8 +210,17 @@ def _warn_non_finite(inputs: list[np.ndarray]) -> None:
         print(f"qmlir: warning: {non_finite_message(index, nans, infs)}", file=sys.stderr)
 
 
+def output_names(signature: dict[str, Any]) -> list[str | None]:
+    """Each output's name where the model returned a structure (a dict's keys, ``hidden.1``)."""
+    return [entry.get("name") for entry in signature["outputs"]]
+
+
 def print_comparison(
-    model_spec: str, inputs: list[np.ndarray], outputs: list[np.ndarray], metadata: dict[str, Any]
+    model_spec: str,
+    inputs: list[np.ndarray],
+    outputs: list[np.ndarray],
+    metadata: dict[str, Any],
+    names: list[str | None] | None = None,
 ) -> None:
     refs = _reference_outputs(model_spec, inputs)
     if len(refs) != len(outputs):
@@ -207,7 +229,8 @@ def print_comparison(
     print(f"\ncomparison against the f32 torch model ({model_spec}), recipe {recipe}:")
     for i, (r, o) in enumerate(zip(refs, outputs, strict=True)):
         metrics = compare(r, o.astype(np.float64))
-        print_table([("metric", f"output {i}"), *metrics.rows()])
+        name = (names or [None] * len(outputs))[i]
+        print_table([("metric", f"output {i}" + (f" ({name})" if name else "")), *metrics.rows()])
 
 
 def _reference_outputs(model_spec: str, inputs: list[np.ndarray]) -> list[np.ndarray]:

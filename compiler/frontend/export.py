@@ -87,9 +87,36 @@ def export_decompositions(attention_as_matmuls: bool) -> dict:  # type: ignore[t
         "aten.index_copy.default",
     )
     table = {op: fn for op, fn in core.items() if str(op) in wanted}
+    # BatchNorm in eval mode (an inference compile evaluates the model in eval mode): torch-mlir
+    # has no lowering for it; decomposed, it is (x - mean) * rsqrt(var + eps) * weight + bias
+    table[torch.ops.aten._native_batch_norm_legit_no_training.default] = _batch_norm_eval
     if attention_as_matmuls:
         table[SDPA] = sdpa_as_matmuls
     return table
+
+
+def _batch_norm_eval(
+    x: torch.Tensor,
+    weight: torch.Tensor | None,
+    bias: torch.Tensor | None,
+    running_mean: torch.Tensor,
+    running_var: torch.Tensor,
+    momentum: float,
+    eps: float,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``aten._native_batch_norm_legit_no_training`` (BatchNorm in eval mode) as elementwise
+    ops over the channel dim 1: ``(x - mean) * rsqrt(var + eps) * weight + bias``; torch's own
+    decomposition goes through the stat-updating ``_native_batch_norm_legit``, which export
+    refuses as not functional."""
+    del momentum  # eval mode: the running statistics are read, not updated
+    shape = [1, -1] + [1] * (x.dim() - 2)
+    out = (x - running_mean.view(shape)) * torch.rsqrt(running_var + eps).view(shape)
+    if weight is not None:
+        out = out * weight.view(shape)
+    if bias is not None:
+        out = out + bias.view(shape)
+    empty = x.new_zeros((0,))
+    return out, empty, empty
 
 
 @contextlib.contextmanager

@@ -83,6 +83,7 @@ def capture_training_step(
             program = program.run_decompositions(export_decompositions(True))
     except Exception as e:
         raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
+    _refuse_mutated_buffers(model, program)
     forward = program.module()
     parameters = dict(forward.named_parameters())
     missing = [n for n in names if n not in parameters]
@@ -126,6 +127,27 @@ def capture_training_step(
         optimizer_state=[name for name, _ in entries],
         initial=[t.numpy().astype(np.float32) for t in (*params, *state)],
         example_inputs=example_inputs,
+    )
+
+
+def _refuse_mutated_buffers(model: torch.nn.Module, program: torch.export.ExportedProgram) -> None:
+    """A step whose forward updates a buffer (BatchNorm's running statistics in train mode, a
+    counter) is refused with one line naming it: a training step holds parameters and optimizer
+    state, not buffers (an inference compile holds them: ``passes/hold_buffers.py``)."""
+    mutated = sorted(program.graph_signature.buffers_to_mutate.values())
+    if not mutated:
+        return
+    owner, _, _ = mutated[0].rpartition(".")
+    try:
+        kind = type(model.get_submodule(owner)).__name__ if owner else type(model).__name__
+    except AttributeError:
+        kind = "module"
+    where = f"layer '{owner}' ({kind})" if owner else f"the model ({kind})"
+    more = f" (and {len(mutated) - 1} more)" if len(mutated) > 1 else ""
+    fix = f"model.get_submodule('{owner}').eval()" if owner else "model.eval()"
+    raise QmlirError(
+        f"a training step cannot update buffers: {where} changes '{mutated[0]}'{more} in train "
+        f"mode; put it in eval mode ({fix}) to train with its buffers fixed"
     )
 
 

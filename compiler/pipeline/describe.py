@@ -83,11 +83,14 @@ def described_signature(
     module: ir.Module,
     roles: list[dict[str, Any]],
     output_dims: list[list[str | None]] | None = None,
+    output_tree: Any = None,
+    output_names: list[str] | None = None,
 ) -> Signature:
     """``@main``'s signature, each input with its name and index range
     (``compiler/frontend/input_roles.py``; ``@main`` takes exactly the program's user inputs, in
     order), each dynamic output dim with its expression in the inputs' dim names (``batch``,
-    ``2*seq``)."""
+    ``2*seq``); where the model returns a structure (``compiler/frontend/output_tree.py``), its
+    ``tree`` and each output's ``name``."""
     signature = io_signature(module)
     inputs = signature["inputs"]
     if len(roles) != len(inputs):
@@ -100,10 +103,16 @@ def described_signature(
             entry = {**entry, "dims": [None if n is None else {"name": n} for n in names]}
         outputs.append(entry)
     outputs += signature["outputs"][len(outputs) :]
-    return {
+    described: dict[str, Any] = {
         "inputs": [{**entry, **role} for entry, role in zip(inputs, roles, strict=True)],
         "outputs": outputs,
     }
+    if output_tree is not None and output_names and len(output_names) == len(outputs):
+        described["outputs"] = [
+            {**entry, "name": name} for entry, name in zip(outputs, output_names, strict=True)
+        ]
+        described["tree"] = output_tree
+    return described
 
 
 def artifact_metadata(

@@ -22,6 +22,7 @@ from compiler.frontend.export import export_model
 from compiler.frontend.importer import import_program, lift_mutated_buffers
 from compiler.frontend.input_roles import input_roles, output_dims
 from compiler.frontend.model_source import ModelSource
+from compiler.frontend.output_tree import output_structure
 from compiler.frontend.weights import chain_readers, tensor_reader
 from compiler.pipeline.core import compile_core
 from compiler.pipeline.describe import artifact_metadata, described_signature
@@ -67,6 +68,7 @@ def compile_model(
     roles, outputs = input_roles(program, names), output_dims(program, names)
     held = lift_mutated_buffers(program)  # @main's first arguments and results
     outputs = outputs[len(held.outputs) :]
+    tree, output_names = output_structure(program, len(outputs))
     note("import")
     text = import_program(program, external=external)
     reader = None
@@ -88,7 +90,7 @@ def compile_model(
             options,
             module,
             layers,
-            described_signature(module, roles, outputs),
+            described_signature(module, roles, outputs, tree, output_names),
             gemm,
             attention="matmuls" if as_matmuls else "fused",
             weights=weight_bytes(module),

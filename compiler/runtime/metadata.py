@@ -20,8 +20,10 @@ from passes.base.target import Cpu, Target
 FORMAT = "qmlir-artifact/1"
 
 # @main's inputs and outputs: ``{"inputs": [{"shape", "dtype", "name"?, "index_range"?,
-# "dims"?}], "outputs": [...]}`` (``compiler/backend/artifact.py``, ``input_roles.py``)
-Signature = dict[str, list[dict[str, Any]]]
+# "dims"?}], "outputs": [{"shape", "dtype", "dims"?, "name"?}], "tree"?: ...}``
+# (``compiler/backend/artifact.py``, ``input_roles.py``; ``tree``: the structure the model
+# returns its outputs in, ``compiler/frontend/output_tree.py``)
+Signature = dict[str, Any]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from compiler.runtime.outputs import valid_tree
 from passes.base.errors import QmlirError
 from passes.base.target import DEVICES
 
@@ -42,7 +43,7 @@ _OUTPUT_DIM = (type(None), {"name": str})
 _INPUT_DIM = (type(None), {"name": str, "min": _bound, "max": _bound, "example": _bound})
 _TENSOR = {"shape": _shape, "dtype": str}
 _INPUT = {**_TENSOR, "?name": str, "?index_range": _range, "?dims": [_INPUT_DIM]}
-_OUTPUT = {**_TENSOR, "?dims": [_OUTPUT_DIM]}
+_OUTPUT = {**_TENSOR, "?dims": [_OUTPUT_DIM], "?name": str}
 _STATE = {"name": str, "shape": _shape}
 _PROBE = {"layer": str, "gemm": str, "roles": [str], "usages": [str]}
 _TRAINING = {
@@ -60,7 +61,7 @@ SCHEMA: dict[str, Spec] = {
     "target": DEVICES,
     "cuda_arch": (str, type(None)),
     "quantize_all_matmuls": bool,
-    "signature": {"inputs": [_INPUT], "outputs": [_OUTPUT]},
+    "signature": {"inputs": [_INPUT], "outputs": [_OUTPUT], "?tree": valid_tree},
     "layers": [{"layer": str, "matmul": str, "recipe": str, "note": str, "?gemm": str}],
     "scaling_state": [{"key": str, "layer": str, "kind": str, "shape": _shape}],
     "functions": [str],

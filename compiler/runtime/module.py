@@ -32,12 +32,18 @@ from compiler.runtime.input_check import (
     non_finite_message,
 )
 from compiler.runtime.metadata import ArtifactMetadata, Signature
+from compiler.runtime.outputs import rebuild
 from compiler.runtime.parameters import (
     parameter_modules,
     parameters_beside,
     verify_parameters,
 )
-from compiler.runtime.scaling_health import ScalingHealth, scaling_health
+from compiler.runtime.scaling_health import (
+    ScalingHealth,
+    ScalingHealthWarning,
+    broken_scales,
+    scaling_health,
+)
 from compiler.runtime.seal import unseal
 from passes.base.abi import (
     ENTRY,
@@ -55,6 +61,9 @@ from passes.host.call import call, host_copies
 
 class CompiledModule:
     """A compiled qmlir artifact: call it like the model; ``.save(path)``; ``.metadata``.
+
+    A call returns what the model returns: one array, a tuple, or the dict / list / nesting the
+    model's ``forward`` built (the signature's ``tree``); :meth:`run_numpy` returns the flat list.
 
     ``artifact`` is the file's bytes (``seal.py``): the seal is verified first, and
     nothing of the module is loaded until the first call (the initializer runs then, once).
@@ -89,6 +98,7 @@ class CompiledModule:
         self._module_name = ""
         self._load_lock = threading.Lock()
         self._warned_non_finite = False
+        self._warned_scales = False  # fp8-delayed: a broken scale warned (until a reset)
         self._call_lock: threading.Lock | contextlib.nullcontext[None] = (
             threading.Lock() if self.record.stateful else contextlib.nullcontext()
         )
@@ -192,7 +202,19 @@ class CompiledModule:
             if found:
                 self._warned_non_finite = True  # once per module: a loop over bad data is one
                 warnings.warn(non_finite_message(*found[0]), NonFiniteInputWarning, stacklevel=3)
-        return self._call(ENTRY, *arrays)
+        outputs = self._call(ENTRY, *arrays)
+        if self.record.scaling_state and not self._warned_scales:
+            self._warn_broken_scales()
+        return outputs
+
+    def _warn_broken_scales(self) -> None:
+        """fp8-delayed: a call that left a scale which zeroes (or saturates, or NaNs) the next
+        calls' outputs is warned once, with the state's verdict."""
+        broken = broken_scales(self.scaling_health())
+        if broken:
+            self._warned_scales = True
+            more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+            warnings.warn(f"{broken[0].verdict}{more}", ScalingHealthWarning, stacklevel=4)
 
     def __call__(self, *inputs: Any) -> Any:
         check_array_likes(inputs, self.signature["inputs"])
@@ -200,6 +222,9 @@ class CompiledModule:
         outputs = self.run_numpy(*[to_numpy(x) for x in inputs])
         if as_torch:
             outputs = [to_torch(o) for o in outputs]
+        tree = self.signature.get("tree")
+        if tree is not None:  # the model returned a dict, a list or a nested structure
+            return rebuild(tree, outputs)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     def scaling_state(self) -> dict[str, dict[str, np.ndarray]]:
@@ -249,6 +274,7 @@ class CompiledModule:
     def _set_state(self, arrays: list[np.ndarray]) -> None:
         if arrays:
             self._call(SET_STATE, *arrays)
+        self._warned_scales = False  # a new state: its next broken scale is news again
 
     def _call(self, name: str, *args: np.ndarray) -> list[np.ndarray]:
         function = self._load().modules[self._module_name][name]

@@ -27,6 +27,12 @@ E4M3_ROUNDS_TO_ZERO = 2.0**-10
 F32_MIN_NORMAL = float(np.finfo(np.float32).tiny)  # 2^-126: smaller scales are flushed on CPU
 
 
+class ScalingHealthWarning(RuntimeWarning):
+    """A call of an fp8-delayed module left a scale that breaks the next calls (it quantizes a
+    typical input to zeros, saturates everything, or is NaN): the first such verdict of
+    :func:`scaling_health`, warned once per module until its state is reset or loaded."""
+
+
 class ScaleStatus(enum.Enum):
     """What the stored scale does to the next call."""
 
@@ -95,6 +101,12 @@ def scaling_health(
     return [
         _judge(key, *_arrays(key, entry), recent, outlier_ratio) for key, entry in state.items()
     ]
+
+
+def broken_scales(entries: list[ScalingHealth]) -> list[ScalingHealth]:
+    """The entries whose scale breaks the next call (zero, tiny for their inputs, inf, NaN,
+    negative): what :class:`ScalingHealthWarning` reports."""
+    return [e for e in entries if e.scale_status is not ScaleStatus.OK]
 
 
 def summary_lines(entries: list[ScalingHealth], limit: int = 4) -> list[str]:

@@ -80,7 +80,10 @@ def test_sample_external_weights_give_the_inlined_outputs(sample: str, recipe: s
     model, inputs = _sample(sample)[:2]
     inline = compiler.compile(model, inputs, recipe=recipe)
     external = compiler.compile(model, inputs, recipe=recipe, weights="external")
-    assert len(external.vmfb) < len(inline.vmfb) // 20
+    # the weights left the module: what it lost is (almost) all of their bytes; a ratio of the
+    # two sizes would depend on the host's code size (AVX-512 code is larger than AVX2's)
+    weight_bytes = sum(inline.record.weights.values())
+    assert len(inline.vmfb) - len(external.vmfb) >= 0.98 * weight_bytes
     np.testing.assert_array_equal(inline(*inputs).numpy(), external(*inputs).numpy())
 
 

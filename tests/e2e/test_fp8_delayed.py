@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from torch import nn
 
 import compiler
 from compiler.analysis.metrics import compare
-from compiler.runtime.scaling_health import ScaleStatus, scaling_health
+from compiler.runtime.scaling_health import ScaleStatus, ScalingHealthWarning, scaling_health
 from samples import mlp, transformer_block
 from tests.e2e.models import tiny
 from tests.reference import fp8
@@ -144,16 +145,21 @@ def test_one_outlier_poisons_te_default_and_the_options_reject_it() -> None:
     for inp in (x, x):
         normal = te(inp)
         ref = step(ref, fp8.amax(inp))
-    te(outlier)
+    # the call that leaves the poisoned scale is warned, with the state's verdict, once
+    with pytest.warns(ScalingHealthWarning, match=r"UNHEALTHY: scale .* quantizes a typical"):
+        te(outlier)
     ref = step(ref, fp8.amax(outlier))
     _assert_state(te, ref)
     assert ref.scale == np.float32(448) / np.float32(1e30)
     (health,) = scaling_health(te.scaling_state())
     assert health.outlier and health.scale_status is ScaleStatus.TINY
     assert health.calls_until_max_leaves == length
-    for _ in range(length):  # poisoned until the outlier has left the history
-        assert not te(x).any()
-        ref = step(ref, fp8.amax(x))
+    with warnings.catch_warnings(record=True) as again:
+        warnings.simplefilter("always")
+        for _ in range(length):  # poisoned until the outlier has left the history
+            assert not te(x).any()
+            ref = step(ref, fp8.amax(x))
+    assert not [w for w in again if issubclass(w.category, ScalingHealthWarning)]
     _assert_state(te, ref)
     assert scaling_health(te.scaling_state())[0].healthy
     np.testing.assert_array_equal(te(x), normal)
@@ -164,6 +170,7 @@ def test_one_outlier_poisons_te_default_and_the_options_reject_it() -> None:
     rules = {"skip_non_finite": True, "outlier_factor": 100.0}
     inf = x.copy()
     inf[0, 0] = np.inf
+    warnings.simplefilter("error", ScalingHealthWarning)  # rejected: no broken scale to warn of
     for call, inp in enumerate((x, x, outlier, x, inf, x)):
         before = ref
         out = safe(inp)

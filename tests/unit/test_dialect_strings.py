@@ -46,6 +46,7 @@ ALLOWED = {
     ("compiler/backend/artifact.py", "outputs"),
     ("compiler/cli/inspect.py", "format"),
     ("compiler/cli/inspect.py", "outputs"),
+    ("compiler/cli/run.py", "outputs"),
     ("compiler/pipeline/describe.py", "outputs"),
     ("compiler/runtime/metadata.py", "format"),
     ("compiler/runtime/metadata.py", "gemm_operands"),
