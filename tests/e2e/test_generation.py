@@ -5,6 +5,7 @@ the recipe scales per token); the CLI generates; bad requests are one-line error
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -215,3 +216,12 @@ def test_a_mutated_buffer_keeps_its_state_across_calls() -> None:
     assert float(state["count"]) == 3.0 and np.all(state["offset"] == 4.0)
     art.reset_buffers()
     assert float(art.buffers()["count"]) == 0.0 and np.all(art.buffers()["offset"] == 0.5)
+    # concurrent callers: calls are serialized, so no update is lost (4 threads x 25 calls)
+    threads = [
+        threading.Thread(target=lambda: [art(x.numpy()) for _ in range(25)]) for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert float(art.buffers()["count"]) == 100.0
