@@ -1,0 +1,175 @@
+"""The cuda paths gpu-check does not cover: dynamic-shape artifacts and training steps, each
+checked against the same artifact compiled for llvm-cpu.
+
+Here (no GPU): ``python benchmarks/gpu_probes/cuda_paths.py build --dir build/cuda-paths``
+compiles, for cuda (sm_90) and llvm-cpu, a 2-layer MLP with a dynamic batch (1..256) under
+fp8-current, fp8-block and mxfp8, and a training step of it under fp8-current and mxfp8 (SGD), and
+records the llvm-cpu outputs: the model at batches 3, 64 and 200; the step's loss and
+parameters after three steps on fixed inputs.
+
+On the GPU machine (``iree-base-runtime``, numpy, ml_dtypes; ``PYTHONPATH`` at the repository):
+``python benchmarks/gpu_probes/cuda_paths.py run --dir build/cuda-paths`` runs the cuda
+artifacts and prints each output's relative L2 against llvm-cpu's (models within 1e-3; the
+steps' losses and parameters within 1e-3: the GEMM sums differ in order, and the quantize of
+the next step sees those differences). Exits 1 when one is off or fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+BATCHES = (3, 64, 200)
+MODEL_RECIPES = ("fp8-current", "fp8-block", "mxfp8")
+STEP_RECIPES = ("fp8-current", "mxfp8")
+STEPS = 3
+TOLERANCE = 1e-3
+
+
+def _mlp() -> Any:
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 128)).eval()
+
+
+def _loss_model() -> Any:
+    import torch
+    from torch import nn
+
+    class Loss(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = _mlp()
+
+        def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return ((self.net(x) - y) ** 2).mean()
+
+    return Loss().train()
+
+
+def build(out: Path) -> int:
+    sys.path.insert(0, str(ROOT))
+    import torch
+
+    import compiler
+
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    expected: dict[str, np.ndarray] = {}
+    manifest: dict[str, Any] = {"models": [], "steps": []}
+    batch = torch.export.Dim("batch", min=1, max=256)
+    for recipe in MODEL_RECIPES:
+        arts = {}
+        for target in ("cuda", "llvm-cpu"):
+            arts[target] = compiler.compile(
+                _mlp(),
+                (torch.randn(4, 256),),
+                recipe,
+                target=target,
+                dynamic_shapes=({0: batch},),
+                **({"cuda_arch": "sm_90"} if target == "cuda" else {}),
+            )
+        name = f"mlp-dynamic-{recipe}"
+        arts["cuda"].save(out / f"{name}.vmfb")
+        for b in BATCHES:
+            x = rng.standard_normal((b, 256)).astype(np.float32)
+            expected[f"{name}.x{b}"] = x
+            expected[f"{name}.y{b}"] = arts["llvm-cpu"](x)
+        manifest["models"].append(name)
+        print(f"built {name}")
+    x = rng.standard_normal((32, 256)).astype(np.float32)
+    y = rng.standard_normal((32, 128)).astype(np.float32)
+    for recipe in STEP_RECIPES:
+        steps = {}
+        for target in ("cuda", "llvm-cpu"):
+            extra = {"cuda_arch": "sm_90"} if target == "cuda" else {}
+            steps[target] = compiler.compile_training(
+                _loss_model(),
+                (torch.from_numpy(x), torch.from_numpy(y)),
+                recipe,
+                target=target,
+                lr=0.05,
+                **extra,
+            )
+        name = f"mlp-step-{recipe}"
+        steps["cuda"].save(out / f"{name}.vmfb")
+        cpu = steps["llvm-cpu"]
+        expected[f"{name}.loss"] = np.array([float(cpu(x, y)) for _ in range(STEPS)], np.float32)
+        for key, value in cpu.parameters(as_torch=False).items():
+            expected[f"{name}.param.{key}"] = np.asarray(value)
+        manifest["steps"].append(name)
+        print(f"built {name}")
+    expected["step.x"], expected["step.y"] = x, y
+    np.savez(out / "expected.npz", **expected)
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return 0
+
+
+def _rel(got: np.ndarray, want: np.ndarray) -> float:
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return float(np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30))
+
+
+def run(folder: Path) -> int:
+    sys.path.insert(0, str(ROOT))
+    from compiler.runtime import load
+
+    manifest = json.loads((folder / "manifest.json").read_text())
+    expected = np.load(folder / "expected.npz")
+    ok = True
+
+    def report(label: str, err: float) -> None:
+        nonlocal ok
+        good = err <= TOLERANCE
+        ok &= good
+        print(f"{label:44s} rel L2 {err:.2e} {'ok' if good else 'FAIL'}", flush=True)
+
+    for name in manifest["models"]:
+        try:
+            art = load(folder / f"{name}.vmfb", device="cuda")
+            for b in BATCHES:
+                report(
+                    f"{name} batch {b}",
+                    _rel(art(expected[f"{name}.x{b}"]), expected[f"{name}.y{b}"]),
+                )
+        except Exception as e:  # noqa: BLE001 - a failing artifact is a row
+            ok = False
+            print(f"{name}: ERROR {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+    x, y = expected["step.x"], expected["step.y"]
+    for name in manifest["steps"]:
+        try:
+            step = load(folder / f"{name}.vmfb", device="cuda")
+            losses = np.array([float(step(x, y)) for _ in range(STEPS)], np.float32)
+            print(
+                f"{name} losses cuda {losses.tolist()} llvm-cpu {expected[f'{name}.loss'].tolist()}"
+            )
+            report(f"{name} losses", _rel(losses, expected[f"{name}.loss"]))
+            params = step.parameters(as_torch=False)
+            worst = max(
+                _rel(value, expected[f"{name}.param.{key}"]) for key, value in params.items()
+            )
+            report(f"{name} parameters after {STEPS} steps (worst)", worst)
+        except Exception as e:  # noqa: BLE001 - a failing artifact is a row
+            ok = False
+            print(f"{name}: ERROR {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+    return 0 if ok else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=("build", "run"))
+    parser.add_argument("--dir", type=Path, default=Path("build/cuda-paths"))
+    args = parser.parse_args()
+    return build(args.dir) if args.mode == "build" else run(args.dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
