@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,9 @@ from compiler.pipeline.training import compile_training_model
 from compiler.runtime import CompiledModule, Generator, TrainingStep
 from passes.base.errors import QmlirError
 from passes.recipes import get_recipe
+
+# "qmlir": compile() logs the artifact's summary here (INFO), which CompiledModule.summary holds
+LOG = logging.getLogger("qmlir")
 
 
 def compile(  # noqa: A001 (the product's API name)
@@ -86,7 +90,7 @@ def compile(  # noqa: A001 (the product's API name)
         folder = False
     if weights == "auto":
         weights = "external" if folder else "inline"
-    return compile_model(
+    compiled = compile_model(
         source,
         _options(
             recipe,
@@ -105,6 +109,8 @@ def compile(  # noqa: A001 (the product's API name)
             parameters=Path(parameters) if parameters is not None else None,
         ),
     )
+    LOG.info("%s: %s", source.name, compiled.summary)
+    return compiled
 
 
 def _options(

@@ -18,6 +18,7 @@ from compiler.cli.common import (
     print_layers,
 )
 from compiler.extras import COMPILE
+from compiler.runtime.summary import convolution_text
 from passes.base.errors import QmlirError
 
 NAME = "compile"
@@ -258,6 +259,8 @@ def run(args: argparse.Namespace) -> int:
             )
             reasons = "; ".join(f"{n} x {why}" for why, n in kept.most_common())
             print(f"  kept in high precision: {reasons} (--explain lists them)")
+        if compiled.record.convolutions:
+            print(f"  {convolution_text(compiled.record.convolutions)}")
     return 0
 
 

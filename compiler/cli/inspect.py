@@ -12,6 +12,7 @@ from compiler.runtime import read_artifact
 from compiler.runtime.input_check import shape_text
 from compiler.runtime.metadata import Parameters
 from compiler.runtime.parameters import parameters_beside, safetensors_header
+from compiler.runtime.summary import convolution_text
 from passes.base.cpu_features import X86_CPUINFO_FLAGS, host_problem
 from passes.base.target import Cpu
 
@@ -130,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {name}")
     print(f"\nmatmuls ({len(meta.layers)})")
     print_layers([layer.to_json() for layer in meta.layers])
+    if meta.convolutions:
+        print(f"\n{convolution_text(meta.convolutions)}")
     if meta.weights:
         where = "in the parameter file" if meta.parameters else "in the module"
         print(f"\nweight bytes by format ({where})")

@@ -68,6 +68,22 @@ def check_quantized(options: CompileOptions, layers: tuple[Layer, ...]) -> None:
     )
 
 
+def convolution_layers(module: ir.Module) -> tuple[str, ...]:
+    """The layers of the model's convolutions (``torch.aten.convolution`` and its variants), in
+    module order, each once: kept in high precision, since the recipes quantize matmuls only."""
+    out: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name.startswith(("torch.aten.conv", "torch.aten._conv")):
+            name = layer_name(op)
+            if name not in out:
+                out.append(name)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return tuple(out)
+
+
 def scaling_state_entries(module: ir.Module) -> tuple[StateEntry, ...]:
     """The state globals in the order ``qmlir.get_scaling_state`` returns them."""
     out = []
@@ -143,6 +159,7 @@ def artifact_metadata(
         functions=tuple(public_functions(module)),
         layers=layers,
         scaling_state=scaling_state_entries(module),
+        convolutions=convolution_layers(module),
         gemm_operands=gemm_operands,
         attention=attention,
         weights=weights,

@@ -208,6 +208,8 @@ class ArtifactMetadata:
     parameters: Parameters | None = None  # weights outside the module: the file it reads
     generation: Generation | None = None  # a generator artifact's KV cache and limits
     buffers: tuple[HeldBuffer, ...] = ()  # the model's mutated buffers, held in the module
+    # the model's convolutions (their layers), kept in high precision: recipes quantize matmuls
+    convolutions: tuple[str, ...] = ()
 
     format = FORMAT
 
@@ -250,6 +252,8 @@ class ArtifactMetadata:
             out["generation"] = self.generation.to_json()
         if self.buffers:
             out["buffers"] = [b.to_json() for b in self.buffers]
+        if self.convolutions:
+            out["convolutions"] = list(self.convolutions)
         return out
 
     @classmethod
@@ -287,6 +291,7 @@ class ArtifactMetadata:
             parameters=None if parameters is None else Parameters.from_json(parameters),
             generation=None if generation is None else Generation.from_json(generation),
             buffers=tuple(HeldBuffer.from_json(b) for b in value.get("buffers", ())),
+            convolutions=tuple(value.get("convolutions", ())),
         )
 
 

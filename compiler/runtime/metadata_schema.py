@@ -84,6 +84,8 @@ SCHEMA: dict[str, Spec] = {
     },
     # the buffers the model mutates, held in the module
     "?buffers": [{"name": str, "shape": _shape, "dtype": str, "zeros": bool}],
+    # the model's convolutions (their layers), kept in high precision
+    "?convolutions": [str],
     # a generator artifact (compile_generator): its KV cache and limits
     "?generation": {
         "max_batch": _size,

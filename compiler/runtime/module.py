@@ -45,6 +45,7 @@ from compiler.runtime.scaling_health import (
     scaling_health,
 )
 from compiler.runtime.seal import unseal
+from compiler.runtime.summary import summary_line
 from passes.base.abi import (
     ENTRY,
     GET_BUFFERS,
@@ -226,6 +227,12 @@ class CompiledModule:
         if tree is not None:  # the model returned a dict, a list or a nested structure
             return rebuild(tree, outputs)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    @property
+    def summary(self) -> str:
+        """One line: the recipe, how many matmuls it quantized, and what stayed in high
+        precision (``qmlir compile`` prints it; ``compiler.compile`` logs it)."""
+        return summary_line(self.record)
 
     def scaling_state(self) -> dict[str, dict[str, np.ndarray]]:
         """fp8-delayed's state: ``{key: {"amax_history": [L] f32, "scale": f32}}`` (a copy)."""

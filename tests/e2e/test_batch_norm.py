@@ -6,6 +6,8 @@ with that layer in eval mode trains."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -13,6 +15,7 @@ from torch import nn
 
 import compiler
 from passes.base.errors import QmlirError
+from tests.e2e.cli_runner import run
 
 pytestmark = pytest.mark.models
 
@@ -73,6 +76,25 @@ def test_eval_mode_batch_norm_compiles_to_the_running_statistics(build: type) ->
     got = art(x.numpy())
     assert _rel(got, evaluated) < 1e-6
     assert _rel(got, batch) > 1e-2
+    if build is _Conv:  # issue 30: a convolution is named as kept in high precision
+        assert art.record.convolutions == ("conv",)
+        assert art.summary == (
+            "recipe none: every matmul in the model's precision; 1 convolution kept in high "
+            "precision (recipes quantize matmuls only): conv"
+        )
+
+
+def test_inspect_names_the_convolutions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 8, 8)
+    path = tmp_path / "conv.vmfb"
+    compiler.compile(_Conv().eval(), (x,), "fp8-current").save(path)
+    code, out, _ = run(capsys, "inspect", str(path))
+    assert code == 0
+    assert (
+        "1 convolution kept in high precision (recipes quantize matmuls only): conv"
+        in out.splitlines()
+    )
 
 
 def test_eval_mode_batch_norm_under_a_recipe() -> None:
