@@ -164,15 +164,23 @@ def _example_inputs(model_spec: str) -> list[np.ndarray]:
 def random_inputs(
     specs: list[dict[str, Any]], seed: int, shapes: dict[int, list[int]] | None = None
 ) -> list[np.ndarray]:
-    """Standard-normal inputs: of the signature's shape, the example's size for a dynamic dim,
-    or ``shapes[i]`` (``--shape``)."""
+    """Standard-normal inputs (token ids: uniform over the embedding's rows): of the
+    signature's shape, the example's size for a dynamic dim, or ``shapes[i]`` (``--shape``)."""
     rng = np.random.default_rng(seed)
     arrays = []
     for i, spec in enumerate(specs):
         dtype = NUMPY_DTYPES.get(spec["dtype"])
-        if dtype is None or dtype.kind not in "fV":
-            raise QmlirError(f"--random-inputs cannot make {spec['dtype']} inputs: use --inputs")
         shape = (shapes or {}).get(i) or _example_shape(spec)
+        if dtype is not None and dtype.kind in "iu" and "index_range" in spec:
+            low, high = spec["index_range"]  # ids that index an embedding: within its rows
+            arrays.append(rng.integers(low, high, shape).astype(dtype))
+            continue
+        if dtype is None or dtype.kind not in "fV":
+            label = spec.get("name") or f"input {i}"
+            raise QmlirError(
+                f"--random-inputs cannot choose values for {label} ({spec['dtype']}, not the ids "
+                "of an embedding): give them with --inputs FILE.npz"
+            )
         arrays.append(rng.standard_normal(shape, dtype=np.float32).astype(dtype))
     return arrays
 

@@ -51,6 +51,12 @@ def export_model(
     except QmlirError:
         raise
     except Exception as e:
+        if "DynamicCache" in str(e):  # a transformers model returning its KV cache
+            raise QmlirError(
+                "the model returns its KV cache (a transformers DynamicCache), which an artifact "
+                "cannot return: set model.config.use_cache = False (or pass use_cache=False), or "
+                "compile a generator that keeps the cache in the module (qmlir compile --generate)"
+            ) from e
         raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
 
 

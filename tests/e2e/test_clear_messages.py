@@ -159,3 +159,29 @@ def test_cli_run_prints_its_line_not_the_api_warning(capsys, tmp_path, artifact)
     assert err == (
         "qmlir: warning: input 0 holds 1 NaN and 0 inf; they propagate as docs/numerics.md says\n"
     )
+
+
+def test_a_model_returning_its_kv_cache_is_told_what_to_do() -> None:
+    """Issue 30: torch.export's "Found DynamicCache in output" becomes the fix."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.LlamaConfig(
+        vocab_size=64,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+    )
+    lm = transformers.LlamaForCausalLM(config).eval()
+
+    class WithCache(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lm = lm
+
+        def forward(self, ids: torch.Tensor) -> tuple[torch.Tensor, object]:
+            out = self.lm(input_ids=ids, use_cache=True)
+            return out.logits, out.past_key_values
+
+    with pytest.raises(QmlirError, match=r"^the model returns its KV cache .*use_cache = False"):
+        compiler.compile(WithCache(), (torch.randint(0, 64, (1, 8)),), "none")
