@@ -21,8 +21,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from compiler import extras
+from compiler.frontend.import_noise import quiet_known_import_noise
 from compiler.version import __version__
 from passes.base.errors import QmlirError
+
+quiet_known_import_noise()  # before a model file (or the caller) builds a transformers model
 
 if TYPE_CHECKING:
     from compiler.api.block_scale import block_scale_dequantize, block_scale_quantize

@@ -58,8 +58,8 @@ def compile_module(
         with open(source, "wb") as f:
             module.operation.write_bytecode(f)
         code, diagnostics = run_iree_compile([str(source), *_BASE_FLAGS, *flags, "-o", str(output)])
-        again, retry_on = retry_flags(target, dynamic)
-        if code != 0 and any(message in diagnostics for message in retry_on):
+        again = retry_flags(target, dynamic, diagnostics) if code != 0 else ()
+        if again:
             flags = [*flags, *again]
             code, diagnostics = run_iree_compile(
                 [str(source), *_BASE_FLAGS, *flags, "-o", str(output)]

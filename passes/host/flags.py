@@ -66,12 +66,25 @@ DYNAMIC_CPU_RETRY_ON = (
 )
 
 
-def retry_flags(target: Target, dynamic: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``(flags, messages)``: a compile whose error names one of ``messages`` runs once more with
-    ``flags`` added (a dynamic llvm-cpu artifact, without data tiling); ``((), ())`` otherwise."""
-    if not target.is_cuda and dynamic:
-        return DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON
-    return (), ()
+# llvm-cpu: a dispatch whose vectors outgrow IREE's 32 KiB stack limit (a training step's
+# fused backward at batch 8 x 32: 33 KiB) compiles with a 64 KiB limit; IREE's CPU workers run on
+# stacks far larger than that
+STACK_RETRY_FLAGS = ("--iree-llvmcpu-stack-allocation-limit=65536",)
+STACK_RETRY_ON = ("exceeded stack allocation limit",)
+
+
+def retry_flags(target: Target, dynamic: bool, diagnostics: str) -> tuple[str, ...]:
+    """The flags a failed compile runs once more with, for the known errors ``diagnostics``
+    names: a dynamic llvm-cpu artifact without data tiling; an llvm-cpu dispatch over the stack
+    limit with a larger one; ``()`` for any other failure."""
+    if target.is_cuda:
+        return ()
+    flags: tuple[str, ...] = ()
+    if dynamic and any(message in diagnostics for message in DYNAMIC_CPU_RETRY_ON):
+        flags += DYNAMIC_CPU_RETRY_FLAGS
+    if any(message in diagnostics for message in STACK_RETRY_ON):
+        flags += STACK_RETRY_FLAGS
+    return flags
 
 
 # The llvm-cpu target on the host CPU: what runs on this host (weight folding, quantize).

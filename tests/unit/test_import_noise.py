@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-import compiler.frontend  # noqa: F401  (installs the filter)
+import compiler  # noqa: F401  (installs the filter)
 
 
 @pytest.mark.parametrize(
