@@ -89,12 +89,14 @@ def capture_training_step(
     missing = [n for n in names if n not in parameters]
     if missing:
         raise QmlirError(f"internal: the exported forward has no parameter '{missing[0]}'")
+    tied = _tied_names(forward, names)
     entries = state_entries(optimizer, names)
     params = [parameters[n].detach() for n in names]
     state = [torch.zeros(()) if i is None else torch.zeros_like(params[i]) for _, i in entries]
 
     def loss_of(values: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor]) -> torch.Tensor:
-        out = _WithParameters(forward, dict(zip(names, values, strict=True))).run(*inputs)
+        values_by_name = dict(zip(names, values, strict=True))
+        out = _WithParameters(forward, values_by_name, tied).run(*inputs)
         if isinstance(out, (tuple, list)) and len(out) == 1:
             out = out[0]
         if not (isinstance(out, torch.Tensor) and out.ndim == 0 and out.is_floating_point()):
@@ -174,13 +176,31 @@ class _WithParameters(torch.fx.Interpreter):
     """Runs the exported forward node by node (so each traced op keeps its node's module path)
     with the given values in place of the named parameters."""
 
-    def __init__(self, module: torch.fx.GraphModule, values: dict[str, torch.Tensor]) -> None:
+    def __init__(
+        self,
+        module: torch.fx.GraphModule,
+        values: dict[str, torch.Tensor],
+        aliases: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(module)
         self.values = values
+        self.aliases = aliases or {}
 
     def fetch_attr(self, target: str) -> Any:
-        value = self.values.get(target)
+        value = self.values.get(self.aliases.get(target, target))
         return value if value is not None else super().fetch_attr(target)
+
+
+def _tied_names(forward: torch.nn.Module, names: list[str]) -> dict[str, str]:
+    """Every other name of a trained parameter (a tied weight: GPT-2's ``lm_head.weight`` is
+    ``transformer.wte.weight``) -> the name it is trained under, so each use reads the same
+    argument and both uses' gradients add up in one (as torch's tied parameter)."""
+    trained = {id(p): n for n, p in forward.named_parameters() if n in names}
+    return {
+        n: trained[id(p)]
+        for n, p in forward.named_parameters(remove_duplicate=False)
+        if id(p) in trained and n != trained[id(p)]
+    }
 
 
 def _fold_double_transposes(graph: torch.fx.GraphModule) -> None:

@@ -316,6 +316,45 @@ def test_a_qwen2_step_at_8_x_32_tokens_compiles_and_trains() -> None:
     assert losses[2] < losses[0]
 
 
+def test_tied_embeddings_train_as_one_parameter() -> None:
+    """Issue 30: GPT-2's head is its token embedding (one parameter, two uses). The step trains
+    it once, under its first name, from both uses' gradients: the same losses and parameters as
+    torch's SGD on the tied model (recipe none: to f32 rounding)."""
+    import copy
+
+    transformers = pytest.importorskip("transformers")
+    config = transformers.GPT2Config(
+        vocab_size=128,
+        n_embd=32,
+        n_layer=1,
+        n_head=2,
+        n_positions=32,
+        attn_pdrop=0.0,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+    )
+    torch.manual_seed(0)
+    model = LanguageModelLoss(transformers.GPT2LMHeadModel(config))
+    reference = copy.deepcopy(model)
+    assert reference.lm.lm_head.weight is reference.lm.transformer.wte.weight
+    ids = torch.randint(0, 128, (2, 16))
+    labels = torch.roll(ids, -1, 1)
+    step = compiler.compile_training(model, (ids, labels), "none", lr=0.05)
+    assert "lm.transformer.wte.weight" in step.parameter_names
+    assert "lm.lm_head.weight" not in step.parameter_names
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.05)
+    for _ in range(3):
+        loss = float(step(ids, labels))
+        optimizer.zero_grad()
+        expected = reference(ids, labels)
+        expected.backward()
+        optimizer.step()
+        assert loss == pytest.approx(expected.item(), rel=1e-5)
+    trained = step.parameters()["lm.transformer.wte.weight"]
+    want = reference.lm.transformer.wte.weight.detach()
+    assert float((trained - want).norm() / want.norm()) < 1e-5
+
+
 def _rss_mb() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
