@@ -3,6 +3,8 @@ folding, ``compiler.quantize``) take them from, so both compile the same way."""
 
 from __future__ import annotations
 
+import re
+
 from passes.base.target import Target
 from passes.lowering.cuda import targets as cuda_targets
 
@@ -114,10 +116,24 @@ def artifact_cpu_flags(cpu: str, dynamic: bool = False, external: bool = False) 
     return [*cpu_flags(cpu), *SHARED_FLAGS, *artifact]
 
 
+_NOTE_LAYER = re.compile(r'note: loc\("([^"]+)"\)')
+
+
 def first_error_line(text: str) -> str:
-    """The first ``error:`` line of an IREE tool's output, without its location prefix."""
-    for line in text.splitlines():
-        if "error:" in line:
-            return line.split("error:", 1)[1].strip()
-    lines = [line for line in text.splitlines() if line.strip()]
+    """The first ``error:`` line of an IREE tool's output, without its location prefix, and the
+    layer its notes name (``loc("mlp.c_fc"): called from``: the importer's module path), which
+    the error line itself often lacks: ``... for function. Got 33792 bytes (in layer mlp.c_fc)``."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if "error:" not in line:
+            continue
+        message = line.split("error:", 1)[1].strip().rstrip(":;").strip()
+        for note in lines[i + 1 :]:
+            if "error:" in note:
+                break
+            match = _NOTE_LAYER.search(note)
+            if match and match.group(1) not in message:
+                return f"{message} (in layer {match.group(1)})"
+        return message
+    lines = [line for line in lines if line.strip()]
     return lines[0].strip() if lines else "no message"

@@ -13,7 +13,12 @@ from iree.compiler import ir
 from compiler.backend import iree_compile as backend
 from passes.base.errors import QmlirError
 from passes.base.target import Cpu, Target
-from passes.host.flags import DYNAMIC_CPU_RETRY_FLAGS, DYNAMIC_CPU_RETRY_ON, STACK_RETRY_FLAGS
+from passes.host.flags import (
+    DYNAMIC_CPU_RETRY_FLAGS,
+    DYNAMIC_CPU_RETRY_ON,
+    STACK_RETRY_FLAGS,
+    first_error_line,
+)
 
 GENERIC = Target(cpu=Cpu("generic", "generic", "x86_64", ()))
 
@@ -89,3 +94,24 @@ def test_a_dispatch_over_the_stack_limit_retries_with_a_larger_one(monkeypatch, 
         assert result == b"vmfb" and len(calls) == 2
         assert STACK_RETRY_FLAGS[0] in calls[1] and STACK_RETRY_FLAGS[0] not in calls[0]
         assert DYNAMIC_CPU_RETRY_FLAGS[0] not in calls[1]
+
+
+def test_the_error_line_keeps_the_layer_its_notes_name() -> None:
+    """IREE's error line often lacks the layer; its notes carry the importer's module path."""
+    diagnostics = (
+        "-:1109:10: error: 'func.func' op exceeded stack allocation limit of 32768 bytes for "
+        "function. Got 33792 bytes\n"
+        '<unknown>:0: note: loc("lm.model.layers.0.mlp.gate_proj"): called from\n'
+        "-:1109:10: error: failed to run translation of source executable\n"
+    )
+    assert first_error_line(diagnostics) == (
+        "'func.func' op exceeded stack allocation limit of 32768 bytes for function. Got 33792 "
+        "bytes (in layer lm.model.layers.0.mlp.gate_proj)"
+    )
+    found = "x: error: One or more operations with large vector sizes (32768 bytes) were found:\n"
+    note = 'y: note: loc("mlp.c_fc"): see current operation\n'
+    assert first_error_line(found + note) == (
+        "One or more operations with large vector sizes (32768 bytes) were found (in layer "
+        "mlp.c_fc)"
+    )
+    assert first_error_line("z: error: plain\n") == "plain"
