@@ -33,6 +33,7 @@ _BASE_FLAGS = (
     "--mlir-print-debuginfo",
     "--mlir-print-op-on-diagnostic=false",
 )
+RETRIES = 2  # a known failure can uncover another (large vectors, then their stack)
 
 
 def compile_module(
@@ -58,8 +59,10 @@ def compile_module(
         with open(source, "wb") as f:
             module.operation.write_bytecode(f)
         code, diagnostics = run_iree_compile([str(source), *_BASE_FLAGS, *flags, "-o", str(output)])
-        again = retry_flags(target, dynamic, diagnostics) if code != 0 else ()
-        if again:
+        for _ in range(RETRIES):  # a known failure: again with the flags it needs
+            again = [f for f in retry_flags(target, dynamic, diagnostics) if f not in flags]
+            if code == 0 or not again:
+                break
             flags = [*flags, *again]
             code, diagnostics = run_iree_compile(
                 [str(source), *_BASE_FLAGS, *flags, "-o", str(output)]

@@ -316,6 +316,33 @@ def test_a_qwen2_step_at_8_x_32_tokens_compiles_and_trains() -> None:
     assert losses[2] < losses[0]
 
 
+def test_an_untied_gpt2_step_at_8_x_32_tokens_compiles_and_trains() -> None:
+    """Issue 30: its MLP backward's vectors fail IREE's size check, then its stack limit; the
+    compile retries without the check and with 64 KiB, and the step trains."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.GPT2Config(
+        vocab_size=256,
+        n_embd=64,
+        n_layer=1,
+        n_head=4,
+        n_positions=64,
+        attn_pdrop=0.0,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        tie_word_embeddings=False,
+    )
+    torch.manual_seed(0)
+    model = LanguageModelLoss(transformers.GPT2LMHeadModel(config))
+    ids = torch.randint(0, 256, (8, 32))
+    labels = torch.roll(ids, -1, 1)
+    step = compiler.compile_training(model, (ids, labels), "fp8-current", lr=0.05)
+    with torch.no_grad():
+        want = float(model(ids, labels))
+    losses = [float(step(ids.numpy(), labels.numpy())) for _ in range(3)]
+    assert losses[0] == pytest.approx(want, rel=1e-2)
+    assert losses[2] < losses[0]
+
+
 def test_tied_embeddings_train_as_one_parameter() -> None:
     """Issue 30: GPT-2's head is its token embedding (one parameter, two uses). The step trains
     it once, under its first name, from both uses' gradients: the same losses and parameters as

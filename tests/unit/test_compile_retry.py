@@ -16,6 +16,7 @@ from passes.base.target import Cpu, Target
 from passes.host.flags import (
     DYNAMIC_CPU_RETRY_FLAGS,
     DYNAMIC_CPU_RETRY_ON,
+    LARGE_VECTOR_RETRY_FLAGS,
     STACK_RETRY_FLAGS,
     first_error_line,
 )
@@ -115,3 +116,15 @@ def test_the_error_line_keeps_the_layer_its_notes_name() -> None:
         "mlp.c_fc)"
     )
     assert first_error_line("z: error: plain\n") == "plain"
+
+
+def test_large_vectors_then_their_stack_retry_twice(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An untied GPT-2 step (issue 30): the vector-size check off, then the larger stack."""
+    vectors = "One or more operations with large vector sizes (32768 bytes) were found:"
+    stack = "'func.func' op exceeded stack allocation limit of 32768 bytes for function"
+    result, calls = _compile(monkeypatch, [vectors, stack], tmp_path, dynamic=False)
+    assert result == b"vmfb" and len(calls) == 3
+    assert LARGE_VECTOR_RETRY_FLAGS[0] in calls[1] and STACK_RETRY_FLAGS[0] not in calls[1]
+    assert LARGE_VECTOR_RETRY_FLAGS[0] in calls[2] and STACK_RETRY_FLAGS[0] in calls[2]
+    result, calls = _compile(monkeypatch, [vectors, vectors], tmp_path, dynamic=False)
+    assert isinstance(result, QmlirError) and len(calls) == 2  # nothing new to add: stop
