@@ -21,7 +21,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from compiler import extras
-from compiler.frontend.import_noise import quiet_known_import_noise
+from compiler.import_noise import quiet_known_import_noise
 from compiler.version import __version__
 from passes.base.errors import QmlirError
 

@@ -50,12 +50,14 @@ LAYERS = {
     "compiler": {
         "compiler.api",
         "compiler.extras",
+        "compiler.import_noise",  # installed on `import compiler`: logging only
         "compiler.pipeline",  # compiler.quantize: pipeline/quantize.py
         "compiler.runtime",
         "compiler.version",
     },
     "compiler.version": set(),
     "compiler.extras": set(),  # which extra a command needs, checked before any import of it
+    "compiler.import_noise": set(),  # two known log lines of torchao and torch, dropped
     "compiler.runtime": set(),
     "compiler.frontend": set(),
     "compiler.backend": {"compiler.runtime"},  # the artifact embeds the metadata record
