@@ -44,7 +44,7 @@ def output_structure(
 def _tree(spec: Any) -> OutputTree:
     if spec.is_leaf():
         return "tensor"
-    children = [_tree(child) for child in spec.children_specs]
+    children = [_tree(child) for child in spec.children()]
     kind = spec.type
     keys = spec.context
     if isinstance(kind, type) and issubclass(kind, dict) and isinstance(keys, (list, tuple)):
