@@ -83,7 +83,27 @@ struct QmlirTile {
 // kRows consecutive rows from global row `row0` (this lane's 4 columns of the tile at blockIdx.x):
 // the rows of a tile a warp holds at once (qmlir_load_tile), or a group of them (a kernel that
 // streams through its rows).
-template <int kRows>
+// kL2 is an L2 eviction hint for the float4 loads: QMLIR_L2_NORMAL, QMLIR_L2_EVICT_LAST (data read
+// again soon: keep it), QMLIR_L2_EVICT_FIRST (its last read).
+enum QmlirL2Hint { QMLIR_L2_NORMAL = 0, QMLIR_L2_EVICT_LAST = 1, QMLIR_L2_EVICT_FIRST = 2 };
+
+template <int kL2>
+__device__ __forceinline__ float4 qmlir_load_float4(const float* p) {
+  if (kL2 == QMLIR_L2_NORMAL) return *reinterpret_cast<const float4*>(p);
+  uint64_t policy;
+  if (kL2 == QMLIR_L2_EVICT_LAST) {
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  } else {
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  }
+  float4 q;
+  asm volatile("ld.global.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=f"(q.x), "=f"(q.y), "=f"(q.z), "=f"(q.w)
+               : "l"(p), "l"(policy));
+  return q;
+}
+
+template <int kRows, int kL2 = QMLIR_L2_NORMAL>
 __device__ __forceinline__ QmlirTile<kRows> qmlir_load_rows(const float* x, int32_t rows,
                                                             int32_t cols, int64_t row0) {
   QmlirTile<kRows> t;
@@ -95,7 +115,7 @@ __device__ __forceinline__ QmlirTile<kRows> qmlir_load_rows(const float* x, int3
     const int64_t row = t.row0 + i;
     const float* p = x + row * cols + t.col;
     if (row < rows && t.vector && t.col < cols) {
-      const float4 q = *reinterpret_cast<const float4*>(p);
+      const float4 q = qmlir_load_float4<kL2>(p);
       t.v[i][0] = q.x, t.v[i][1] = q.y, t.v[i][2] = q.z, t.v[i][3] = q.w;
     } else {
 #pragma unroll
@@ -105,11 +125,11 @@ __device__ __forceinline__ QmlirTile<kRows> qmlir_load_rows(const float* x, int3
   return t;
 }
 
-template <int kRowsPerWarp>
+template <int kRowsPerWarp, int kL2 = QMLIR_L2_NORMAL>
 __device__ __forceinline__ QmlirTile<kRowsPerWarp> qmlir_load_tile(const float* x, int32_t rows,
                                                                    int32_t cols) {
   const int warp = threadIdx.x / 32;
-  return qmlir_load_rows<kRowsPerWarp>(x, rows, cols,
+  return qmlir_load_rows<kRowsPerWarp, kL2>(x, rows, cols,
                                        ((int64_t)blockIdx.y * 8 + warp) * kRowsPerWarp);
 }
 

@@ -118,15 +118,19 @@ QMLIR_HD uint8_t qmlir_encode_e5m2(float v) {
 
 // E2M1 nibble (0..15): max 6, NaN -> 0, -0.0 -> 0, a negative value rounding to zero -> 8.
 // The same codes as qmlir_encode_small_float(v, 2, 1, 0, 6, 0, false) for every one of the 2^32
-// floats (checked exhaustively), in a third of the operations: the magnitude's code counts the
-// midpoints of 0, .5, 1, 1.5, 2, 3, 4, 6 it passes, ">" where a tie goes down to the even code
-// and ">=" where it goes up (saturation and +-inf pass all seven; NaN passes none).
+// floats (checked exhaustively), mostly in float operations (the GPU's FMA pipe, not its integer
+// one): |v| saturated at 6 is rounded to nearest even on the E2M1 grid by adding and subtracting
+// 1.5 * 2^(E + 22), E its binade's exponent but at least 0 (the grid's step 2^(E - 1) is then the
+// sum's ulp: 0.5 below 2, 1 in [2, 4), 2 in [4, 6]); the rounded value times 2^-126 has the code
+// in its bits 22..24 (0.5 -> the subnormal 2^-127 = bit 22, 1 -> 2^-126 = bit 23, ..., 6 -> 7).
 QMLIR_HD uint8_t qmlir_encode_e2m1(float v) {
-  const float a = fabsf(v);
-  const uint32_t m = (uint32_t)(a > 0.25f) + (uint32_t)(a >= 0.75f) + (uint32_t)(a > 1.25f) +
-                     (uint32_t)(a >= 1.75f) + (uint32_t)(a > 2.5f) + (uint32_t)(a >= 3.5f) +
-                     (uint32_t)(a > 5.0f);
-  return (uint8_t)(m | (v < 0.0f ? 8u : 0u));
+  const float a = fminf(fabsf(v), QMLIR_E2M1_MAX);  // +-inf -> 6 (NaN too: re-coded below)
+  const uint32_t binade = qmlir_f32_bits(a) & QMLIR_INF_BITS;
+  const uint32_t e = binade > (127u << 23) ? binade : (127u << 23);
+  const float magic = qmlir_bits_f32(e + (22u << 23) + 0x400000u);
+  const float r = (a + magic) - magic;
+  const uint32_t m = qmlir_f32_bits(r * 1.1754943508222875e-38f) >> 22;  // 2^-126
+  return (uint8_t)(qmlir_is_nan(v) ? 0u : (m | (v < 0.0f ? 8u : 0u)));
 }
 
 QMLIR_HD uint8_t qmlir_encode_fp8(float v, bool e5m2) {
@@ -238,11 +242,16 @@ QMLIR_HD float qmlir_nvfp4_global_decode_scale(float global_amax) {
 
 // d = cast_e4m3(clamp(min(block_amax * (S * fp32(1/6)), FLT_MAX), +-448)): the E4M3 code of the
 // block's decode scale.
-QMLIR_HD uint8_t qmlir_nvfp4_block_scale(float block_amax, float s_enc) {
+// d before its E4M3 cast, never NaN (an amax skips NaN, S is finite): the kernel casts it with the
+// hardware's cvt, the same bytes as qmlir_encode_e4m3 for every non-NaN float.
+QMLIR_HD float qmlir_nvfp4_block_scale_value(float block_amax, float s_enc) {
   float multiplier = s_enc * qmlir_bits_f32(QMLIR_SIXTH_BITS);
   float d = block_amax * multiplier;
-  if (d > qmlir_flt_max()) d = qmlir_flt_max();
-  return qmlir_encode_e4m3(d);  // saturates at 448
+  return d > qmlir_flt_max() ? qmlir_flt_max() : d;
+}
+
+QMLIR_HD uint8_t qmlir_nvfp4_block_scale(float block_amax, float s_enc) {
+  return qmlir_encode_e4m3(qmlir_nvfp4_block_scale_value(block_amax, s_enc));  // saturates at 448
 }
 
 // enc = min(1 / (float(d) * S_dec), FLT_MAX): the block's element multiplier.

@@ -4,7 +4,8 @@
 // Grid (ceil(cols/128), ceil(rows/128)), block 256 (8 warps): one workgroup per 128x128 tile;
 // warp w owns tile rows 16w..16w+15, lane l columns 4l..4l+3 (float4 loads, 4-byte stores when
 // cols % 4 == 0). The 1D kernels stream through those rows 4 at a time (the columnwise pass
-// reads the tile again, from L2); the 2D kernel holds its 64 values per thread in registers.
+// reads the tile again, from L2, which the first read asks to keep it); the 2D kernel holds its
+// 64 values per thread in registers.
 // Constants: rows, cols, pow2 (power-of-2 scales, TE default 1), eps_bits (f32 bits of eps).
 // E4M3 data in x's shape; scale_inv f32 in the GEMM-ready layouts (padding written as 0):
 //   1D rowwise (1x128 along cols):    sinv[kb, r]  of [ceil(cols/128), pad4(rows)]  (block1d)
@@ -19,7 +20,21 @@ constexpr int kTile = 128;
 constexpr int kRowsPerWarp = 16;
 // The 1D kernels stream through a warp's 16 rows kGroup at a time (few registers, so many warps
 // per SM keep loads in flight); the columnwise pass reads the tile a second time, from L2.
-constexpr int kGroup = 4;
+// QMLIR_BLOCK1D_GROUP and QMLIR_BLOCK1D_MIN_BLOCKS (the rowwise+columnwise kernel's
+// __launch_bounds__ minimum) reshape it for a tuning probe (benchmarks/gpu_probes).
+#ifndef QMLIR_BLOCK1D_GROUP
+#define QMLIR_BLOCK1D_GROUP 4
+#endif
+#ifndef QMLIR_BLOCK1D_MIN_BLOCKS
+#define QMLIR_BLOCK1D_MIN_BLOCKS 4
+#endif
+// The rowwise+columnwise kernel's first read asks L2 to keep the tile (evict_last) and the
+// columnwise pass's re-read to drop it (evict_first): without the hints a third of the re-read
+// missed L2 at 8192x8192 (DRAM traffic 563 MB for 392 MB of input and outputs; an H100 then ran
+// it at 205 us, with them at 186 us).
+constexpr int kFirstRead = QMLIR_L2_EVICT_LAST, kReRead = QMLIR_L2_EVICT_FIRST;
+constexpr int kGroup = QMLIR_BLOCK1D_GROUP;
+static_assert(kRowsPerWarp % kGroup == 0, "a warp's rows are whole groups");
 
 using Tile = QmlirTile<kRowsPerWarp>;
 
@@ -62,7 +77,8 @@ __device__ __forceinline__ void block1d(const float* x, uint8_t* data_row, float
   float mine[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // this thread's column maxima
 #pragma unroll 1
   for (int g = 0; g < kRowsPerWarp; g += kGroup) {
-    const QmlirTile<kGroup> t = qmlir_load_rows<kGroup>(x, rows, cols, first + g);
+    const QmlirTile<kGroup> t =
+        qmlir_load_rows<kGroup, kColumns ? kFirstRead : QMLIR_L2_NORMAL>(x, rows, cols, first + g);
     rowwise(t, data_row, sinv_row, rows, cols, pow2, eps);
     if (kColumns) {
 #pragma unroll
@@ -79,7 +95,7 @@ __device__ __forceinline__ void block1d(const float* x, uint8_t* data_row, float
   for (int j = 0; j < 4; ++j) s[j] = qmlir_fp8_scale(amax[j], QMLIR_E4M3_MAX, eps, pow2);
 #pragma unroll 1
   for (int g = 0; g < kRowsPerWarp; g += kGroup) {
-    const QmlirTile<kGroup> t = qmlir_load_rows<kGroup>(x, rows, cols, first + g);
+    const QmlirTile<kGroup> t = qmlir_load_rows<kGroup, kReRead>(x, rows, cols, first + g);
 #pragma unroll
     for (int i = 0; i < kGroup; ++i) store_codes(data_col, t, i, s, rows, cols);
   }
@@ -96,8 +112,8 @@ __device__ __forceinline__ void block1d(const float* x, uint8_t* data_row, float
 }  // namespace
 
 // Rowwise (1x128) and columnwise (128x1) quantization from one read of x.
-// (at most 64 registers: 4 workgroups per SM)
-extern "C" __global__ void __launch_bounds__(256, 4)
+// (at most 64 registers: 4 workgroups per SM by default)
+extern "C" __global__ void __launch_bounds__(256, QMLIR_BLOCK1D_MIN_BLOCKS)
     qmlir_quantize_fp8_block1d(const float* x, uint8_t* data_row, float* sinv_row,
                                uint8_t* data_col, float* sinv_col, int32_t rows, int32_t cols,
                                int32_t pow2, int32_t eps_bits) {

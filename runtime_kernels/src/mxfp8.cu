@@ -12,6 +12,14 @@
 //     S^T: 4x128 tiles), [pad128(cols) * pad4(ceil(rows/32))] bytes.
 #include "qmlir_device.cuh"
 
+// QMLIR_MXFP8_MIN_BLOCKS: a __launch_bounds__ minimum for the rowwise+columnwise kernel (a tuning
+// probe's knob, benchmarks/gpu_probes; none by default: 4 and 5 were slower on an H100).
+#ifdef QMLIR_MXFP8_MIN_BLOCKS
+#define QMLIR_MXFP8_BOUNDS __launch_bounds__(256, QMLIR_MXFP8_MIN_BLOCKS)
+#else
+#define QMLIR_MXFP8_BOUNDS
+#endif
+
 namespace {
 
 constexpr int kRowsPerWarp = 4;
@@ -87,10 +95,9 @@ __device__ __forceinline__ void columnwise(const Tile& t, uint8_t* data, uint8_t
 }  // namespace
 
 // Rowwise (1x32) and columnwise (32x1) MXFP8 from one read of x.
-extern "C" __global__ void qmlir_quantize_mxfp8(const float* x, uint8_t* data_row,
-                                                uint8_t* scale_row, uint8_t* data_col,
-                                                uint8_t* scale_col, int32_t rows, int32_t cols,
-                                                int32_t rule) {
+extern "C" __global__ void QMLIR_MXFP8_BOUNDS
+    qmlir_quantize_mxfp8(const float* x, uint8_t* data_row, uint8_t* scale_row, uint8_t* data_col,
+                         uint8_t* scale_col, int32_t rows, int32_t cols, int32_t rule) {
   const Tile t = qmlir_load_tile<kRowsPerWarp>(x, rows, cols);
   rowwise(t, data_row, scale_row, rows, cols, rule);
   columnwise(t, data_col, scale_col, rows, cols, rule);

@@ -23,7 +23,10 @@ __device__ __forceinline__ float amax4(const float4 v) {
 // data = encode(x * scale) over n elements; returns this thread's max|x| (NaN skipped). The
 // vector loop loads kUnroll float4 before using any, so that each thread keeps that many 16-byte
 // loads in flight.
-template <bool kE5m2, bool kCast>
+// kReverse walks the float4s from the last (the vector part; the scalar tail as before): a cast
+// pass after an amax pass over the same x then starts with what the amax pass read last, which
+// L2 may still hold.
+template <bool kE5m2, bool kCast, bool kReverse = false>
 __device__ __forceinline__ float cast_and_amax(const float* __restrict__ x, float scale,
                                                uint8_t* __restrict__ data, int32_t n) {
   constexpr int kUnroll = 4;
@@ -32,26 +35,32 @@ __device__ __forceinline__ float cast_and_amax(const float* __restrict__ x, floa
   const int64_t vectors = vector_ok(x, data) ? n / 4 : 0;
   const float4* __restrict__ x4 = reinterpret_cast<const float4*>(x);
   unsigned int* __restrict__ data4 = reinterpret_cast<unsigned int*>(data);
+  if (kReverse) {
+    x4 += vectors - 1;
+    data4 += vectors - 1;
+  }
+  constexpr int64_t kStep = kReverse ? -1 : 1;
   float amax = 0.0f;
   int64_t i = first;
   for (; i + (kUnroll - 1) * stride < vectors; i += kUnroll * stride) {
     float4 v[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) v[u] = x4[i + u * stride];
+    for (int u = 0; u < kUnroll; ++u) v[u] = x4[kStep * (i + u * stride)];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       amax = fmaxf(amax, amax4(v[u]));
       if (kCast) {
-        __stcs(&data4[i + u * stride], qmlir_encode_fp8x4(v[u].x * scale, v[u].y * scale,
-                                                          v[u].z * scale, v[u].w * scale, kE5m2));
+        __stcs(&data4[kStep * (i + u * stride)],
+               qmlir_encode_fp8x4(v[u].x * scale, v[u].y * scale, v[u].z * scale, v[u].w * scale,
+                                  kE5m2));
       }
     }
   }
   for (; i < vectors; i += stride) {
-    const float4 v = x4[i];
+    const float4 v = x4[kStep * i];
     amax = fmaxf(amax, amax4(v));
     if (kCast) {
-      __stcs(&data4[i],
+      __stcs(&data4[kStep * i],
              qmlir_encode_fp8x4(v.x * scale, v.y * scale, v.z * scale, v.w * scale, kE5m2));
     }
   }
@@ -68,7 +77,9 @@ __device__ __forceinline__ void quantize(const float* x, const float* scale_buf,
                                          float* scale_inv, float* amax_inout, int32_t n) {
   const float scale = scale_buf[0];
   if (blockIdx.x == 0 && threadIdx.x == 0) scale_inv[0] = 1.0f / scale;
-  const float amax = cast_and_amax<kE5m2, true>(x, scale, data, n);
+  // fp8-current's cast follows its amax pass over the same x: backwards, it starts with what L2
+  // still holds of it (an H100 at 8192x8192: 211 -> 204 us for both passes)
+  const float amax = cast_and_amax<kE5m2, true, !kDelayed>(x, scale, data, n);
   if (!kDelayed) return;
   const float block_amax = qmlir_block_max(amax);
   if (threadIdx.x == 0) qmlir_atomic_max_nonneg(amax_inout, block_amax);

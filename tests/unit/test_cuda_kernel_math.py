@@ -136,6 +136,21 @@ def test_e2m1_encoder(host: HostNumerics) -> None:
     ]
 
 
+def test_e2m1_encoder_dense(host: HostNumerics) -> None:
+    """Every float32 within 2048 ulps of each E2M1 value, midpoint, power of two near the grid and
+    point past 6, both signs: the encoder rounds by adding and subtracting a binade-dependent
+    constant, so its edges are the binades' and the midpoints'."""
+    table = nvfp4.E2M1_VALUES.astype(F32)
+    anchors = np.concatenate(
+        [table, (table[:-1] + table[1:]) / 2, np.exp2(np.arange(-10, 5)), [6.5, 7.0, 12.0]]
+    ).astype(F32)
+    offsets = np.arange(-2048, 2049, dtype=np.int64)
+    bits = (anchors.view(np.uint32).astype(np.int64)[:, None] + offsets[None, :]).ravel()
+    positive = bits[(bits >= 0) & (bits < 0x7F800000)].astype(np.uint32).view(F32)
+    values = np.concatenate([positive, -positive])
+    np.testing.assert_array_equal(host.encode(values, "e2m1"), nvfp4.encode_e2m1(values))
+
+
 @given(st.lists(finite_or_not, min_size=1, max_size=64))
 def test_e2m1_encoder_hypothesis(host: HostNumerics, xs: list[float]) -> None:
     values = np.array(xs, dtype=np.float32)
