@@ -100,6 +100,7 @@ class CompiledModule:
         self._load_lock = threading.Lock()
         self._warned_non_finite = False
         self._warned_scales = False  # fp8-delayed: a broken scale warned (until a reset)
+        self._calls_since_state = 0  # fp8-delayed: calls since the state was set (the checks)
         self._call_lock: threading.Lock | contextlib.nullcontext[None] = (
             threading.Lock() if self.record.stateful else contextlib.nullcontext()
         )
@@ -205,12 +206,16 @@ class CompiledModule:
                 warnings.warn(non_finite_message(*found[0]), NonFiniteInputWarning, stacklevel=3)
         outputs = self._call(ENTRY, *arrays)
         if self.record.scaling_state and not self._warned_scales:
-            self._warn_broken_scales()
+            self._calls_since_state += 1
+            if _checks_scales(self._calls_since_state):
+                self._warn_broken_scales()
         return outputs
 
     def _warn_broken_scales(self) -> None:
         """fp8-delayed: a call that left a scale which zeroes (or saturates, or NaNs) the next
-        calls' outputs is warned once, with the state's verdict."""
+        calls' outputs is warned once, with the state's verdict (checked on the schedule of
+        :func:`_checks_scales`: reading and judging the state costs about as much as a small
+        model's call)."""
         broken = broken_scales(self.scaling_health())
         if broken:
             self._warned_scales = True
@@ -282,12 +287,29 @@ class CompiledModule:
         if arrays:
             self._call(SET_STATE, *arrays)
         self._warned_scales = False  # a new state: its next broken scale is news again
+        self._calls_since_state = 0
 
     def _call(self, name: str, *args: np.ndarray) -> list[np.ndarray]:
         function = self._load().modules[self._module_name][name]
         with self._call_lock:
             # the caller's scheduling matters where worker threads wake it (passes/host/call.py)
             return host_copies(call(function, *args, batch=self._device == "local-task"))
+
+
+# fp8-delayed's scales are checked after each of the first calls on a state (a state breaks soonest,
+# on the calls that fill its history), then after calls 8, 16, 32, 64 and every 64th: a scale that
+# breaks later is warned within 64 calls, at 1/64 of a check's cost per call.
+SCALE_CHECK_FIRST = 4
+SCALE_CHECK_EVERY = 64
+
+
+def _checks_scales(call: int) -> bool:
+    """Whether the ``call``-th call since the state was set checks its scales."""
+    if call <= SCALE_CHECK_FIRST:
+        return True
+    if call < SCALE_CHECK_EVERY:
+        return call & (call - 1) == 0  # a power of two
+    return call % SCALE_CHECK_EVERY == 0
 
 
 def open_module(

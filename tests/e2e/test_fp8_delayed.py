@@ -197,3 +197,31 @@ def test_one_outlier_poisons_te_default_and_the_options_reject_it() -> None:
         ref = step(ref, fp8.amax(inp), **rules)
         _assert_state(safe, ref)
         assert (ref.amax_history[-1] != 0) == kept
+
+
+def test_a_scale_broken_later_is_warned_at_the_next_scheduled_check() -> None:
+    """After its first calls a state is checked on calls 8, 16, 32, 64, then every 64th: an
+    outlier on call 6 poisons the scale, and the warning comes with call 8, not before."""
+    from compiler.runtime.module import _checks_scales
+
+    checked = [c for c in range(1, 200) if _checks_scales(c)]
+    assert checked == [1, 2, 3, 4, 8, 16, 32, 64, 128, 192]
+    torch.manual_seed(2)
+    model = nn.Linear(32, 16, bias=False).eval()
+    example = torch.randn(4, 32)
+    x = example.numpy()
+    outlier = x.copy()
+    outlier[1, 2] = 1e30
+    art = compiler.compile(model, (example,), "fp8-delayed", amax_history_len=16)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for call, inp in enumerate((x, x, x, x, x, outlier, x), start=1):
+            art(inp)
+            assert not [w for w in seen if issubclass(w.category, ScalingHealthWarning)], call
+    with pytest.warns(ScalingHealthWarning, match=r"UNHEALTHY: scale .* quantizes a typical"):
+        art(x)  # call 8
+    art.reset_scaling_state()  # a new state: checked on its first calls again
+    art(x)
+    art(x)
+    with pytest.warns(ScalingHealthWarning):
+        art(outlier)  # call 3 of the new state
