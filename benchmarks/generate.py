@@ -123,6 +123,14 @@ def main() -> None:
         help="external weights decoded once into the initializer (IREE's hoisting, through "
         "--iree-flag): decode speed against 4x the FP8 bytes in memory",
     )
+    parser.add_argument(
+        "--iree-flag",
+        action="append",
+        default=[],
+        help="an extra iree-compile flag for the qmlir artifacts (repeatable; the rows are "
+        "tagged with --tag)",
+    )
+    parser.add_argument("--tag", default="", help="a suffix for the rows and artifact names")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     work = Path(args.work)
@@ -147,12 +155,15 @@ def main() -> None:
             tag = recipe + (".at-load" if args.decode_at_load else "")
             if args.weights == "inline":
                 tag += ".inline"
+            if args.tag:
+                tag += f".{args.tag}"
             out = work / f"gen-{size}.{tag}.vmfb"
             if not out.is_file():
                 flags = ["--generate", "--max-seq-len", str(args.max_seq), "--weights",
                          args.weights, "-q"]  # fmt: skip
                 if args.decode_at_load:
                     flags.append(f"--iree-flag={HOIST_ALL}")
+                flags += [f"--iree-flag={f}" for f in args.iree_flag]
                 subprocess.run(
                     [sys.executable, "-m", "compiler.cli", "compile", str(folder), "--recipe",
                      recipe, "-o", str(out), *flags], check=True, cwd=ROOT,

@@ -141,13 +141,13 @@ class Variant:
         n, u8, f32 = self.size, torch.uint8, torch.float32
         self.out: dict[str, dict[str, Any]] = {
             "fp8-current": {
-                "amax": torch.zeros(1, device="cuda", dtype=f32),
+                "global_amax": torch.zeros(1, device="cuda", dtype=f32),
                 "scale": torch.empty(1, device="cuda", dtype=f32),
                 "data": torch.empty((n, n), device="cuda", dtype=u8),
                 "scale_inv": torch.empty(1, device="cuda", dtype=f32),
             },
             "nvfp4": {
-                "amax": torch.zeros(1, device="cuda", dtype=f32),
+                "global_amax": torch.zeros(1, device="cuda", dtype=f32),
                 "data": torch.empty((n, n // 2), device="cuda", dtype=u8),
                 "scales": torch.empty(pad128(n) * pad4(n // 16), device="cuda", dtype=u8),
             },
@@ -178,15 +178,15 @@ class Variant:
         total = np.int32(self.size * self.size)
         flat = (min(ceil_div(int(total), 1024), 1024),)
         if recipe in ("fp8-current", "nvfp4"):
-            o["amax"].fill(0)
-            self.amax(flat, (THREADS,), (xs, o["amax"], total))
+            o["global_amax"].fill(0)
+            self.amax(flat, (THREADS,), (xs, o["global_amax"], total))
         if recipe == "fp8-current":
             eps = np.int32(0)
-            self.scale((1,), (1,), (o["amax"], o["scale"], np.int32(0), np.int32(0), eps))
+            self.scale((1,), (1,), (o["global_amax"], o["scale"], np.int32(0), np.int32(0), eps))
             self.cast(flat, (THREADS,), (xs, o["scale"], o["data"], o["scale_inv"], total))
         elif recipe == "nvfp4":
             grid = (ceil_div(self.size, 128), ceil_div(self.size, 32))
-            self.nvfp4(grid, (THREADS,), (xs, o["amax"], o["data"], o["scales"], n, n))
+            self.nvfp4(grid, (THREADS,), (xs, o["global_amax"], o["data"], o["scales"], n, n))
         elif recipe == "fp8-block rowcol":
             grid = (ceil_div(self.size, 128), ceil_div(self.size, 128))
             args = (xs, o["data_row"], o["sinv_row"], o["data_col"], o["sinv_col"], n, n)

@@ -212,6 +212,7 @@ def compile_generator(
     gemm_operands: str = "auto",
     weights: str = "auto",
     parameters: str | Path | None = None,
+    tokenizer: Any = None,
     **options: Any,
 ) -> Generator:
     """Compiles a causal LM (a transformers ``*ForCausalLM`` module, or a checkpoint folder
@@ -222,6 +223,9 @@ def compile_generator(
     matmuls quantized by ``recipe``. ``gen.generate(ids, max_new_tokens=...)`` generates;
     ``gen.save(path)``, and ``compiler.load(path)`` gives a :class:`Generator` back. The other
     arguments are :func:`compile`'s (``weights``: ``auto`` is external for a folder).
+    ``tokenizer`` (a transformers tokenizer or its folder; default: a folder model's own
+    tokenizer files) is stored in the artifact: ``gen.generate_text("...")`` and ``qmlir
+    generate ART --prompt "..."`` use it.
     """
     folder = isinstance(model, (str, Path))
     if folder and not Path(model).is_dir():
@@ -252,6 +256,7 @@ def compile_generator(
         max_seq=max_seq_len,
         max_batch=max_batch,
         kv_cache=kv_cache,
+        tokenizer=tokenizer,
     )
 
 

@@ -117,6 +117,12 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         metavar="N",
         help="with --generate: sequences generated at once, at most (default: 1)",
     )
+    g.add_argument(
+        "--tokenizer",
+        metavar="DIR",
+        help="with --generate: the folder of the tokenizer to store in the artifact, for qmlir "
+        "generate --prompt (default: the checkpoint folder's own tokenizer files, if any)",
+    )
     t = c.add_argument_group("training (--train: a step whose model's forward returns the loss)")
     t.add_argument(
         "--train",
@@ -295,8 +301,8 @@ def _compile(
 def _check_generate(args: argparse.Namespace) -> None:
     """The generation flags only with ``--generate``, and none it cannot take."""
     if not args.generate:
-        if args.max_seq_len is not None or args.max_batch != 1:
-            raise QmlirError("--max-seq-len and --max-batch need --generate")
+        if args.max_seq_len is not None or args.max_batch != 1 or args.tokenizer is not None:
+            raise QmlirError("--max-seq-len, --max-batch and --tokenizer need --generate")
         return
     clashes = [
         flag
@@ -333,6 +339,7 @@ def _compile_generator(args: argparse.Namespace, options: Any, output: Path, pro
         progress=progress,
         scratch=output.parent if options.weights == "external" else None,
         parameters_name=parameters_beside(output).name,
+        tokenizer=args.tokenizer,
     )
 
 

@@ -1,9 +1,10 @@
 """``qmlir generate``: run a generator artifact (``qmlir compile --generate``) on a prompt.
 
-Needs only the runtime. The prompt is token ids (``--prompt-ids 1,2,3``; repeat the flag for a
-batch of prompts of one length). With one prompt, each new token id is printed as it is
-produced; with several, each sequence's new ids on a line at the end. Then the prefill's and the
-decode's tokens per second.
+Needs only the runtime. The prompt is text (``--prompt "..."``, tokenized by the tokenizer
+stored in the artifact; transformers reads it) or token ids (``--prompt-ids 1,2,3``); repeat
+the flag for a batch of prompts of one length in tokens. With one prompt, the new text (or each
+new token id) is printed as it is produced; with several, each sequence's on a line at the end.
+Then the prefill's and the decode's tokens per second.
 """
 
 from __future__ import annotations
@@ -23,10 +24,17 @@ HELP = "generate tokens with a generator artifact (qmlir compile --generate)"
 
 def add_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("artifact", help="a generator written by qmlir compile --generate")
-    g.add_argument(
+    prompt = g.add_mutually_exclusive_group(required=True)
+    prompt.add_argument(
+        "--prompt",
+        action="append",
+        metavar="TEXT",
+        help="the prompt as text, tokenized by the artifact's stored tokenizer (repeat for a "
+        "batch; equal lengths in tokens)",
+    )
+    prompt.add_argument(
         "--prompt-ids",
         action="append",
-        required=True,
         metavar="IDS",
         help="the prompt's token ids, comma-separated (repeat for a batch; equal lengths)",
     )
@@ -52,9 +60,10 @@ def add_arguments(g: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    prompts = [_ids(text) for text in args.prompt_ids]
-    if len({len(p) for p in prompts}) > 1:
-        raise QmlirError("--prompt-ids: the prompts of a batch have one length")
+    if args.prompt_ids is not None:
+        prompts = [_ids(text) for text in args.prompt_ids]
+        if len({len(p) for p in prompts}) > 1:
+            raise QmlirError("--prompt-ids: the prompts of a batch have one length")
     if args.ignore_eos and args.eos:
         raise QmlirError("--ignore-eos and --eos contradict each other")
     generator = load(args.artifact, device=args.device, parameters=args.parameters)
@@ -62,8 +71,19 @@ def run(args: argparse.Namespace) -> int:
         raise QmlirError(
             f"'{args.artifact}' is not a generator: compile it with qmlir compile --generate"
         )
-    ids = np.array(prompts, dtype=np.int64)
-    streamer = _print_token if len(prompts) == 1 else None
+    if args.prompt is not None:
+        if not generator.has_tokenizer:
+            raise QmlirError(
+                f"'{args.artifact}' stores no tokenizer: give --prompt-ids, or compile it with "
+                "qmlir compile --generate --tokenizer DIR"
+            )
+        ids = generator.encode(args.prompt)
+    else:
+        ids = np.array(prompts, dtype=np.int64)
+    text = args.prompt is not None
+    streamer: Any = None
+    if ids.shape[0] == 1:
+        streamer = _TextPrinter(generator.tokenizer) if text else _print_token
     out = generator.generate(
         ids,
         args.max_new_tokens,
@@ -78,7 +98,10 @@ def run(args: argparse.Namespace) -> int:
         print(flush=True)
     else:
         for row in out[:, ids.shape[1] :]:
-            print(" ".join(str(int(t)) for t in row))
+            if text:
+                print(generator.tokenizer.decode(row, skip_special_tokens=True))
+            else:
+                print(" ".join(str(int(t)) for t in row))
     stats = generator.last_stats
     assert stats is not None
     decode = (
@@ -88,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
         else "no decode step"
     )
     print(
-        f"prefill {stats.prompt_tokens} tokens x {len(prompts)} in {1e3 * stats.prefill_s:.1f} ms "
-        f"({len(prompts) * stats.prefill_tokens_per_s:.1f} tokens/s); {decode}",
+        f"prefill {stats.prompt_tokens} tokens x {ids.shape[0]} in {1e3 * stats.prefill_s:.1f} ms "
+        f"({ids.shape[0] * stats.prefill_tokens_per_s:.1f} tokens/s); {decode}",
         file=sys.stderr,
     )
     return 0
@@ -107,3 +130,23 @@ def _ids(text: str) -> list[int]:
 
 def _print_token(tokens: Any) -> None:
     print(int(tokens[0]), end=" ", flush=True)
+
+
+class _TextPrinter:
+    """Prints one sequence's new text as it grows: the whole continuation is decoded after each
+    token and what was not printed yet goes out (a character split over tokens waits for its
+    last byte)."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        self.ids: list[int] = []
+        self.printed = ""
+
+    def __call__(self, tokens: Any) -> None:
+        self.ids.append(int(tokens[0]))
+        text = self.tokenizer.decode(self.ids, skip_special_tokens=True)
+        if text.endswith("\ufffd"):
+            return
+        if text.startswith(self.printed):
+            print(text[len(self.printed) :], end="", flush=True)
+        self.printed = text

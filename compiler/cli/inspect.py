@@ -115,6 +115,12 @@ def run(args: argparse.Namespace) -> int:
             f"{generation.cache_dtype} ({generation.kv_cache}), {cache:,} values; run it with "
             "qmlir generate"
         )
+        tokenizer = generation.tokenizer
+        print(
+            f"          tokenizer stored ({', '.join(sorted(tokenizer))}): --prompt TEXT works"
+            if tokenizer is not None
+            else "          no tokenizer stored: prompts as --prompt-ids"
+        )
     elif meta.buffers:
         print(f"buffers   {', '.join(b.name for b in meta.buffers)} (held across calls)")
     if meta.quantize_all_matmuls:

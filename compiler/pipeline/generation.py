@@ -22,6 +22,7 @@ from compiler.pipeline.inference import compile_model
 from compiler.pipeline.options import CompileOptions, Progress
 from compiler.runtime.generator import Generator
 from compiler.runtime.metadata import Generation
+from compiler.runtime.tokenizer_store import pack_folder, pack_tokenizer
 from passes.base.errors import QmlirError
 
 KV_CACHES = ("model",)
@@ -38,10 +39,12 @@ def compile_generator_model(
     progress: Progress | None = None,
     scratch: Path | None = None,
     parameters_name: str | None = None,
+    tokenizer: Any = None,
 ) -> Generator:
     """``model``: a transformers causal LM or a checkpoint folder holding one; ``max_seq``: the
     cache's positions (prompt and new tokens; default and limit the config's
-    ``max_position_embeddings``)."""
+    ``max_position_embeddings``); ``tokenizer``: a transformers tokenizer or its folder, stored
+    in the artifact (default: a folder model's own tokenizer files, if it has them)."""
     if kv_cache not in KV_CACHES:
         raise QmlirError(
             f"kv_cache '{kv_cache}' is not implemented (choose from {', '.join(KV_CACHES)})"
@@ -72,7 +75,11 @@ def compile_generator_model(
     tokens = torch.export.Dim("tokens", min=1, max=max_seq)
     example = (torch.zeros((max_batch, 2), dtype=torch.int64), torch.zeros(1, dtype=torch.int64))
     source = ModelSource(name, decoder, example, dynamic_shapes=({1: tokens}, None), reader=reader)
-    generation = _generation(lm, decoder, max_batch, max_seq, kv_cache)
+    if tokenizer is not None:
+        packed = pack_tokenizer(tokenizer)
+    else:
+        packed = pack_folder(model) if isinstance(model, Path) else None
+    generation = _generation(lm, decoder, max_batch, max_seq, kv_cache, packed)
     extra: dict[str, Any] = {} if parameters_name is None else {"parameters_name": parameters_name}
     compiled = compile_model(source, options, progress, scratch, generation=generation, **extra)
     assert isinstance(compiled, Generator)
@@ -80,7 +87,12 @@ def compile_generator_model(
 
 
 def _generation(
-    lm: nn.Module, decoder: CachedDecoder, max_batch: int, max_seq: int, kv_cache: str
+    lm: nn.Module,
+    decoder: CachedDecoder,
+    max_batch: int,
+    max_seq: int,
+    kv_cache: str,
+    tokenizer: dict[str, str] | None,
 ) -> Generation:
     config = lm.config.get_text_config()
     generation_config = getattr(lm, "generation_config", None)
@@ -105,4 +117,5 @@ def _generation(
         ],
         eos_token_ids=eos_ids,
         pad_token_id=None if pad is None else int(pad),
+        tokenizer=tokenizer,
     )

@@ -20,6 +20,7 @@ import numpy as np
 
 from compiler.runtime.metadata import Generation
 from compiler.runtime.module import CompiledModule
+from compiler.runtime.tokenizer_store import unpack_tokenizer
 from passes.base.errors import QmlirError
 
 Streamer = Callable[[np.ndarray], None]  # each step's new tokens, [batch]
@@ -49,12 +50,62 @@ class Generator(CompiledModule):
     """A compiled causal LM with its KV cache: ``generate(input_ids, max_new_tokens=...)``."""
 
     last_stats: GenerationStats | None = None
+    _tokenizer: Any = None
 
     @property
     def generation(self) -> Generation:
         record = self.record.generation
         assert record is not None, "a Generator's artifact is a generator's"
         return record
+
+    @property
+    def has_tokenizer(self) -> bool:
+        """Whether the artifact stores a tokenizer (``compile_generator(..., tokenizer=)``, or
+        the checkpoint folder's own)."""
+        return self.generation.tokenizer is not None
+
+    @property
+    def tokenizer(self) -> Any:
+        """The transformers tokenizer stored in the artifact (built on first use)."""
+        if self._tokenizer is None:
+            files = self.generation.tokenizer
+            if files is None:
+                raise QmlirError(
+                    "this generator stores no tokenizer: compile it from a checkpoint folder "
+                    "with tokenizer files, or pass tokenizer= (qmlir compile --tokenizer DIR); "
+                    "or give token ids"
+                )
+            self._tokenizer = unpack_tokenizer(files)
+        return self._tokenizer
+
+    def encode(self, prompts: str | list[str]) -> np.ndarray:
+        """``prompts`` as token ids ``[batch, prompt]`` by the stored tokenizer (with its
+        special tokens, as transformers' ``generate`` gets them); the prompts of a batch must
+        come out the same length (the generator takes no padding mask)."""
+        texts = [prompts] if isinstance(prompts, str) else list(prompts)
+        if not texts or not all(isinstance(t, str) for t in texts):
+            raise QmlirError("give a prompt string or a list of them")
+        rows = [list(self.tokenizer(t)["input_ids"]) for t in texts]
+        lengths = sorted({len(r) for r in rows})
+        if len(lengths) > 1:
+            raise QmlirError(
+                f"the prompts are {', '.join(map(str, lengths))} tokens long: a batch of prompts "
+                "must have one length (generate them one at a time)"
+            )
+        if lengths[0] == 0:
+            raise QmlirError("the prompt is empty after tokenization")
+        return np.array(rows, dtype=np.int64)
+
+    def generate_text(
+        self, prompts: str | list[str], max_new_tokens: int = 32, **options: Any
+    ) -> list[str]:
+        """Each prompt's continuation as text (:meth:`generate` on :meth:`encode`'s ids, the
+        new ids decoded without special tokens; ``options`` are :meth:`generate`'s)."""
+        ids = self.encode(prompts)
+        out = self.generate(ids, max_new_tokens, **options)
+        return [
+            self.tokenizer.decode(row, skip_special_tokens=True) for row in out[:, ids.shape[1] :]
+        ]
 
     def run_numpy(self, *inputs: np.ndarray) -> list[np.ndarray]:
         if len(inputs) == 2:

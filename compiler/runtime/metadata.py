@@ -173,6 +173,8 @@ class Generation:
     cache_dtype: str
     eos_token_ids: tuple[int, ...] = ()
     pad_token_id: int | None = None
+    # the tokenizer's files, packed (compiler/runtime/tokenizer_store.py); None: none stored
+    tokenizer: Mapping[str, str] | None = dataclasses.field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         out = {k: v for k, v in dataclasses.asdict(self).items() if v is not None}

@@ -39,6 +39,13 @@ def _bound(value: Any) -> bool:
     return value is None or _size(value)
 
 
+def _tokenizer_files(value: Any) -> bool:
+    """``{file name: base64 text}`` (``tokenizer_store.py`` checks the names and the data)."""
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    )
+
+
 _OUTPUT_DIM = (type(None), {"name": str})
 _INPUT_DIM = (type(None), {"name": str, "min": _bound, "max": _bound, "example": _bound})
 _TENSOR = {"shape": _shape, "dtype": str}
@@ -96,6 +103,7 @@ SCHEMA: dict[str, Spec] = {
         "cache_dtype": str,
         "eos_token_ids": [_size],
         "?pad_token_id": _size,
+        "?tokenizer": _tokenizer_files,
     },
 }
 

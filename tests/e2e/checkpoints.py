@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -46,6 +47,19 @@ def bert(seed: int = 0) -> torch.nn.Module:
     )
     torch.manual_seed(seed)
     return BertModel(config, add_pooling_layer=False).eval()
+
+
+def byte_tokenizer() -> Any:
+    """A transformers fast tokenizer of the 256 byte-level symbols and no merges (every byte one
+    token, ids < 256: the small test models' vocabulary)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    tok = Tokenizer(models.BPE(vocab={c: i for i, c in enumerate(alphabet)}, merges=[]))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    return PreTrainedTokenizerFast(tokenizer_object=tok)
 
 
 def save(model: torch.nn.Module, folder: Path, shard: str = "40KB") -> Path:

@@ -151,6 +151,45 @@ def test_a_folder_generates_with_its_weights_outside(lm, tmp_path: Path, capsys)
     assert code == 0, err
     assert [int(t) for t in stdout.split()] == list(expected[0, PROMPT:])
     assert "prefill 8 tokens" in err and "decode 15 tokens" in err
+    code, stdout, _ = cli(capsys, "inspect", str(out))
+    assert code == 0 and "no tokenizer stored" in stdout
+    code, _, err = cli(capsys, "generate", str(out), "--prompt", "hi")
+    assert code != 0 and "stores no tokenizer" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_folder_with_a_tokenizer_generates_from_text(lm, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The folder's tokenizer is stored in the artifact: ``--prompt TEXT`` tokenizes with it
+    and prints the decoded continuation, the same text as transformers' greedy generate; the
+    API's ``generate_text`` and a saved and loaded generator agree."""
+    tokenizer = checkpoints.byte_tokenizer()
+    folder = checkpoints.save(lm, tmp_path / "llama")
+    tokenizer.save_pretrained(str(folder))
+    out = tmp_path / "gen.vmfb"
+    code, _, err = cli(
+        capsys, "compile", str(folder), "--generate", "--max-seq-len", "40", "--recipe", "none",
+        "-o", str(out), "-q",
+    )  # fmt: skip
+    assert code == 0, err
+    code, stdout, _ = cli(capsys, "inspect", str(out))
+    assert code == 0 and "tokenizer stored (tokenizer.json, tokenizer_config.json" in stdout
+    text = "qmlir says hi"
+    ids = np.array([tokenizer(text)["input_ids"]])
+    new = _transformers_greedy(lm, ids, 12)[0, ids.shape[1] :]
+    expected = tokenizer.decode(new, skip_special_tokens=True)
+    code, stdout, err = cli(
+        capsys, "generate", str(out), "--prompt", text, "--max-new-tokens", "12", "--ignore-eos"
+    )
+    assert code == 0, err
+    assert stdout == expected + "\n"
+    assert f"prefill {ids.shape[1]} tokens" in err
+    gen = compiler.load(out)
+    assert isinstance(gen, Generator) and gen.has_tokenizer
+    assert gen.generate_text(text, 12, eos_token_id=[]) == [expected]
+    np.testing.assert_array_equal(gen.encode([text, text]), np.concatenate([ids, ids]))
+    with pytest.raises(QmlirError, match="must have one length"):
+        gen.encode([text, "x"])
+    from_module = compiler.compile_generator(lm, recipe="none", max_seq_len=40, tokenizer=folder)
+    assert from_module.generate_text(text, 12, eos_token_id=[]) == [expected]
 
 
 def test_bad_requests_are_one_line_errors(lm, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
