@@ -9,7 +9,9 @@ chain folds op by op), and gives their users a literal of the result's shape and
 
 ``unsqueeze``, ``squeeze.dim``, ``view``, ``reshape``, ``_unsafe_view``, ``flatten.using_ints``
 (row-major reshapes: the result's static shape says it all), ``permute``, ``transpose.int``,
-``t``, ``numpy_T``.
+``t``, ``numpy_T``, and ``select.int`` of the leading dim at a constant index (one expert's
+matrix of a mixture-of-experts layer's ``[experts, out, in]`` weight,
+``compiler/frontend/moe.py``).
 
 A placeholder literal (a weight held outside the IR, ``passes/ir/parameters.py``) folds to a
 placeholder of the same tensor with the view added to its steps.
@@ -56,10 +58,23 @@ def _axes(op: ir.Operation, rank: int) -> list[int] | None:
     return axes
 
 
+SELECT = "torch.aten.select.int"
+VIEWS = (*RESHAPES, *PERMUTES, SELECT)
+
+
+def _leading_index(op: ir.Operation, rank: int) -> int | None:
+    """The index a ``select.int`` takes along the leading dim (None: another dim, or not a
+    constant)."""
+    dim, index = (constant_number(v) for v in op.operands[1:3])
+    if dim is None or index is None or int(dim) % rank != 0:
+        return None
+    return int(index)
+
+
 def folded(op: ir.Operation) -> np.ndarray | ParameterRef | None:
     """The values of ``op``'s result, where ``op`` is a view of a weight literal (a parameter
     with the view as its last steps, where the literal is a placeholder)."""
-    if op.name not in RESHAPES + PERMUTES or not is_literal(op.operands[0]):
+    if op.name not in VIEWS or not is_literal(op.operands[0]):
         return None
     out = tensor_info(op.results[0].type)
     source_info = tensor_info(op.operands[0].type)
@@ -68,7 +83,12 @@ def folded(op: ir.Operation) -> np.ndarray | ParameterRef | None:
     source = defining_op(op.operands[0])
     assert source is not None
     steps = [Step("reshape", out.shape)]
-    if op.name in PERMUTES:
+    if op.name == SELECT:
+        index, count = _leading_index(op, source_info.rank), source_info.shape[0]
+        if index is None or not -count <= index < count:
+            return None
+        steps = [Step("index", (index % count,))]
+    elif op.name in PERMUTES:
         axes = _axes(op, source_info.rank)
         if axes is None:
             return None
@@ -93,7 +113,7 @@ class FoldWeightViews(ModulePass):
         ops: list[ir.Operation] = []
 
         def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name in RESHAPES + PERMUTES:
+            if op.name in VIEWS:
                 ops.append(op)
             return ir.WalkResult.ADVANCE
 

@@ -44,6 +44,7 @@ WHY_ATTR = "qmlir.recipe_reason"
 EXCLUDED = "excluded by --exclude"
 LAYER_RECIPE = "--layer-recipe"
 DEFAULT_RECIPE = "recipe"
+ROUTER = "an MoE router (its top-k choice of experts stays in the model's precision)"
 USER_CHOICES = (EXCLUDED, LAYER_RECIPE, f"{DEFAULT_RECIPE} 'none'")
 
 
@@ -92,14 +93,19 @@ class QuantizeMatmuls(ModulePass):
     # precision; the first matching (glob, recipe) pair picks a layer's recipe
     exclude: tuple[str, ...] = ()
     layer_recipes: tuple[tuple[str, Recipe], ...] = ()
+    # layers kept in high precision unless a layer recipe names them: MoE routers (module
+    # paths, ``compiler/frontend/moe.py``)
+    routers: tuple[str, ...] = ()
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> QuantizeMatmuls:
-        """``recipe=R quantize-all-matmuls=B exclude=G1,G2 layer-recipes=G1:R1,G2:R2 <R opts>``."""
+        """``recipe=R quantize-all-matmuls=B exclude=G1,G2 layer-recipes=G1:R1,G2:R2
+        routers=L1,L2 <R opts>``."""
         opts = {k.replace("-", "_"): v for k, v in options.items()}
         recipe_name = opts.pop("recipe", "fp8-current")
         quantize_all = opts.pop("quantize_all_matmuls", "false").lower() in ("1", "true", "yes")
         exclude = tuple(g for g in opts.pop("exclude", "").split(",") if g)
+        routers = tuple(g for g in opts.pop("routers", "").split(",") if g)
         pairs = [item.rpartition(":") for item in opts.pop("layer_recipes", "").split(",") if item]
         recipe = get_recipe(recipe_name, opts)
         return cls(
@@ -107,6 +113,7 @@ class QuantizeMatmuls(ModulePass):
             quantize_all_matmuls=quantize_all,
             exclude=exclude,
             layer_recipes=tuple((g, get_recipe(r)) for g, _, r in pairs),
+            routers=routers,
         )
 
     def options(self) -> dict[str, str]:
@@ -119,6 +126,8 @@ class QuantizeMatmuls(ModulePass):
             out["exclude"] = ",".join(self.exclude)
         if self.layer_recipes:
             out["layer-recipes"] = ",".join(f"{g}:{r.name}" for g, r in self.layer_recipes)
+        if self.routers:
+            out["routers"] = ",".join(self.routers)
         return out
 
     def choose(self, layer: str, *also: str) -> tuple[ScalingRecipe | None, str]:
@@ -132,6 +141,8 @@ class QuantizeMatmuls(ModulePass):
             if any(fnmatch.fnmatchcase(n, glob) for n in names):
                 why = f"{LAYER_RECIPE} '{glob}={recipe.name}'"
                 return (recipe if isinstance(recipe, ScalingRecipe) else None), why
+        if layer in self.routers:
+            return None, ROUTER
         if not isinstance(self.recipe, ScalingRecipe):
             return None, f"{DEFAULT_RECIPE} '{self.recipe.name}'"
         return self.recipe, "the default recipe"

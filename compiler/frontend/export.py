@@ -8,7 +8,8 @@ IREE cannot legalize), ``aten.index_copy`` (a static KV cache's update), ``aten.
 ``aten.einsum`` (into permutes, views and ``bmm``), so
 ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass;
 and, where the pipeline asks, ``scaled_dot_product_attention`` (as ``bmm → softmax → bmm``,
-``compiler/frontend/attention.py``).
+``compiler/frontend/attention.py``). Mixture-of-experts layers export with every expert dense
+and masked (``compiler/frontend/moe.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from torch.export.graph_signature import OutputKind
 
 from compiler.frontend.attention import SDPA, sdpa_as_matmuls
 from compiler.frontend.model_source import ModelSource
+from compiler.frontend.moe import dense_experts
 from passes.base.errors import QmlirError, exception_summary
 
 
@@ -40,12 +42,13 @@ def export_model(
             warnings.simplefilter("ignore", FutureWarning)  # torch's own deprecation chatter
             program = source.program
             if program is None:
-                program = torch.export.export(
-                    source.module.eval(),
-                    source.example_inputs,
-                    dynamic_shapes=source.dynamic_shapes,
-                    strict=False,
-                )
+                with dense_experts(source.module):  # MoE layers: every expert dense, masked
+                    program = torch.export.export(
+                        source.module.eval(),
+                        source.example_inputs,
+                        dynamic_shapes=source.dynamic_shapes,
+                        strict=False,
+                    )
             check_outputs(program)
             return program.run_decompositions(table)
     except QmlirError:
@@ -96,9 +99,20 @@ def export_decompositions(attention_as_matmuls: bool) -> dict:  # type: ignore[t
     # BatchNorm in eval mode (an inference compile evaluates the model in eval mode): torch-mlir
     # has no lowering for it; decomposed, it is (x - mean) * rsqrt(var + eps) * weight + bias
     table[torch.ops.aten._native_batch_norm_legit_no_training.default] = _batch_norm_eval
+    table[torch.ops.aten.topk.default] = _topk_sorted
     if attention_as_matmuls:
         table[SDPA] = sdpa_as_matmuls
     return table
+
+
+def _topk_sorted(
+    x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``topk(sorted=False)`` (DeepSeek-V3's router) as ``topk(sorted=True)``: torch-mlir lowers
+    only the sorted one, and sorted is one of the orders an unsorted topk may return."""
+    if sorted:
+        return NotImplemented  # kept as it is
+    return torch.ops.aten.topk.default(x, k, dim, largest, True)
 
 
 def _batch_norm_eval(

@@ -69,7 +69,11 @@ def compile_core(
     check_globs(options.exclude, globs, matmul_layer_names(module))  # a typo is an error
     run_pass(
         QuantizeMatmuls(
-            options.recipe, options.quantize_all_matmuls, options.exclude, options.layer_recipes
+            options.recipe,
+            options.quantize_all_matmuls,
+            options.exclude,
+            options.layer_recipes,
+            options.routers,
         ),
         module,
     )

@@ -22,6 +22,7 @@ from compiler.frontend.export import export_model
 from compiler.frontend.importer import import_program, lift_mutated_buffers
 from compiler.frontend.input_roles import input_roles, output_dims
 from compiler.frontend.model_source import ModelSource
+from compiler.frontend.moe import moe_routers
 from compiler.frontend.output_tree import output_structure
 from compiler.frontend.weights import chain_readers, tensor_reader
 from compiler.pipeline.core import compile_core
@@ -64,6 +65,7 @@ def compile_model(
         materialize(source)  # a checkpoint folder's weights inline: the whole model in memory
     note("export")
     program = export_model(source, as_matmuls)
+    options = dataclasses.replace(options, routers=moe_routers(source.module))
     names = dim_names(source.dynamic_shapes, source.input_names())
     roles, outputs = input_roles(program, names), output_dims(program, names)
     held = lift_mutated_buffers(program)  # @main's first arguments and results

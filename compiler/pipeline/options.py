@@ -26,6 +26,7 @@ class CompileOptions:
     dump_ir: Path | None = None
     exclude: tuple[str, ...] = ()
     layer_recipes: tuple[tuple[str, Recipe], ...] = ()
+    routers: tuple[str, ...] = ()  # MoE routers kept in high precision (found at export)
     attention: str = "auto"  # how SDPA is compiled: auto (per target), matmuls or fused
     iree_flags: tuple[str, ...] = ()  # passed to iree-compile after qmlir's own (experiments)
     allow_unquantized: bool = False  # a quantizing recipe that quantizes no matmul: no error

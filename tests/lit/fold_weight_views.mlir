@@ -58,3 +58,30 @@ func.func @shared(%x: !torch.vtensor<[4,3],f32>, %y: !torch.vtensor<[3,2],f32>) 
   %1 = torch.aten.add.Tensor %w, %yt, %int1 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.int -> !torch.vtensor<[2,3],f32>
   return %0, %yt, %1 : !torch.vtensor<[4,2],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>
 }
+
+// One expert's matrix of a mixture-of-experts weight [experts, out, in] (select.int of the
+// leading dim at a constant index, compiler/frontend/moe.py) is a weight of its own, and the
+// recipe quantizes the linear that reads it; a negative index counts from the end; a select of
+// another dim is left as it is.
+// CHECK-LABEL: func.func @expert
+// CHECK-NOT: torch.aten.select.int {{.*}}, %int0,
+// CHECK: %[[W1:.*]] = torch.vtensor.literal(dense<{{\[}}[5.000000e+00, 6.000000e+00], [7.000000e+00, 8.000000e+00]]> : tensor<2x2xf32>) : !torch.vtensor<[2,2],f32>
+// CHECK-NEXT: torch.aten.linear %arg0, %[[W1]]
+// CHECK: %[[W0:.*]] = torch.vtensor.literal(dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>) : !torch.vtensor<[2,2],f32>
+// CHECK-NEXT: torch.aten.linear %arg0, %[[W0]]
+// CHECK: torch.aten.select.int %{{.*}}, %int1
+// QUANT-LABEL: func.func @expert
+// QUANT-COUNT-2: call @qmlir.scaled_matmul
+func.func @expert(%x: !torch.vtensor<[3,2],f32>) -> (!torch.vtensor<[3,2],f32>, !torch.vtensor<[3,2],f32>, !torch.vtensor<[2,2],f32>) {
+  %w = torch.vtensor.literal(dense<[[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]> : tensor<2x2x2xf32>) : !torch.vtensor<[2,2,2],f32>
+  %none = torch.constant.none
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %intm2 = torch.constant.int -2
+  %w1 = torch.aten.select.int %w, %int0, %int1 : !torch.vtensor<[2,2,2],f32>, !torch.int, !torch.int -> !torch.vtensor<[2,2],f32>
+  %0 = torch.aten.linear %x, %w1, %none : !torch.vtensor<[3,2],f32>, !torch.vtensor<[2,2],f32>, !torch.none -> !torch.vtensor<[3,2],f32>
+  %w0 = torch.aten.select.int %w, %int0, %intm2 : !torch.vtensor<[2,2,2],f32>, !torch.int, !torch.int -> !torch.vtensor<[2,2],f32>
+  %1 = torch.aten.linear %x, %w0, %none : !torch.vtensor<[3,2],f32>, !torch.vtensor<[2,2],f32>, !torch.none -> !torch.vtensor<[3,2],f32>
+  %other = torch.aten.select.int %w, %int1, %int0 : !torch.vtensor<[2,2,2],f32>, !torch.int, !torch.int -> !torch.vtensor<[2,2],f32>
+  return %0, %1, %other : !torch.vtensor<[3,2],f32>, !torch.vtensor<[3,2],f32>, !torch.vtensor<[2,2],f32>
+}
