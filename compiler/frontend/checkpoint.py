@@ -32,6 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from compiler.frontend.checkpoint_layout import Layout, Merged
 from compiler.frontend.model_source import ModelSource
 from compiler.frontend.weights import numpy_tensor
 from passes.base.errors import QmlirError, exception_summary
@@ -97,8 +98,13 @@ class Checkpoint:
             self._stored.update(_shard_tensors(f))
         self.files = {name: t.file for name, t in self._stored.items()}
         self.shapes = {name: t.shape for name, t in self._stored.items()}
+        self._merged: dict[str, Merged] = {}  # "merged:<model name>" → its per-expert parts
 
     def read(self, name: str) -> np.ndarray:
+        merged = self._merged.get(name)
+        if merged is not None:  # one tensor of all experts, stacked as transformers loads it
+            stacks = [np.stack([self.read(n) for n in names]) for names in merged.parts]
+            return np.concatenate(stacks, axis=1) if merged.concat else stacks[0]
         t = self._stored.get(name)
         if t is None:
             raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")
@@ -112,21 +118,31 @@ class Checkpoint:
             raise QmlirError(f"'{t.file}' is truncated: tensor '{name}' ends past its end")
         return data.view(_DTYPES[t.dtype]).reshape(t.shape)
 
-    def check(self, model: nn.Module) -> dict[str, str]:
+    def check(self, model: nn.Module, model_type: str = "") -> dict[str, str]:
         """Every parameter and persistent buffer of ``model`` that the shards hold has its
-        shape there; returns the name each is stored under (a tied weight: any of its names).
-        One they lack is an error when the compiled function reads it (a head it does not
-        compute may be absent: a ``BertModel`` saved without its pooler)."""
+        shape there; returns the name each is stored under (a tied weight: any of its names),
+        following transformers' renamings and expert merges for ``model_type``
+        (``checkpoint_layout.py``). One they lack is an error when the compiled function reads
+        it (a head it does not compute may be absent: a ``BertModel`` saved without its
+        pooler)."""
         aliases: dict[int, list[str]] = {}
         for name, p in model.named_parameters(remove_duplicate=False):
             aliases.setdefault(id(p), []).append(name)
+        layout = Layout(model_type, self.files)
         stored: dict[str, str] = {}
         expected = dict(model.state_dict(keep_vars=True))
         for name, tensor in expected.items():
             names = aliases.get(id(tensor), [name])
             found = next((n for n in names if n in self.files), None)
             if found is None:
+                found = next((f for n in names if (f := layout.find(n)) is not None), None)
+            if found is None and tensor.ndim >= 1:
+                found = self._merge(name, layout.merged(name, tensor.shape[0]), tensor)
+            if found is None:
                 continue  # read only if used; a buffer the model computes itself is real
+            if found in self._merged:
+                stored[name] = found
+                continue
             if self.shapes[found] != tuple(tensor.shape):
                 raise QmlirError(
                     f"'{self.files[found]}': tensor '{found}' has shape "
@@ -134,6 +150,34 @@ class Checkpoint:
                 )
             stored[name] = found
         return stored
+
+    def _merge(self, name: str, merged: Merged | None, tensor: torch.Tensor) -> str | None:
+        """Registers ``merged`` as the stored form of model tensor ``name`` (its shape checked
+        against ``tensor``'s); the key :meth:`read` takes."""
+        if merged is None:
+            return None
+        first = [self.shapes[names[0]] for names in merged.parts]
+        for names, shape in zip(merged.parts, first, strict=True):
+            for n in names:
+                if self.shapes[n] != shape:
+                    raise QmlirError(
+                        f"'{self.files[n]}': tensor '{n}' has shape {list(self.shapes[n])}, its "
+                        f"other experts' are {list(shape)}"
+                    )
+        experts = len(merged.parts[0])
+        if merged.concat:
+            rows = sum(shape[0] for shape in first)
+            got = (experts, rows, *first[0][1:])
+        else:
+            got = (experts, *first[0])
+        if got != tuple(tensor.shape):
+            raise QmlirError(
+                f"checkpoint '{self.folder}': the experts of '{name}' stack to {list(got)}, the "
+                f"config's model needs {list(tensor.shape)}"
+            )
+        key = f"merged:{name}"
+        self._merged[key] = merged
+        return key
 
 
 def _shard_tensors(path: Path) -> dict[str, _Stored]:
@@ -279,7 +323,7 @@ def open_checkpoint(folder: Path) -> OpenedCheckpoint:
     except Exception as e:
         raise QmlirError(f"cannot build {architectures[0]}: {exception_summary(e)}") from e
     model.eval()
-    stored = checkpoint.check(model)
+    stored = checkpoint.check(model, str(getattr(config, "model_type", "")))
     return OpenedCheckpoint(folder, model, architectures[0], config, checkpoint, stored)
 
 
