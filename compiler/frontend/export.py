@@ -9,7 +9,8 @@ IREE cannot legalize), ``aten.index_copy`` (a static KV cache's update), ``aten.
 ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass;
 and, where the pipeline asks, ``scaled_dot_product_attention`` (as ``bmm → softmax → bmm``,
 ``compiler/frontend/attention.py``). Mixture-of-experts layers export with every expert dense
-and masked (``compiler/frontend/moe.py``).
+and masked (``compiler/frontend/moe.py``), and a small ``topk`` (a router's) as rounds of max
+and first index (:func:`_topk`).
 """
 
 from __future__ import annotations
@@ -99,20 +100,60 @@ def export_decompositions(attention_as_matmuls: bool) -> dict:  # type: ignore[t
     # BatchNorm in eval mode (an inference compile evaluates the model in eval mode): torch-mlir
     # has no lowering for it; decomposed, it is (x - mean) * rsqrt(var + eps) * weight + bias
     table[torch.ops.aten._native_batch_norm_legit_no_training.default] = _batch_norm_eval
-    table[torch.ops.aten.topk.default] = _topk_sorted
+    table[torch.ops.aten.topk.default] = _topk
     if attention_as_matmuls:
         table[SDPA] = sdpa_as_matmuls
     return table
 
 
-def _topk_sorted(
+# a topk of at most this many, over at most this many values, is decomposed (an MoE router's:
+# 1-8 of 2-256 experts); larger ones stay topk
+SMALL_TOPK_K, SMALL_TOPK_N = 8, 512
+
+
+def _topk(
     x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``topk(sorted=False)`` (DeepSeek-V3's router) as ``topk(sorted=True)``: torch-mlir lowers
-    only the sorted one, and sorted is one of the orders an unsorted topk may return."""
-    if sorted:
-        return NotImplemented  # kept as it is
-    return torch.ops.aten.topk.default(x, k, dim, largest, True)
+    """A small ``topk`` (an MoE router's) as ``k`` rounds of a max (min) and the first index
+    holding it among those not taken yet, each a single-result reduction: with dynamic dims
+    IREE 3.13 returns wrong indices from the second of two topk (or sort, or argmax) ops of a
+    function, its values right (Qwen3-MoE's second router picked experts up to 3 ids off; two
+    plain topk of one input: indices up to 59 off). NaN ranks above everything, as in torch;
+    equal values go lower index first (torch's CPU topk orders ties its own way); the result is
+    sorted (one of the orders ``sorted=False`` allows). Larger ones stay topk, sorted
+    (torch-mlir lowers only ``sorted=True``)."""
+    n = x.shape[dim]
+    if not isinstance(n, int) or k > SMALL_TOPK_K or n > SMALL_TOPK_N:
+        if sorted:
+            return NotImplemented  # kept as it is
+        return torch.ops.aten.topk.default(x, k, dim, largest, True)
+    dim = dim % x.dim()
+    shape = [1] * x.dim()
+    shape[dim] = n
+    position = torch.arange(n, device=x.device).reshape(shape)
+    nan = torch.isnan(x)
+    fill = torch.full_like(x, float("-inf") if largest else float("inf"))
+
+    def first(mask: torch.Tensor) -> torch.Tensor:  # the lowest index where mask, else n
+        return torch.where(mask, position, n).amin(dim, keepdim=True)
+
+    free = torch.ones_like(x, dtype=torch.bool)
+    indices = []
+    for _ in range(k):
+        number = free & ~nan
+        candidates = torch.where(number, x, fill)
+        value = (
+            candidates.amax(dim, keepdim=True) if largest else candidates.amin(dim, keepdim=True)
+        )
+        first_value, first_nan = first(number & (x == value)), first(free & nan)
+        if largest:  # NaN first
+            index = torch.where(first_nan < n, first_nan, first_value)
+        else:  # NaN last
+            index = torch.where(first_value < n, first_value, first_nan)
+        indices.append(index)
+        free = free & (position != index)
+    index = torch.cat(indices, dim)
+    return x.gather(dim, index), index
 
 
 def _batch_norm_eval(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import shutil
 from pathlib import Path
-from typing import Any
 
 from iree.compiler import ir
 
@@ -39,31 +38,7 @@ from compiler.pipeline.pass_runner import run_pass
 from compiler.runtime import CompiledModule, Generator
 from compiler.runtime.metadata import ArtifactMetadata, Generation, HeldBuffer, Layer
 from compiler.runtime.parameters import SUFFIX
-from passes.base.errors import QmlirError
 from passes.hold_buffers import HoldBuffers, buffer_types
-
-# Measured with IREE 3.13: a model with two or more MoE layers compiled with dynamic dims gives
-# wrong outputs from its second MoE layer on (Qwen3-MoE and Mixtral, with qmlir's dense experts
-# and with transformers' own batched_mm experts alike; one MoE layer, or static shapes, are
-# right). Until that is found, such a compile is refused rather than silently wrong.
-MOE_DYNAMIC = (
-    "a mixture-of-experts model compiles with static shapes only for now (with dynamic dims "
-    "IREE 3.13 computes wrong outputs past the first MoE layer): give fixed sizes (qmlir compile "
-    "DIR --batch B --seq S, or example inputs without dynamic_shapes); a generator of one is not "
-    "supported yet"
-)
-
-
-def _has_dynamic_dims(dynamic_shapes: Any) -> bool:
-    """Whether ``torch.export``'s ``dynamic_shapes`` argument makes any dim dynamic (a leaf
-    that is neither ``None`` nor an int)."""
-    if dynamic_shapes is None or isinstance(dynamic_shapes, int):
-        return False
-    if isinstance(dynamic_shapes, dict):
-        return any(_has_dynamic_dims(v) for v in dynamic_shapes.values())
-    if isinstance(dynamic_shapes, (list, tuple)):
-        return any(_has_dynamic_dims(v) for v in dynamic_shapes)
-    return True  # a Dim
 
 
 def compile_model(
@@ -88,12 +63,9 @@ def compile_model(
     gemm = gemm_operand_type(options, options.target.cpu)
     if not external and source.reader is not None:
         materialize(source)  # a checkpoint folder's weights inline: the whole model in memory
-    routers = moe_routers(source.module)
-    if routers and _has_dynamic_dims(source.dynamic_shapes):
-        raise QmlirError(MOE_DYNAMIC)
     note("export")
     program = export_model(source, as_matmuls)
-    options = dataclasses.replace(options, routers=routers)
+    options = dataclasses.replace(options, routers=moe_routers(source.module))
     names = dim_names(source.dynamic_shapes, source.input_names())
     roles, outputs = input_roles(program, names), output_dims(program, names)
     held = lift_mutated_buffers(program)  # @main's first arguments and results
