@@ -1,11 +1,13 @@
-"""The cuda paths gpu-check does not cover: dynamic-shape artifacts and training steps, each
-checked against the same artifact compiled for llvm-cpu.
+"""The cuda paths gpu-check does not cover: dynamic-shape artifacts, training steps and
+mixture-of-experts models, each checked against the same artifact compiled for llvm-cpu.
 
 Here (no GPU): ``python benchmarks/gpu_probes/cuda_paths.py build --dir build/cuda-paths``
 compiles, for cuda (sm_90) and llvm-cpu, a 2-layer MLP with a dynamic batch (1..256) under
 fp8-current, fp8-block and mxfp8, and a training step of it under fp8-current and mxfp8 (SGD), and
 records the llvm-cpu outputs: the model at batches 3, 64 and 200; the step's loss and
-parameters after three steps on fixed inputs.
+parameters after three steps on fixed inputs; and small MoE causal LMs (Mixtral, DeepSeek-V3,
+Qwen3-MoE: every expert's GEMMs quantized, ``compiler/frontend/moe.py``) with dynamic batch and
+sequence under fp8-block, mxfp8 and nvfp4, their logits at two sizes.
 
 On the GPU machine (``iree-base-runtime``, numpy, ml_dtypes; ``PYTHONPATH`` at the repository):
 ``python benchmarks/gpu_probes/cuda_paths.py run --dir build/cuda-paths`` runs the cuda
@@ -30,6 +32,8 @@ MODEL_RECIPES = ("fp8-current", "fp8-block", "mxfp8")
 STEP_RECIPES = ("fp8-current", "mxfp8")
 STEPS = 3
 TOLERANCE = 1e-3
+MOE_CASES = (("mixtral", "fp8-block"), ("deepseek_v3", "mxfp8"), ("qwen3_moe", "nvfp4"))
+MOE_SIZES = ((2, 16), (3, 20))
 
 
 def _mlp() -> Any:
@@ -85,6 +89,33 @@ def build(out: Path) -> int:
             expected[f"{name}.y{b}"] = arts["llvm-cpu"](x)
         manifest["models"].append(name)
         print(f"built {name}")
+    manifest["moe"] = []
+    lm_batch, lm_seq = (
+        torch.export.Dim("batch", min=1, max=8),
+        torch.export.Dim("seq", min=2, max=32),
+    )
+    for arch, recipe in MOE_CASES:
+        from tests.e2e import checkpoints
+
+        ids = torch.zeros((2, 16), dtype=torch.int64)
+        arts = {}
+        for target in ("cuda", "llvm-cpu"):
+            arts[target] = compiler.compile(
+                checkpoints.moe(arch),
+                (ids,),
+                recipe,
+                target=target,
+                dynamic_shapes=({0: lm_batch, 1: lm_seq},),
+                **({"cuda_arch": "sm_90"} if target == "cuda" else {}),
+            )
+        name = f"moe-{arch}-{recipe}"
+        arts["cuda"].save(out / f"{name}.vmfb")
+        for b, t in MOE_SIZES:
+            x = rng.integers(0, 256, (b, t)).astype(np.int64)
+            expected[f"{name}.x{b}x{t}"] = x
+            expected[f"{name}.y{b}x{t}"] = _logits(arts["llvm-cpu"](x))
+        manifest["moe"].append(name)
+        print(f"built {name}")
     x = rng.standard_normal((32, 256)).astype(np.float32)
     y = rng.standard_normal((32, 128)).astype(np.float32)
     for recipe in STEP_RECIPES:
@@ -111,6 +142,11 @@ def build(out: Path) -> int:
     np.savez(out / "expected.npz", **expected)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return 0
+
+
+def _logits(out: Any) -> np.ndarray:
+    """A causal LM artifact's logits (its outputs are named: ``{"logits": ...}``)."""
+    return np.asarray(out["logits"] if isinstance(out, dict) else out)
 
 
 def _rel(got: np.ndarray, want: np.ndarray) -> float:
@@ -140,6 +176,15 @@ def run(folder: Path) -> int:
                     f"{name} batch {b}",
                     _rel(art(expected[f"{name}.x{b}"]), expected[f"{name}.y{b}"]),
                 )
+        except Exception as e:  # noqa: BLE001 - a failing artifact is a row
+            ok = False
+            print(f"{name}: ERROR {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+    for name in manifest.get("moe", []):
+        try:
+            art = load(folder / f"{name}.vmfb", device="cuda")
+            for b, t in MOE_SIZES:
+                got = _logits(art(expected[f"{name}.x{b}x{t}"]))
+                report(f"{name} {b}x{t}", _rel(got, expected[f"{name}.y{b}x{t}"]))
         except Exception as e:  # noqa: BLE001 - a failing artifact is a row
             ok = False
             print(f"{name}: ERROR {type(e).__name__}: {str(e).splitlines()[0][:200]}")

@@ -188,8 +188,6 @@ def test_a_folder_with_a_tokenizer_generates_from_text(lm, tmp_path: Path, capsy
     np.testing.assert_array_equal(gen.encode([text, text]), np.concatenate([ids, ids]))
     with pytest.raises(QmlirError, match="must have one length"):
         gen.encode([text, "x"])
-    from_module = compiler.compile_generator(lm, recipe="none", max_seq_len=40, tokenizer=folder)
-    assert from_module.generate_text(text, 12, eos_token_id=[]) == [expected]
 
 
 def test_bad_requests_are_one_line_errors(lm, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -60,14 +60,18 @@ def test_dense_experts_compute_what_transformers_routing_does() -> None:
 
 @pytest.mark.parametrize("arch", checkpoints.MOE)
 def test_moe_compiles_with_every_expert_quantized(arch: str) -> None:
+    """Under the arch's recipe every expert is quantized and the router kept; DeepSeek-V3's
+    group-limited routing is also compiled under ``none``, its logits torch's (Mixtral's are in
+    the folder test, Qwen3-MoE's in the generator test)."""
     lm = checkpoints.moe(arch)
     ids = _ids()
     with torch.no_grad():
         ref = lm(ids).logits.numpy()
 
-    none = compiler.compile(lm, (ids,), "none")
-    exact = compare(ref, _logits(none, ids))
-    assert exact.rel_l2_error < 1e-5, exact
+    if arch == "deepseek_v3":
+        none = compiler.compile(lm, (ids,), "none")
+        exact = compare(ref, _logits(none, ids))
+        assert exact.rel_l2_error < 1e-5, exact
 
     recipe = RECIPES[arch]
     art = compiler.compile(lm, (ids,), recipe)
