@@ -95,13 +95,13 @@ def build(out: Path) -> int:
         torch.export.Dim("seq", min=2, max=32),
     )
     for arch, recipe in MOE_CASES:
-        from tests.e2e import checkpoints
+        from samples import moe_lm
 
         ids = torch.zeros((2, 16), dtype=torch.int64)
         arts = {}
         for target in ("cuda", "llvm-cpu"):
             arts[target] = compiler.compile(
-                checkpoints.moe(arch),
+                moe_lm.make(arch),
                 (ids,),
                 recipe,
                 target=target,

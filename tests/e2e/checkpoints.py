@@ -8,6 +8,8 @@ from typing import Any
 
 import torch
 
+from samples import moe_lm
+
 for _name in ("transformers", "torchao", "torch.utils._pytree"):
     logging.getLogger(_name).setLevel(logging.ERROR)
 
@@ -102,59 +104,9 @@ def decoder(arch: str, seed: int = 0) -> torch.nn.Module:
     return getattr(transformers, model_name)(config).eval()
 
 
-# small configs of the mixture-of-experts architectures (random weights): 4 or 8 routed experts,
-# top-2; Qwen2-MoE and DeepSeek-V3 with a shared expert, DeepSeek-V3 with group-limited routing
-# and its first layer dense
-_MOE_COMMON = {
-    "vocab_size": 256,
-    "hidden_size": 64,
-    "intermediate_size": 128,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 4,
-    "num_key_value_heads": 2,
-    "num_experts_per_tok": 2,
-    "max_position_embeddings": 64,
-    "use_cache": False,
-}
-_MOE = {
-    "mixtral": ("MixtralConfig", "MixtralForCausalLM", {"num_local_experts": 4}),
-    "qwen2_moe": (
-        "Qwen2MoeConfig",
-        "Qwen2MoeForCausalLM",
-        {"num_experts": 4, "moe_intermediate_size": 64, "shared_expert_intermediate_size": 128},
-    ),
-    "qwen3_moe": (
-        "Qwen3MoeConfig",
-        "Qwen3MoeForCausalLM",
-        {"num_experts": 4, "moe_intermediate_size": 64, "head_dim": 16},
-    ),
-    "deepseek_v3": (
-        "DeepseekV3Config",
-        "DeepseekV3ForCausalLM",
-        {
-            "num_key_value_heads": 4,
-            "n_routed_experts": 8,
-            "n_shared_experts": 1,
-            "moe_intermediate_size": 32,
-            "first_k_dense_replace": 1,
-            "n_group": 2,
-            "topk_group": 1,
-            "q_lora_rank": 32,
-            "kv_lora_rank": 16,
-            "qk_rope_head_dim": 8,
-            "qk_nope_head_dim": 8,
-            "v_head_dim": 16,
-        },
-    ),
-}
-MOE = tuple(_MOE)
+MOE = moe_lm.ARCHITECTURES
 
 
 def moe(arch: str, seed: int = 0) -> torch.nn.Module:
-    """A seeded, tiny mixture-of-experts causal LM of ``arch`` (one of :data:`MOE`)."""
-    import transformers
-
-    config_name, model_name, extra = _MOE[arch]
-    config = getattr(transformers, config_name)(**{**_MOE_COMMON, **extra})
-    torch.manual_seed(seed)
-    return getattr(transformers, model_name)(config).eval()
+    """A seeded, tiny mixture-of-experts causal LM of ``arch`` (``samples/moe_lm.py``)."""
+    return moe_lm.make(arch, seed)
