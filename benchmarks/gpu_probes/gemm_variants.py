@@ -147,8 +147,9 @@ class Kernels:
             self.block(grid, (THREADS, 1, 1), args, shared_mem=self.shared)
 
 
-def event_ms(torch: Any, fn: Any, repeat: int = 20) -> float:
-    """Median milliseconds of ``fn`` between CUDA events, after two untimed calls."""
+def event_ms(torch: Any, fn: Any, repeat: int = 20, batch: int = 1) -> float:
+    """Median milliseconds per call of ``fn`` over ``repeat`` runs of ``batch`` calls between
+    CUDA events (a batch keeps the GPU busy while the host launches), after two untimed calls."""
     fn()
     fn()
     torch.cuda.synchronize()
@@ -156,10 +157,11 @@ def event_ms(torch: Any, fn: Any, repeat: int = 20) -> float:
     for _ in range(repeat):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(batch):
+            fn()
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end))
+        times.append(start.elapsed_time(end) / batch)
     times.sort()
     return times[len(times) // 2]
 

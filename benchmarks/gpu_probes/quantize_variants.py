@@ -29,6 +29,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gemm_variants import event_ms  # noqa: E402
+
 FAMILIES = ("per_tensor", "nvfp4", "block_fp8", "mxfp8")
 DEFAULT_VARIANTS = (
     "head:HEAD",
@@ -80,23 +83,9 @@ def build(out: Path, variants: list[str]) -> int:
     return 0
 
 
-def batch_ms(torch: Any, fn: Any, batch: int = 10, repeat: int = 7) -> float:
-    """Median milliseconds per call of ``fn`` over ``repeat`` batches of ``batch`` calls between
-    CUDA events (a batch keeps the GPU busy while the host launches), after two untimed calls."""
-    fn()
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeat):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(batch):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / batch)
-    times.sort()
-    return times[len(times) // 2]
+def batch_ms(torch: Any, fn: Any) -> float:
+    """Median milliseconds per call over 7 batches of 10 calls (``gemm_variants.event_ms``)."""
+    return event_ms(torch, fn, repeat=7, batch=10)
 
 
 def ceil_div(a: int, b: int) -> int:
