@@ -22,7 +22,7 @@ from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir.constants import constant_value, erase_dead
-from passes.ir.dialect import decode_kind
+from passes.ir.dialect import decode, decode_kind
 from passes.ir.named_ops import (
     callee_name,
     erase_uncalled_declarations,
@@ -131,6 +131,7 @@ class ExternalizeWeights(ModulePass):
                 self.plan.functions[name] = lower_cpu(decls[name]).replace(
                     "func.func private @", "func.func @", 1
                 )
+                self.plan.records[name] = decode(decls[name])
                 function_type = ir.FunctionType(
                     ir.TypeAttr(decls[name].attributes["function_type"]).value
                 )

@@ -45,6 +45,7 @@ EXCLUDED = "excluded by --exclude"
 LAYER_RECIPE = "--layer-recipe"
 DEFAULT_RECIPE = "recipe"
 ROUTER = "an MoE router (its top-k choice of experts stays in the model's precision)"
+STORED_UNQUANTIZED = "stored in high precision in the quantized checkpoint"
 USER_CHOICES = (EXCLUDED, LAYER_RECIPE, f"{DEFAULT_RECIPE} 'none'")
 
 
@@ -96,16 +97,19 @@ class QuantizeMatmuls(ModulePass):
     # layers kept in high precision unless a layer recipe names them: MoE routers (module
     # paths, ``compiler/frontend/moe.py``)
     routers: tuple[str, ...] = ()
+    # layers a quantized checkpoint stores in high precision (module paths), kept so
+    unquantized: tuple[str, ...] = ()
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> QuantizeMatmuls:
         """``recipe=R quantize-all-matmuls=B exclude=G1,G2 layer-recipes=G1:R1,G2:R2
-        routers=L1,L2 <R opts>``."""
+        routers=L1,L2 unquantized=L1,L2 <R opts>``."""
         opts = {k.replace("-", "_"): v for k, v in options.items()}
         recipe_name = opts.pop("recipe", "fp8-current")
         quantize_all = opts.pop("quantize_all_matmuls", "false").lower() in ("1", "true", "yes")
         exclude = tuple(g for g in opts.pop("exclude", "").split(",") if g)
         routers = tuple(g for g in opts.pop("routers", "").split(",") if g)
+        unquantized = tuple(g for g in opts.pop("unquantized", "").split(",") if g)
         pairs = [item.rpartition(":") for item in opts.pop("layer_recipes", "").split(",") if item]
         recipe = get_recipe(recipe_name, opts)
         return cls(
@@ -114,6 +118,7 @@ class QuantizeMatmuls(ModulePass):
             exclude=exclude,
             layer_recipes=tuple((g, get_recipe(r)) for g, _, r in pairs),
             routers=routers,
+            unquantized=unquantized,
         )
 
     def options(self) -> dict[str, str]:
@@ -128,6 +133,8 @@ class QuantizeMatmuls(ModulePass):
             out["layer-recipes"] = ",".join(f"{g}:{r.name}" for g, r in self.layer_recipes)
         if self.routers:
             out["routers"] = ",".join(self.routers)
+        if self.unquantized:
+            out["unquantized"] = ",".join(self.unquantized)
         return out
 
     def choose(self, layer: str, *also: str) -> tuple[ScalingRecipe | None, str]:
@@ -143,6 +150,8 @@ class QuantizeMatmuls(ModulePass):
                 return (recipe if isinstance(recipe, ScalingRecipe) else None), why
         if layer in self.routers:
             return None, ROUTER
+        if layer in self.unquantized:
+            return None, STORED_UNQUANTIZED
         if not isinstance(self.recipe, ScalingRecipe):
             return None, f"{DEFAULT_RECIPE} '{self.recipe.name}'"
         return self.recipe, "the default recipe"

@@ -13,6 +13,7 @@ from compiler.analysis.layer_accuracy import Calibration, Report, build_report
 from compiler.frontend.model_loader import load_model
 from compiler.frontend.model_source import ModelSource, check_model
 from compiler.frontend.optimizers import OptimizerOptions
+from compiler.frontend.quantized_formats import folder_recipe
 from compiler.pipeline.generation import compile_generator_model
 from compiler.pipeline.inference import compile_model
 from compiler.pipeline.options import CompileOptions
@@ -29,7 +30,7 @@ LOG = logging.getLogger("qmlir")
 def compile(  # noqa: A001 (the product's API name)
     model: torch.nn.Module | str | Path,
     example_inputs: Any = None,
-    recipe: str = "fp8-current",
+    recipe: str | None = None,
     target: str = "llvm-cpu",
     *,
     quantize_all_matmuls: bool = False,
@@ -49,7 +50,9 @@ def compile(  # noqa: A001 (the product's API name)
     seq: int | None = None,
     **options: Any,
 ) -> CompiledModule:
-    """Compiles ``model`` for ``target`` with its matmuls quantized by ``recipe``.
+    """Compiles ``model`` for ``target`` with its matmuls quantized by ``recipe`` (default
+    ``fp8-current``; a folder holding a quantized checkpoint compiles with its own recipe,
+    ``compiler/frontend/quantized_formats.py``, its weights' codes and scales as stored).
 
     ``options`` are the recipe's options (``qmlir recipes`` lists them), e.g.
     ``compile(m, (x,), "fp8-current", force_pow2_scales=True)``. ``exclude`` globs keep layers
@@ -90,6 +93,8 @@ def compile(  # noqa: A001 (the product's API name)
         folder = False
     if weights == "auto":
         weights = "external" if folder else "inline"
+    folder_path = Path(model) if isinstance(model, (str, Path)) else None
+    recipe, options = folder_recipe(folder_path, recipe, options)
     compiled = compile_model(
         source,
         _options(
@@ -196,7 +201,7 @@ def compile_training(
 
 def compile_generator(
     model: torch.nn.Module | str | Path,
-    recipe: str = "fp8-current",
+    recipe: str | None = None,
     target: str = "llvm-cpu",
     *,
     max_seq_len: int | None = None,
@@ -236,6 +241,8 @@ def compile_generator(
         )
     if weights == "auto":
         weights = "external" if folder else "inline"
+    folder_path = Path(model) if isinstance(model, (str, Path)) else None
+    recipe, options = folder_recipe(folder_path, recipe, options)
     return compile_generator_model(
         Path(model) if folder else model,  # type: ignore[arg-type]
         _options(

@@ -8,6 +8,12 @@ result is kept only until the calls that read it have run. The compile's peak me
 largest weight's chain (its stored bytes, its f32 copy, its codes and scales), whatever the
 model's size. The quantize calls are the named ops' llvm-cpu definitions compiled for this host
 (``passes/host/evaluate.py``): the bytes an inlined artifact would carry.
+
+A quantized checkpoint's FP8 weights (``stored``, ``compiler/frontend/prequantized.py``) are
+not quantized again: the quantize call of such a weight gives the checkpoint's codes and scale
+as they are stored, and the calls that only fed it (its amax and scale) are not run. Any other
+call that would read such a weight (a quantize of another format, through a view) is an error
+naming the layer's weight.
 """
 
 from __future__ import annotations
@@ -25,9 +31,13 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from passes.base.errors import QmlirError
 from passes.host.call import call, host_copies
 from passes.host.evaluate import compile_host_module
-from passes.ir.parameters import NUMPY_DTYPES, ParameterRef, Reader
+from passes.ir.choices import ScaleFormat, Scaling
+from passes.ir.dialect import Quantize
+from passes.ir.formats import E4M3
+from passes.ir.parameters import NUMPY_DTYPES, ParameterRef, Reader, Step
 from passes.ir.weight_plan import CallResult, PlannedTensor, Signature, WeightPlan
 
 SAFETENSORS_DTYPES = {
@@ -88,9 +98,14 @@ def safetensors_header(tensors: list[PlannedTensor]) -> tuple[bytes, dict[str, i
 
 
 def write_parameters(
-    plan: WeightPlan, reader: Reader, out: BinaryIO, progress: Progress | None = None
+    plan: WeightPlan,
+    reader: Reader,
+    out: BinaryIO,
+    progress: Progress | None = None,
+    stored: Any = None,
 ) -> WrittenParameters:
-    """Writes the parameter file of ``plan`` to ``out``, reading weights through ``reader``."""
+    """Writes the parameter file of ``plan`` to ``out``, reading weights through ``reader``
+    (and a quantized checkpoint's FP8 weights from ``stored``, a ``Prequantized``)."""
     digest = hashlib.sha256()
 
     def emit(data: bytes | memoryview) -> None:
@@ -107,9 +122,10 @@ def write_parameters(
             emit(bytes(pads[tensor.key]))
         return pads.get(tensor.key, 0) + _emit_tensor(emit, tensor, array)
 
+    check_stored_reads(plan, stored)
     pending = {t.source: t for t in plan.tensors}
-    run = _Run(plan, reader)
-    for index in range(len(plan.calls)):
+    run = _Run(plan, reader, stored)
+    for index in run.indices():
         results = run.call(index)
         for i, array in enumerate(results):
             tensor = pending.get(CallResult(index, i))
@@ -184,12 +200,18 @@ class _Run:
     wrapper that widens it (:func:`_wrapper`): IREE copies each argument it is given, so this
     halves that copy and spares the f32 one (an 8B model's 1 GB lm_head: 2.1 GB less)."""
 
-    def __init__(self, plan: WeightPlan, reader: Reader) -> None:
+    def __init__(self, plan: WeightPlan, reader: Reader, stored: Any = None) -> None:
         self._plan = plan
         self._reader = reader
+        self._stored_codes = stored
+        self._overrides = _stored_quantizes(plan, stored)
+        self._needed = _needed_calls(plan, self._overrides)
         self._calls: list[tuple[str, list[Any]]] = []
         wrappers: dict[str, str] = {}
-        for planned in plan.calls:
+        for index, planned in enumerate(plan.calls):
+            if index not in self._needed or index in self._overrides:
+                self._calls.append((planned.function, []))  # not run
+                continue
             narrowed = [_narrow(a) for a in planned.arguments]
             narrow = tuple(i for i, n in enumerate(narrowed) if n is not None)
             if not narrow:
@@ -218,16 +240,35 @@ class _Run:
         self._context: Any = None
         self._stored: dict[str, np.ndarray] = {}  # checkpoint tensors in use, by name
 
+    def indices(self) -> list[int]:
+        """The calls to run, in order: those whose results the file or a later call needs."""
+        return sorted(self._needed)
+
     def call(self, index: int) -> list[np.ndarray]:
         function, arguments = self._calls[index]
-        if self._context is None:
-            self._context = compile_host_module(self._text)
-        args = [self._value(a) for a in arguments]
-        results = host_copies(call(self._context.modules.module[function], *args))
-        del args
+        if index in self._overrides:
+            results = self._stored_results(index)
+        else:
+            if self._context is None:
+                self._context = compile_host_module(self._text)
+            args = [self._value(a) for a in arguments]
+            results = host_copies(call(self._context.modules.module[function], *args))
+            del args
         for i, array in enumerate(results):
             if self._uses[CallResult(index, i)]:
                 self._held[CallResult(index, i)] = array
+        return results
+
+    def _stored_results(self, index: int) -> list[np.ndarray]:
+        """The checkpoint's codes and scale for quantize call ``index`` (its result types)."""
+        codes, scale = self._stored_codes.codes(self._overrides[index].name)
+        signature = self._plan.signatures[self._plan.calls[index].function]
+        results = [codes, np.ascontiguousarray(scale, dtype=np.float32)]
+        for i, (array, text) in enumerate(zip(results, signature.results, strict=True)):
+            shape = _static_shape(text)
+            if shape is None or array.size != int(np.prod(shape, dtype=np.int64)):
+                raise AssertionError(f"stored result {i} {list(array.shape)} for {text}")
+            results[i] = array.reshape(shape)
         return results
 
     def _value(self, argument: Any) -> np.ndarray:
@@ -253,8 +294,74 @@ class _Run:
         return self._stored[name]
 
 
+def _stored_quantizes(plan: WeightPlan, stored: Any) -> dict[int, ParameterRef]:
+    """The plan's quantize calls of a stored FP8 weight that the checkpoint's own codes and
+    scale stand for: the weight's format (E4M3, its block or per tensor), read as it is (no
+    view but the cast to f32). Call index → the weight."""
+    if stored is None:
+        return {}
+    fmt = stored.format
+    overrides: dict[int, ParameterRef] = {}
+    for index, planned in enumerate(plan.calls):
+        record = plan.records.get(planned.function)
+        first = planned.arguments[0] if planned.arguments else None
+        if not isinstance(record, Quantize) or not isinstance(first, ParameterRef):
+            continue
+        if not stored.holds(first.name):
+            continue
+        scaling = Scaling.PER_TENSOR if fmt.block is None else Scaling.BLOCK
+        same = (
+            record.format == E4M3
+            and record.scaling == scaling
+            and (record.block is None or tuple(record.block) == fmt.block)
+            and record.scale_format in (None, ScaleFormat.FP32)
+            and not record.packed
+        )
+        if same and all(step == Step("f32") for step in first.steps):
+            overrides[index] = first
+    return overrides
+
+
+def _needed_calls(plan: WeightPlan, overrides: dict[int, ParameterRef]) -> set[int]:
+    """The calls whose results the parameter file needs, directly or through later calls (a
+    call standing for stored codes needs none of its arguments)."""
+    needed = {t.source.call for t in plan.tensors if isinstance(t.source, CallResult)}
+    for index in range(len(plan.calls) - 1, -1, -1):
+        if index in needed and index not in overrides:
+            needed.update(a.call for a in plan.calls[index].arguments if isinstance(a, CallResult))
+    return needed
+
+
+def check_stored_reads(plan: WeightPlan, stored: Any) -> None:
+    """One line for a stored FP8 weight that the module would quantize another way (another
+    recipe for its layer, a view of it): qmlir never re-quantizes a checkpoint's codes."""
+    if stored is None:
+        return
+    overrides = _stored_quantizes(plan, stored)
+    for index in sorted(_needed_calls(plan, overrides) - set(overrides)):
+        for a in plan.calls[index].arguments:
+            if isinstance(a, ParameterRef) and stored.holds(a.name):
+                raise QmlirError(
+                    f"weight '{a.key()}' is stored as {stored.format.name}: its layer must "
+                    f"compile with recipe '{stored.format.recipe}' (its codes as stored) or stay "
+                    "in high precision (--exclude), not be quantized again"
+                )
+
+
+def _static_shape(text: str) -> tuple[int, ...] | None:
+    """``tensor<2x4xf32>`` → (2, 4); ``tensor<f32>`` → (); None for a dynamic shape."""
+    dims = text.removeprefix("tensor<").removesuffix(">").split("x")[:-1]
+    if any(not d.isdigit() for d in dims):
+        return None
+    return tuple(int(d) for d in dims)
+
+
 def write_parameter_file(
-    plan: WeightPlan, reader: Reader, path: Path, progress: Progress | None = None
+    plan: WeightPlan,
+    reader: Reader,
+    path: Path,
+    progress: Progress | None = None,
+    stored: Any = None,
 ) -> WrittenParameters:
     """:func:`write_parameters` to ``path``, through a temporary file beside it renamed at the
     end: never a half-written parameter file."""
@@ -262,7 +369,7 @@ def write_parameter_file(
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     try:
         with open(tmp, "wb") as f:
-            written = write_parameters(plan, reader, f, progress)
+            written = write_parameters(plan, reader, f, progress, stored)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

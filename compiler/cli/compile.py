@@ -34,7 +34,12 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         help="file.py[:function] (default function: build), a .pt2 file, or a checkpoint folder "
         "(config.json and *.safetensors, as save_pretrained writes them)",
     )
-    c.add_argument("--recipe", default="fp8-current", help="scaling recipe (see `qmlir recipes`)")
+    c.add_argument(
+        "--recipe",
+        default=None,
+        help="scaling recipe (see `qmlir recipes`; default fp8-current, or a quantized "
+        "checkpoint folder's own)",
+    )
     c.add_argument(
         "-O",
         "--recipe-option",
@@ -195,14 +200,18 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     # compiling needs the compile extra (torch, iree.compiler); run/inspect must not. What can be
     # refused without the model is, before torch is imported and the model built (seconds each)
+    from compiler.frontend.quantized_formats import folder_recipe
     from compiler.pipeline.target import resolve_target
     from passes.recipes import get_recipe
 
-    recipe = get_recipe(args.recipe, parse_options(args.recipe_option))
+    folder = Path(args.model).is_dir()
+    name, recipe_options = folder_recipe(
+        Path(args.model) if folder else None, args.recipe, parse_options(args.recipe_option)
+    )
+    recipe = get_recipe(name, recipe_options)
     layer_recipes = parse_layer_recipes(args.layer_recipe)
     output = Path(args.output) if args.output else _default_output(args.model, recipe.name)
     check_output(output)
-    folder = Path(args.model).is_dir()
     weights = args.weights if args.weights != "auto" else ("external" if folder else "inline")
     target = resolve_target(args.target, args.cuda_arch, args.cpu)
 

@@ -34,6 +34,15 @@ from torch import nn
 
 from compiler.frontend.checkpoint_layout import Layout, Merged
 from compiler.frontend.model_source import ModelSource
+from compiler.frontend.prequantized import (
+    Prequantized,
+    StoredWeight,
+    check_scale,
+    codes_as_int8,
+    dequantize,
+    find_stored,
+)
+from compiler.frontend.quantized_formats import StoredFormat, stored_format
 from compiler.frontend.weights import numpy_tensor
 from passes.base.errors import QmlirError, exception_summary
 from passes.ir.parameters import Reader
@@ -57,6 +66,7 @@ _DTYPES = {
     "I8": np.dtype(np.int8),
     "U8": np.dtype(np.uint8),
     "BOOL": np.dtype(np.bool_),
+    "F8_E4M3": np.dtype(ml_dtypes.float8_e4m3fn),
 }
 
 
@@ -75,9 +85,13 @@ class Checkpoint:
 
     A tensor is read with one ``readinto`` into memory of its own, not through a mapping of the
     shard: a mapping keeps every page it touched in the process's RSS until it is closed (an 8B
-    checkpoint streamed through ``safe_open`` peaked at 19.6 GB), a read holds one tensor."""
+    checkpoint streamed through ``safe_open`` peaked at 19.6 GB), a read holds one tensor.
 
-    def __init__(self, folder: Path) -> None:
+    A quantized checkpoint (``fmt``, ``quantized_formats.py``): its FP8 weights and their scales
+    are checked here (every scale read: they are small), :meth:`read` gives such a weight
+    dequantized and :meth:`read_codes` its codes and scale as stored."""
+
+    def __init__(self, folder: Path, fmt: StoredFormat | None = None) -> None:
         self.folder = folder
         files = sorted(folder.glob("*.safetensors"))
         index = folder / "model.safetensors.index.json"
@@ -99,12 +113,35 @@ class Checkpoint:
         self.files = {name: t.file for name, t in self._stored.items()}
         self.shapes = {name: t.shape for name, t in self._stored.items()}
         self._merged: dict[str, Merged] = {}  # "merged:<model name>" → its per-expert parts
+        self.format = fmt
+        self.quantized: dict[str, StoredWeight] = {}
+        self._scales: dict[str, np.ndarray] = {}
+        if fmt is not None:
+            dtypes = {name: t.dtype for name, t in self._stored.items()}
+            self.quantized = find_stored(fmt, self.shapes, dtypes, self.files)
+            for weight in self.quantized.values():
+                scale = self._read_stored(weight.scale).astype(np.float32)
+                self._scales[weight.scale] = check_scale(
+                    weight.scale, scale, self.files[weight.scale]
+                ).reshape(fmt.scale_shape(weight.shape))
 
     def read(self, name: str) -> np.ndarray:
         merged = self._merged.get(name)
         if merged is not None:  # one tensor of all experts, stacked as transformers loads it
             stacks = [np.stack([self.read(n) for n in names]) for names in merged.parts]
             return np.concatenate(stacks, axis=1) if merged.concat else stacks[0]
+        if name in self.quantized:
+            assert self.format is not None
+            codes, scale = self.read_codes(name)
+            return dequantize(codes, scale, self.format.block)
+        return self._read_stored(name)
+
+    def read_codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """An FP8 weight as stored: its codes (int8 bytes) and its scale (f32)."""
+        weight = self.quantized[name]
+        return codes_as_int8(self._read_stored(name)), self._scales[weight.scale]
+
+    def _read_stored(self, name: str) -> np.ndarray:
         t = self._stored.get(name)
         if t is None:
             raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")
@@ -262,6 +299,34 @@ class OpenedCheckpoint:
     checkpoint: Checkpoint
     stored: dict[str, str]  # the model's state-dict names → the checkpoint's
 
+    def prequantized(self, wrapper: nn.Module) -> Prequantized | None:
+        """A quantized checkpoint's FP8 weights by ``wrapper``'s state-dict names (None for a
+        plain checkpoint)."""
+        fmt = self.checkpoint.format
+        if fmt is None:
+            return None
+        names = self._wrapper_names(wrapper)
+        stored = {n: s for n, s in names.items() if s in self.checkpoint.quantized}
+        unquantized = tuple(
+            n.removesuffix(".weight")
+            for n, s in names.items()
+            if n.endswith(".weight") and s not in self.checkpoint.quantized
+        )
+        return Prequantized(fmt, stored, self.checkpoint.read_codes, unquantized)
+
+    def _wrapper_names(self, wrapper: nn.Module) -> dict[str, str]:
+        """``wrapper``'s state-dict names (a module holding :attr:`model`) → the checkpoint's."""
+        by_tensor = {
+            id(t): self.stored[n]
+            for n, t in self.model.state_dict(keep_vars=True).items()
+            if n in self.stored
+        }
+        return {
+            n: by_tensor[id(t)]
+            for n, t in wrapper.state_dict(keep_vars=True).items()
+            if id(t) in by_tensor
+        }
+
     def reader(self, wrapper: nn.Module) -> Reader:
         """Reads ``wrapper``'s weights (a module holding :attr:`model`) by its state-dict
         names from the checkpoint."""
@@ -314,7 +379,7 @@ def open_checkpoint(folder: Path) -> OpenedCheckpoint:
         raise QmlirError(
             f"'{folder / 'config.json'}': transformers has no architecture '{architectures[0]}'"
         )
-    checkpoint = Checkpoint(folder)
+    checkpoint = Checkpoint(folder, stored_format(folder))
     dtype = _checkpoint_dtype(config)
     config.use_cache = False
     try:
@@ -351,6 +416,7 @@ def load_checkpoint(
         (ids,),
         dynamic_shapes=({**dims},) if dims else None,
         reader=opened.reader(wrapper),
+        prequantized=opened.prequantized(wrapper),
     )
 
 

@@ -33,6 +33,7 @@ class ModelSource:
     program: torch.export.ExportedProgram | None = None
     dynamic_shapes: Any = None
     reader: Reader | None = None  # the weights where the module has none (a checkpoint's)
+    prequantized: Any = None  # a quantized checkpoint's FP8 weights (prequantized.Prequantized)
 
     def input_names(self) -> list[str]:
         """The model's input names: a ``.pt2``'s user inputs, else ``forward``'s parameters."""

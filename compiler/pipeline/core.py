@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 from iree.compiler import ir
 
@@ -55,12 +56,14 @@ def compile_core(
     before_recipe: Hook = _nothing,
     after_recipe: Hook = _nothing,
     weights: Reader | None = None,
+    stored: Any = None,
 ) -> bytes:
     """The sealed artifact of an imported ``module``. ``gemm_operands``: the llvm-cpu scaled
     GEMMs' operand type (``options.gemm_operand_type``); ``describe``: the artifact's record,
     from the module after its weights are folded and its layers (called once). ``weights``:
     where a module imported with its weights outside (placeholders) reads them; its parameter
-    file is written to ``options.parameters``."""
+    file is written to ``options.parameters``; ``stored``: a quantized checkpoint's FP8 weights
+    (``compiler/frontend/prequantized.py``), written as stored rather than quantized."""
     dump_stage(options, "01-import", module)
     note("recipe")
     run_pass(FoldWeightViews(), module)  # a frozen weight's views: a literal (a weight)
@@ -74,6 +77,7 @@ def compile_core(
             options.exclude,
             options.layer_recipes,
             options.routers,
+            options.unquantized,
         ),
         module,
     )
@@ -88,14 +92,14 @@ def compile_core(
     run_pass(FoldConstantQuantize(), module)
     parameters = None
     if weights is not None:
-        parameters = write_parameters(module, options, weights, note)
+        parameters = write_parameters(module, options, weights, note, stored)
     dump_stage(options, "03-fold-weights", module)
     metadata = dataclasses.replace(describe(module, layers), parameters=parameters)
     return lower_and_compile(module, options, metadata, note)
 
 
 def write_parameters(
-    module: ir.Module, options: CompileOptions, weights: Reader, note: Progress
+    module: ir.Module, options: CompileOptions, weights: Reader, note: Progress, stored: Any = None
 ) -> Parameters:
     """Plans the module's weights as parameters (``externalize-weights``) and writes the
     parameter file to ``options.parameters``, one weight at a time."""
@@ -105,7 +109,7 @@ def write_parameters(
     note("write weights")
     try:
         written = write_parameter_file(
-            externalize.plan, weights, options.parameters, options.progress_bytes
+            externalize.plan, weights, options.parameters, options.progress_bytes, stored
         )
     except OSError as e:
         raise QmlirError(f"cannot write '{options.parameters}': {e.strerror or e}") from e

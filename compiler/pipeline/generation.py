@@ -66,15 +66,27 @@ def compile_generator_model(
     if not 2 <= max_seq <= limit:
         raise QmlirError(f"max_seq_len {max_seq} is out of range (2..{limit}, the config's)")
     if opened is not None and options.weights == "inline":
+        quantized = opened.prequantized(lm)
+        if quantized is not None:
+            raise QmlirError(quantized.inline_refusal())
         # the weights inside the module: the whole model in memory, as transformers holds it
         materialize(ModelSource(name, lm, (), reader=opened.reader(lm)))
         opened = None
     decoder = CachedDecoder(lm.eval(), max_batch, max_seq).eval()
+    stored = None
     if opened is not None:
         reader = opened.reader(decoder)
+        stored = opened.prequantized(decoder)
     tokens = torch.export.Dim("tokens", min=1, max=max_seq)
     example = (torch.zeros((max_batch, 2), dtype=torch.int64), torch.zeros(1, dtype=torch.int64))
-    source = ModelSource(name, decoder, example, dynamic_shapes=({1: tokens}, None), reader=reader)
+    source = ModelSource(
+        name,
+        decoder,
+        example,
+        dynamic_shapes=({1: tokens}, None),
+        reader=reader,
+        prequantized=stored,
+    )
     if tokenizer is not None:
         packed = pack_tokenizer(tokenizer)
     else:

@@ -38,6 +38,7 @@ from compiler.pipeline.pass_runner import run_pass
 from compiler.runtime import CompiledModule, Generator
 from compiler.runtime.metadata import ArtifactMetadata, Generation, HeldBuffer, Layer
 from compiler.runtime.parameters import SUFFIX
+from passes.base.errors import QmlirError
 from passes.hold_buffers import HoldBuffers, buffer_types
 
 
@@ -59,6 +60,11 @@ def compile_model(
     note = progress or (lambda stage: None)
     check_weights(options)
     external = options.weights == "external"
+    stored = source.prequantized
+    if stored is not None:
+        if not external:
+            raise QmlirError(stored.inline_refusal())
+        options = dataclasses.replace(options, unquantized=stored.unquantized)
     as_matmuls = attention_as_matmuls(options)  # a contradictory attention mode, before export
     gemm = gemm_operand_type(options, options.target.cpu)
     if not external and source.reader is not None:
@@ -108,7 +114,14 @@ def compile_model(
         module = ir.Module.parse(text)
         try:
             artifact = compile_core(
-                module, options, gemm, describe, note, after_recipe=hold_buffers, weights=reader
+                module,
+                options,
+                gemm,
+                describe,
+                note,
+                after_recipe=hold_buffers,
+                weights=reader,
+                stored=stored,
             )
         except BaseException:
             if owned is not None:

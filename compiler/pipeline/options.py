@@ -27,6 +27,8 @@ class CompileOptions:
     exclude: tuple[str, ...] = ()
     layer_recipes: tuple[tuple[str, Recipe], ...] = ()
     routers: tuple[str, ...] = ()  # MoE routers kept in high precision (found at export)
+    # layers whose weights a quantized checkpoint stores in high precision (kept so)
+    unquantized: tuple[str, ...] = ()
     attention: str = "auto"  # how SDPA is compiled: auto (per target), matmuls or fused
     iree_flags: tuple[str, ...] = ()  # passed to iree-compile after qmlir's own (experiments)
     allow_unquantized: bool = False  # a quantizing recipe that quantizes no matmul: no error

@@ -10,6 +10,7 @@ parameter file's tensors in the order they are produced.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -64,6 +65,7 @@ class Signature:
 @dataclass
 class WeightPlan:
     functions: dict[str, str] = field(default_factory=dict)  # name -> public func text
+    records: dict[str, Any] = field(default_factory=dict)  # name -> its op's record (dialect)
     signatures: dict[str, Signature] = field(default_factory=dict)
     calls: list[PlannedCall] = field(default_factory=list)
     tensors: list[PlannedTensor] = field(default_factory=list)  # in production order

@@ -110,3 +110,93 @@ MOE = moe_lm.ARCHITECTURES
 def moe(arch: str, seed: int = 0) -> torch.nn.Module:
     """A seeded, tiny mixture-of-experts causal LM of ``arch`` (``samples/moe_lm.py``)."""
     return moe_lm.make(arch, seed)
+
+
+def save_fp8_blocks(model: torch.nn.Module, folder: Path, per_tensor: bool = False) -> Path:
+    """``model`` saved as a DeepSeek-V3-style FP8 checkpoint (transformers ``quant_method:
+    fp8``): every linear weight but the head E4M3 with ``weight_scale_inv`` per 128x128 block
+    (``amax / 448``, the weight divided by it and cast, as DeepSeek-V3's ``weight_quant``), or
+    one per tensor with ``per_tensor``; activations dynamic. Written here from DeepSeek's rule,
+    independently of qmlir."""
+    import json
+
+    from safetensors.torch import save_file
+
+    model.save_pretrained(str(folder))
+    tensors = {}
+    for name, tensor in model.state_dict().items():
+        module = name.removesuffix(".weight")
+        if name.endswith(".weight") and tensor.ndim == 2 and "embed" not in name:
+            if module != "lm_head":
+                codes, scale = _fp8_blocks(tensor, per_tensor)
+                tensors[name] = codes
+                tensors[f"{module}.weight_scale_inv"] = scale
+                continue
+        tensors[name] = tensor.contiguous()
+    for f in folder.glob("*.safetensors"):
+        f.unlink()
+    (folder / "model.safetensors.index.json").unlink(missing_ok=True)
+    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    config = json.loads((folder / "config.json").read_text())
+    config["quantization_config"] = {
+        "quant_method": "fp8",
+        "activation_scheme": "dynamic",
+        "weight_block_size": None if per_tensor else [128, 128],
+    }
+    (folder / "config.json").write_text(json.dumps(config, indent=2))
+    return folder
+
+
+def _fp8_blocks(weight: torch.Tensor, per_tensor: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    x = weight.float()
+    if per_tensor:
+        scale = x.abs().amax() / 448.0
+        return (x / scale).to(torch.float8_e4m3fn), scale.reshape(())
+    rows, cols = x.shape
+    br, bc = -(-rows // 128), -(-cols // 128)
+    padded = torch.zeros(br * 128, bc * 128)
+    padded[:rows, :cols] = x
+    blocks = padded.reshape(br, 128, bc, 128)
+    scale = blocks.abs().amax(dim=(1, 3)) / 448.0
+    codes = (blocks / scale[:, None, :, None]).reshape(br * 128, bc * 128)[:rows, :cols]
+    return codes.to(torch.float8_e4m3fn).contiguous(), scale
+
+
+def save_compressed_tensors(model: torch.nn.Module, folder: Path, scheme: str) -> Path:
+    """``model`` saved by compressed-tensors' own compressor under preset ``scheme``
+    (``FP8_BLOCK``, ``FP8_DYNAMIC``, ...), its head ignored: the scheme applied to every linear,
+    each weight's scale computed by the library's ``calculate_qparams`` from the weight's min and
+    max (per 128x128 block, per channel or per tensor, as the scheme says; what llm-compressor's
+    min-max observer feeds it), then ``compress_model`` and ``save_pretrained``."""
+    from compressed_tensors.compressors import ModelCompressor
+    from compressed_tensors.quantization import (
+        QuantizationConfig,
+        apply_quantization_config,
+        preset_name_to_scheme,
+    )
+    from compressed_tensors.quantization.utils.helpers import calculate_qparams
+
+    config = QuantizationConfig(
+        config_groups={"group_0": preset_name_to_scheme(scheme, ["Linear"])}, ignore=["lm_head"]
+    )
+    apply_quantization_config(model, config)
+    for module in model.modules():
+        args = getattr(getattr(module, "quantization_scheme", None), "weights", None)
+        if args is None:
+            continue
+        w = module.weight.detach().float()
+        if args.block_structure is not None:
+            (br, bc), (rows, cols) = args.block_structure, w.shape
+            w = w.reshape(rows // br, br, cols // bc, bc)
+            low, high = w.amin(dim=(1, 3)), w.amax(dim=(1, 3))
+        elif args.strategy == "channel":
+            low, high = w.amin(dim=1, keepdim=True), w.amax(dim=1, keepdim=True)
+        else:
+            low, high = w.amin().reshape(1), w.amax().reshape(1)
+        scale, _ = calculate_qparams(low, high, args)
+        module.weight_scale.data.copy_(scale.reshape(module.weight_scale.shape))
+    compressor = ModelCompressor.from_pretrained_model(model)
+    compressor.compress_model(model)
+    model.save_pretrained(str(folder))
+    compressor.update_config(str(folder))
+    return folder

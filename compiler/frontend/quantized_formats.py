@@ -1,0 +1,201 @@
+"""Which quantized checkpoint a folder holds, from its ``config.json`` alone (no torch): the
+format, the recipe that computes with its codes and scales as they are stored, and the layers it
+keeps in high precision.
+
+qmlir compiles such a folder without re-quantizing a weight: each FP8 weight's codes and scales
+go to the parameter file as the checkpoint stores them (``prequantized.py``), activations are
+quantized by the recipe at run time. The formats taken (each a weight stored as E4M3 ``[out,
+in]`` with a scale that multiplies its codes, activations quantized dynamically):
+
+- transformers ``fp8`` (DeepSeek-V3 style), 128x128 blocks, ``weight_scale_inv``: fp8-block;
+- transformers ``fp8`` without blocks, one ``weight_scale_inv`` per tensor: fp8-current;
+- compressed-tensors FP8_BLOCK (float-quantized), 128x128 blocks, ``weight_scale``: fp8-block;
+- compressed-tensors FP8 per tensor with dynamic activations, ``weight_scale``: fp8-current.
+
+Anything else (static activation scales, per-channel weights, NVFP4/MXFP4 packs, ModelOpt's
+export, a quantized KV cache, other ``quant_method``\\ s) is one line naming it and listing these.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from passes.base.errors import QmlirError
+
+BLOCK = (128, 128)
+SUPPORTED = (
+    "transformers fp8 (DeepSeek-V3 style: 128x128 weight blocks, or per tensor) with dynamic "
+    "activations; compressed-tensors float-quantized FP8_BLOCK, or FP8 per tensor with dynamic "
+    "activations"
+)
+
+
+@dataclass(frozen=True)
+class StoredFormat:
+    """A quantized checkpoint's format: ``name`` (for messages), the ``recipe`` (and recipe
+    options) that computes with its codes and scales, each weight's scale tensor (``<module>.``
+    + ``scale_name``), the weight block (None: one scale per tensor), and the module patterns
+    it keeps in high precision (``ignore``: names, or ``re:`` regular expressions)."""
+
+    name: str
+    recipe: str
+    scale_name: str
+    block: tuple[int, int] | None
+    options: dict[str, Any] = field(default_factory=dict)
+    ignore: tuple[str, ...] = ()
+
+    def scale_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The scale tensor's shape for a weight of ``shape`` (``[out, in]``)."""
+        if self.block is None:
+            return ()
+        return tuple(-(-n // b) for n, b in zip(shape, self.block, strict=True))
+
+    def ignores(self, module: str) -> bool:
+        """Whether the checkpoint keeps ``module`` (a module path) in high precision."""
+        for pattern in self.ignore:
+            if pattern.startswith("re:"):
+                if re.match(pattern[3:], module):
+                    return True
+            elif module == pattern or module.endswith("." + pattern):
+                return True
+        return False
+
+
+def stored_format(folder: Path) -> StoredFormat | None:
+    """The quantized format of the checkpoint in ``folder`` (None: a plain one); one line for a
+    format qmlir does not take."""
+    config_path = folder / "config.json"
+    if (folder / "hf_quant_config.json").is_file():
+        _unsupported(folder, "ModelOpt's export (hf_quant_config.json)")
+    try:
+        config = json.loads(config_path.read_text())
+    except (OSError, ValueError):
+        return None  # the folder's own checks say what is wrong with it
+    quant = config.get("quantization_config") if isinstance(config, dict) else None
+    if quant is None:
+        return None
+    if not isinstance(quant, dict):
+        raise QmlirError(f"'{config_path}': quantization_config is not an object")
+    method = quant.get("quant_method")
+    if method == "fp8":
+        return _transformers_fp8(folder, quant)
+    if method == "compressed-tensors":
+        return _compressed_tensors(folder, quant)
+    _unsupported(folder, f"quant_method '{method}'")
+    return None
+
+
+def _unsupported(folder: Path, what: str) -> None:
+    raise QmlirError(f"'{folder}': {what} is not supported; qmlir compiles {SUPPORTED}")
+
+
+def _transformers_fp8(folder: Path, quant: dict[str, Any]) -> StoredFormat:
+    """transformers' ``FineGrainedFP8Config`` (DeepSeek-V3's ``quantization_config``)."""
+    if quant.get("activation_scheme", "dynamic") != "dynamic":
+        _unsupported(folder, f"transformers fp8 with {quant['activation_scheme']} activations")
+    if quant.get("scale_fmt") not in (None, "float32", "fp32"):
+        _unsupported(folder, f"transformers fp8 with scale_fmt '{quant['scale_fmt']}'")
+    block = quant.get("weight_block_size")
+    ignore = tuple(quant.get("modules_to_not_convert") or ())
+    if block is None:
+        return StoredFormat(
+            "transformers fp8 (per tensor)", "fp8-current", "weight_scale_inv", None, ignore=ignore
+        )
+    if list(block) != list(BLOCK):
+        _unsupported(folder, f"transformers fp8 with weight_block_size {list(block)}")
+    return StoredFormat(
+        "transformers fp8 (128x128 blocks)",
+        "fp8-block",
+        "weight_scale_inv",
+        BLOCK,
+        {"pow2_scales": False},
+        ignore,
+    )
+
+
+def _compressed_tensors(folder: Path, quant: dict[str, Any]) -> StoredFormat:
+    """compressed-tensors' ``float-quantized`` FP8 schemes with dynamic activations."""
+    if quant.get("kv_cache_scheme"):
+        _unsupported(folder, "compressed-tensors with a quantized KV cache (kv_cache_scheme)")
+    groups = quant.get("config_groups") or {}
+    if not groups:
+        _unsupported(folder, "compressed-tensors without config_groups")
+    kinds = set()
+    for name, group in groups.items():
+        fmt = group.get("format") or quant.get("format")
+        if fmt != "float-quantized":
+            _unsupported(folder, f"compressed-tensors format '{fmt}' (group '{name}')")
+        kinds.add(_group_kind(folder, name, group))
+    if len(kinds) != 1:
+        _unsupported(folder, "compressed-tensors with differently quantized groups")
+    kind = kinds.pop()
+    ignore = tuple(quant.get("ignore") or ())
+    if kind == "block":
+        return StoredFormat(
+            "compressed-tensors FP8_BLOCK",
+            "fp8-block",
+            "weight_scale",
+            BLOCK,
+            {"pow2_scales": False},
+            ignore,
+        )
+    return StoredFormat(
+        "compressed-tensors FP8 (per tensor)", "fp8-current", "weight_scale", None, ignore=ignore
+    )
+
+
+def _group_kind(folder: Path, name: str, group: dict[str, Any]) -> str:
+    """``block`` or ``tensor``: what an FP8 config group's weights and activations are."""
+    weights = group.get("weights") or {}
+    inputs = group.get("input_activations") or {}
+    where = f"compressed-tensors group '{name}'"
+    if group.get("output_activations"):
+        _unsupported(folder, f"{where} with quantized output activations")
+    for role, args in (("weights", weights), ("input activations", inputs)):
+        if args.get("type") != "float" or args.get("num_bits") != 8:
+            kind = f"{args.get('type')} {args.get('num_bits')}-bit" if args else "unquantized"
+            _unsupported(folder, f"{where} with {kind} {role}")
+        if args.get("symmetric") is False:
+            _unsupported(folder, f"{where} with asymmetric {role}")
+    if not inputs.get("dynamic"):
+        _unsupported(folder, f"{where} with static activation scales (input_scale)")
+    strategy, act = weights.get("strategy"), inputs.get("strategy")
+    if strategy == "block" and list(weights.get("block_structure") or ()) == list(BLOCK):
+        if act == "group" and inputs.get("group_size") == BLOCK[1]:
+            return "block"
+    if strategy == "tensor" and act == "tensor":
+        return "tensor"
+    _unsupported(folder, f"{where} with {strategy} weights and {act} activations")
+    return ""
+
+
+def resolve_recipe(
+    fmt: StoredFormat, recipe: str | None, options: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The recipe and options a quantized checkpoint compiles with: its own (``fmt.recipe``,
+    with ``fmt.options`` unless ``options`` sets them); one line for another recipe, which would
+    re-quantize weights that are stored quantized."""
+    if recipe is not None and recipe != fmt.recipe:
+        raise QmlirError(
+            f"the checkpoint is {fmt.name}: it compiles with recipe '{fmt.recipe}' (its codes and "
+            f"scales as stored), not '{recipe}'; --exclude keeps layers in high precision"
+        )
+    return fmt.recipe, {**fmt.options, **options}
+
+
+DEFAULT_RECIPE = "fp8-current"
+
+
+def folder_recipe(
+    folder: Path | None, recipe: str | None, options: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The recipe (and options) a compile uses: ``recipe`` (default fp8-current), or for a
+    folder holding a quantized checkpoint its own (:func:`resolve_recipe`)."""
+    fmt = stored_format(folder) if folder is not None and folder.is_dir() else None
+    if fmt is None:
+        return recipe or DEFAULT_RECIPE, options
+    return resolve_recipe(fmt, recipe, options)

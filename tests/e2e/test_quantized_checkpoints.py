@@ -1,0 +1,235 @@
+"""Quantized checkpoints compile as they are: a DeepSeek-style FP8 folder (transformers
+``quant_method: fp8``) and one written by compressed-tensors' own compressor give a parameter
+file holding their codes and scales byte for byte, logits that match transformers' own loading
+of the folder, and one line for a format or a checkpoint qmlir cannot take."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from safetensors import safe_open
+from safetensors.torch import load_file, save_file
+
+import compiler
+from compiler.runtime.parameters import safetensors_header
+from passes.base.errors import QmlirError
+from tests.e2e import checkpoints
+from tests.e2e.cli_runner import run as cli
+
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
+SIZES = {"hidden_size": 256, "intermediate_size": 384, "vocab_size": 256}
+
+
+def _model(layers: int = 2, seed: int = 0) -> torch.nn.Module:
+    return checkpoints.llama(seed, torch.bfloat16, num_hidden_layers=layers, **SIZES)
+
+
+@pytest.fixture(scope="module")
+def deepseek_folder(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    return checkpoints.save_fp8_blocks(_model(), tmp_path_factory.mktemp("ds") / "ds")
+
+
+@pytest.fixture(scope="module")
+def ct_folder(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    folder = tmp_path_factory.mktemp("ct") / "ct"
+    return checkpoints.save_compressed_tensors(_model(1, seed=3), folder, "FP8_BLOCK")
+
+
+def _stored_codes(folder: Path, scale_name: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each FP8 weight of the folder: its codes (int8 bytes) and its scale (f32)."""
+    out = {}
+    with safe_open(str(folder / "model.safetensors"), "pt") as f:
+        for key in f.keys():
+            if key.endswith("." + scale_name):
+                weight = key.removesuffix(scale_name) + "weight"
+                codes = f.get_tensor(weight).view(torch.int8).numpy()
+                out[weight] = (codes, f.get_tensor(key).float().numpy())
+    return out
+
+
+def _check_parameter_file(
+    art: compiler.CompiledModule, folder: Path, scale_name: str, excluded: str = "-"
+) -> int:
+    """The parameter file holds every FP8 weight's codes and scales as the folder stores them
+    (scales as the GEMM takes them: 128x128 block scales padded to 4 columns), but those of
+    layers named ``excluded``; returns how many."""
+    assert art.parameter_file is not None
+    stored = _stored_codes(folder, scale_name)
+    with safe_open(str(art.parameter_file), "np") as f:
+        keys = set(f.keys())
+        for weight, (codes, scale) in stored.items():
+            if excluded in weight:
+                assert f"lm.{weight}" in keys  # kept whole, in high precision
+                continue
+            (key,) = [k for k in keys if k.startswith(f"lm.{weight}") and k.endswith(":0")]
+            np.testing.assert_array_equal(f.get_tensor(key), codes)
+            swizzled = key + "#2"  # block scales padded for the GEMM; a per-tensor one as is
+            got = f.get_tensor(swizzled if swizzled in keys else key[:-1] + "1")
+            if scale.ndim == 2:
+                np.testing.assert_array_equal(got[:, : scale.shape[1]], scale)
+                assert not got[:, scale.shape[1] :].any()
+            else:
+                np.testing.assert_array_equal(got.reshape(-1), scale.reshape(-1))
+    return len([w for w in stored if excluded not in w])
+
+
+def _transformers_logits(folder: Path, ids: torch.Tensor) -> np.ndarray:
+    """The next-token logits of the folder as transformers loads it on a CPU (its weights
+    dequantized by transformers or compressed-tensors), computed in f32."""
+    from transformers import AutoModelForCausalLM, CompressedTensorsConfig
+
+    quant = json.loads((folder / "config.json").read_text())["quantization_config"]
+    extra = {}
+    if quant["quant_method"] == "compressed-tensors":  # dequantized while loading, in bf16
+        extra["quantization_config"] = CompressedTensorsConfig(dequantize=True)
+    with warnings.catch_warnings():  # "the quantization_config from the model will be used"
+        warnings.simplefilter("ignore", UserWarning)
+        loaded = AutoModelForCausalLM.from_pretrained(str(folder), **extra).eval()
+    config = loaded.config
+    if hasattr(config, "quantization_config"):  # compressed-tensors keeps it
+        del config.quantization_config
+    plain = type(loaded)._from_config(config, dtype=torch.float32).eval()
+    plain.load_state_dict({k: v.float() for k, v in loaded.state_dict().items()}, strict=True)
+    with torch.no_grad():
+        return plain(input_ids=ids).logits[:, -1].numpy()
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a * b).sum(-1) / np.linalg.norm(a, axis=-1) / np.linalg.norm(b, axis=-1)
+
+
+IDS = torch.randint(0, 256, (2, 12), generator=torch.Generator().manual_seed(0))
+
+
+def test_a_deepseek_fp8_folder_compiles_with_its_codes(deepseek_folder, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "ds.vmfb"
+    code, stdout, _ = cli(capsys, "compile", str(deepseek_folder), "-o", str(out), "--explain")
+    assert code == 0, stdout
+    assert "recipe fp8-block, 14/19 matmuls quantized" in stdout  # the checkpoint's recipe
+    assert "lm.lm_head" in stdout and "stored in high precision in the quantized" in stdout
+    art = compiler.load(out)
+    assert _check_parameter_file(art, deepseek_folder, "weight_scale_inv") == 14
+    header = safetensors_header(art.parameter_file)
+    assert header["lm.lm_head.weight"]["dtype"] == "BF16"  # as stored: not quantized
+    cosine = _cosine(art(IDS.numpy()), _transformers_logits(deepseek_folder, IDS))
+    assert (cosine >= 0.999).all(), cosine
+    # report / --compare run the folder's model dequantized as transformers does
+    code, stdout, _ = cli(capsys, "run", str(out), "--compare", str(deepseek_folder))
+    assert code == 0 and float(stdout.split("cosine similarity")[1].split()[0]) > 0.99
+
+
+def test_a_compressed_tensors_fp8_block_folder_compiles_with_its_codes(ct_folder) -> None:  # type: ignore[no-untyped-def]
+    quant = json.loads((ct_folder / "config.json").read_text())["quantization_config"]
+    assert quant["quant_method"] == "compressed-tensors"  # the library's own config
+    art = compiler.compile(str(ct_folder))
+    assert art.record.recipe["name"] == "fp8-block"
+    assert _check_parameter_file(art, ct_folder, "weight_scale") == 7
+    cosine = _cosine(art(IDS.numpy()), _transformers_logits(ct_folder, IDS))
+    assert (cosine >= 0.999).all(), cosine
+
+
+def test_a_per_tensor_fp8_folder_compiles_with_fp8_current(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = checkpoints.save_fp8_blocks(_model(1, seed=5), tmp_path / "pt", per_tensor=True)
+    art = compiler.compile(str(folder), exclude=["*.mlp.down_proj"])
+    assert art.record.recipe["name"] == "fp8-current"
+    assert _check_parameter_file(art, folder, "weight_scale_inv", "down_proj") == 6
+    notes = {layer.layer: layer.note for layer in art.record.layers}
+    assert notes["lm.model.layers.0.mlp.down_proj"].startswith("excluded by --exclude")
+    # the excluded layer runs on its dequantized weight (code x scale), as transformers does
+    cosine = _cosine(art(IDS.numpy()), _transformers_logits(folder, IDS))
+    assert (cosine >= 0.999).all(), cosine
+    # quantizing a stored layer another way would re-quantize its codes: refused, one line
+    with pytest.raises(QmlirError, match=r"q_proj.weight.* is stored as transformers fp8"):
+        compiler.compile(str(folder), layer_recipes={"*q_proj": "mxfp8"})
+
+
+def _broken(folder: Path, tmp_path: Path, edit) -> Path:  # type: ignore[no-untyped-def]
+    """A copy of ``folder`` whose tensors ``edit`` changed (a dict of torch tensors)."""
+    copy = tmp_path / f"{folder.name}-broken"
+    shutil.copytree(folder, copy)
+    tensors = load_file(str(copy / "model.safetensors"))
+    edit(tensors)
+    save_file(tensors, str(copy / "model.safetensors"), metadata={"format": "pt"})
+    return copy
+
+
+SCALE = "model.layers.0.self_attn.q_proj.weight_scale_inv"
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t.pop(SCALE), r"FP8 weight 'model.layers.0.self_attn.q_proj.weight' has no"),
+        (
+            lambda t: t.update({SCALE: torch.ones(2, 3)}),
+            rf"scale '{SCALE}' has shape \[2, 3\]; transformers fp8 \(128x128 blocks\) needs "
+            r"\[2, 2\]",
+        ),
+        (lambda t: t[SCALE].__setitem__((0, 1), float("nan")), rf"scale '{SCALE}' holds nan"),
+        (lambda t: t[SCALE].__setitem__((1, 0), 0.0), rf"scale '{SCALE}' holds 0.0"),
+        (
+            lambda t: t.update({"model.norm.weight_scale_inv": torch.ones(())}),
+            r"'model.norm.weight_scale_inv' scales 'model.norm.weight', which is BF16, not F8",
+        ),
+    ],
+    ids=["missing-scale", "scale-shape", "nan-scale", "zero-scale", "scale-of-a-bf16-weight"],
+)
+def test_a_bad_quantized_checkpoint_is_one_line_naming_the_tensor(  # type: ignore[no-untyped-def]
+    deepseek_folder, tmp_path, capsys, edit, message
+) -> None:
+    folder = _broken(deepseek_folder, tmp_path, edit)
+    out = tmp_path / "bad.vmfb"
+    code, stdout, stderr = cli(capsys, "compile", str(folder), "-o", str(out))
+    assert code != 0 and not out.exists()
+    (line,) = stderr.strip().splitlines()
+    assert line.startswith("qmlir: error: ") and "model.safetensors" in line, line
+    assert re.search(message, line), line
+
+
+def _with_quant(folder: Path, tmp_path: Path, quant: dict | None, name: str) -> Path:  # type: ignore[type-arg]
+    copy = tmp_path / name
+    shutil.copytree(folder, copy)
+    config = json.loads((copy / "config.json").read_text())
+    config["quantization_config"] = quant
+    (copy / "config.json").write_text(json.dumps(config))
+    return copy
+
+
+def test_formats_and_choices_it_cannot_take_are_one_line(deepseek_folder, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    awq = _with_quant(deepseek_folder, tmp_path, {"quant_method": "awq", "bits": 4}, "awq")
+    code, _, stderr = cli(capsys, "compile", str(awq), "-o", str(tmp_path / "a.vmfb"))
+    assert code != 0
+    assert "quant_method 'awq' is not supported; qmlir compiles transformers fp8" in stderr
+    static = {"quant_method": "fp8", "activation_scheme": "static", "weight_block_size": None}
+    folder = _with_quant(deepseek_folder, tmp_path, static, "static")
+    with pytest.raises(QmlirError, match="transformers fp8 with static activations is not"):
+        compiler.compile(str(folder))
+    modelopt = tmp_path / "modelopt"
+    shutil.copytree(deepseek_folder, modelopt)
+    (modelopt / "hf_quant_config.json").write_text('{"quantization": {"quant_algo": "FP8"}}')
+    with pytest.raises(QmlirError, match=r"ModelOpt's export \(hf_quant_config.json\) is not"):
+        compiler.compile(str(modelopt))
+    # another recipe would re-quantize the stored codes; inline weights cannot hold them
+    with pytest.raises(QmlirError, match="compiles with recipe 'fp8-block' .* not 'nvfp4'"):
+        compiler.compile(str(deepseek_folder), recipe="nvfp4")
+    with pytest.raises(QmlirError, match=r"weights outside the module \(--weights external\)"):
+        compiler.compile(str(deepseek_folder), weights="inline")
+    # no weight stored as FP8 while the config says so
+    plain = checkpoints.save(_model(1), tmp_path / "plain")
+    claims = _with_quant(plain, tmp_path, {"quant_method": "fp8"}, "claims")
+    with pytest.raises(QmlirError, match="no weight is stored as F8_E4M3"):
+        compiler.compile(str(claims))
+
+
+def test_compressed_tensors_schemes_it_cannot_take_name_themselves(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    dynamic = checkpoints.save_compressed_tensors(_model(1), tmp_path / "dyn", "FP8_DYNAMIC")
+    with pytest.raises(QmlirError, match="channel weights and token activations is not"):
+        compiler.compile(str(dynamic))
