@@ -4,6 +4,7 @@ import compiler
 art = compiler.compile(model, (x,), recipe="fp8-current")
 y = art(x); art.save("model.vmfb"); compiler.load("model.vmfb")
 q = compiler.quantize(x, recipe="fp8-current")   # q.data (uint8 codes), q.scale (scale_inv)
+compiler.export_checkpoint(hf_model, "out/", recipe="fp8-block")  # compressed-tensors folder
 r = compiler.report(model, (x,), recipe="nvfp4")  # per-layer SQNR; r.suggest_excludes(20.0)
 step = compiler.compile_training(model, (x, y), "fp8-current", optimizer="adamw", lr=1e-3)
 loss = step(x, y)  # one step: forward, backward, update; step.parameters(), step.gradients()
@@ -30,6 +31,7 @@ quiet_known_import_noise()  # before a model file (or the caller) builds a trans
 if TYPE_CHECKING:
     from compiler.api.block_scale import block_scale_dequantize, block_scale_quantize
     from compiler.api.compile import compile, compile_generator, compile_training, report
+    from compiler.export.compressed_tensors import export_checkpoint
     from compiler.pipeline.quantize import QuantizedTensor, quantize
     from compiler.runtime import CompiledModule, Generator, TrainingStep, load
 
@@ -48,6 +50,7 @@ _LAZY = {
     "block_scale_quantize": "compiler.api.block_scale",
     "block_scale_dequantize": "compiler.api.block_scale",
     "quantize": "compiler.pipeline.quantize",
+    "export_checkpoint": "compiler.export.compressed_tensors",
     "QuantizedTensor": "compiler.pipeline.quantize",
 }
 # What each of those modules needs of the compile extra (quantizing builds IR, without torch).
@@ -55,6 +58,7 @@ _NEEDS = {
     "compiler.api.compile": extras.COMPILE,
     "compiler.api.block_scale": extras.IR,
     "compiler.pipeline.quantize": extras.IR,
+    "compiler.export.compressed_tensors": extras.COMPILE,
 }
 
 
@@ -80,6 +84,7 @@ __all__ = [
     "compile",
     "compile_generator",
     "compile_training",
+    "export_checkpoint",
     "load",
     "quantize",
     "report",

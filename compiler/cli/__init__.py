@@ -1,4 +1,4 @@
-"""``qmlir``: compile, train, run, generate, quantize, report, recipes, inspect.
+"""``qmlir``: compile, train, run, generate, quantize, export, report, recipes, inspect.
 
 Errors are one line (``qmlir: error: ...``) with a non-zero exit; ``--debug`` shows tracebacks.
 Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``,
@@ -42,6 +42,7 @@ COMMAND_MODULES = (
     "run",
     "generate",
     "quantize",
+    "export",
     "report",
     "recipes",
     "inspect",

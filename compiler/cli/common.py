@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,24 @@ def check_output(output: Path) -> None:
         raise QmlirError(f"cannot write '{output}': {e.strerror or e} in '{existing}'") from e
     os.close(fd)
     Path(probe).unlink(missing_ok=True)
+
+
+def bytes_printer(quiet: bool) -> Any:
+    """The parameter file's progress on a terminal: one line, rewritten at each percent."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    shown = [-1]
+
+    def report(done: int, total: int, name: str) -> None:
+        percent = 100 * done // max(total, 1)
+        if percent != shown[0]:
+            shown[0] = percent
+            end = "\n" if done >= total else ""
+            print(
+                f"\r  weights {percent:3d}% ({human_size(done)} of {human_size(total)})",
+                end=end,
+                file=sys.stderr,
+                flush=True,
+            )
+
+    return report

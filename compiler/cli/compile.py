@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.cli.common import (
+    bytes_printer,
     check_output,
     human_size,
     parse_layer_recipes,
@@ -299,7 +300,7 @@ def _compile(
         scratch = output.parent if options.weights == "external" else None  # the parameters
         compiled = compile_model(
             source,
-            dataclasses.replace(options, progress_bytes=_bytes_printer(args.quiet)),
+            dataclasses.replace(options, progress_bytes=bytes_printer(args.quiet)),
             progress=progress,
             scratch=scratch,
             parameters_name=parameters_beside(output).name,
@@ -342,7 +343,7 @@ def _compile_generator(args: argparse.Namespace, options: Any, output: Path, pro
         model = load_model(args.model).module
     return compile_generator_model(
         model,
-        dataclasses.replace(options, progress_bytes=_bytes_printer(args.quiet)),
+        dataclasses.replace(options, progress_bytes=bytes_printer(args.quiet)),
         max_seq=args.max_seq_len,
         max_batch=args.max_batch,
         progress=progress,
@@ -386,27 +387,6 @@ def _progress_printer(quiet: bool) -> Any:
         if current[0] is not None:
             print(f"  {current[0]:<13} {now - current[1]:6.2f} s", file=sys.stderr, flush=True)
         current[0], current[1] = (None if stage == DONE else stage), now
-
-    return report
-
-
-def _bytes_printer(quiet: bool) -> Any:
-    """The parameter file's progress on a terminal: one line, rewritten at each percent."""
-    if quiet or not sys.stderr.isatty():
-        return None
-    shown = [-1]
-
-    def report(done: int, total: int, name: str) -> None:
-        percent = 100 * done // max(total, 1)
-        if percent != shown[0]:
-            shown[0] = percent
-            end = "\n" if done >= total else ""
-            print(
-                f"\r  weights {percent:3d}% ({human_size(done)} of {human_size(total)})",
-                end=end,
-                file=sys.stderr,
-                flush=True,
-            )
 
     return report
 

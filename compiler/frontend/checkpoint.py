@@ -112,15 +112,15 @@ class Checkpoint:
             self._stored.update(_shard_tensors(f))
         self.files = {name: t.file for name, t in self._stored.items()}
         self.shapes = {name: t.shape for name, t in self._stored.items()}
+        self.dtypes = {name: t.dtype for name, t in self._stored.items()}
         self._merged: dict[str, Merged] = {}  # "merged:<model name>" → its per-expert parts
         self.format = fmt
         self.quantized: dict[str, StoredWeight] = {}
         self._scales: dict[str, np.ndarray] = {}
         if fmt is not None:
-            dtypes = {name: t.dtype for name, t in self._stored.items()}
-            self.quantized = find_stored(fmt, self.shapes, dtypes, self.files)
+            self.quantized = find_stored(fmt, self.shapes, self.dtypes, self.files)
             for weight in self.quantized.values():
-                scale = self._read_stored(weight.scale).astype(np.float32)
+                scale = self.read_stored(weight.scale).astype(np.float32)
                 self._scales[weight.scale] = check_scale(
                     weight.scale, scale, self.files[weight.scale]
                 ).reshape(fmt.scale_shape(weight.shape))
@@ -134,14 +134,15 @@ class Checkpoint:
             assert self.format is not None
             codes, scale = self.read_codes(name)
             return dequantize(codes, scale, self.format.block)
-        return self._read_stored(name)
+        return self.read_stored(name)
 
     def read_codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """An FP8 weight as stored: its codes (int8 bytes) and its scale (f32)."""
         weight = self.quantized[name]
-        return codes_as_int8(self._read_stored(name)), self._scales[weight.scale]
+        return codes_as_int8(self.read_stored(name)), self._scales[weight.scale]
 
-    def _read_stored(self, name: str) -> np.ndarray:
+    def read_stored(self, name: str) -> np.ndarray:
+        """A tensor's values as stored (an FP8 weight's codes as E4M3)."""
         t = self._stored.get(name)
         if t is None:
             raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")

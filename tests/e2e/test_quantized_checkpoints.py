@@ -233,3 +233,98 @@ def test_compressed_tensors_schemes_it_cannot_take_name_themselves(tmp_path) -> 
     dynamic = checkpoints.save_compressed_tensors(_model(1), tmp_path / "dyn", "FP8_DYNAMIC")
     with pytest.raises(QmlirError, match="channel weights and token activations is not"):
         compiler.compile(str(dynamic))
+
+
+def _decompressed(folder: Path) -> dict[str, torch.Tensor]:
+    """The folder's weights as compressed-tensors decompresses them: transformers builds the
+    model with each layer's scheme and loads the stored tensors; the library's
+    ``ModelCompressor`` decompresses every module by its own group's format."""
+    from compressed_tensors.compressors import ModelCompressor
+    from transformers import AutoModelForCausalLM
+
+    loaded = AutoModelForCausalLM.from_pretrained(str(folder))
+    ModelCompressor.from_compression_config(
+        loaded.hf_quantizer.quantization_config
+    ).decompress_model(loaded)
+    return loaded.state_dict()
+
+
+def test_an_export_decompresses_to_qmlirs_own_weights(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    model = checkpoints.llama(0, torch.float32, num_hidden_layers=1, **SIZES)
+    out = compiler.export_checkpoint(
+        model,
+        tmp_path / "mixed",
+        "fp8-block",
+        exclude=["lm_head"],
+        layer_recipes={"*.mlp.*": "mxfp8"},
+    )
+    quant = json.loads((out / "config.json").read_text())["quantization_config"]
+    assert quant["format"] == "mixed-precision" and quant["ignore"] == ["lm_head"]
+    formats = sorted(g["format"] for g in quant["config_groups"].values())
+    assert formats == ["float-quantized", "mxfp8-quantized"]
+    weights = _decompressed(out)
+    for name, tensor in model.state_dict().items():
+        got = weights[name].float().numpy()
+        if name.endswith("proj.weight"):
+            recipe = "mxfp8" if ".mlp." in name else "fp8-block"
+            want = compiler.quantize(tensor.numpy(), recipe, role="weight").dequantize()
+        else:
+            want = tensor.numpy()  # copied as it is
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_qmlir_export_writes_a_folder_transformers_runs(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    model = checkpoints.llama(2, torch.float32, num_hidden_layers=1, **SIZES)
+    source = checkpoints.save(model, tmp_path / "f32")
+    out = tmp_path / "block"
+    code, stdout, _ = cli(
+        capsys,
+        "export",
+        str(source),
+        "--recipe",
+        "fp8-block",
+        "--exclude",
+        "lm_head",
+        "-o",
+        str(out),
+    )
+    assert code == 0 and f"wrote {out}" in stdout, stdout
+    # per-tensor scales too (fp8-current), as compressed-tensors decompresses them
+    per_tensor = compiler.export_checkpoint(str(source), tmp_path / "pt", "fp8-current")
+    weights = _decompressed(per_tensor)
+    for name, tensor in model.state_dict().items():
+        if name.endswith("proj.weight") or name == "lm_head.weight":
+            want = compiler.quantize(tensor.numpy(), "fp8-current", role="weight").dequantize()
+            np.testing.assert_array_equal(weights[name].numpy(), want, err_msg=name)
+    # qmlir compiles its own export back, the codes as written; transformers' logits agree
+    art = compiler.compile(str(out))
+    assert _check_parameter_file(art, out, "weight_scale") == 7
+    cosine = _cosine(art(IDS.numpy()), _transformers_logits(out, IDS))
+    assert (cosine >= 0.999).all(), cosine
+    # a recipe compressed-tensors cannot express, a folder in the way: one line each
+    capsys.readouterr()  # transformers' progress bars so far
+    code, _, stderr = cli(capsys, "export", str(source), "--recipe", "nvfp4", "-o", str(out))
+    assert code != 0 and len(stderr.strip().splitlines()) == 1
+    assert "recipe 'nvfp4' does not export to compressed-tensors" in stderr
+    code, _, stderr = cli(capsys, "export", str(source), "-o", str(out))
+    assert code != 0 and "exists and is not an empty folder" in stderr
+
+
+def test_import_then_export_is_byte_identical(ct_folder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = compiler.export_checkpoint(str(ct_folder), tmp_path / "again")
+    before, after = (
+        safetensors_header(ct_folder / "model.safetensors"),
+        safetensors_header(out / "model.safetensors"),
+    )
+    names = sorted(k for k in before if k != "__metadata__")
+    assert names == sorted(k for k in after if k != "__metadata__")
+    with (
+        safe_open(str(ct_folder / "model.safetensors"), "pt") as a,
+        safe_open(str(out / "model.safetensors"), "pt") as b,
+    ):
+        for name in names:
+            x, y = a.get_tensor(name), b.get_tensor(name)
+            assert x.dtype == y.dtype and x.shape == y.shape, name
+            assert torch.equal(x.view(torch.uint8), y.view(torch.uint8)), name
+    quant = json.loads((out / "config.json").read_text())["quantization_config"]
+    assert quant["config_groups"]["group_0"]["weights"]["strategy"] == "block"

@@ -1,0 +1,1 @@
+"""Writing checkpoints other tools load: ``compressed_tensors.py``."""

@@ -1,0 +1,402 @@
+"""``export_checkpoint``: a model's weights quantized by a recipe, written as a compressed-tensors
+checkpoint folder that transformers, vLLM and SGLang load.
+
+Each linear layer the recipe quantizes gets qmlir's own codes and scales, from the compiled
+quantize core (``compiler.quantize(w, recipe, role="weight")``: the bytes a compiled artifact's
+parameter file holds); every other tensor is copied as it is stored. Scales are written in f32
+(compressed-tensors' own writer stores them in the model's dtype: bf16 would round a scale that
+is not a power of two). A quantized checkpoint folder exported with its own recipe keeps its
+codes and scales byte for byte: import then export is the identity.
+
+What each recipe maps to (``docs/checkpoints.md`` has the table):
+
+- ``fp8-block``: FP8_BLOCK (``float-quantized``): E4M3 weights with a scale per 128x128 block,
+  activations dynamic per 1x128 group;
+- ``fp8-current``: ``float-quantized`` with one weight scale per tensor and dynamic per-tensor
+  activations;
+- ``mxfp8``: MXFP8 (``mxfp8-quantized``): E4M3 weights with an E8M0 scale (uint8) per 1x32,
+  activations dynamic per 1x32;
+- ``nvfp4``, ``fp8-delayed``, ``none``: refused. NVFP4 checkpoints carry a static activation
+  ``input_global_scale`` where qmlir computes the activations' global scale at every call;
+  fp8-delayed's activation scales live in the artifact's state.
+
+Activation scales are never stored (all three are dynamic): the serving engine quantizes
+activations by its own rule (TE's and compressed-tensors' may round a scale differently).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import shutil
+import struct
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from compiler.frontend.checkpoint import open_checkpoint
+from compiler.frontend.moe import moe_routers
+from compiler.frontend.quantized_formats import folder_recipe
+from compiler.frontend.weights import tensor_numpy
+from passes.base.errors import QmlirError
+
+VERSION = "0.20.0"  # the compressed-tensors release whose config layout this writes
+FORMATS = {"fp8-block": "float-quantized", "fp8-current": "float-quantized"}
+FORMATS["mxfp8"] = "mxfp8-quantized"
+# files of a model folder that travel with its weights
+COPIED = (
+    "generation_config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "tokenizer.model",
+    "vocab.json",
+    "vocab.txt",
+    "merges.txt",
+    "added_tokens.json",
+    "chat_template.jinja",
+    "chat_template.json",
+)
+_TORCH_DTYPES = {
+    torch.float32: "F32",
+    torch.bfloat16: "BF16",
+    torch.float16: "F16",
+    torch.float64: "F64",
+    torch.int64: "I64",
+    torch.int32: "I32",
+    torch.int16: "I16",
+    torch.int8: "I8",
+    torch.uint8: "U8",
+    torch.bool: "BOOL",
+    torch.float8_e4m3fn: "F8_E4M3",
+}
+
+
+def _activation_args(recipe: str) -> dict[str, Any]:
+    args: dict[str, Any] = {"num_bits": 8, "type": "float", "symmetric": True, "dynamic": True}
+    if recipe == "fp8-block":
+        return {**args, "strategy": "group", "group_size": 128}
+    if recipe == "mxfp8":
+        return {**args, "strategy": "group", "group_size": 32, "scale_dtype": "torch.uint8"}
+    return {**args, "strategy": "tensor"}
+
+
+def _weight_args(recipe: str) -> dict[str, Any]:
+    args: dict[str, Any] = {"num_bits": 8, "type": "float", "symmetric": True, "dynamic": False}
+    if recipe == "fp8-block":
+        return {**args, "strategy": "block", "block_structure": [128, 128]}
+    if recipe == "mxfp8":
+        return {**args, "strategy": "group", "group_size": 32, "scale_dtype": "torch.uint8"}
+    return {**args, "strategy": "tensor"}
+
+
+def quantization_config(groups: dict[str, list[str]], ignore: list[str]) -> dict[str, Any]:
+    """compressed-tensors' ``quantization_config``: one group per recipe (its layers' module
+    paths as targets), the layers kept in high precision in ``ignore``."""
+    formats = {FORMATS[r] for r in groups}
+    config_groups = {
+        f"group_{i}": {
+            "targets": sorted(layers),
+            "weights": _weight_args(recipe),
+            "input_activations": _activation_args(recipe),
+            "output_activations": None,
+            "format": FORMATS[recipe],
+        }
+        for i, (recipe, layers) in enumerate(sorted(groups.items()))
+    }
+    return {
+        "quant_method": "compressed-tensors",
+        "format": formats.pop() if len(formats) == 1 else "mixed-precision",
+        "quantization_status": "compressed",
+        "config_groups": config_groups,
+        "ignore": sorted(ignore),
+        "kv_cache_scheme": None,
+        "sparsity_config": {},
+        "transform_config": {},
+        "global_compression_ratio": None,
+        "version": VERSION,
+    }
+
+
+@dataclass(frozen=True)
+class _Tensor:
+    """A tensor of the folder: name, safetensors dtype, shape, and how to make its values."""
+
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+    make: Callable[[], np.ndarray]
+
+    @property
+    def nbytes(self) -> int:
+        item = {"F32": 4, "F64": 8, "I64": 8, "I32": 4, "BF16": 2, "F16": 2, "I16": 2}
+        return int(np.prod(self.shape, dtype=np.int64)) * item.get(self.dtype, 1)
+
+
+def export_checkpoint(
+    model: nn.Module | str | Path,
+    folder: str | Path,
+    recipe: str | None = None,
+    *,
+    exclude: list[str] | tuple[str, ...] = (),
+    layer_recipes: dict[str, str] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    **options: Any,
+) -> Path:
+    """Writes ``model`` (a transformers model, or a checkpoint folder, read one tensor at a
+    time) to ``folder`` as a compressed-tensors checkpoint whose linear layers hold ``recipe``'s
+    codes and scales (default fp8-current; a quantized checkpoint folder: its own, its codes
+    kept). ``exclude`` globs (module paths) and MoE routers stay in high precision (the config's
+    ``ignore``); ``layer_recipes`` maps globs to other recipes (config groups). ``options`` are
+    the recipe's. The folder is written beside and renamed into place: never half-written."""
+    source = Path(model) if isinstance(model, (str, Path)) else None
+    recipe, options = folder_recipe(source, recipe, options)
+    layer_recipes = dict(layer_recipes or {})
+    for name in {recipe, *layer_recipes.values()}:
+        _check_recipe(name)
+    if source is not None:
+        opened = open_checkpoint(source)
+        module, config = opened.model, opened.config
+        names = opened.stored  # model names → the checkpoint's
+        checkpoint = opened.checkpoint
+        stored_format = checkpoint.format
+        if stored_format is not None and layer_recipes:
+            raise QmlirError(
+                "a quantized checkpoint exports with its own recipe: drop layer_recipes"
+            )
+
+        def read(name: str) -> np.ndarray:
+            return checkpoint.read(names[name])
+
+        def raw(name: str) -> np.ndarray:
+            return checkpoint.read_stored(names[name])
+    else:
+        assert isinstance(model, nn.Module)
+        config = getattr(model, "config", None)
+        if config is None or not hasattr(config, "to_dict"):
+            raise QmlirError(
+                f"export needs a transformers model (one with a config), not {type(model).__name__}"
+            )
+        module, checkpoint, stored_format = model, None, None
+        state = dict(model.state_dict())
+        names = {n: n for n in state}
+
+        def read(name: str) -> np.ndarray:
+            return tensor_numpy(state[name])
+
+        raw = read
+    routers = set(moe_routers(module))
+    shared = _shared_weights(module)
+    groups: dict[str, list[str]] = {}
+    ignore: list[str] = []
+    choice: dict[str, str] = {}
+    for path, sub in module.named_modules():
+        if not isinstance(sub, nn.Linear) or f"{path}.weight" not in names:
+            continue
+        chosen = _layer_recipe(path, recipe, exclude, layer_recipes, routers)
+        if f"{path}.weight" in shared:  # a head tied to the embedding: one tensor, unquantized
+            chosen = None
+        if stored_format is not None:
+            quantized = names[f"{path}.weight"] in checkpoint.quantized  # type: ignore[union-attr]
+            chosen = recipe if quantized and chosen is not None else None
+            if quantized and chosen is None:
+                raise QmlirError(
+                    f"'{path}' is stored as {stored_format.name}: export keeps it as stored "
+                    "(drop its --exclude)"
+                )
+        if chosen is None:
+            ignore.append(path)
+            continue
+        groups.setdefault(chosen, []).append(path)
+        choice[f"{path}.weight"] = chosen
+    if not groups:
+        raise QmlirError(f"no linear layer is left to quantize with '{recipe}'")
+    tensors = list(
+        _tensors(module, names, choice, read, raw, checkpoint, stored_format, options, recipe)
+    )
+    quant = quantization_config(groups, ignore)
+    return _write_folder(Path(folder), config, quant, tensors, source, progress)
+
+
+def _shared_weights(module: nn.Module) -> set[str]:
+    """The state-dict names of tensors held under several names (a tied head and embedding)."""
+    by_id: dict[int, list[str]] = {}
+    for name, t in module.state_dict(keep_vars=True).items():
+        by_id.setdefault(id(t), []).append(name)
+    return {n for names in by_id.values() if len(names) > 1 for n in names}
+
+
+def _check_recipe(name: str) -> None:
+    if name not in FORMATS:
+        why = {
+            "nvfp4": "NVFP4 checkpoints carry a static activation input_global_scale, qmlir "
+            "computes it at every call",
+            "fp8-delayed": "fp8-delayed's activation scales live in the artifact's state",
+            "none": "it quantizes nothing",
+        }.get(name, "compressed-tensors has no such format")
+        raise QmlirError(
+            f"recipe '{name}' does not export to compressed-tensors ({why}); exportable: "
+            f"{', '.join(sorted(FORMATS))}"
+        )
+
+
+def _layer_recipe(
+    path: str,
+    recipe: str,
+    exclude: tuple[str, ...] | list[str],
+    layer_recipes: dict[str, str],
+    routers: set[str],
+) -> str | None:
+    """A layer's recipe as compile chooses it: excluded, a layer recipe, a router, the default."""
+    if any(fnmatch.fnmatchcase(path, g) for g in exclude):
+        return None
+    for glob, name in layer_recipes.items():
+        if fnmatch.fnmatchcase(path, glob):
+            return name
+    return None if path in routers else recipe
+
+
+def _tensors(
+    module: nn.Module,
+    names: dict[str, str],
+    choice: dict[str, str],
+    read: Callable[[str], np.ndarray],
+    raw: Callable[[str], np.ndarray],
+    checkpoint: Any,
+    stored_format: Any,
+    options: dict[str, Any],
+    default: str,
+) -> Iterator[_Tensor]:
+    """Every tensor of the folder, in the model's state-dict order (tied weights once)."""
+    seen: set[int] = set()
+    for name, t in module.state_dict(keep_vars=True).items():
+        if id(t) in seen or name not in names:
+            continue
+        seen.add(id(t))
+        shape = tuple(t.shape)
+        if name not in choice:
+            if names[name].startswith("merged:"):
+                raise QmlirError(
+                    f"'{name}' is stored one matrix per expert: exporting such a checkpoint is "
+                    "not supported"
+                )
+            dtype = checkpoint.dtypes[names[name]] if checkpoint is not None else None
+            yield _Tensor(name, dtype or _TORCH_DTYPES[t.dtype], shape, lambda n=name: raw(n))
+            continue
+        layer = name.removesuffix(".weight")
+        if stored_format is not None:  # the checkpoint's codes and scale, byte for byte
+            stored = checkpoint.quantized[names[name]]
+            scale_dtype = checkpoint.dtypes[stored.scale]
+            yield _Tensor(name, "F8_E4M3", shape, lambda n=name: raw(n))
+            yield _Tensor(
+                f"{layer}.weight_scale",
+                scale_dtype,
+                checkpoint.shapes[stored.scale],
+                lambda s=stored.scale: checkpoint.read_stored(s),
+            )
+            continue
+        recipe = choice[name]
+        opts = options if recipe == default else {}
+        quantized = _Quantized(name, read, recipe, opts)
+        scale_shape, scale_dtype = _scale_layout(recipe, shape)
+        yield _Tensor(name, "F8_E4M3", shape, quantized.codes)
+        yield _Tensor(f"{layer}.weight_scale", scale_dtype, scale_shape, quantized.scale)
+
+
+def _scale_layout(recipe: str, shape: tuple[int, ...]) -> tuple[tuple[int, ...], str]:
+    rows, cols = shape
+    if recipe == "fp8-block":
+        return (-(-rows // 128), -(-cols // 128)), "F32"
+    if recipe == "mxfp8":
+        return (rows, -(-cols // 32)), "U8"
+    return (1,), "F32"
+
+
+class _Quantized:
+    """One weight through the recipe's compiled quantize core, quantized when its codes are
+    first asked for and dropped after its scale is written."""
+
+    def __init__(
+        self, name: str, read: Callable[[str], np.ndarray], recipe: str, options: dict[str, Any]
+    ) -> None:
+        self._name, self._read, self._recipe, self._options = name, read, recipe, options
+        self._result: Any = None
+
+    def codes(self) -> np.ndarray:
+        from compiler.pipeline.quantize import quantize
+
+        weight = self._read(self._name).astype(np.float32)
+        self._result = quantize(weight, self._recipe, role="weight", **self._options)
+        return self._result.data
+
+    def scale(self) -> np.ndarray:
+        assert self._result is not None, "codes are written before their scale"
+        scale = self._result.scale
+        self._result = None
+        return scale.reshape(-1) if scale.ndim == 0 else scale
+
+
+def _write_folder(
+    folder: Path,
+    config: Any,
+    quant: dict[str, Any],
+    tensors: list[_Tensor],
+    source: Path | None,
+    progress: Callable[[int, int, str], None] | None,
+) -> Path:
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise QmlirError(f"'{folder}' exists and is not an empty folder")
+    tmp = folder.with_name(f".{folder.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    tmp.mkdir(parents=True)
+    try:
+        data = config.to_dict()
+        data["quantization_config"] = quant
+        (tmp / "config.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        _write_safetensors(tmp / "model.safetensors", tensors, progress)
+        if source is not None:
+            for name in COPIED:
+                if (source / name).is_file():
+                    shutil.copy2(source / name, tmp / name)
+        if folder.exists():
+            folder.rmdir()
+        os.replace(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return folder
+
+
+def _write_safetensors(
+    path: Path, tensors: list[_Tensor], progress: Callable[[int, int, str], None] | None
+) -> None:
+    """One safetensors file, header first (every tensor's dtype and shape is known before any
+    is made), then each tensor's bytes as it is made: one weight in memory at a time."""
+    header: dict[str, Any] = {"__metadata__": {"format": "pt", "producer": "qmlir"}}
+    offset = 0
+    for t in tensors:
+        header[t.name] = {
+            "dtype": t.dtype,
+            "shape": list(t.shape),
+            "data_offsets": [offset, offset + t.nbytes],
+        }
+        offset += t.nbytes
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    written = 0
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        for t in tensors:
+            array = np.ascontiguousarray(t.make())
+            if array.nbytes != t.nbytes or array.size != int(np.prod(t.shape, dtype=np.int64)):
+                raise AssertionError(f"{t.name}: {array.dtype}{list(array.shape)} for {t}")
+            f.write(memoryview(array.reshape(-1).view(np.uint8)))
+            written += t.nbytes
+            if progress is not None:
+                progress(written, offset, t.name)
