@@ -49,6 +49,7 @@ PACKAGE_LAYERS = {
 LAYERS = {
     "compiler": {
         "compiler.api",
+        "compiler.export",  # compiler.export_checkpoint
         "compiler.extras",
         "compiler.import_noise",  # installed on `import compiler`: logging only
         "compiler.pipeline",  # compiler.quantize: pipeline/quantize.py
@@ -75,6 +76,14 @@ LAYERS = {
         "compiler.extras",
         "compiler.version",
     },
+    # compressed-tensors folders from a model's weights through the compiled quantize core
+    "compiler.export": {
+        "compiler.frontend",
+        "compiler.pipeline",
+        "compiler.runtime",
+        "compiler.extras",
+        "compiler.version",
+    },
     "compiler.api": {
         "compiler.analysis",
         "compiler.frontend",
@@ -86,6 +95,7 @@ LAYERS = {
     },
     "compiler.cli": {
         "compiler.api",
+        "compiler.export",
         "compiler.analysis",
         "compiler.frontend",
         "compiler.backend",

@@ -56,6 +56,8 @@ ALLOWED = {
     # compressed-tensors' config: its key "format" and its weight strategy "block"
     ("compiler/frontend/quantized_formats.py", "format"),
     ("compiler/frontend/quantized_formats.py", "block"),
+    ("compiler/export/compressed_tensors.py", "format"),
+    ("compiler/export/compressed_tensors.py", "block"),
 }
 
 
