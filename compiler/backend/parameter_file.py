@@ -263,7 +263,7 @@ class _Run:
         """The checkpoint's codes and scale for quantize call ``index`` (its result types)."""
         codes, scale = self._stored_codes.codes(self._overrides[index].name)
         signature = self._plan.signatures[self._plan.calls[index].function]
-        results = [codes, np.ascontiguousarray(scale, dtype=np.float32)]
+        results = [codes, np.ascontiguousarray(scale)]
         for i, (array, text) in enumerate(zip(results, signature.results, strict=True)):
             shape = _static_shape(text)
             if shape is None or array.size != int(np.prod(shape, dtype=np.int64)):
@@ -310,11 +310,14 @@ def _stored_quantizes(plan: WeightPlan, stored: Any) -> dict[int, ParameterRef]:
         if not stored.holds(first.name):
             continue
         scaling = Scaling.PER_TENSOR if fmt.block is None else Scaling.BLOCK
+        scale_formats = (
+            (ScaleFormat.E8M0,) if fmt.scale_kind == "e8m0" else (None, ScaleFormat.FP32)
+        )
         same = (
             record.format == E4M3
             and record.scaling == scaling
             and (record.block is None or tuple(record.block) == fmt.block)
-            and record.scale_format in (None, ScaleFormat.FP32)
+            and record.scale_format in scale_formats
             and not record.packed
         )
         if same and all(step == Step("f32") for step in first.steps):

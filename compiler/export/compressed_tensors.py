@@ -222,7 +222,14 @@ def export_checkpoint(
         _tensors(module, names, choice, read, raw, checkpoint, stored_format, options, recipe)
     )
     quant = quantization_config(groups, ignore)
-    return _write_folder(Path(folder), config, quant, tensors, source, progress)
+    data = config.to_dict()
+    if source is None:  # what save_pretrained records of the model itself
+        data["architectures"] = [type(module).__name__]
+        dtypes = [p.dtype for p in module.parameters() if p.is_floating_point()]
+        if dtypes:
+            data["dtype"] = str(dtypes[0]).removeprefix("torch.")
+    data["quantization_config"] = quant
+    return _write_folder(Path(folder), data, tensors, source, progress)
 
 
 def _shared_weights(module: nn.Module) -> set[str]:
@@ -345,8 +352,7 @@ class _Quantized:
 
 def _write_folder(
     folder: Path,
-    config: Any,
-    quant: dict[str, Any],
+    config: dict[str, Any],
     tensors: list[_Tensor],
     source: Path | None,
     progress: Callable[[int, int, str], None] | None,
@@ -356,9 +362,7 @@ def _write_folder(
     tmp = folder.with_name(f".{folder.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     tmp.mkdir(parents=True)
     try:
-        data = config.to_dict()
-        data["quantization_config"] = quant
-        (tmp / "config.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        (tmp / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
         _write_safetensors(tmp / "model.safetensors", tensors, progress)
         if source is not None:
             for name in COPIED:

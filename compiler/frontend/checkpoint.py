@@ -120,9 +120,9 @@ class Checkpoint:
         if fmt is not None:
             self.quantized = find_stored(fmt, self.shapes, self.dtypes, self.files)
             for weight in self.quantized.values():
-                scale = self.read_stored(weight.scale).astype(np.float32)
+                scale = self.read_stored(weight.scale)
                 self._scales[weight.scale] = check_scale(
-                    weight.scale, scale, self.files[weight.scale]
+                    weight.scale, scale, self.files[weight.scale], fmt.scale_kind
                 ).reshape(fmt.scale_shape(weight.shape))
 
     def read(self, name: str) -> np.ndarray:
@@ -137,9 +137,13 @@ class Checkpoint:
         return self.read_stored(name)
 
     def read_codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """An FP8 weight as stored: its codes (int8 bytes) and its scale (f32)."""
+        """An FP8 weight as stored: its codes (int8 bytes) and its scale (f32; E8M0: int8
+        bytes, as qmlir's mxfp8 scales are)."""
         weight = self.quantized[name]
-        return codes_as_int8(self.read_stored(name)), self._scales[weight.scale]
+        scale = self._scales[weight.scale]
+        return codes_as_int8(self.read_stored(name)), (
+            scale.view(np.int8) if scale.dtype == np.uint8 else scale
+        )
 
     def read_stored(self, name: str) -> np.ndarray:
         """A tensor's values as stored (an FP8 weight's codes as E4M3)."""

@@ -63,6 +63,11 @@ def find_stored(
             raise QmlirError(
                 f"'{files[name]}': '{name}' is {FP8}, but the config keeps '{module}' unquantized"
             )
+        if fmt.scale_kind == "e8m0" and dtypes[scale] != "U8":
+            raise QmlirError(
+                f"'{files[scale]}': scale '{scale}' is {dtypes[scale]}; {fmt.name} stores E8M0 "
+                "exponents as U8"
+            )
         shape = shapes[name]
         want = fmt.scale_shape(shape) if len(shape) == 2 else None
         got = shapes[scale]
@@ -78,8 +83,14 @@ def find_stored(
     return stored
 
 
-def check_scale(name: str, scale: np.ndarray, file: object) -> np.ndarray:
-    """``scale`` as f32, finite and positive (one line naming the tensor otherwise)."""
+def check_scale(name: str, scale: np.ndarray, file: object, kind: str = "f32") -> np.ndarray:
+    """``scale`` as f32, finite and positive (one line naming the tensor otherwise); E8M0
+    exponents (``kind="e8m0"``) as they are, none the NaN code 0xFF."""
+    if kind == "e8m0":
+        codes = np.asarray(scale, dtype=np.uint8)
+        if (codes == 0xFF).any():
+            raise QmlirError(f"'{file}': scale '{name}' holds the E8M0 NaN code 0xFF")
+        return codes
     values = np.asarray(scale, dtype=np.float32)
     bad = ~(np.isfinite(values) & (values > 0))
     if bad.any():
@@ -96,8 +107,12 @@ def codes_as_int8(codes: np.ndarray) -> np.ndarray:
 
 
 def dequantize(codes: np.ndarray, scale: np.ndarray, block: tuple[int, int] | None) -> np.ndarray:
-    """``code x scale`` in f32, each ``block`` of the weight by its own scale."""
+    """``code x scale`` in f32, each ``block`` of the weight by its own scale (E8M0 exponents,
+    uint8 or int8 bytes: ``2^(e - 127)``)."""
     values = np.ascontiguousarray(codes).view(np.uint8).view(_E4M3).astype(np.float32)
+    if scale.dtype.itemsize == 1:
+        exponent = scale.view(np.uint8).astype(np.int32) - 127
+        scale = np.ldexp(np.float32(1), exponent).astype(np.float32)
     if block is None:
         return values * scale.reshape(())
     rows, cols = values.shape

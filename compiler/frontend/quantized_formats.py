@@ -10,7 +10,8 @@ in]`` with a scale that multiplies its codes, activations quantized dynamically)
 - transformers ``fp8`` (DeepSeek-V3 style), 128x128 blocks, ``weight_scale_inv``: fp8-block;
 - transformers ``fp8`` without blocks, one ``weight_scale_inv`` per tensor: fp8-current;
 - compressed-tensors FP8_BLOCK (float-quantized), 128x128 blocks, ``weight_scale``: fp8-block;
-- compressed-tensors FP8 per tensor with dynamic activations, ``weight_scale``: fp8-current.
+- compressed-tensors FP8 per tensor with dynamic activations, ``weight_scale``: fp8-current;
+- compressed-tensors MXFP8 (mxfp8-quantized), E8M0 ``weight_scale`` (uint8) per 1x32: mxfp8.
 
 Anything else (static activation scales, per-channel weights, NVFP4/MXFP4 packs, ModelOpt's
 export, a quantized KV cache, other ``quant_method``\\ s) is one line naming it and listing these.
@@ -30,8 +31,9 @@ BLOCK = (128, 128)
 SUPPORTED = (
     "transformers fp8 (DeepSeek-V3 style: 128x128 weight blocks, or per tensor) with dynamic "
     "activations; compressed-tensors float-quantized FP8_BLOCK, or FP8 per tensor with dynamic "
-    "activations"
+    "activations, and MXFP8 (mxfp8-quantized)"
 )
+MX_BLOCK = (1, 32)
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class StoredFormat:
     block: tuple[int, int] | None
     options: dict[str, Any] = field(default_factory=dict)
     ignore: tuple[str, ...] = ()
+    scale_kind: str = "f32"  # how a scale is stored: f32 (any float dtype) or e8m0 (uint8)
 
     def scale_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         """The scale tensor's shape for a weight of ``shape`` (``[out, in]``)."""
@@ -127,13 +130,25 @@ def _compressed_tensors(folder: Path, quant: dict[str, Any]) -> StoredFormat:
     kinds = set()
     for name, group in groups.items():
         fmt = group.get("format") or quant.get("format")
-        if fmt != "float-quantized":
+        if fmt not in ("float-quantized", "mxfp8-quantized"):
             _unsupported(folder, f"compressed-tensors format '{fmt}' (group '{name}')")
-        kinds.add(_group_kind(folder, name, group))
+        kind = _group_kind(folder, name, group)
+        if (kind == "mx") != (fmt == "mxfp8-quantized"):
+            _unsupported(folder, f"compressed-tensors group '{name}' as '{fmt}'")
+        kinds.add(kind)
     if len(kinds) != 1:
         _unsupported(folder, "compressed-tensors with differently quantized groups")
     kind = kinds.pop()
     ignore = tuple(quant.get("ignore") or ())
+    if kind == "mx":
+        return StoredFormat(
+            "compressed-tensors MXFP8",
+            "mxfp8",
+            "weight_scale",
+            MX_BLOCK,
+            ignore=ignore,
+            scale_kind="e8m0",
+        )
     if kind == "block":
         return StoredFormat(
             "compressed-tensors FP8_BLOCK",
@@ -169,6 +184,9 @@ def _group_kind(folder: Path, name: str, group: dict[str, Any]) -> str:
             return "block"
     if strategy == "tensor" and act == "tensor":
         return "tensor"
+    size = MX_BLOCK[1]
+    if strategy == act == "group" and weights.get("group_size") == inputs.get("group_size") == size:
+        return "mx"
     _unsupported(folder, f"{where} with {strategy} weights and {act} activations")
     return ""
 

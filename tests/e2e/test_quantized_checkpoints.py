@@ -18,6 +18,7 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
 import compiler
+from compiler.frontend.checkpoint import NextTokenLogits
 from compiler.runtime.parameters import safetensors_header
 from passes.base.errors import QmlirError
 from tests.e2e import checkpoints
@@ -328,3 +329,14 @@ def test_import_then_export_is_byte_identical(ct_folder, tmp_path) -> None:  # t
             assert torch.equal(x.view(torch.uint8), y.view(torch.uint8)), name
     quant = json.loads((out / "config.json").read_text())["quantization_config"]
     assert quant["config_groups"]["group_0"]["weights"]["strategy"] == "block"
+
+
+def test_an_mxfp8_export_compiles_back_to_the_same_artifact(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Export, then compile the folder: qmlir's own codes and E8M0 scales come back as stored,
+    and the artifact's logits equal those of the model compiled directly, bit for bit."""
+    model = checkpoints.llama(4, torch.float32, num_hidden_layers=1, **SIZES)
+    folder = compiler.export_checkpoint(model, tmp_path / "mx", "mxfp8")
+    art = compiler.compile(str(folder))
+    assert art.record.recipe["name"] == "mxfp8"
+    direct = compiler.compile(NextTokenLogits(model), (IDS,), recipe="mxfp8")
+    np.testing.assert_array_equal(art(IDS.numpy()), direct(IDS.numpy()))
