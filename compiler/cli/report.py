@@ -20,7 +20,12 @@ NEEDS = COMPILE
 
 def add_arguments(rp: argparse.ArgumentParser) -> None:
     rp.add_argument("model", help="file.py[:function] (default function: build) or a .pt2 file")
-    rp.add_argument("--recipe", default="fp8-current", help="scaling recipe (see `qmlir recipes`)")
+    rp.add_argument(
+        "--recipe",
+        default=None,
+        help="scaling recipe (see `qmlir recipes`; default fp8-current, or a quantized checkpoint "
+        "folder's own)",
+    )
     rp.add_argument("-O", "--recipe-option", action="append", default=[], metavar="KEY=VALUE")
     rp.add_argument(
         "--inputs",
@@ -63,9 +68,11 @@ def run(args: argparse.Namespace) -> int:
     )
     from compiler.frontend.dynamic_dims import dynamic_shapes_from_flags  # same reason
     from compiler.frontend.model_loader import load_model  # same reason
+    from compiler.frontend.quantized_formats import folder_recipe  # same reason
     from passes.recipes import get_recipe  # same reason
 
-    recipe = get_recipe(args.recipe, parse_options(args.recipe_option))
+    folder = Path(args.model) if Path(args.model).is_dir() else None
+    recipe = get_recipe(*folder_recipe(folder, args.recipe, parse_options(args.recipe_option)))
     if not recipe.quantizes:
         raise QmlirError(f"recipe '{recipe.name}' quantizes nothing: there is nothing to report")
     if args.suggest is not None and not np.isfinite(args.suggest):
