@@ -313,10 +313,11 @@ def _stored_quantizes(plan: WeightPlan, stored: Any) -> dict[int, ParameterRef]:
         scale_formats = (
             (ScaleFormat.E8M0,) if fmt.scale_kind == "e8m0" else (None, ScaleFormat.FP32)
         )
+        block = None if fmt.block is None else fmt.weight_block(stored.shape(first.name))
         same = (
             record.format == E4M3
             and record.scaling == scaling
-            and (record.block is None or tuple(record.block) == fmt.block)
+            and (record.block is None or tuple(record.block) == block)
             and record.scale_format in scale_formats
             and not record.packed
         )

@@ -16,11 +16,13 @@ What each recipe maps to (``docs/checkpoints.md`` has the table):
   activations;
 - ``mxfp8``: MXFP8 (``mxfp8-quantized``): E4M3 weights with an E8M0 scale (uint8) per 1x32,
   activations dynamic per 1x32;
+- ``fp8-rowwise``: FP8_DYNAMIC (``float-quantized``): E4M3 weights with a scale per output
+  channel, activations dynamic per token;
 - ``nvfp4``, ``fp8-delayed``, ``none``: refused. NVFP4 checkpoints carry a static activation
   ``input_global_scale`` where qmlir computes the activations' global scale at every call;
   fp8-delayed's activation scales live in the artifact's state.
 
-Activation scales are never stored (all three are dynamic): the serving engine quantizes
+Activation scales are never stored (all four are dynamic): the serving engine quantizes
 activations by its own rule (TE's and compressed-tensors' may round a scale differently).
 """
 
@@ -48,7 +50,11 @@ from compiler.frontend.weights import tensor_numpy
 from passes.base.errors import QmlirError
 
 VERSION = "0.20.0"  # the compressed-tensors release whose config layout this writes
-FORMATS = {"fp8-block": "float-quantized", "fp8-current": "float-quantized"}
+FORMATS = {
+    "fp8-block": "float-quantized",
+    "fp8-current": "float-quantized",
+    "fp8-rowwise": "float-quantized",
+}
 FORMATS["mxfp8"] = "mxfp8-quantized"
 # files of a model folder that travel with its weights
 COPIED = (
@@ -85,6 +91,8 @@ def _activation_args(recipe: str) -> dict[str, Any]:
         return {**args, "strategy": "group", "group_size": 128}
     if recipe == "mxfp8":
         return {**args, "strategy": "group", "group_size": 32, "scale_dtype": "torch.uint8"}
+    if recipe == "fp8-rowwise":
+        return {**args, "strategy": "token"}
     return {**args, "strategy": "tensor"}
 
 
@@ -94,6 +102,8 @@ def _weight_args(recipe: str) -> dict[str, Any]:
         return {**args, "strategy": "block", "block_structure": [128, 128]}
     if recipe == "mxfp8":
         return {**args, "strategy": "group", "group_size": 32, "scale_dtype": "torch.uint8"}
+    if recipe == "fp8-rowwise":
+        return {**args, "strategy": "channel"}
     return {**args, "strategy": "tensor"}
 
 
@@ -323,6 +333,8 @@ def _scale_layout(recipe: str, shape: tuple[int, ...]) -> tuple[tuple[int, ...],
         return (-(-rows // 128), -(-cols // 128)), "F32"
     if recipe == "mxfp8":
         return (rows, -(-cols // 32)), "U8"
+    if recipe == "fp8-rowwise":
+        return (rows, 1), "F32"
     return (1,), "F32"
 
 

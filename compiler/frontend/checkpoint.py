@@ -133,7 +133,8 @@ class Checkpoint:
         if name in self.quantized:
             assert self.format is not None
             codes, scale = self.read_codes(name)
-            return dequantize(codes, scale, self.format.block)
+            block = None if self.format.block is None else self.format.weight_block(codes.shape)
+            return dequantize(codes, scale, block)
         return self.read_stored(name)
 
     def read_codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -317,7 +318,9 @@ class OpenedCheckpoint:
             for n, s in names.items()
             if n.endswith(".weight") and s not in self.checkpoint.quantized
         )
-        return Prequantized(fmt, stored, self.checkpoint.read_codes, unquantized)
+        return Prequantized(
+            fmt, stored, self.checkpoint.read_codes, unquantized, self.checkpoint.shapes
+        )
 
     def _wrapper_names(self, wrapper: nn.Module) -> dict[str, str]:
         """``wrapper``'s state-dict names (a module holding :attr:`model`) → the checkpoint's."""

@@ -140,6 +140,7 @@ class Prequantized:
     stored: dict[str, str]
     read_codes: Callable[[str], tuple[np.ndarray, np.ndarray]]
     unquantized: tuple[str, ...]
+    shapes: dict[str, tuple[int, ...]]  # the checkpoint's tensors' shapes
 
     def inline_refusal(self) -> str:
         """Why such a model cannot compile with its weights inside the module."""
@@ -150,6 +151,10 @@ class Prequantized:
 
     def holds(self, name: str) -> bool:
         return name in self.stored
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        """Weight ``name``'s shape as stored."""
+        return self.shapes[self.stored[name]]
 
     def codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Weight ``name``'s codes (int8 bytes, ``[out, in]``) and scale (f32, the format's

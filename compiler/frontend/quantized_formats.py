@@ -11,7 +11,9 @@ in]`` with a scale that multiplies its codes, activations quantized dynamically)
 - transformers ``fp8`` without blocks, one ``weight_scale_inv`` per tensor: fp8-current;
 - compressed-tensors FP8_BLOCK (float-quantized), 128x128 blocks, ``weight_scale``: fp8-block;
 - compressed-tensors FP8 per tensor with dynamic activations, ``weight_scale``: fp8-current;
-- compressed-tensors MXFP8 (mxfp8-quantized), E8M0 ``weight_scale`` (uint8) per 1x32: mxfp8.
+- compressed-tensors MXFP8 (mxfp8-quantized), E8M0 ``weight_scale`` (uint8) per 1x32: mxfp8;
+- compressed-tensors FP8_DYNAMIC, a ``weight_scale`` per output channel ``[out, 1]``, activations
+  per token: fp8-rowwise.
 
 Anything else (static activation scales, per-channel weights, NVFP4/MXFP4 packs, ModelOpt's
 export, a quantized KV cache, other ``quant_method``\\ s) is one line naming it and listing these.
@@ -31,8 +33,10 @@ BLOCK = (128, 128)
 SUPPORTED = (
     "transformers fp8 (DeepSeek-V3 style: 128x128 weight blocks, or per tensor) with dynamic "
     "activations; compressed-tensors float-quantized FP8_BLOCK, or FP8 per tensor with dynamic "
-    "activations, and MXFP8 (mxfp8-quantized)"
+    "activations, FP8_DYNAMIC (per-channel weights, per-token activations) and MXFP8 "
+    "(mxfp8-quantized)"
 )
+ROW = (1, 0)  # a block spanning a whole row (the 0: its weight's contraction dim)
 MX_BLOCK = (1, 32)
 
 
@@ -40,7 +44,8 @@ MX_BLOCK = (1, 32)
 class StoredFormat:
     """A quantized checkpoint's format: ``name`` (for messages), the ``recipe`` (and recipe
     options) that computes with its codes and scales, each weight's scale tensor (``<module>.``
-    + ``scale_name``), the weight block (None: one scale per tensor), and the module patterns
+    + ``scale_name``), the weight block (None: one scale per tensor; :data:`ROW`: one per
+    output channel), and the module patterns
     it keeps in high precision (``ignore``: names, or ``re:`` regular expressions)."""
 
     name: str
@@ -53,9 +58,12 @@ class StoredFormat:
 
     def scale_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         """The scale tensor's shape for a weight of ``shape`` (``[out, in]``)."""
-        if self.block is None:
-            return ()
-        return tuple(-(-n // b) for n, b in zip(shape, self.block, strict=True))
+        return () if self.block is None else _grid(shape, self.weight_block(shape))
+
+    def weight_block(self, shape: tuple[int, ...]) -> tuple[int, int]:
+        """The block of a weight of ``shape``: :data:`ROW` is the whole row."""
+        assert self.block is not None
+        return (1, shape[1]) if self.block == ROW else self.block
 
     def ignores(self, module: str) -> bool:
         """Whether the checkpoint keeps ``module`` (a module path) in high precision."""
@@ -140,6 +148,10 @@ def _compressed_tensors(folder: Path, quant: dict[str, Any]) -> StoredFormat:
         _unsupported(folder, "compressed-tensors with differently quantized groups")
     kind = kinds.pop()
     ignore = tuple(quant.get("ignore") or ())
+    if kind == "channel":
+        return StoredFormat(
+            "compressed-tensors FP8_DYNAMIC", "fp8-rowwise", "weight_scale", ROW, ignore=ignore
+        )
     if kind == "mx":
         return StoredFormat(
             "compressed-tensors MXFP8",
@@ -184,11 +196,17 @@ def _group_kind(folder: Path, name: str, group: dict[str, Any]) -> str:
             return "block"
     if strategy == "tensor" and act == "tensor":
         return "tensor"
+    if strategy == "channel" and act == "token":
+        return "channel"
     size = MX_BLOCK[1]
     if strategy == act == "group" and weights.get("group_size") == inputs.get("group_size") == size:
         return "mx"
     _unsupported(folder, f"{where} with {strategy} weights and {act} activations")
     return ""
+
+
+def _grid(shape: tuple[int, ...], block: tuple[int, int]) -> tuple[int, ...]:
+    return tuple(-(-n // b) for n, b in zip(shape, block, strict=True))
 
 
 def resolve_recipe(

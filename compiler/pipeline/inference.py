@@ -31,6 +31,7 @@ from compiler.pipeline.options import (
     CompileOptions,
     Progress,
     attention_as_matmuls,
+    check_target_recipes,
     check_weights,
     gemm_operand_type,
 )
@@ -59,6 +60,7 @@ def compile_model(
     (``passes/hold_buffers.py``); ``generation`` records a generator's (``generation.py``)."""
     note = progress or (lambda stage: None)
     check_weights(options)
+    check_target_recipes(options)
     external = options.weights == "external"
     stored = source.prequantized
     if stored is not None:

@@ -52,6 +52,19 @@ def check_weights(options: CompileOptions) -> None:
         raise QmlirError("a parameter file path needs weights='external'")
 
 
+def check_target_recipes(options: CompileOptions) -> None:
+    """One line for a recipe the target does not take (fp8-rowwise on cuda)."""
+    if not options.target.is_cuda:
+        return
+    for recipe in (options.recipe, *(r for _, r in options.layer_recipes)):
+        reason = getattr(recipe, "cuda_refusal", None)
+        if reason:
+            raise QmlirError(
+                f"recipe '{recipe.name}' does not run on --target cuda yet ({reason}): "
+                "compile it for llvm-cpu"
+            )
+
+
 def gemm_operand_type(options: CompileOptions, cpu: Cpu | None) -> str:
     """The element type of the llvm-cpu scaled GEMMs' decoded operands (passes/gemm_operands.py):
     ``auto`` is bf16 on a CPU with AVX512-BF16 (IREE's data-tiled bf16 GEMM, 1.6-1.8x its f32 one

@@ -138,6 +138,8 @@ class ScalingRecipe(Recipe, abc.ABC):
     quantizes: ClassVar[bool] = True
     # Block-scaled recipes quantize 2-D operands: N-D activations are flattened to [M, K].
     two_dimensional: ClassVar[bool] = False
+    # why the cuda target does not take this recipe (None: it does)
+    cuda_refusal: ClassVar[str | None] = None
 
     def dynamic_rows_refusal(self) -> str | None:
         """Why this recipe, as configured, does not quantize an activation whose rows are

@@ -83,6 +83,20 @@ def quantize_1d(
     raise ValueError(f"axis must be 0 or 1, got {axis}")
 
 
+def quantize_rows(
+    x: np.ndarray, axis: int = 1, pow2: bool = False, eps: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """fp8-rowwise (torchao's rowwise, compressed-tensors' FP8_DYNAMIC): the same rule with a
+    block spanning the contraction dim. axis=1: one scale per row, scale_inv [M, 1]; axis=0:
+    one per column, scale_inv [1, K]."""
+    m, k = np.shape(x)
+    if axis == 1:
+        return _quantize_tiles(x, 1, k, pow2, eps)
+    if axis == 0:
+        return _quantize_tiles(x, m, 1, pow2, eps)
+    raise ValueError(f"axis must be 0 or 1, got {axis}")
+
+
 def quantize_2d(
     w: np.ndarray, pow2: bool = True, eps: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -22,6 +22,7 @@ INSTALL = "pip install 'qmlir[compile]'"
 NEEDS = {
     "compile": extras.COMPILE,
     "report": extras.COMPILE,
+    "export": extras.COMPILE,
     "quantize": extras.IR,
     "recipes": extras.IR,
     "run": (),

@@ -67,8 +67,14 @@ GROUP_A = {"strategy": "group", "group_size": 128, "dynamic": True}
             "weight_scale",
             (1, 32),
         ),
+        (
+            _ct({"strategy": "channel"}, {"strategy": "token", "dynamic": True}),
+            "fp8-rowwise",
+            "weight_scale",
+            (1, 0),
+        ),
     ],
-    ids=["deepseek", "fp8-per-tensor", "ct-fp8-block", "ct-fp8-tensor", "ct-mxfp8"],
+    ids=["deepseek", "fp8-per-tensor", "ct-fp8-block", "ct-fp8-tensor", "ct-mxfp8", "ct-dynamic"],
 )
 def test_formats_qmlir_takes(tmp_path, quant, recipe, scale, block) -> None:  # type: ignore[no-untyped-def]
     fmt = stored_format(_folder(tmp_path, quant))
@@ -86,7 +92,10 @@ def test_formats_qmlir_takes(tmp_path, quant, recipe, scale, block) -> None:  # 
         ({"quant_method": "fp8", "activation_scheme": "static"}, "with static activations"),
         ({"quant_method": "fp8", "weight_block_size": [64, 64]}, r"weight_block_size \[64, 64\]"),
         (_ct(BLOCK_W, {**GROUP_A, "dynamic": False}), "static activation scales"),
-        (_ct({"strategy": "channel"}, {"strategy": "token", "dynamic": True}), "channel weights"),
+        (
+            _ct({"strategy": "channel"}, {"strategy": "tensor", "dynamic": True}),
+            "channel weights and tensor activations",
+        ),
         (_ct(BLOCK_W, None), "unquantized input activations"),
         (_ct(BLOCK_W, GROUP_A, "pack-quantized"), "format 'pack-quantized'"),
         (_ct(BLOCK_W, GROUP_A, kv_cache_scheme={"num_bits": 8}), "quantized KV cache"),

@@ -1,0 +1,123 @@
+"""Recipe ``fp8-rowwise``: FP8 with one FP32 scale per row of each GEMM operand.
+
+An activation ``[M, K]`` gets a scale per row (per token), a weight ``[N, K]`` one per output
+channel, each over the whole contraction dim: torchao's rowwise ``Float8Linear`` and
+compressed-tensors' FP8_DYNAMIC (per-channel weights, dynamic per-token activations), which is
+how most FP8 checkpoints on the Hugging Face hub are stored. The rule per row is fp8-block's with
+the block a whole row (``1 x K``; a ``[K, N]`` operand's columns, ``K x 1``): ``scale =
+448 / amax`` in FP32 (``amax == 0`` → 1), power-of-2 rounding off by default (torchao's rowwise
+recipe rounds scales down to a power of 2: ``pow2_scales=true``), cast to E4M3, ``scale_inv``
+stored; the GEMM multiplies each dot product by its row's and column's ``scale_inv``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from iree.compiler import ir
+
+from passes.base.errors import QmlirError
+from passes.ir.dialect import ComputeScale, ScaleFormat, ScaleRule
+from passes.ir.formats import FloatFormat, Fp8Format
+from passes.ir.layouts import ScaleLayout, swizzled_shape
+from passes.ir.named_ops import NamedOpBuilder
+from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
+from passes.recipes.base import (
+    QuantizedOperand,
+    Role,
+    ScalingRecipe,
+    Usage,
+    check_amax_epsilon,
+    register_recipe,
+)
+from passes.recipes.blocks import emit_block_quantize, emit_block_scaled_matmul, emit_swizzle
+
+
+@register_recipe
+@dataclasses.dataclass(frozen=True)
+class Fp8RowwiseScaling(ScalingRecipe):
+    name = "fp8-rowwise"
+    summary = "FP8 with an FP32 scale per row: per token, per output channel (FP8_DYNAMIC)"
+    two_dimensional = True
+    cuda_refusal = "the CUDA kernels take 128-element FP8 blocks; a row's scale spans all of K"
+
+    fp8_format: Fp8Format = Fp8Format.E4M3
+    pow2_scales: bool = False
+    amax_epsilon: float = 0.0
+
+    @classmethod
+    def option_docs(cls) -> dict[str, str]:
+        return {
+            "fp8_format": "e4m3 | hybrid (E5M2 for gradients in training; inference: as e4m3)",
+            "pow2_scales": "round each row's scale down to a power of 2 (torchao's rowwise)",
+            "amax_epsilon": "lower bound on each row's amax",
+        }
+
+    def __post_init__(self) -> None:
+        check_amax_epsilon(self.name, self.amax_epsilon)
+
+    def element_format(self, role: Role) -> FloatFormat:
+        if role is Role.GRADIENT:
+            return self.fp8_format.gradient_format()
+        return self.fp8_format.forward_format()
+
+    def has_scaling_state(self, role: Role) -> bool:
+        return False
+
+    def emit_quantize(
+        self,
+        ops: NamedOpBuilder,
+        x: ir.Value,
+        role: Role,
+        usage: Usage = Usage.ROWWISE,
+        layer: str | None = None,
+    ) -> QuantizedOperand:
+        info = tensor_info(x.type, dynamic=True)
+        assert info is not None and info.rank == 2, x.type
+        columnwise = usage is Usage.COLUMNWISE
+        k = info.shape[0] if columnwise else info.shape[1]
+        if k == DYNAMIC:
+            raise QmlirError(
+                f"recipe '{self.name}' needs a static contraction dim (a row's scale covers it)"
+            )
+        fmt = self.element_format(role)
+        return emit_block_quantize(
+            ops,
+            x,
+            (k, 1) if columnwise else (1, k),
+            fmt,
+            ComputeScale(
+                rule=ScaleRule.FP8_BLOCK,
+                fp8_max=fmt.max_finite,
+                epsilon=self.amax_epsilon,
+                pow2=self.pow2_scales,
+            ),
+            ScaleFormat.FP32,
+            columnwise,
+            layer,
+        )
+
+    def emit_swizzle(
+        self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
+    ) -> ir.Value:
+        """Compact FP32 scales ``[rows, 1]`` → GEMM-ready ``[1, pad4(rows)]`` (the 1D layout)."""
+        grid = tensor_info(q.scale_inv.type, dynamic=True)
+        assert grid is not None
+        rows, k_blocks = (grid.shape[1], grid.shape[0]) if q.columnwise else grid.shape
+        shape = swizzled_shape(ScaleLayout.BLOCK1D, rows, k_blocks)
+        return emit_swizzle(ops, q.scale_inv, ScaleLayout.BLOCK1D, q.columnwise, shape, layer)
+
+    def emit_scaled_matmul(
+        self,
+        ops: NamedOpBuilder,
+        a: QuantizedOperand,
+        b: QuantizedOperand,
+        b_transposed: bool,
+        out: TensorInfo,
+        layer: str | None = None,
+    ) -> ir.Value:
+        scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
+        layouts = (ScaleLayout.BLOCK1D, ScaleLayout.BLOCK1D)
+        return emit_block_scaled_matmul(
+            ops, a, b, scales, b_transposed, out, ScaleFormat.FP32, layouts, layer
+        )
