@@ -1,7 +1,7 @@
 """Large language models from checkpoint folders: compile time and peak memory against model size.
 
     python benchmarks/llm_scale.py [--sizes 0.35b 1.1b 8b] [--recipes fp8-current fp8-block nvfp4]
-                                   [--work DIR] [--keep] [--answer]
+                                   [--work DIR] [--keep] [--answer] [--fp8-blocks]
 
 For each size the benchmark writes a random-weight bf16 Llama checkpoint itself (safetensors
 shards of at most 2 GB, streamed tensor by tensor: it never holds the model), then compiles it
@@ -19,6 +19,10 @@ process per recipe, reporting:
   so it bounds iree-compile's peak from above), against the target ``3 GB + 2 x the largest
   tensor``;
 - the artifact's and parameter file's sizes;
+- with ``--fp8-blocks``: the checkpoint is a DeepSeek-V3-style FP8 one instead (transformers
+  ``quant_method: fp8``, every linear weight but the head E4M3 with a ``weight_scale_inv`` per
+  128x128 block, made from the same std-0.02 weights by DeepSeek's rule), compiled as stored
+  with its own recipe, fp8-block (``--recipes`` is ignored);
 - with ``--answer``: the compiled model answers a 16-token prompt in a process of its own (RSS
   after one call: mapped parameter pages and heap), and torch's bf16 model (``from_pretrained``
   on the same folder, in its own process afterwards, once per size) gives the reference
@@ -111,31 +115,77 @@ def _random_bf16(shape: tuple[int, ...], name: str, rng: np.random.Generator) ->
     return out.tobytes()
 
 
-def write_checkpoint(folder: Path, size: str, seed: int = 0) -> int:
-    """A random bf16 Llama of ``size`` in ``folder`` (shards + index + config); its bytes."""
+ITEM = {"BF16": 2, "F32": 4, "F8_E4M3": 1}
+
+
+def _entries(config: dict, fp8: bool) -> list[tuple[str, str, tuple[int, ...]]]:
+    """The checkpoint's tensors: name, safetensors dtype, shape (an FP8 weight's scale after
+    it)."""
+    out = []
+    for name, shape in tensor_shapes(config):
+        if fp8 and name.endswith("proj.weight"):
+            grid = tuple(-(-n // 128) for n in shape)
+            out += [(name, "F8_E4M3", shape), (name + "_scale_inv", "F32", grid)]
+        else:
+            out.append((name, "BF16", shape))
+    return out
+
+
+class _Fp8Blocks:
+    """DeepSeek-V3's ``weight_quant`` of std-0.02 weights: per 128x128 block ``s = amax / 448``,
+    codes ``cast(w / s)``; the scale is kept for the tensor written next."""
+
+    def __init__(self) -> None:
+        self.scale = np.empty(0, np.float32)
+
+    def codes(self, shape: tuple[int, ...], rng: np.random.Generator) -> bytes:
+        import ml_dtypes
+
+        rows, cols = shape
+        w = rng.standard_normal(shape, dtype=np.float32) * np.float32(0.02)
+        br, bc = -(-rows // 128), -(-cols // 128)
+        padded = np.zeros((br * 128, bc * 128), np.float32)
+        padded[:rows, :cols] = w
+        blocks = padded.reshape(br, 128, bc, 128)
+        self.scale = (np.abs(blocks).max(axis=(1, 3)) / np.float32(448)).astype(np.float32)
+        scaled = blocks / self.scale[:, None, :, None]
+        codes = scaled.reshape(br * 128, bc * 128)[:rows, :cols].astype(ml_dtypes.float8_e4m3fn)
+        return codes.tobytes()
+
+
+def write_checkpoint(folder: Path, size: str, seed: int = 0, fp8: bool = False) -> int:
+    """A random bf16 Llama of ``size`` in ``folder`` (shards + index + config); its bytes.
+    ``fp8``: its linear weights (not the head) in DeepSeek-V3's FP8 128x128-block format."""
     config = llama_config(size)
+    if fp8:
+        config["quantization_config"] = {
+            "quant_method": "fp8",
+            "activation_scheme": "dynamic",
+            "weight_block_size": [128, 128],
+        }
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(config, indent=1))
-    shapes = tensor_shapes(config)
-    shards: list[list[tuple[str, tuple[int, ...]]]] = [[]]
+    entries = _entries(config, fp8)
+    shards: list[list[tuple[str, str, tuple[int, ...]]]] = [[]]
     used = 0
-    for name, shape in shapes:
-        nbytes = 2 * int(np.prod(shape))
-        if shards[-1] and used + nbytes > SHARD_BYTES:
+    for name, dtype, shape in entries:
+        nbytes = ITEM[dtype] * int(np.prod(shape))
+        if shards[-1] and used + nbytes > SHARD_BYTES and dtype != "F32":
             shards.append([])
             used = 0
-        shards[-1].append((name, shape))
+        shards[-1].append((name, dtype, shape))
         used += nbytes
+    blocks = _Fp8Blocks()
     rng = np.random.default_rng(seed)
     weight_map = {}
     total = 0
     for k, shard in enumerate(shards):
         file = f"model-{k + 1:05d}-of-{len(shards):05d}.safetensors"
         header, offset = {}, 0
-        for name, shape in shard:
-            nbytes = 2 * int(np.prod(shape))
+        for name, dtype, shape in shard:
+            nbytes = ITEM[dtype] * int(np.prod(shape))
             header[name] = {
-                "dtype": "BF16",
+                "dtype": dtype,
                 "shape": list(shape),
                 "data_offsets": [offset, offset + nbytes],
             }
@@ -145,8 +195,13 @@ def write_checkpoint(folder: Path, size: str, seed: int = 0) -> int:
         text += b" " * (-len(text) % 8)
         with open(folder / file, "wb") as f:
             f.write(struct.pack("<Q", len(text)) + text)
-            for name, shape in shard:
-                f.write(_random_bf16(shape, name, rng))
+            for name, dtype, shape in shard:
+                if dtype == "F8_E4M3":
+                    f.write(blocks.codes(shape, rng))
+                elif dtype == "F32":
+                    f.write(blocks.scale.tobytes())
+                else:
+                    f.write(_random_bf16(shape, name, rng))
         total += offset
     index = {"metadata": {"total_size": total}, "weight_map": weight_map}
     (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=1))
@@ -262,7 +317,12 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="where checkpoints are written")
     parser.add_argument("--keep", action="store_true", help="keep checkpoints and artifacts")
     parser.add_argument("--answer", action="store_true", help="run a 16-token prompt, vs torch")
+    parser.add_argument(
+        "--fp8-blocks", action="store_true", help="DeepSeek-style FP8 checkpoints, as stored"
+    )
     args = parser.parse_args()
+    if args.fp8_blocks:
+        args.recipes = ["fp8-block"]
     work = args.work or Path(tempfile.mkdtemp(prefix="qmlir-llm-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     copy = copy_bandwidth()
@@ -273,10 +333,10 @@ def main() -> None:
     )
     rows = []
     for size in args.sizes:
-        folder = work / f"llama-{size}"
+        folder = work / f"llama-{size}{'-fp8' if args.fp8_blocks else ''}"
         if not (folder / "config.json").is_file():
             start = time.perf_counter()
-            nbytes = write_checkpoint(folder, size)
+            nbytes = write_checkpoint(folder, size, fp8=args.fp8_blocks)
             print(
                 f"{size}: wrote a {nbytes / 1e9:.2f} GB checkpoint in "
                 f"{time.perf_counter() - start:.0f} s",
@@ -286,7 +346,7 @@ def main() -> None:
         largest = largest_tensor_bytes(size)
         target_mb = (3e9 + 2 * largest) / 1e6
         for recipe in args.recipes:
-            out = work / f"llama-{size}.{recipe}.vmfb"
+            out = work / f"{folder.name}.{recipe}.vmfb"
             r = run_child(
                 _CHILD, str(ROOT), "compile", str(folder), "--recipe", recipe, "-o", str(out), "-q"
             )
@@ -296,7 +356,7 @@ def main() -> None:
             bound = nbytes / (copy * 1e9) + pbytes / (disk * 1e9)
             peak = max(r["peak_mb"], r["children_peak_mb"])
             row = {
-                "size": size,
+                "size": size + (" FP8 checkpoint" if args.fp8_blocks else ""),
                 "recipe": recipe,
                 "checkpoint_gb": nbytes / 1e9,
                 "compile_s": r["wall"],
@@ -314,7 +374,7 @@ def main() -> None:
             if args.answer:
                 vocab = str(llama_config(size)["vocab_size"])
                 answer = run_child(_ANSWER, str(ROOT), str(out), str(work / "q.npy"), vocab)
-                reference = work / f"torch-{size}.npy"
+                reference = work / f"torch-{folder.name}.npy"
                 if not reference.is_file():
                     run_child(_TORCH, str(folder), str(reference), vocab)
                 q, t = np.load(work / "q.npy").ravel(), np.load(reference).ravel()

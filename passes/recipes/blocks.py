@@ -14,11 +14,12 @@ from passes.ir.dialect import (
     Quantize,
     ScaledMatmul,
     ScaleFormat,
+    ScaleRule,
     Scaling,
     Swizzle,
 )
 from passes.ir.formats import FloatFormat
-from passes.ir.layouts import ScaleLayout
+from passes.ir.layouts import ScaleLayout, swizzled_shape
 from passes.ir.named_ops import NamedOpBuilder, variant_suffix
 from passes.ir.types import DYNAMIC, TensorInfo, builtin_tensor_type, tensor_info
 from passes.recipes.base import QuantizedOperand
@@ -140,3 +141,51 @@ def emit_block_scaled_matmul(
         layer=layer,
     )
     return result
+
+
+def emit_fp8_block_quantize(
+    ops: NamedOpBuilder,
+    x: ir.Value,
+    block: tuple[int, int],
+    fmt: FloatFormat,
+    epsilon: float,
+    pow2: bool,
+    columnwise: bool,
+    layer: str | None,
+) -> QuantizedOperand:
+    """:func:`emit_block_quantize` with TE's FP8 block rule and FP32 ``scale_inv`` (fp8-block's
+    1x128 / 128x128 blocks, fp8-rowwise's rows)."""
+    rule = ComputeScale(
+        rule=ScaleRule.FP8_BLOCK, fp8_max=fmt.max_finite, epsilon=epsilon, pow2=pow2
+    )
+    return emit_block_quantize(ops, x, block, fmt, rule, ScaleFormat.FP32, columnwise, layer)
+
+
+def emit_fp32_swizzle(
+    ops: NamedOpBuilder, q: QuantizedOperand, layout: ScaleLayout, layer: str | None
+) -> ir.Value:
+    """Compact FP32 scales → GEMM-ready: 1D [k_blocks, pad4(rows)], 2D [rows/128, pad4(.)]."""
+    grid = tensor_info(q.scale_inv.type, dynamic=True)
+    assert grid is not None
+    rows, k_blocks = (grid.shape[1], grid.shape[0]) if q.columnwise else grid.shape
+    shape = swizzled_shape(layout, rows, k_blocks)
+    return emit_swizzle(ops, q.scale_inv, layout, q.columnwise, shape, layer)
+
+
+def emit_fp32_block_gemm(
+    ops: NamedOpBuilder,
+    a: QuantizedOperand,
+    b: QuantizedOperand,
+    layouts: tuple[ScaleLayout, ScaleLayout],
+    b_transposed: bool,
+    out: TensorInfo,
+    layer: str | None,
+) -> ir.Value:
+    """Both operands' FP32 scales swizzled to ``layouts``, then the block-scaled GEMM."""
+    scales = (
+        emit_fp32_swizzle(ops, a, layouts[0], layer),
+        emit_fp32_swizzle(ops, b, layouts[1], layer),
+    )
+    return emit_block_scaled_matmul(
+        ops, a, b, scales, b_transposed, out, ScaleFormat.FP32, layouts, layer
+    )

@@ -14,11 +14,10 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.base.errors import QmlirError
-from passes.ir.dialect import ComputeScale, ScaleFormat, ScaleRule
 from passes.ir.formats import FloatFormat, Fp8Format
-from passes.ir.layouts import ScaleLayout, swizzled_shape
+from passes.ir.layouts import ScaleLayout
 from passes.ir.named_ops import NamedOpBuilder
-from passes.ir.types import TensorInfo, tensor_info
+from passes.ir.types import TensorInfo
 from passes.recipes.base import (
     QuantizedOperand,
     Role,
@@ -27,7 +26,7 @@ from passes.recipes.base import (
     check_amax_epsilon,
     register_recipe,
 )
-from passes.recipes.blocks import emit_block_quantize, emit_block_scaled_matmul, emit_swizzle
+from passes.recipes.blocks import emit_fp8_block_quantize, emit_fp32_block_gemm, emit_fp32_swizzle
 
 BLOCK = 128
 
@@ -104,32 +103,16 @@ class Fp8BlockScaling(ScalingRecipe):
         layer: str | None = None,
     ) -> QuantizedOperand:
         fmt = self.element_format(role)
-        return emit_block_quantize(
-            ops,
-            x,
-            self.block_shape(role, usage),
-            fmt,
-            ComputeScale(
-                rule=ScaleRule.FP8_BLOCK,
-                fp8_max=fmt.max_finite,
-                epsilon=self.amax_epsilon,
-                pow2=self.pow2_scales,
-            ),
-            ScaleFormat.FP32,
-            usage is Usage.COLUMNWISE,
-            layer,
+        block = self.block_shape(role, usage)
+        columnwise = usage is Usage.COLUMNWISE
+        return emit_fp8_block_quantize(
+            ops, x, block, fmt, self.amax_epsilon, self.pow2_scales, columnwise, layer
         )
 
     def emit_swizzle(
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
     ) -> ir.Value:
-        """Compact FP32 scales → GEMM-ready: 1D [k_blocks, pad4(rows)], 2D [rows/128, pad4(.)]."""
-        grid = tensor_info(q.scale_inv.type, dynamic=True)
-        assert grid is not None
-        rows, k_blocks = (grid.shape[1], grid.shape[0]) if q.columnwise else grid.shape
-        layout = _layout(q)
-        shape = swizzled_shape(layout, rows, k_blocks)
-        return emit_swizzle(ops, q.scale_inv, layout, q.columnwise, shape, layer)
+        return emit_fp32_swizzle(ops, q, _layout(q), layer)
 
     def emit_scaled_matmul(
         self,
@@ -140,11 +123,8 @@ class Fp8BlockScaling(ScalingRecipe):
         out: TensorInfo,
         layer: str | None = None,
     ) -> ir.Value:
-        scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
         layouts = (_layout(a), _layout(b))
-        return emit_block_scaled_matmul(
-            ops, a, b, scales, b_transposed, out, ScaleFormat.FP32, layouts, layer
-        )
+        return emit_fp32_block_gemm(ops, a, b, layouts, b_transposed, out, layer)
 
 
 def _layout(q: QuantizedOperand) -> ScaleLayout:

@@ -17,9 +17,8 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.base.errors import QmlirError
-from passes.ir.dialect import ComputeScale, ScaleFormat, ScaleRule
 from passes.ir.formats import FloatFormat, Fp8Format
-from passes.ir.layouts import ScaleLayout, swizzled_shape
+from passes.ir.layouts import ScaleLayout
 from passes.ir.named_ops import NamedOpBuilder
 from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
 from passes.recipes.base import (
@@ -30,7 +29,7 @@ from passes.recipes.base import (
     check_amax_epsilon,
     register_recipe,
 )
-from passes.recipes.blocks import emit_block_quantize, emit_block_scaled_matmul, emit_swizzle
+from passes.recipes.blocks import emit_fp8_block_quantize, emit_fp32_block_gemm, emit_fp32_swizzle
 
 
 @register_recipe
@@ -80,32 +79,17 @@ class Fp8RowwiseScaling(ScalingRecipe):
             raise QmlirError(
                 f"recipe '{self.name}' needs a static contraction dim (a row's scale covers it)"
             )
+        block = (k, 1) if columnwise else (1, k)
         fmt = self.element_format(role)
-        return emit_block_quantize(
-            ops,
-            x,
-            (k, 1) if columnwise else (1, k),
-            fmt,
-            ComputeScale(
-                rule=ScaleRule.FP8_BLOCK,
-                fp8_max=fmt.max_finite,
-                epsilon=self.amax_epsilon,
-                pow2=self.pow2_scales,
-            ),
-            ScaleFormat.FP32,
-            columnwise,
-            layer,
+        return emit_fp8_block_quantize(
+            ops, x, block, fmt, self.amax_epsilon, self.pow2_scales, columnwise, layer
         )
 
     def emit_swizzle(
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
     ) -> ir.Value:
         """Compact FP32 scales ``[rows, 1]`` → GEMM-ready ``[1, pad4(rows)]`` (the 1D layout)."""
-        grid = tensor_info(q.scale_inv.type, dynamic=True)
-        assert grid is not None
-        rows, k_blocks = (grid.shape[1], grid.shape[0]) if q.columnwise else grid.shape
-        shape = swizzled_shape(ScaleLayout.BLOCK1D, rows, k_blocks)
-        return emit_swizzle(ops, q.scale_inv, ScaleLayout.BLOCK1D, q.columnwise, shape, layer)
+        return emit_fp32_swizzle(ops, q, ScaleLayout.BLOCK1D, layer)
 
     def emit_scaled_matmul(
         self,
@@ -116,8 +100,5 @@ class Fp8RowwiseScaling(ScalingRecipe):
         out: TensorInfo,
         layer: str | None = None,
     ) -> ir.Value:
-        scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
         layouts = (ScaleLayout.BLOCK1D, ScaleLayout.BLOCK1D)
-        return emit_block_scaled_matmul(
-            ops, a, b, scales, b_transposed, out, ScaleFormat.FP32, layouts, layer
-        )
+        return emit_fp32_block_gemm(ops, a, b, layouts, b_transposed, out, layer)
