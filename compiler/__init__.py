@@ -30,7 +30,13 @@ quiet_known_import_noise()  # before a model file (or the caller) builds a trans
 
 if TYPE_CHECKING:
     from compiler.api.block_scale import block_scale_dequantize, block_scale_quantize
-    from compiler.api.compile import compile, compile_generator, compile_training, report
+    from compiler.api.compile import (
+        calibrate,
+        compile,
+        compile_generator,
+        compile_training,
+        report,
+    )
     from compiler.export.compressed_tensors import export_checkpoint
     from compiler.pipeline.quantize import QuantizedTensor, quantize
     from compiler.runtime import CompiledModule, Generator, TrainingStep, load
@@ -45,6 +51,7 @@ _LAZY = {
     "Generator": "compiler.runtime",
     "compile_generator": "compiler.api.compile",
     "compile": "compiler.api.compile",
+    "calibrate": "compiler.api.compile",
     "compile_training": "compiler.api.compile",
     "report": "compiler.api.compile",
     "block_scale_quantize": "compiler.api.block_scale",
@@ -81,6 +88,7 @@ __all__ = [
     "__version__",
     "block_scale_dequantize",
     "block_scale_quantize",
+    "calibrate",
     "compile",
     "compile_generator",
     "compile_training",

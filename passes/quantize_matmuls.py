@@ -99,6 +99,9 @@ class QuantizeMatmuls(ModulePass):
     routers: tuple[str, ...] = ()
     # layers a quantized checkpoint stores in high precision (module paths), kept so
     unquantized: tuple[str, ...] = ()
+    # fixed activation scales (``scale_inv``, the dequantizing multiplier) by layer: a
+    # checkpoint's ``input_scale``s, or calibrated
+    activation_scales: tuple[tuple[str, float], ...] = ()
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> QuantizeMatmuls:
@@ -110,6 +113,8 @@ class QuantizeMatmuls(ModulePass):
         exclude = tuple(g for g in opts.pop("exclude", "").split(",") if g)
         routers = tuple(g for g in opts.pop("routers", "").split(",") if g)
         unquantized = tuple(g for g in opts.pop("unquantized", "").split(",") if g)
+        scales = [item.rpartition("=") for item in opts.pop("activation_scales", "").split(",")]
+        static = tuple((layer, float.fromhex(v)) for layer, _, v in scales if layer)
         pairs = [item.rpartition(":") for item in opts.pop("layer_recipes", "").split(",") if item]
         recipe = get_recipe(recipe_name, opts)
         return cls(
@@ -119,6 +124,7 @@ class QuantizeMatmuls(ModulePass):
             layer_recipes=tuple((g, get_recipe(r)) for g, _, r in pairs),
             routers=routers,
             unquantized=unquantized,
+            activation_scales=static,
         )
 
     def options(self) -> dict[str, str]:
@@ -135,6 +141,10 @@ class QuantizeMatmuls(ModulePass):
             out["routers"] = ",".join(self.routers)
         if self.unquantized:
             out["unquantized"] = ",".join(self.unquantized)
+        if self.activation_scales:
+            out["activation-scales"] = ",".join(
+                f"{layer}={float(v).hex()}" for layer, v in self.activation_scales
+            )
         return out
 
     def choose(self, layer: str, *also: str) -> tuple[ScalingRecipe | None, str]:
@@ -284,7 +294,11 @@ class QuantizeMatmuls(ModulePass):
                 a = torch_ops.collapse_to_2d(a)
             # a training step: one cast per tensor and use
             cast = _caster(casts if ROLES_ATTR in op.attributes else None, recipe, builder, site)
-            qa = cast(site.a, a, site.roles[0], Usage.ROWWISE)
+            static = dict(self.activation_scales).get(site.layer)
+            if static is not None and site.roles[0] is Role.ACTIVATION:
+                qa = recipe.emit_quantize_static(builder, a, static, site.layer)
+            else:
+                qa = cast(site.a, a, site.roles[0], Usage.ROWWISE)
             qb = cast(site.b, b, site.roles[1], b_usage)
             gemm_out = _flat_out(out_info) if flat else out_info
             y = recipe.emit_scaled_matmul(

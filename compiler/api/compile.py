@@ -45,6 +45,7 @@ def compile(  # noqa: A001 (the product's API name)
     gemm_operands: str = "auto",
     weights: str = "auto",
     parameters: str | Path | None = None,
+    activation_scales: dict[str, float] | None = None,
     output_field: str | None = None,
     batch: int | None = None,
     seq: int | None = None,
@@ -71,6 +72,11 @@ def compile(  # noqa: A001 (the product's API name)
     one weight at a time to ``parameters``, else to a temporary file that ``save(path)`` moves
     beside the artifact as ``<name>.params.safetensors``); ``auto``: external for a checkpoint
     folder, inline for a module.
+
+    ``activation_scales`` fixes the scale of each named layer's activation (fp8-current): the
+    dequantizing multiplier ``scale_inv`` by module path, from :func:`calibrate` or a
+    checkpoint's ``input_scale``; such an activation is cast with ``scale = 1 / scale_inv`` and
+    no amax pass, values past the calibrated range saturating.
 
     ``model`` may be a checkpoint folder (``config.json`` and ``*.safetensors``, as
     ``save_pretrained`` writes them; ``compiler/frontend/checkpoint.py``): no example inputs,
@@ -112,6 +118,7 @@ def compile(  # noqa: A001 (the product's API name)
             gemm_operands=gemm_operands,
             weights=weights,
             parameters=Path(parameters) if parameters is not None else None,
+            activation_scales=tuple(sorted((activation_scales or {}).items())),
         ),
     )
     LOG.info("%s: %s", source.name, compiled.summary)
@@ -265,6 +272,18 @@ def compile_generator(
         kv_cache=kv_cache,
         tokenizer=tokenizer,
     )
+
+
+def calibrate(model: torch.nn.Module, batches: Any) -> dict[str, float]:
+    """Static activation scales by max calibration: runs ``model`` (eval mode, no gradients)
+    on each batch of ``batches`` (a tuple of inputs each, or one tensor) and returns, for every
+    ``nn.Linear``, ``amax / 448`` (f32) of its input over all batches, by module path: the
+    ``activation_scales`` :func:`compile` takes (the multiplier compressed-tensors stores as
+    ``input_scale`` and ModelOpt's max calibration computes; NaN elements are left out of the
+    amax, an all-zero input gives ``1 / 448``)."""
+    from compiler.analysis.calibration import calibrate_linear_inputs
+
+    return calibrate_linear_inputs(model, batches)
 
 
 def report(

@@ -117,6 +117,7 @@ class Checkpoint:
         self.format = fmt
         self.quantized: dict[str, StoredWeight] = {}
         self._scales: dict[str, np.ndarray] = {}
+        self.input_scales: dict[str, float] = {}  # by FP8 weight, a static format's
         if fmt is not None:
             self.quantized = find_stored(fmt, self.shapes, self.dtypes, self.files)
             for weight in self.quantized.values():
@@ -124,6 +125,12 @@ class Checkpoint:
                 self._scales[weight.scale] = check_scale(
                     weight.scale, scale, self.files[weight.scale], fmt.scale_kind
                 ).reshape(fmt.scale_shape(weight.shape))
+            for name, weight in self.quantized.items():
+                if weight.input_scale is not None:
+                    value = self.read_stored(weight.input_scale).astype(np.float32)
+                    file = self.files[weight.input_scale]
+                    checked = check_scale(weight.input_scale, value, file)
+                    self.input_scales[name] = float(checked.reshape(-1)[0])
 
     def read(self, name: str) -> np.ndarray:
         merged = self._merged.get(name)
@@ -318,8 +325,13 @@ class OpenedCheckpoint:
             for n, s in names.items()
             if n.endswith(".weight") and s not in self.checkpoint.quantized
         )
+        scales = tuple(
+            (n.removesuffix(".weight"), self.checkpoint.input_scales[s])
+            for n, s in stored.items()
+            if s in self.checkpoint.input_scales
+        )
         return Prequantized(
-            fmt, stored, self.checkpoint.read_codes, unquantized, self.checkpoint.shapes
+            fmt, stored, self.checkpoint.read_codes, unquantized, self.checkpoint.shapes, scales
         )
 
     def _wrapper_names(self, wrapper: nn.Module) -> dict[str, str]:

@@ -27,10 +27,12 @@ FP8 = "F8_E4M3"
 
 @dataclass(frozen=True)
 class StoredWeight:
-    """An FP8 weight's scale tensor and the weight's shape."""
+    """An FP8 weight's scale tensor and the weight's shape (and its layer's static input scale
+    tensor, where the format has one)."""
 
     scale: str
     shape: tuple[int, ...]
+    input_scale: str | None = None
 
 
 def find_stored(
@@ -39,8 +41,16 @@ def find_stored(
     """Every FP8 weight of the checkpoint and its scale, checked (shapes and dtypes from the
     shards' headers: one line naming the tensor and its file for one that does not fit)."""
     suffix = "." + fmt.scale_name
+    inputs = "." + fmt.input_scale_name if fmt.input_scale_name else None
     stored: dict[str, StoredWeight] = {}
     for name, dtype in dtypes.items():
+        if inputs is not None and name.endswith(inputs):
+            if shapes[name] not in ((), (1,)):
+                raise QmlirError(
+                    f"'{files[name]}': input scale '{name}' has shape {list(shapes[name])}; "
+                    f"{fmt.name} has one per layer"
+                )
+            continue
         if name.endswith(suffix):
             weight = name[: -len(suffix)] + ".weight"
             if dtypes.get(weight) != FP8:
@@ -77,7 +87,15 @@ def find_stored(
                 f"{list(want) if want is not None else '[out, in] weights'} for '{name}' "
                 f"{list(shape)}"
             )
-        stored[name] = StoredWeight(scale, shape)
+        input_scale = None
+        if inputs is not None:
+            input_scale = module + inputs
+            if input_scale not in dtypes:
+                raise QmlirError(
+                    f"'{files[name]}': FP8 weight '{name}' has no input scale '{input_scale}' "
+                    f"({fmt.name})"
+                )
+        stored[name] = StoredWeight(scale, shape, input_scale)
     if not stored:
         raise QmlirError(f"the config says {fmt.name}, but no weight is stored as {FP8}")
     return stored
@@ -141,6 +159,8 @@ class Prequantized:
     read_codes: Callable[[str], tuple[np.ndarray, np.ndarray]]
     unquantized: tuple[str, ...]
     shapes: dict[str, tuple[int, ...]]  # the checkpoint's tensors' shapes
+    # each layer's fixed activation scale (a multiplier), by module path, where stored
+    activation_scales: tuple[tuple[str, float], ...] = ()
 
     def inline_refusal(self) -> str:
         """Why such a model cannot compile with its weights inside the module."""

@@ -8,15 +8,17 @@ quantized by the recipe at run time. The formats taken (each a weight stored as 
 in]`` with a scale that multiplies its codes, activations quantized dynamically):
 
 - transformers ``fp8`` (DeepSeek-V3 style), 128x128 blocks, ``weight_scale_inv``: fp8-block;
-- transformers ``fp8`` without blocks, one ``weight_scale_inv`` per tensor: fp8-current;
+- transformers ``fp8`` without blocks, one ``weight_scale_inv`` per tensor: fp8-current (with
+  ``activation_scheme: static``, each layer's ``activation_scale`` as its fixed input scale);
 - compressed-tensors FP8_BLOCK (float-quantized), 128x128 blocks, ``weight_scale``: fp8-block;
-- compressed-tensors FP8 per tensor with dynamic activations, ``weight_scale``: fp8-current;
+- compressed-tensors FP8 per tensor, ``weight_scale``: fp8-current, activations dynamic or
+  static (the FP8 scheme: each layer's ``input_scale`` as its fixed input scale);
 - compressed-tensors MXFP8 (mxfp8-quantized), E8M0 ``weight_scale`` (uint8) per 1x32: mxfp8;
 - compressed-tensors FP8_DYNAMIC, a ``weight_scale`` per output channel ``[out, 1]``, activations
   per token: fp8-rowwise.
 
-Anything else (static activation scales, per-channel weights, NVFP4/MXFP4 packs, ModelOpt's
-export, a quantized KV cache, other ``quant_method``\\ s) is one line naming it and listing these.
+Anything else (static scales other than per tensor, NVFP4/MXFP4 packs, ModelOpt's export, a
+quantized KV cache, other ``quant_method``\\ s) is one line naming it and listing these.
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ from passes.base.errors import QmlirError
 
 BLOCK = (128, 128)
 SUPPORTED = (
-    "transformers fp8 (DeepSeek-V3 style: 128x128 weight blocks, or per tensor) with dynamic "
-    "activations; compressed-tensors float-quantized FP8_BLOCK, or FP8 per tensor with dynamic "
-    "activations, FP8_DYNAMIC (per-channel weights, per-token activations) and MXFP8 "
-    "(mxfp8-quantized)"
+    "transformers fp8 (DeepSeek-V3 style: 128x128 weight blocks with dynamic activations, or per "
+    "tensor with dynamic or static activations); compressed-tensors float-quantized FP8_BLOCK, "
+    "FP8 per tensor (dynamic or static activations), FP8_DYNAMIC (per-channel weights, "
+    "per-token activations) and MXFP8 (mxfp8-quantized)"
 )
 ROW = (1, 0)  # a block spanning a whole row (the 0: its weight's contraction dim)
 MX_BLOCK = (1, 32)
@@ -55,6 +57,8 @@ class StoredFormat:
     options: dict[str, Any] = field(default_factory=dict)
     ignore: tuple[str, ...] = ()
     scale_kind: str = "f32"  # how a scale is stored: f32 (any float dtype) or e8m0 (uint8)
+    # a static activation scale per layer (``<module>.<input_scale_name>``, a multiplier)
+    input_scale_name: str | None = None
 
     def scale_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         """The scale tensor's shape for a weight of ``shape`` (``[out, in]``)."""
@@ -106,15 +110,23 @@ def _unsupported(folder: Path, what: str) -> None:
 
 def _transformers_fp8(folder: Path, quant: dict[str, Any]) -> StoredFormat:
     """transformers' ``FineGrainedFP8Config`` (DeepSeek-V3's ``quantization_config``)."""
-    if quant.get("activation_scheme", "dynamic") != "dynamic":
-        _unsupported(folder, f"transformers fp8 with {quant['activation_scheme']} activations")
+    scheme = quant.get("activation_scheme", "dynamic")
+    static = scheme == "static" and quant.get("weight_block_size") is None
+    if scheme != "dynamic" and not static:
+        blocks = " and 128x128 weight blocks" if scheme == "static" else ""
+        _unsupported(folder, f"transformers fp8 with {scheme} activations{blocks}")
     if quant.get("scale_fmt") not in (None, "float32", "fp32"):
         _unsupported(folder, f"transformers fp8 with scale_fmt '{quant['scale_fmt']}'")
     block = quant.get("weight_block_size")
     ignore = tuple(quant.get("modules_to_not_convert") or ())
     if block is None:
         return StoredFormat(
-            "transformers fp8 (per tensor)", "fp8-current", "weight_scale_inv", None, ignore=ignore
+            "transformers fp8 (per tensor" + (", static activation scales)" if static else ")"),
+            "fp8-current",
+            "weight_scale_inv",
+            None,
+            ignore=ignore,
+            input_scale_name="activation_scale" if static else None,
         )
     if list(block) != list(BLOCK):
         _unsupported(folder, f"transformers fp8 with weight_block_size {list(block)}")
@@ -129,7 +141,7 @@ def _transformers_fp8(folder: Path, quant: dict[str, Any]) -> StoredFormat:
 
 
 def _compressed_tensors(folder: Path, quant: dict[str, Any]) -> StoredFormat:
-    """compressed-tensors' ``float-quantized`` FP8 schemes with dynamic activations."""
+    """compressed-tensors' ``float-quantized`` and ``mxfp8-quantized`` FP8 schemes."""
     if quant.get("kv_cache_scheme"):
         _unsupported(folder, "compressed-tensors with a quantized KV cache (kv_cache_scheme)")
     groups = quant.get("config_groups") or {}
@@ -170,13 +182,20 @@ def _compressed_tensors(folder: Path, quant: dict[str, Any]) -> StoredFormat:
             {"pow2_scales": False},
             ignore,
         )
+    static = kind == "tensor-static"
     return StoredFormat(
-        "compressed-tensors FP8 (per tensor)", "fp8-current", "weight_scale", None, ignore=ignore
+        "compressed-tensors FP8 (per tensor" + (", static activation scales)" if static else ")"),
+        "fp8-current",
+        "weight_scale",
+        None,
+        ignore=ignore,
+        input_scale_name="input_scale" if static else None,
     )
 
 
 def _group_kind(folder: Path, name: str, group: dict[str, Any]) -> str:
-    """``block`` or ``tensor``: what an FP8 config group's weights and activations are."""
+    """What an FP8 config group's weights and activations are: ``block``, ``tensor``,
+    ``tensor-static``, ``channel`` or ``mx``."""
     weights = group.get("weights") or {}
     inputs = group.get("input_activations") or {}
     where = f"compressed-tensors group '{name}'"
@@ -188,9 +207,11 @@ def _group_kind(folder: Path, name: str, group: dict[str, Any]) -> str:
             _unsupported(folder, f"{where} with {kind} {role}")
         if args.get("symmetric") is False:
             _unsupported(folder, f"{where} with asymmetric {role}")
-    if not inputs.get("dynamic"):
-        _unsupported(folder, f"{where} with static activation scales (input_scale)")
     strategy, act = weights.get("strategy"), inputs.get("strategy")
+    if not inputs.get("dynamic"):
+        if strategy == act == "tensor":
+            return "tensor-static"
+        _unsupported(folder, f"{where} with static {act} activation scales and {strategy} weights")
     if strategy == "block" and list(weights.get("block_structure") or ()) == list(BLOCK):
         if act == "group" and inputs.get("group_size") == BLOCK[1]:
             return "block"

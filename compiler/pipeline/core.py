@@ -78,6 +78,7 @@ def compile_core(
             options.layer_recipes,
             options.routers,
             options.unquantized,
+            options.activation_scales,
         ),
         module,
     )

@@ -66,7 +66,11 @@ def compile_model(
     if stored is not None:
         if not external:
             raise QmlirError(stored.inline_refusal())
-        options = dataclasses.replace(options, unquantized=stored.unquantized)
+        options = dataclasses.replace(
+            options,
+            unquantized=stored.unquantized,
+            activation_scales=stored.activation_scales + options.activation_scales,
+        )
     as_matmuls = attention_as_matmuls(options)  # a contradictory attention mode, before export
     gemm = gemm_operand_type(options, options.target.cpu)
     if not external and source.reader is not None:

@@ -29,6 +29,8 @@ class CompileOptions:
     routers: tuple[str, ...] = ()  # MoE routers kept in high precision (found at export)
     # layers whose weights a quantized checkpoint stores in high precision (kept so)
     unquantized: tuple[str, ...] = ()
+    # fixed activation scales by layer (scale_inv: the dequantizing multiplier), fp8-current
+    activation_scales: tuple[tuple[str, float], ...] = ()
     attention: str = "auto"  # how SDPA is compiled: auto (per target), matmuls or fused
     iree_flags: tuple[str, ...] = ()  # passed to iree-compile after qmlir's own (experiments)
     allow_unquantized: bool = False  # a quantizing recipe that quantizes no matmul: no error

@@ -168,6 +168,15 @@ class ScalingRecipe(Recipe, abc.ABC):
     ) -> QuantizedOperand:
         """Named ops quantizing ``x`` (an f32 builtin tensor; 2-D when ``two_dimensional``)."""
 
+    def emit_quantize_static(
+        self, ops: NamedOpBuilder, x: ir.Value, scale_inv: float, layer: str | None = None
+    ) -> QuantizedOperand:
+        """Named ops quantizing the activation ``x`` with a fixed scale: ``scale_inv``, the
+        dequantizing multiplier (a checkpoint's ``input_scale``, or calibrated)."""
+        raise QmlirError(
+            f"recipe '{self.name}' takes no static activation scale (fp8-current does)"
+        )
+
     @abc.abstractmethod
     def emit_swizzle(
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None

@@ -11,8 +11,10 @@ from __future__ import annotations
 import dataclasses
 import struct
 
+import numpy as np
 from iree.compiler import ir
 
+from passes.ir.constants import make_constant
 from passes.ir.dialect import Amax, ComputeScale, Quantize, ScaledMatmul, ScaleRule, Scaling
 from passes.ir.formats import FloatFormat, Fp8Format
 from passes.ir.named_ops import NamedOpBuilder, variant_suffix
@@ -92,6 +94,15 @@ class Fp8CurrentScaling(ScalingRecipe):
             rule, "fp8_per_tensor." + self._scale_variant(fmt), [amax], [scalar], layer=layer
         )
         return emit_per_tensor_cast(ops, x, scale, fmt, layer)
+
+    def emit_quantize_static(
+        self, ops: NamedOpBuilder, x: ir.Value, scale_inv: float, layer: str | None = None
+    ) -> QuantizedOperand:
+        """The cast with the fixed ``scale = 1 / scale_inv`` (f32): no amax pass. The stored
+        ``scale_inv`` is ``1 / scale`` as always, ``scale_inv`` itself to within one rounding."""
+        scale = np.float32(1) / np.float32(scale_inv)
+        value = make_constant(np.array(scale, np.float32), builtin_tensor_type((), "f32"))
+        return emit_per_tensor_cast(ops, x, value, self.element_format(Role.ACTIVATION), layer)
 
     def emit_swizzle(
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None

@@ -167,7 +167,9 @@ def save_compressed_tensors(model: torch.nn.Module, folder: Path, scheme: str) -
     (``FP8_BLOCK``, ``FP8_DYNAMIC``, ...), its head ignored: the scheme applied to every linear,
     each weight's scale computed by the library's ``calculate_qparams`` from the weight's min and
     max (per 128x128 block, per channel or per tensor, as the scheme says; what llm-compressor's
-    min-max observer feeds it), then ``compress_model`` and ``save_pretrained``."""
+    min-max observer feeds it); static input scales (``FP8``) likewise from each layer's input
+    min and max over a batch of random token ids; then ``compress_model`` and
+    ``save_pretrained``."""
     from compressed_tensors.compressors import ModelCompressor
     from compressed_tensors.quantization import (
         QuantizationConfig,
@@ -179,6 +181,7 @@ def save_compressed_tensors(model: torch.nn.Module, folder: Path, scheme: str) -
     config = QuantizationConfig(
         config_groups={"group_0": preset_name_to_scheme(scheme, ["Linear"])}, ignore=["lm_head"]
     )
+    ranges = _input_ranges(model)
     apply_quantization_config(model, config)
     for module in model.modules():
         args = getattr(getattr(module, "quantization_scheme", None), "weights", None)
@@ -195,8 +198,39 @@ def save_compressed_tensors(model: torch.nn.Module, folder: Path, scheme: str) -
             low, high = w.amin().reshape(1), w.amax().reshape(1)
         scale, _ = calculate_qparams(low, high, args)
         module.weight_scale.data.copy_(scale.reshape(module.weight_scale.shape))
+    for name, module in model.named_modules():
+        args = getattr(getattr(module, "quantization_scheme", None), "input_activations", None)
+        if args is not None and not args.dynamic:
+            low, high = ranges[name]
+            scale, _ = calculate_qparams(low.reshape(1), high.reshape(1), args)
+            module.input_scale.data.copy_(scale.reshape(module.input_scale.shape))
     compressor = ModelCompressor.from_pretrained_model(model)
     compressor.compress_model(model)
     model.save_pretrained(str(folder))
     compressor.update_config(str(folder))
     return folder
+
+
+def _input_ranges(model: torch.nn.Module) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """Each linear's input min and max over one batch of random token ids (the model not yet
+    quantized: the calibration a min-max observer does)."""
+    seen: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
+
+    def hook(name: str) -> Any:
+        def record(module: torch.nn.Module, args: tuple[torch.Tensor, ...]) -> None:
+            x = args[0].detach().float()
+            low, high = seen.get(name, (x.min(), x.max()))
+            seen[name] = (torch.minimum(low, x.min()), torch.maximum(high, x.max()))
+
+        return record
+
+    linears = [(n, m) for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)]
+    handles = [m.register_forward_pre_hook(hook(n)) for n, m in linears]
+    ids = torch.randint(
+        0, model.config.vocab_size, (4, 16), generator=torch.Generator().manual_seed(9)
+    )
+    with torch.no_grad():
+        model(input_ids=ids)
+    for h in handles:
+        h.remove()
+    return seen

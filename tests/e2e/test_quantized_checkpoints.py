@@ -355,3 +355,14 @@ def test_an_export_compiles_back_to_the_same_artifact(tmp_path, recipe) -> None:
     assert art.record.recipe["name"] == recipe
     direct = compiler.compile(NextTokenLogits(model), (IDS,), recipe=recipe)
     np.testing.assert_array_equal(art(IDS.numpy()), direct(IDS.numpy()))
+
+
+def test_a_compressed_tensors_fp8_folder_compiles_with_its_static_input_scales(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The FP8 scheme (per-tensor weights, a calibrated ``input_scale`` per layer): fp8-current
+    with each layer's activation cast at its stored scale."""
+    folder = checkpoints.save_compressed_tensors(_model(1, seed=7), tmp_path / "static", "FP8")
+    art = compiler.compile(str(folder), **STATIC)
+    assert art.record.recipe["name"] == "fp8-current"
+    assert _check_parameter_file(art, folder, "weight_scale") == 7
+    cosine = _cosine(art(IDS.numpy()), _transformers_logits(folder, IDS))
+    assert (cosine >= 0.999).all(), cosine

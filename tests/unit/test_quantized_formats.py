@@ -89,9 +89,12 @@ def test_formats_qmlir_takes(tmp_path, quant, recipe, scale, block) -> None:  # 
     ("quant", "message"),
     [
         ({"quant_method": "gptq", "bits": 4}, "quant_method 'gptq' is not supported"),
-        ({"quant_method": "fp8", "activation_scheme": "static"}, "with static activations"),
+        (
+            {"quant_method": "fp8", "activation_scheme": "static", "weight_block_size": [128, 128]},
+            "with static activations and 128x128 weight blocks",
+        ),
         ({"quant_method": "fp8", "weight_block_size": [64, 64]}, r"weight_block_size \[64, 64\]"),
-        (_ct(BLOCK_W, {**GROUP_A, "dynamic": False}), "static activation scales"),
+        (_ct(BLOCK_W, {**GROUP_A, "dynamic": False}), "static group activation scales"),
         (
             _ct({"strategy": "channel"}, {"strategy": "tensor", "dynamic": True}),
             "channel weights and tensor activations",
@@ -106,6 +109,22 @@ def test_formats_qmlir_does_not_take_are_named(tmp_path, quant, message) -> None
     with pytest.raises(QmlirError, match=message) as caught:
         stored_format(_folder(tmp_path, quant))
     assert "qmlir compiles transformers fp8" in str(caught.value)  # and what it does take
+
+
+@pytest.mark.parametrize(
+    ("quant", "name"),
+    [
+        (
+            {"quant_method": "fp8", "activation_scheme": "static", "weight_block_size": None},
+            "activation_scale",
+        ),
+        (_ct({"strategy": "tensor"}, {"strategy": "tensor", "dynamic": False}), "input_scale"),
+    ],
+    ids=["transformers", "compressed-tensors"],
+)
+def test_static_activation_scales_per_tensor(tmp_path, quant, name) -> None:  # type: ignore[no-untyped-def]
+    fmt = stored_format(_folder(tmp_path, quant))
+    assert fmt is not None and fmt.recipe == "fp8-current" and fmt.input_scale_name == name
 
 
 def test_a_plain_folder_has_no_format_and_compiles_with_the_given_recipe(tmp_path) -> None:  # type: ignore[no-untyped-def]

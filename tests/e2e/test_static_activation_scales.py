@@ -1,0 +1,53 @@
+"""Static activation scales (fp8-current): ``compiler.calibrate`` measures them by max
+calibration, ``compile(..., activation_scales=...)`` casts each layer's activation with its
+fixed scale and no amax pass, values past the calibrated range saturating."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import compiler
+from passes.base.errors import QmlirError
+from tests.reference import fp8
+
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
+
+def _linear() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(64, 32))
+
+
+def test_calibrate_is_the_inputs_amax_over_448() -> None:
+    model = _linear()
+    batches = [torch.randn(8, 64) for _ in range(3)]
+    batches[1][2, 5] = float("nan")  # left out of the amax
+    scales = compiler.calibrate(model, batches)
+    amax = max(float(np.nanmax(np.abs(b.numpy()))) for b in batches)
+    assert scales == {"0": float(np.float32(amax) / np.float32(448))}
+    assert compiler.calibrate(model, [torch.zeros(2, 64)]) == {"0": float(np.float32(1 / 448))}
+    with pytest.raises(QmlirError, match="at least one batch"):
+        compiler.calibrate(model, [])
+
+
+def test_a_static_scale_casts_with_its_fixed_scale_and_saturates() -> None:
+    model = _linear()
+    scales = compiler.calibrate(model, [torch.randn(8, 64) for _ in range(3)])
+    x = torch.randn(8, 64) * 1.5  # past the calibrated range in places
+    art = compiler.compile(model, (x,), "fp8-current", activation_scales=scales)
+    got = art(x.numpy())
+    # emulated: codes = cast(x * (1 / scale_inv)), the GEMM scaled by 1 / scale and the weight's
+    scale = np.float32(1) / np.float32(scales["0"])
+    codes = fp8.encode_e4m3((x.numpy() * scale).astype(np.float32))
+    assert (np.abs(fp8.decode_e4m3(codes)) == 448).sum() > 0  # saturated, not rescaled
+    w_codes, w_scale_inv = fp8.quantize_per_tensor(model[0].weight.detach().numpy())
+    dot = fp8.decode_e4m3(codes).astype(np.float64) @ fp8.decode_e4m3(w_codes).T.astype(np.float64)
+    want = dot * float(np.float32(1) / scale) * float(w_scale_inv)
+    want += model[0].bias.detach().numpy()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 * np.abs(want).max())
+    dynamic = compiler.compile(model, (x,), "fp8-current")(x.numpy())
+    assert not np.array_equal(dynamic, got)  # the amax of x would have given another scale
+    with pytest.raises(QmlirError, match="recipe 'mxfp8' takes no static activation scale"):
+        compiler.compile(model, (x,), "mxfp8", activation_scales=scales)
