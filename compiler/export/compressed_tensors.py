@@ -85,8 +85,10 @@ _TORCH_DTYPES = {
 }
 
 
-def _activation_args(recipe: str) -> dict[str, Any]:
+def _activation_args(recipe: str, static: bool = False) -> dict[str, Any]:
     args: dict[str, Any] = {"num_bits": 8, "type": "float", "symmetric": True, "dynamic": True}
+    if static:  # fp8-current with a calibrated input_scale per layer
+        return {**args, "dynamic": False, "strategy": "tensor"}
     if recipe == "fp8-block":
         return {**args, "strategy": "group", "group_size": 128}
     if recipe == "mxfp8":
@@ -107,15 +109,18 @@ def _weight_args(recipe: str) -> dict[str, Any]:
     return {**args, "strategy": "tensor"}
 
 
-def quantization_config(groups: dict[str, list[str]], ignore: list[str]) -> dict[str, Any]:
+def quantization_config(
+    groups: dict[str, list[str]], ignore: list[str], static: bool = False
+) -> dict[str, Any]:
     """compressed-tensors' ``quantization_config``: one group per recipe (its layers' module
-    paths as targets), the layers kept in high precision in ``ignore``."""
+    paths as targets), the layers kept in high precision in ``ignore``; ``static``: fp8-current's
+    activations at a stored ``input_scale``."""
     formats = {FORMATS[r] for r in groups}
     config_groups = {
         f"group_{i}": {
             "targets": sorted(layers),
             "weights": _weight_args(recipe),
-            "input_activations": _activation_args(recipe),
+            "input_activations": _activation_args(recipe, static and recipe == "fp8-current"),
             "output_activations": None,
             "format": FORMATS[recipe],
         }
@@ -157,6 +162,7 @@ def export_checkpoint(
     *,
     exclude: list[str] | tuple[str, ...] = (),
     layer_recipes: dict[str, str] | None = None,
+    activation_scales: dict[str, float] | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     **options: Any,
 ) -> Path:
@@ -164,8 +170,11 @@ def export_checkpoint(
     time) to ``folder`` as a compressed-tensors checkpoint whose linear layers hold ``recipe``'s
     codes and scales (default fp8-current; a quantized checkpoint folder: its own, its codes
     kept). ``exclude`` globs (module paths) and MoE routers stay in high precision (the config's
-    ``ignore``); ``layer_recipes`` maps globs to other recipes (config groups). ``options`` are
-    the recipe's. The folder is written beside and renamed into place: never half-written."""
+    ``ignore``); ``layer_recipes`` maps globs to other recipes (config groups).
+    ``activation_scales`` (``compiler.calibrate``'s, by module path) makes fp8-current's
+    activations static: each layer's ``input_scale`` is written (every fp8-current layer needs
+    one). ``options`` are the recipe's. The folder is written beside and renamed into place:
+    never half-written."""
     source = Path(model) if isinstance(model, (str, Path)) else None
     recipe, options = folder_recipe(source, recipe, options)
     layer_recipes = dict(layer_recipes or {})
@@ -228,10 +237,15 @@ def export_checkpoint(
         choice[f"{path}.weight"] = chosen
     if not groups:
         raise QmlirError(f"no linear layer is left to quantize with '{recipe}'")
+    inputs = _input_scales(activation_scales, groups, stored_format)
     tensors = list(
-        _tensors(module, names, choice, read, raw, checkpoint, stored_format, options, recipe)
+        _tensors(
+            module, names, choice, read, raw, checkpoint, stored_format, options, recipe, inputs
+        )
     )
-    quant = quantization_config(groups, ignore)
+    quant = quantization_config(groups, ignore, bool(inputs) or _static(stored_format))
+    if stored_format is not None and stored_format.name.startswith("compressed-tensors"):
+        quant = json.loads((source / "config.json").read_text())["quantization_config"]
     data = config.to_dict()
     if source is None:  # what save_pretrained records of the model itself
         data["architectures"] = [type(module).__name__]
@@ -240,6 +254,29 @@ def export_checkpoint(
             data["dtype"] = str(dtypes[0]).removeprefix("torch.")
     data["quantization_config"] = quant
     return _write_folder(Path(folder), data, tensors, source, progress)
+
+
+def _static(stored_format: Any) -> bool:
+    return stored_format is not None and stored_format.input_scale_name is not None
+
+
+def _input_scales(
+    scales: dict[str, float] | None, groups: dict[str, list[str]], stored_format: Any
+) -> dict[str, float]:
+    """The static activation scales to write, by layer: every fp8-current layer needs one."""
+    if not scales:
+        return {}
+    if stored_format is not None:
+        raise QmlirError("a quantized checkpoint exports its own activation scales")
+    layers = groups.get("fp8-current", [])
+    missing = [layer for layer in layers if layer not in scales]
+    if not layers or missing:
+        raise QmlirError(
+            "activation_scales make fp8-current's activations static: "
+            + (f"layer '{missing[0]}' has none" if missing else "no layer is fp8-current")
+            + " (compiler.calibrate gives every linear's)"
+        )
+    return {layer: scales[layer] for layer in layers}
 
 
 def _shared_weights(module: nn.Module) -> set[str]:
@@ -290,6 +327,7 @@ def _tensors(
     stored_format: Any,
     options: dict[str, Any],
     default: str,
+    inputs: dict[str, float],
 ) -> Iterator[_Tensor]:
     """Every tensor of the folder, in the model's state-dict order (tied weights once)."""
     seen: set[int] = set()
@@ -318,6 +356,13 @@ def _tensors(
                 checkpoint.shapes[stored.scale],
                 lambda s=stored.scale: checkpoint.read_stored(s),
             )
+            if stored.input_scale is not None:
+                yield _Tensor(
+                    f"{layer}.input_scale",
+                    checkpoint.dtypes[stored.input_scale],
+                    checkpoint.shapes[stored.input_scale],
+                    lambda s=stored.input_scale: checkpoint.read_stored(s),
+                )
             continue
         recipe = choice[name]
         opts = options if recipe == default else {}
@@ -325,6 +370,9 @@ def _tensors(
         scale_shape, scale_dtype = _scale_layout(recipe, shape)
         yield _Tensor(name, "F8_E4M3", shape, quantized.codes)
         yield _Tensor(f"{layer}.weight_scale", scale_dtype, scale_shape, quantized.scale)
+        if layer in inputs:
+            value = np.array([inputs[layer]], np.float32)
+            yield _Tensor(f"{layer}.input_scale", "F32", (1,), lambda v=value: v)
 
 
 def _scale_layout(recipe: str, shape: tuple[int, ...]) -> tuple[tuple[int, ...], str]:

@@ -325,24 +325,62 @@ def test_qmlir_export_writes_a_folder_transformers_runs(tmp_path, capsys) -> Non
     assert code != 0 and "exists and is not an empty folder" in stderr
 
 
-def test_import_then_export_is_byte_identical(ct_folder, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    out = compiler.export_checkpoint(str(ct_folder), tmp_path / "again")
-    before, after = (
-        safetensors_header(ct_folder / "model.safetensors"),
-        safetensors_header(out / "model.safetensors"),
-    )
+@pytest.mark.parametrize("scheme", ["FP8_BLOCK", "FP8"])
+def test_import_then_export_is_byte_identical(tmp_path, scheme) -> None:  # type: ignore[no-untyped-def]
+    """A compressed-tensors folder (FP8_BLOCK; FP8 with its static input scales) exported
+    again: the same tensors, dtypes and bytes, the same quantization_config."""
+    source = checkpoints.save_compressed_tensors(_model(1, seed=3), tmp_path / "src", scheme)
+    out = compiler.export_checkpoint(str(source), tmp_path / "again")
+    before, after = (safetensors_header(f / "model.safetensors") for f in (source, out))
     names = sorted(k for k in before if k != "__metadata__")
     assert names == sorted(k for k in after if k != "__metadata__")
     with (
-        safe_open(str(ct_folder / "model.safetensors"), "pt") as a,
+        safe_open(str(source / "model.safetensors"), "pt") as a,
         safe_open(str(out / "model.safetensors"), "pt") as b,
     ):
         for name in names:
             x, y = a.get_tensor(name), b.get_tensor(name)
             assert x.dtype == y.dtype and x.shape == y.shape, name
             assert torch.equal(x.view(torch.uint8), y.view(torch.uint8)), name
-    quant = json.loads((out / "config.json").read_text())["quantization_config"]
-    assert quant["config_groups"]["group_0"]["weights"]["strategy"] == "block"
+    quant = [
+        json.loads((f / "config.json").read_text())["quantization_config"] for f in (source, out)
+    ]
+    assert quant[0] == quant[1]
+
+
+def test_calibrated_scales_export_and_compile_back(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """calibrate → export fp8-current with static input scales → compile the folder: the same
+    artifact as compiling the model with those scales, bit for bit."""
+    model = checkpoints.llama(5, torch.float32, num_hidden_layers=1, **SIZES)
+    batches = [
+        torch.randint(0, 256, (4, 16), generator=torch.Generator().manual_seed(i)) for i in range(2)
+    ]
+    scales = compiler.calibrate(model, batches)
+    folder = compiler.export_checkpoint(
+        model, tmp_path / "static", "fp8-current", exclude=["lm_head"], activation_scales=scales
+    )
+    group = json.loads((folder / "config.json").read_text())["quantization_config"]
+    assert group["config_groups"]["group_0"]["input_activations"]["dynamic"] is False
+    with safe_open(str(folder / "model.safetensors"), "pt") as f:
+        stored = f.get_tensor("model.layers.0.mlp.down_proj.input_scale")
+    assert stored.tolist() == [scales["model.layers.0.mlp.down_proj"]]
+    art = compiler.compile(str(folder), **STATIC)
+    wrapped = {f"lm.{k}": v for k, v in scales.items() if k != "lm_head"}
+    direct = compiler.compile(
+        NextTokenLogits(model),
+        (IDS,),
+        "fp8-current",
+        exclude=["lm.lm_head"],
+        activation_scales=wrapped,
+    )
+    np.testing.assert_array_equal(art(IDS.numpy()), direct(IDS.numpy()))
+    with pytest.raises(QmlirError, match="layer 'model.layers.0.self_attn.q_proj' has none"):
+        compiler.export_checkpoint(
+            model,
+            tmp_path / "x",
+            "fp8-current",
+            activation_scales={"model.layers.0.mlp.up_proj": 1.0},
+        )
 
 
 @pytest.mark.parametrize("recipe", ["mxfp8", "fp8-rowwise"])
