@@ -144,6 +144,13 @@ class Checkpoint:
             return dequantize(codes, scale, block)
         return self.read_stored(name)
 
+    def merges_quantized(self, name: str) -> bool:
+        """Whether ``name`` stacks expert matrices stored as FP8."""
+        merged = self._merged.get(name)
+        return merged is not None and any(
+            n in self.quantized for names in merged.parts for n in names
+        )
+
     def read_codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """An FP8 weight as stored: its codes (int8 bytes) and its scale (f32; E8M0: int8
         bytes, as qmlir's mxfp8 scales are)."""
@@ -330,8 +337,15 @@ class OpenedCheckpoint:
             for n, s in stored.items()
             if s in self.checkpoint.input_scales
         )
+        merged = frozenset(n for n, s in names.items() if self.checkpoint.merges_quantized(s))
         return Prequantized(
-            fmt, stored, self.checkpoint.read_codes, unquantized, self.checkpoint.shapes, scales
+            fmt,
+            stored,
+            self.checkpoint.read_codes,
+            unquantized,
+            self.checkpoint.shapes,
+            scales,
+            merged,
         )
 
     def _wrapper_names(self, wrapper: nn.Module) -> dict[str, str]:

@@ -161,6 +161,8 @@ class Prequantized:
     shapes: dict[str, tuple[int, ...]]  # the checkpoint's tensors' shapes
     # each layer's fixed activation scale (a multiplier), by module path, where stored
     activation_scales: tuple[tuple[str, float], ...] = ()
+    # weights stacked from FP8 matrices stored one per expert: not taken as stored (yet)
+    merged: frozenset[str] = frozenset()
 
     def inline_refusal(self) -> str:
         """Why such a model cannot compile with its weights inside the module."""

@@ -114,28 +114,31 @@ def moe(arch: str, seed: int = 0) -> torch.nn.Module:
 
 def save_fp8_blocks(model: torch.nn.Module, folder: Path, per_tensor: bool = False) -> Path:
     """``model`` saved as a DeepSeek-V3-style FP8 checkpoint (transformers ``quant_method:
-    fp8``): every linear weight but the head E4M3 with ``weight_scale_inv`` per 128x128 block
-    (``amax / 448``, the weight divided by it and cast, as DeepSeek-V3's ``weight_quant``), or
-    one per tensor with ``per_tensor``; activations dynamic. Written here from DeepSeek's rule,
-    independently of qmlir."""
+    fp8``): ``save_pretrained``'s tensors, every linear weight but the head and MoE routers
+    (``.gate.weight``) E4M3 with ``weight_scale_inv`` per 128x128 block (``amax / 448``, the
+    weight divided by it and cast, as DeepSeek-V3's ``weight_quant``), or one per tensor with
+    ``per_tensor``; activations dynamic. Written here from DeepSeek's rule, independently of
+    qmlir."""
     import json
 
-    from safetensors.torch import save_file
+    from safetensors.torch import load_file, save_file
 
     model.save_pretrained(str(folder))
-    tensors = {}
-    for name, tensor in model.state_dict().items():
-        module = name.removesuffix(".weight")
-        if name.endswith(".weight") and tensor.ndim == 2 and "embed" not in name:
-            if module != "lm_head":
-                codes, scale = _fp8_blocks(tensor, per_tensor)
-                tensors[name] = codes
-                tensors[f"{module}.weight_scale_inv"] = scale
-                continue
-        tensors[name] = tensor.contiguous()
-    for f in folder.glob("*.safetensors"):
+    saved: dict[str, torch.Tensor] = {}
+    for f in sorted(folder.glob("*.safetensors")):
+        saved.update(load_file(str(f)))
         f.unlink()
     (folder / "model.safetensors.index.json").unlink(missing_ok=True)
+    tensors = {}
+    for name, tensor in saved.items():
+        module = name.removesuffix(".weight")
+        skip = ("embed" in name, module == "lm_head", name.endswith(".gate.weight"))
+        if name.endswith(".weight") and tensor.ndim == 2 and not any(skip):
+            codes, scale = _fp8_blocks(tensor, per_tensor)
+            tensors[name] = codes
+            tensors[f"{module}.weight_scale_inv"] = scale
+            continue
+        tensors[name] = tensor.contiguous()
     save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
     config = json.loads((folder / "config.json").read_text())
     config["quantization_config"] = {

@@ -404,3 +404,18 @@ def test_a_compressed_tensors_fp8_folder_compiles_with_its_static_input_scales(t
     assert _check_parameter_file(art, folder, "weight_scale") == 7
     cosine = _cosine(art(IDS.numpy()), _transformers_logits(folder, IDS))
     assert (cosine >= 0.999).all(), cosine
+
+
+def test_fp8_experts_stored_one_per_expert_are_refused_unless_kept_whole(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A Mixtral saved with FP8 experts (one matrix per expert): qmlir would have to stack and
+    re-quantize them, so it says so; excluded, the experts run dequantized and the rest as
+    stored."""
+    from samples import moe_lm
+
+    folder = checkpoints.save_fp8_blocks(moe_lm.make("mixtral").to(torch.bfloat16), tmp_path / "m")
+    with pytest.raises(QmlirError, match="stacks MoE experts stored as FP8 one matrix per expert"):
+        compiler.compile(str(folder), batch=2, seq=8)
+    art = compiler.compile(str(folder), batch=2, seq=8, exclude=["*.experts.*"])
+    notes = {layer.layer: layer.note for layer in art.record.layers}
+    assert notes["lm.model.layers.0.self_attn.q_proj"] == "the default recipe"
+    assert notes["lm.model.layers.0.mlp.gate"].startswith("an MoE router")
