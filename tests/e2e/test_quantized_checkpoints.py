@@ -218,9 +218,9 @@ def test_formats_and_choices_it_cannot_take_are_one_line(deepseek_folder, tmp_pa
     code, _, stderr = cli(capsys, "compile", str(awq), "-o", str(tmp_path / "a.vmfb"))
     assert code != 0
     assert "quant_method 'awq' is not supported; qmlir compiles transformers fp8" in stderr
-    static = {"quant_method": "fp8", "activation_scheme": "static", "weight_block_size": None}
+    static = {"quant_method": "fp8", "activation_scheme": "static", "weight_block_size": [128, 128]}
     folder = _with_quant(deepseek_folder, tmp_path, static, "static")
-    with pytest.raises(QmlirError, match="transformers fp8 with static activations is not"):
+    with pytest.raises(QmlirError, match="static activations and 128x128 weight blocks is not"):
         compiler.compile(str(folder))
     modelopt = tmp_path / "modelopt"
     shutil.copytree(deepseek_folder, modelopt)
