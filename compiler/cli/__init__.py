@@ -1,4 +1,5 @@
-"""``qmlir``: compile, train, run, generate, quantize, export, report, recipes, inspect.
+"""``qmlir``: compile, train, run, generate, quantize, export, calibrate, report,
+recipes, inspect.
 
 Errors are one line (``qmlir: error: ...``) with a non-zero exit; ``--debug`` shows tracebacks.
 Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``,
@@ -43,6 +44,7 @@ COMMAND_MODULES = (
     "generate",
     "quantize",
     "export",
+    "calibrate",
     "report",
     "recipes",
     "inspect",

@@ -194,6 +194,11 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         help="compile even when the recipe quantizes none of the model's matmuls",
     )
     c.add_argument("--explain", action="store_true", help="print which layer got which recipe")
+    c.add_argument(
+        "--activation-scales",
+        metavar="FILE.json",
+        help="fixed activation scales by layer (qmlir calibrate's), fp8-current",
+    )
     c.add_argument("--dump-ir", metavar="DIR", help="write the IR after every stage to DIR")
     c.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
@@ -231,6 +236,7 @@ def run(args: argparse.Namespace) -> int:
         allow_unquantized=args.allow_unquantized,
         gemm_operands=args.gemm_operands,
         weights=weights,
+        activation_scales=_activation_scales(args),
     )
     if weights == "external" and args.train:
         raise QmlirError("--train keeps the weights in the step: drop --weights external")
@@ -306,6 +312,14 @@ def _compile(
             parameters_name=parameters_beside(output).name,
         )
     return compiled
+
+
+def _activation_scales(args: argparse.Namespace) -> tuple[tuple[str, float], ...]:
+    from compiler.cli.calibrate import read_scales
+
+    if args.activation_scales is None:
+        return ()
+    return tuple(sorted(read_scales(args.activation_scales).items()))
 
 
 def _check_generate(args: argparse.Namespace) -> None:

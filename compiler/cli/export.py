@@ -41,12 +41,18 @@ def add_arguments(e: argparse.ArgumentParser) -> None:
         metavar="GLOB=RECIPE",
         help="another recipe for matching layers (a config group of its own)",
     )
+    e.add_argument(
+        "--activation-scales",
+        metavar="FILE.json",
+        help="qmlir calibrate's scales: fp8-current's activations static (input_scale)",
+    )
     e.add_argument("-o", "--output", required=True, help="the folder to write (new or empty)")
     e.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
 
 def run(args: argparse.Namespace) -> int:
     # exporting runs the compiled quantize core on torch weights (the compile extra)
+    from compiler.cli.calibrate import read_scales
     from compiler.export.compressed_tensors import export_checkpoint
     from compiler.frontend.model_source import load_model
 
@@ -65,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         args.recipe,
         exclude=tuple(args.exclude),
         layer_recipes=layer_recipes,
+        activation_scales=read_scales(args.activation_scales) if args.activation_scales else None,
         progress=bytes_printer(args.quiet),
         **parse_options(args.recipe_option),
     )

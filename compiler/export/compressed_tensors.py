@@ -43,7 +43,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from compiler.frontend.checkpoint import open_checkpoint
+from compiler.frontend.checkpoint import model_paths, open_checkpoint
 from compiler.frontend.moe import moe_routers
 from compiler.frontend.quantized_formats import folder_recipe
 from compiler.frontend.weights import tensor_numpy
@@ -183,6 +183,9 @@ def export_checkpoint(
     if source is not None:
         opened = open_checkpoint(source)
         module, config = opened.model, opened.config
+        if activation_scales:  # keys as the compiled function names layers: the model's
+            paths = model_paths(opened)
+            activation_scales = {paths.get(k, k): v for k, v in activation_scales.items()}
         names = opened.stored  # model names → the checkpoint's
         checkpoint = opened.checkpoint
         stored_format = checkpoint.format

@@ -454,6 +454,14 @@ def load_checkpoint(
     )
 
 
+def model_paths(opened: OpenedCheckpoint, output: str | None = None) -> dict[str, str]:
+    """The compiled function's module paths (``lm.model.layers.0...``, what ``--explain`` and
+    ``qmlir calibrate`` name) → the folder's model's own (``model.layers.0...``)."""
+    wrapper = _wrapped(opened.model, opened.architecture, output)
+    own = {id(m): n for n, m in opened.model.named_modules()}
+    return {n: own[id(m)] for n, m in wrapper.named_modules() if id(m) in own}
+
+
 def _check_static(size: int | None, limit: int, flag: str) -> None:
     if size is not None and not 1 <= size <= limit:
         raise QmlirError(f"{flag} {size} is out of range (1..{limit})")

@@ -69,7 +69,8 @@ def compile_core(
     run_pass(FoldWeightViews(), module)  # a frozen weight's views: a literal (a weight)
     before_recipe(module)
     globs = [glob for glob, _ in options.layer_recipes]
-    check_globs(options.exclude, globs, matmul_layer_names(module))  # a typo is an error
+    scaled = [layer for layer, _ in options.activation_scales]
+    check_globs(options.exclude, globs, matmul_layer_names(module), scaled)  # a typo: an error
     run_pass(
         QuantizeMatmuls(
             options.recipe,

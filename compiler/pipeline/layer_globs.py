@@ -43,21 +43,31 @@ def matmul_layer_names(module: ir.Module) -> list[str]:
 
 
 def check_globs(
-    exclude: Iterable[str], layer_recipe_globs: Iterable[str], layer_names: Sequence[str]
+    exclude: Iterable[str],
+    layer_recipe_globs: Iterable[str],
+    layer_names: Sequence[str],
+    scaled_layers: Iterable[str] = (),
 ) -> None:
     """Raises a one-line :class:`QmlirError` for the first glob that matches none of
     ``layer_names`` (:func:`matmul_layer_names`), listing the nearest names. With no name at
-    all (a model without matmuls) nothing is refused: there is no layer to suggest."""
+    all (a model without matmuls) nothing is refused: there is no layer to suggest. Each of
+    ``scaled_layers`` (static activation scales) must name a layer exactly."""
     if not layer_names:
         return
     names = list(dict.fromkeys(layer_names))  # model order, once each
     flags = [("--exclude", glob) for glob in exclude]
     flags += [("--layer-recipe", glob) for glob in layer_recipe_globs]
+    flags += [("--activation-scales", fnmatch_escape(name)) for name in scaled_layers]
     for flag, glob in flags:
         if not any(fnmatch.fnmatchcase(name, glob) for name in names):
             raise QmlirError(
                 f"{flag} '{glob}' matches no layer; nearest: {', '.join(nearest(glob, names))}"
             )
+
+
+def fnmatch_escape(name: str) -> str:
+    """``name`` as a glob matching only itself."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
 def nearest(glob: str, names: Sequence[str], n: int = NEAREST) -> list[str]:

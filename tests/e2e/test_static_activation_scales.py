@@ -4,12 +4,15 @@ fixed scale and no amax pass, values past the calibrated range saturating."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
 
 import compiler
 from passes.base.errors import QmlirError
+from tests.e2e.cli_runner import run as cli
 from tests.reference import fp8
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
@@ -51,3 +54,41 @@ def test_a_static_scale_casts_with_its_fixed_scale_and_saturates() -> None:
     assert not np.array_equal(dynamic, got)  # the amax of x would have given another scale
     with pytest.raises(QmlirError, match="recipe 'mxfp8' takes no static activation scale"):
         compiler.compile(model, (x,), "mxfp8", activation_scales=scales)
+
+
+def test_qmlir_calibrate_writes_the_scales_compile_reads(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    model = _linear()
+    path = tmp_path / "linear.py"
+    path.write_text(
+        "import torch\n"
+        "def build():\n"
+        "    torch.manual_seed(0)\n"
+        "    return torch.nn.Sequential(torch.nn.Linear(64, 32)), (torch.randn(8, 64),)\n"
+    )
+    batches = []
+    for i in range(2):
+        batch = np.random.default_rng(i).standard_normal((8, 64)).astype(np.float32)
+        np.savez(tmp_path / f"b{i}.npz", input=batch)
+        batches.append(torch.from_numpy(batch))
+    out = tmp_path / "scales.json"
+    flags = ["--inputs", str(tmp_path / "b0.npz"), "--inputs", str(tmp_path / "b1.npz")]
+    code, stdout, _ = cli(capsys, "calibrate", f"{path}:build", *flags, "-o", str(out))
+    assert code == 0 and "static activation scales of 1 layers" in stdout, stdout
+    assert json.loads(out.read_text()) == compiler.calibrate(model, batches)
+    art = tmp_path / "a.vmfb"
+    code, stdout, _ = cli(
+        capsys, "compile", str(path), "--activation-scales", str(out), "-o", str(art)
+    )
+    assert code == 0, stdout
+    x = np.random.default_rng(5).standard_normal((8, 64)).astype(np.float32)
+    direct = compiler.compile(
+        model, (torch.from_numpy(x),), "fp8-current", activation_scales=json.loads(out.read_text())
+    )
+    np.testing.assert_array_equal(compiler.load(art)(x), direct(x))
+    out.write_text('{"0": -1}')
+    code, _, stderr = cli(
+        capsys, "compile", str(path), "--activation-scales", str(out), "-o", str(art)
+    )
+    assert code != 0 and "is not {layer: positive scale} JSON" in stderr
+    with pytest.raises(QmlirError, match="--activation-scales '1' matches no layer"):
+        compiler.compile(model, (torch.from_numpy(x),), "fp8-current", activation_scales={"1": 0.1})

@@ -23,6 +23,7 @@ NEEDS = {
     "compile": extras.COMPILE,
     "report": extras.COMPILE,
     "export": extras.COMPILE,
+    "calibrate": extras.COMPILE,
     "quantize": extras.IR,
     "recipes": extras.IR,
     "run": (),
