@@ -122,7 +122,6 @@ def write_parameters(
             emit(bytes(pads[tensor.key]))
         return pads.get(tensor.key, 0) + _emit_tensor(emit, tensor, array)
 
-    check_stored_reads(plan, stored)
     pending = {t.source: t for t in plan.tensors}
     run = _Run(plan, reader, stored)
     for index in run.indices():
@@ -206,6 +205,8 @@ class _Run:
         self._stored_codes = stored
         self._overrides = _stored_quantizes(plan, stored)
         self._needed = _needed_calls(plan, self._overrides)
+        if stored is not None:
+            _check_stored_reads(plan, stored, self._needed - set(self._overrides))
         self._calls: list[tuple[str, list[Any]]] = []
         wrappers: dict[str, str] = {}
         for index, planned in enumerate(plan.calls):
@@ -336,13 +337,11 @@ def _needed_calls(plan: WeightPlan, overrides: dict[int, ParameterRef]) -> set[i
     return needed
 
 
-def check_stored_reads(plan: WeightPlan, stored: Any) -> None:
-    """One line for a stored FP8 weight that the module would quantize another way (another
-    recipe for its layer, a view of it): qmlir never re-quantizes a checkpoint's codes."""
-    if stored is None:
-        return
-    overrides = _stored_quantizes(plan, stored)
-    for index in sorted(_needed_calls(plan, overrides) - set(overrides)):
+def _check_stored_reads(plan: WeightPlan, stored: Any, run: set[int]) -> None:
+    """One line for a stored FP8 weight that one of the calls to ``run`` would quantize another
+    way (another recipe for its layer, a view of it): qmlir never re-quantizes a checkpoint's
+    codes."""
+    for index in sorted(run):
         for a in plan.calls[index].arguments:
             if isinstance(a, ParameterRef) and a.name in stored.merged:
                 raise QmlirError(

@@ -27,17 +27,22 @@ def parse_options(items: list[str]) -> dict[str, str]:
     return options
 
 
-def parse_layer_recipes(items: list[str]) -> tuple[tuple[str, Any], ...]:
-    # recipes need iree.compiler (the compile extra); run/inspect import this module and must not
-    from passes.recipes import get_recipe
-
-    pairs = []
+def parse_layer_recipe_names(items: list[str]) -> dict[str, str]:
+    """``--layer-recipe GLOB=RECIPE`` flags: recipe names by glob, in order."""
+    pairs = {}
     for item in items:
         glob, sep, name = item.rpartition("=")
         if not sep or not glob or not name:
             raise QmlirError(f"--layer-recipe '{item}' is not GLOB=RECIPE")
-        pairs.append((glob, get_recipe(name)))
-    return tuple(pairs)
+        pairs[glob] = name
+    return pairs
+
+
+def parse_layer_recipes(items: list[str]) -> tuple[tuple[str, Any], ...]:
+    # recipes need iree.compiler (the compile extra); run/inspect import this module and must not
+    from passes.recipes import get_recipe
+
+    return tuple((glob, get_recipe(name)) for glob, name in parse_layer_recipe_names(items).items())
 
 
 def print_table(rows: list[tuple[str, ...]]) -> None:

@@ -7,9 +7,13 @@ import argparse
 import time
 from pathlib import Path
 
-from compiler.cli.common import bytes_printer, human_size, parse_options
+from compiler.cli.common import (
+    bytes_printer,
+    human_size,
+    parse_layer_recipe_names,
+    parse_options,
+)
 from compiler.extras import COMPILE
-from passes.base.errors import QmlirError
 
 NAME = "export"
 HELP = "write a model's quantized weights as a compressed-tensors checkpoint (vLLM, transformers)"
@@ -56,12 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from compiler.export.compressed_tensors import export_checkpoint
     from compiler.frontend.model_source import load_model
 
-    layer_recipes = {}
-    for item in args.layer_recipe:
-        glob, sep, name = item.rpartition("=")
-        if not sep or not glob or not name:
-            raise QmlirError(f"--layer-recipe '{item}' is not GLOB=RECIPE")
-        layer_recipes[glob] = name
+    layer_recipes = parse_layer_recipe_names(args.layer_recipe)
     output = Path(args.output)
     start = time.perf_counter()
     model = args.model if Path(args.model).is_dir() else load_model(args.model).module
