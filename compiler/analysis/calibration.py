@@ -1,5 +1,8 @@
 """Max calibration of static activation scales: each ``nn.Linear``'s input amax over a set of
-batches, run in torch (``compiler.calibrate``)."""
+batches, run in torch (``compiler.calibrate``), as the recipe's decode scale: ``amax / 448`` for
+fp8-current (compressed-tensors' and ModelOpt's FP8 ``input_scale``), ``amax / (448 * 6)`` for
+nvfp4's global scale (ModelOpt's NVFP4 ``input_scale``; compressed-tensors stores its inverse as
+``input_global_scale``)."""
 
 from __future__ import annotations
 
@@ -11,10 +14,21 @@ import torch
 from passes.base.errors import QmlirError
 
 FP8_MAX = 448.0
+# what a static scale divides the amax by, per recipe that takes one
+DIVISORS = {"fp8-current": np.float32(FP8_MAX), "nvfp4": np.float32(FP8_MAX * 6.0)}
 
 
-def calibrate_linear_inputs(model: torch.nn.Module, batches: Any) -> dict[str, float]:
-    """``amax / 448`` (f32) of every ``nn.Linear``'s input over ``batches``, by module path."""
+def calibrate_linear_inputs(
+    model: torch.nn.Module, batches: Any, recipe: str = "fp8-current"
+) -> dict[str, float]:
+    """``amax / divisor`` (f32; :data:`DIVISORS`) of every ``nn.Linear``'s input over
+    ``batches``, by module path."""
+    divisor = DIVISORS.get(recipe)
+    if divisor is None:
+        raise QmlirError(
+            f"recipe '{recipe}' takes no static activation scale; calibrate for "
+            f"{' or '.join(DIVISORS)}"
+        )
     amax: dict[str, float] = {}
 
     def hook(name: str) -> Any:
@@ -50,5 +64,5 @@ def calibrate_linear_inputs(model: torch.nn.Module, batches: Any) -> dict[str, f
         if not np.isfinite(value):
             raise QmlirError(f"layer '{name}' saw an infinite input: no finite static scale")
         a = np.float32(value) if value > 0 else np.float32(1)  # all zeros: any scale will do
-        out[name] = float(a / np.float32(FP8_MAX))
+        out[name] = float(a / divisor)
     return out

@@ -73,10 +73,11 @@ def compile(  # noqa: A001 (the product's API name)
     beside the artifact as ``<name>.params.safetensors``); ``auto``: external for a checkpoint
     folder, inline for a module.
 
-    ``activation_scales`` fixes the scale of each named layer's activation (fp8-current): the
-    dequantizing multiplier ``scale_inv`` by module path, from :func:`calibrate` or a
-    checkpoint's ``input_scale``; such an activation is cast with ``scale = 1 / scale_inv`` and
-    no amax pass, values past the calibrated range saturating.
+    ``activation_scales`` fixes the scale of each named layer's activation (fp8-current, and
+    nvfp4's global scale): the dequantizing multiplier ``scale_inv`` by module path, from
+    :func:`calibrate` (with the recipe) or a checkpoint's; such an activation is cast with
+    ``scale = 1 / scale_inv`` and no amax pass, values past the calibrated range saturating
+    (nvfp4's block scales stay dynamic).
 
     ``model`` may be a checkpoint folder (``config.json`` and ``*.safetensors``, as
     ``save_pretrained`` writes them; ``compiler/frontend/checkpoint.py``): no example inputs,
@@ -274,16 +275,20 @@ def compile_generator(
     )
 
 
-def calibrate(model: torch.nn.Module, batches: Any) -> dict[str, float]:
+def calibrate(
+    model: torch.nn.Module, batches: Any, recipe: str = "fp8-current"
+) -> dict[str, float]:
     """Static activation scales by max calibration: runs ``model`` (eval mode, no gradients)
     on each batch of ``batches`` (a tuple of inputs each, or one tensor) and returns, for every
-    ``nn.Linear``, ``amax / 448`` (f32) of its input over all batches, by module path: the
-    ``activation_scales`` :func:`compile` takes (the multiplier compressed-tensors stores as
-    ``input_scale`` and ModelOpt's max calibration computes; NaN elements are left out of the
-    amax, an all-zero input gives ``1 / 448``)."""
+    ``nn.Linear``, its input's amax over all batches as ``recipe``'s decode scale, by module
+    path: the ``activation_scales`` :func:`compile` takes. fp8-current: ``amax / 448`` (f32;
+    the multiplier compressed-tensors stores as ``input_scale`` and ModelOpt's max calibration
+    computes); nvfp4: ``amax / (448 * 6)``, the global decode scale (ModelOpt's ``input_scale``,
+    the inverse of compressed-tensors' ``input_global_scale``). NaN elements are left out of the
+    amax, an all-zero input counts as an amax of 1."""
     from compiler.analysis.calibration import calibrate_linear_inputs
 
-    return calibrate_linear_inputs(model, batches)
+    return calibrate_linear_inputs(model, batches, recipe)
 
 
 def report(

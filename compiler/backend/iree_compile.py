@@ -24,6 +24,7 @@ from compiler.backend.repro import new_repro_dir, size_text
 from compiler.backend.scratch import child_command, work_dir
 from passes.base.errors import QmlirError
 from passes.base.target import Target
+from passes.host.compile_cache import cached_compile
 from passes.host.flags import first_error_line, retry_flags, target_flags
 from passes.lowering.cuda import targets as cuda_targets
 
@@ -55,23 +56,32 @@ def compile_module(
     if target.cuda_arch is not None and not any(f.startswith("--iree-cuda-target=") for f in flags):
         cuda_targets.set_device_targets(module, target.cuda_arch)
     with work_dir() as tmp:
-        source, output = Path(tmp) / "input.mlirbc", Path(tmp) / "output.vmfb"
+        source = Path(tmp) / "input.mlirbc"
         with open(source, "wb") as f:
             module.operation.write_bytecode(f)
+        return cached_compile(
+            [source.read_bytes(), *flags],
+            lambda: _compile_file(module, source, flags, target, dynamic),
+        )
+
+
+def _compile_file(
+    module: ir.Module, source: Path, flags: list[str], target: Target, dynamic: bool
+) -> bytes:
+    """``iree-compile`` of ``source`` with ``flags`` (again with those a known failure needs)."""
+    output = source.with_name("output.vmfb")
+    code, diagnostics = run_iree_compile([str(source), *_BASE_FLAGS, *flags, "-o", str(output)])
+    for _ in range(RETRIES):  # a known failure: again with the flags it needs
+        again = [f for f in retry_flags(target, dynamic, diagnostics) if f not in flags]
+        if code == 0 or not again:
+            break
+        flags = [*flags, *again]
         code, diagnostics = run_iree_compile([str(source), *_BASE_FLAGS, *flags, "-o", str(output)])
-        for _ in range(RETRIES):  # a known failure: again with the flags it needs
-            again = [f for f in retry_flags(target, dynamic, diagnostics) if f not in flags]
-            if code == 0 or not again:
-                break
-            flags = [*flags, *again]
-            code, diagnostics = run_iree_compile(
-                [str(source), *_BASE_FLAGS, *flags, "-o", str(output)]
-            )
-        if code != 0:
-            raise _repro_error(module, flags, diagnostics, code, target.device)
-        if diagnostics.strip():  # warnings: shown as compile_file shows them
-            sys.stderr.write(diagnostics)
-        return output.read_bytes()
+    if code != 0:
+        raise _repro_error(module, flags, diagnostics, code, target.device)
+    if diagnostics.strip():  # warnings: shown as compile_file shows them
+        sys.stderr.write(diagnostics)
+    return output.read_bytes()
 
 
 def run_iree_compile(arguments: list[str]) -> tuple[int, str]:

@@ -27,6 +27,12 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="a batch: .npz keyed by the model's forward parameter names (repeatable)",
     )
+    c.add_argument(
+        "--recipe",
+        default="fp8-current",
+        choices=("fp8-current", "nvfp4"),
+        help="whose scale: fp8-current (amax / 448, default) or nvfp4 (amax / 2688, the global)",
+    )
     c.add_argument("-o", "--output", required=True, help="the scales: a JSON file")
     c.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
@@ -41,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     source = load_model(args.model, materialize=True)  # a folder's weights: it runs in torch
     specs = [{"name": name} for name in source.input_names()]
     batches = [tuple(read_inputs(Path(path), specs)) for path in args.inputs]
-    scales = calibrate_linear_inputs(source.module, batches)
+    scales = calibrate_linear_inputs(source.module, batches, args.recipe)
     write_atomically(output, (json.dumps(scales, indent=1, sort_keys=True) + "\n").encode())
     if not args.quiet:
         print(f"wrote {output} (static activation scales of {len(scales)} layers)")

@@ -17,6 +17,7 @@ from iree.compiler import ir
 
 from passes.base.errors import QmlirError
 from passes.host.call import call, host_copies
+from passes.host.compile_cache import cached_compile
 from passes.host.flags import HOST_CPU_FLAGS, first_error_line
 from passes.ir.named_ops import symbol_name
 from passes.lowering.cpu.lower import lower_cpu
@@ -38,7 +39,12 @@ def compile_host_module(text: str) -> iree_runtime.SystemContext:
 def compile_host_vmfb(text: str) -> bytes:
     """MLIR text compiled for the host CPU (cached by text)."""
     try:
-        return iree_compiler.compile_str(text, input_type="auto", extra_args=list(HOST_CPU_FLAGS))
+        return cached_compile(
+            [text, *HOST_CPU_FLAGS],
+            lambda: iree_compiler.compile_str(
+                text, input_type="auto", extra_args=list(HOST_CPU_FLAGS)
+            ),
+        )
     except iree_compiler.CompilerToolError as e:
         raise QmlirError(
             f"IREE failed to compile the named-op evaluator: {first_error_line(str(e))}"

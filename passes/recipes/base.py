@@ -174,7 +174,7 @@ class ScalingRecipe(Recipe, abc.ABC):
         """Named ops quantizing the activation ``x`` with a fixed scale: ``scale_inv``, the
         dequantizing multiplier (a checkpoint's ``input_scale``, or calibrated)."""
         raise QmlirError(
-            f"recipe '{self.name}' takes no static activation scale (fp8-current does)"
+            f"recipe '{self.name}' takes no static activation scale (fp8-current and nvfp4 do)"
         )
 
     @abc.abstractmethod

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 from iree.compiler import ir
+from iree.compiler.dialects import iree_tensor_ext
 
 from passes.base.numbers import ceil_div
+from passes.ir.constants import make_constant
 from passes.ir.dialect import (
     Amax,
     ComputeScale,
@@ -68,15 +71,12 @@ class Nvfp4BlockScaling(ScalingRecipe):
             x = transpose_2d(x)
         info = tensor_info(x.type, dynamic=True)  # rows may be dynamic
         assert info is not None and info.rank == 2 and info.dtype == "f32", x.type
-        rows, k = info.shape
-        grid = (rows, ceil_div(k, BLOCK))
         scalar = builtin_tensor_type((), "f32")
         (amax,) = ops.call(Amax(), variant_suffix(info.shape), [x], [scalar], layer=layer)
-        torchao = self.scale_order is Nvfp4ScaleOrder.TORCHAO
-        global_rule, block_rule = (
-            (ScaleRule.NVFP4_GLOBAL_TORCHAO, ScaleRule.NVFP4_BLOCK_TORCHAO)
-            if torchao
-            else (ScaleRule.NVFP4_GLOBAL, ScaleRule.NVFP4_BLOCK)
+        global_rule = (
+            ScaleRule.NVFP4_GLOBAL_TORCHAO
+            if self.scale_order is Nvfp4ScaleOrder.TORCHAO
+            else ScaleRule.NVFP4_GLOBAL
         )
         # TE: (S, S_dec); torchao: (1 / g, g). The second is the decode scale in both.
         to_encode, decode = ops.call(
@@ -86,6 +86,40 @@ class Nvfp4BlockScaling(ScalingRecipe):
             [scalar, scalar],
             layer=layer,
         )
+        return self._quantize_blocks(ops, x, info, to_encode, decode, columnwise, layer)
+
+    def emit_quantize_static(
+        self, ops: NamedOpBuilder, x: ir.Value, scale_inv: float, layer: str | None = None
+    ) -> QuantizedOperand:
+        """The activation with a fixed global scale: ``scale_inv`` is the global decode scale
+        ``S_dec`` (ModelOpt's ``input_scale``, ``amax / (448 * 6)`` of calibration), ``S = 1 /
+        S_dec`` (f32; compressed-tensors stores ``S`` as ``input_global_scale``, which this is
+        to within one rounding); the block scales stay dynamic, as in vLLM's and TE's kernels."""
+        info = tensor_info(x.type, dynamic=True)
+        assert info is not None and info.rank == 2 and info.dtype == "f32", x.type
+        decode = np.float32(scale_inv)
+        encode = np.float32(1) / decode  # TE's (S, S_dec) and torchao's (1 / g, g) alike
+        scalar = builtin_tensor_type((), "f32")
+        to_encode = _opaque(make_constant(np.array(encode, np.float32), scalar))
+        dec = _opaque(make_constant(np.array(decode, np.float32), scalar))
+        return self._quantize_blocks(ops, x, info, to_encode, dec, False, layer)
+
+    def _quantize_blocks(
+        self,
+        ops: NamedOpBuilder,
+        x: ir.Value,
+        info: TensorInfo,
+        to_encode: ir.Value,
+        decode: ir.Value,
+        columnwise: bool,
+        layer: str | None,
+    ) -> QuantizedOperand:
+        """Block amax, E4M3 block scales and E2M1 codes of ``x`` ``[rows, K]`` under the global
+        scale pair (``to_encode``, ``decode``)."""
+        rows, k = info.shape
+        grid = (rows, ceil_div(k, BLOCK))
+        torchao = self.scale_order is Nvfp4ScaleOrder.TORCHAO
+        block_rule = ScaleRule.NVFP4_BLOCK_TORCHAO if torchao else ScaleRule.NVFP4_BLOCK
         (block_amax,) = ops.call(
             Amax(block=(1, BLOCK)),
             variant_suffix(f"block1x{BLOCK}", info.shape),
@@ -150,3 +184,11 @@ class Nvfp4BlockScaling(ScalingRecipe):
         return emit_block_scaled_matmul(
             ops, a, b, scales, True, out, ScaleFormat.NVFP4, layouts, layer
         )
+
+
+def _opaque(value: ir.Value) -> ir.Value:
+    """``value`` through a compute barrier: IREE does not fold what the quantize derives from
+    it (its 256-entry table of encode scales, one per E4M3 block-scale code), which it gets
+    wrong when the global decode scale is a constant (measured: 40% of the codes with the wrong
+    sign); the barrier is gone before IREE builds the host program."""
+    return iree_tensor_ext.compute_barrier_start(value.type, value, [])

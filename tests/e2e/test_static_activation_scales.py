@@ -1,6 +1,6 @@
-"""Static activation scales (fp8-current): ``compiler.calibrate`` measures them by max
-calibration, ``compile(..., activation_scales=...)`` casts each layer's activation with its
-fixed scale and no amax pass, values past the calibrated range saturating."""
+"""Static activation scales (fp8-current, nvfp4's global): ``compiler.calibrate`` measures them
+by max calibration, ``compile(..., activation_scales=...)`` casts each layer's activation with
+its fixed scale and no amax pass, values past the calibrated range saturating."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import torch
 
 import compiler
 from passes.base.errors import QmlirError
+from tests.e2e import emulation_blocks
 from tests.e2e.cli_runner import run as cli
 from tests.reference import fp8
 
@@ -33,6 +34,10 @@ def test_calibrate_is_the_inputs_amax_over_448() -> None:
     assert compiler.calibrate(model, [torch.zeros(2, 64)]) == {"0": float(np.float32(1 / 448))}
     with pytest.raises(QmlirError, match="at least one batch"):
         compiler.calibrate(model, [])
+    nvfp4 = compiler.calibrate(model, batches, recipe="nvfp4")
+    assert nvfp4 == {"0": float(np.float32(amax) / np.float32(2688))}
+    with pytest.raises(QmlirError, match="recipe 'mxfp8' takes no static activation scale"):
+        compiler.calibrate(model, batches, recipe="mxfp8")
 
 
 def _emulated(model: torch.nn.Module, x: np.ndarray, scale_inv: float) -> np.ndarray:
@@ -57,6 +62,20 @@ def test_a_static_scale_casts_with_its_fixed_scale_and_saturates() -> None:
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 * np.abs(want).max())
     with pytest.raises(QmlirError, match="recipe 'mxfp8' takes no static activation scale"):
         compiler.compile(model, (x,), "mxfp8", activation_scales=scales)
+
+
+def test_nvfp4_takes_a_static_global_scale_its_block_scales_stay_dynamic() -> None:
+    model = _linear()
+    scales = compiler.calibrate(model, [torch.randn(8, 64)], recipe="nvfp4")
+    x = torch.randn(8, 64) * 2  # past the calibrated range: block scales saturate at 448
+    art = compiler.compile(model, (x,), "nvfp4", activation_scales=scales)
+    got = art(x.numpy())
+    w = model[0].weight.detach().numpy()
+    want = emulation_blocks.matmul("nvfp4", x.numpy(), w, False, static=scales["0"])
+    want += model[0].bias.detach().numpy()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max())
+    dynamic = emulation_blocks.matmul("nvfp4", x.numpy(), w, False)
+    assert np.abs(dynamic + model[0].bias.detach().numpy() - want).max() > 1e-3  # not the amax's
 
 
 def test_qmlir_calibrate_writes_the_scales_compile_reads(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

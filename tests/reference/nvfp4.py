@@ -120,9 +120,14 @@ def _blocks(x: np.ndarray) -> tuple[np.ndarray, int]:
     return padded.reshape(m, nb, BLOCK), k
 
 
-def _quantize_te(blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.float32]:
-    s_enc = global_encode_scale(nan_ignoring_amax(blocks, axis=None))
-    s_dec = np.float32(np.float32(1.0) / s_enc)
+def _quantize_te(
+    blocks: np.ndarray, s_dec: np.float32 | None = None
+) -> tuple[np.ndarray, np.ndarray, np.float32]:
+    if s_dec is None:
+        s_enc = global_encode_scale(nan_ignoring_amax(blocks, axis=None))
+        s_dec = np.float32(np.float32(1.0) / s_enc)
+    else:  # a static global decode scale: S = 1 / S_dec
+        s_enc = np.float32(np.float32(1.0) / s_dec)
     multiplier = np.float32(s_enc * np.float32(1.0 / 6.0))  # fp32(1/6): TE folds 1/6 into S
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         d = (nan_ignoring_amax(blocks, axis=-1) * multiplier).astype(np.float32)
@@ -151,14 +156,20 @@ def _quantize_torchao(blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.fl
     return data, d_codes, g
 
 
-def quantize(x: np.ndarray, mode: str = "te") -> tuple[np.ndarray, np.ndarray, np.float32]:
+def quantize(
+    x: np.ndarray, mode: str = "te", static_decode: float | None = None
+) -> tuple[np.ndarray, np.ndarray, np.float32]:
     """NVFP4 quantize of x [M, K] (blocks of 16 along K, zero-padded).
 
     Returns (packed uint8 [M, ceil(K/16)*8], block scale E4M3 codes uint8 [M, ceil(K/16)],
     global decode scale float32: S_dec = 1/S for mode "te", amax/2688 for mode "torchao").
+    ``static_decode``: a fixed S_dec (mode "te"), S = 1 / S_dec, instead of the amax's.
     """
     blocks, _ = _blocks(x)
-    if mode == "te":
+    if static_decode is not None:
+        assert mode == "te", mode
+        data, d_codes, g = _quantize_te(blocks, np.float32(static_decode))
+    elif mode == "te":
         data, d_codes, g = _quantize_te(blocks)
     elif mode == "torchao":
         data, d_codes, g = _quantize_torchao(blocks)
