@@ -35,8 +35,8 @@ from passes.base.errors import QmlirError
 from passes.host.call import call, host_copies
 from passes.host.evaluate import compile_host_module
 from passes.ir.choices import ScaleFormat, Scaling
-from passes.ir.dialect import Quantize
-from passes.ir.formats import E4M3
+from passes.ir.dialect import Amax, ComputeScale, Quantize, ScaleRule
+from passes.ir.formats import E2M1, E4M3
 from passes.ir.parameters import NUMPY_DTYPES, ParameterRef, Reader, Step
 from passes.ir.weight_plan import CallResult, PlannedTensor, Signature, WeightPlan
 
@@ -261,10 +261,17 @@ class _Run:
         return results
 
     def _stored_results(self, index: int) -> list[np.ndarray]:
-        """The checkpoint's codes and scale for quantize call ``index`` (its result types)."""
-        codes, scale = self._stored_codes.codes(self._overrides[index].name)
+        """The checkpoint's codes and scale for quantize call ``index`` (NVFP4's global scale
+        call: its stored (S, S_dec)), as the call's result types."""
+        kind, weight = self._overrides[index]
         signature = self._plan.signatures[self._plan.calls[index].function]
-        results = [codes, np.ascontiguousarray(scale)]
+        if kind == "global":
+            results = [
+                np.array(v, np.float32) for v in self._stored_codes.global_scale(weight.name)
+            ]
+        else:
+            codes, scale = self._stored_codes.codes(weight.name)
+            results = [codes, np.ascontiguousarray(scale)]
         for i, (array, text) in enumerate(zip(results, signature.results, strict=True)):
             shape = _static_shape(text)
             if shape is None or array.size != int(np.prod(shape, dtype=np.int64)):
@@ -295,39 +302,71 @@ class _Run:
         return self._stored[name]
 
 
-def _stored_quantizes(plan: WeightPlan, stored: Any) -> dict[int, ParameterRef]:
-    """The plan's quantize calls of a stored FP8 weight that the checkpoint's own codes and
-    scale stand for: the weight's format (E4M3, its block or per tensor), read as it is (no
-    view but the cast to f32). Call index → the weight."""
+def _stored_quantizes(plan: WeightPlan, stored: Any) -> dict[int, tuple[str, ParameterRef]]:
+    """The plan's calls that a stored weight's own codes and scales stand for: the quantize of
+    the weight in its format (E4M3 with its block or per tensor, or NVFP4's packed E2M1 with E4M3
+    scales per 1x16), read as it is (no view but the cast to f32), and for NVFP4 the global
+    scale computed from its amax. Call index → ("codes" | "global", the weight)."""
     if stored is None:
         return {}
     fmt = stored.format
-    overrides: dict[int, ParameterRef] = {}
+    overrides: dict[int, tuple[str, ParameterRef]] = {}
     for index, planned in enumerate(plan.calls):
         record = plan.records.get(planned.function)
         first = planned.arguments[0] if planned.arguments else None
+        if fmt.packed and isinstance(record, ComputeScale) and isinstance(first, CallResult):
+            weight = _global_amax_of(plan, first, stored)
+            if record.rule is ScaleRule.NVFP4_GLOBAL and weight is not None:
+                overrides[index] = ("global", weight)
+            continue
         if not isinstance(record, Quantize) or not isinstance(first, ParameterRef):
             continue
         if not stored.holds(first.name):
             continue
-        scaling = Scaling.PER_TENSOR if fmt.block is None else Scaling.BLOCK
-        scale_formats = (
-            (ScaleFormat.E8M0,) if fmt.scale_kind == "e8m0" else (None, ScaleFormat.FP32)
-        )
         block = None if fmt.block is None else fmt.weight_block(stored.shape(first.name))
-        same = (
-            record.format == E4M3
-            and record.scaling == scaling
-            and (record.block is None or tuple(record.block) == block)
-            and record.scale_format in scale_formats
-            and not record.packed
-        )
-        if same and all(step == Step("f32") for step in first.steps):
-            overrides[index] = first
+        if fmt.packed:
+            same = (
+                record.format == E2M1
+                and record.scaling == Scaling.BLOCK
+                and tuple(record.block or ()) == block
+                and record.scale_format == ScaleFormat.E4M3
+                and record.packed
+            )
+        else:
+            scaling = Scaling.PER_TENSOR if fmt.block is None else Scaling.BLOCK
+            scale_formats = (
+                (ScaleFormat.E8M0,) if fmt.scale_kind == "e8m0" else (None, ScaleFormat.FP32)
+            )
+            same = (
+                record.format == E4M3
+                and record.scaling == scaling
+                and (record.block is None or tuple(record.block) == block)
+                and record.scale_format in scale_formats
+                and not record.packed
+            )
+        if same and _as_stored(first):
+            overrides[index] = ("codes", first)
     return overrides
 
 
-def _needed_calls(plan: WeightPlan, overrides: dict[int, ParameterRef]) -> set[int]:
+def _as_stored(ref: ParameterRef) -> bool:
+    """Whether ``ref`` is the checkpoint's tensor as it is (its only step the cast to f32)."""
+    return all(step == Step("f32") for step in ref.steps)
+
+
+def _global_amax_of(plan: WeightPlan, result: CallResult, stored: Any) -> ParameterRef | None:
+    """The stored weight whose per-tensor amax ``result`` is, if it is one."""
+    amax = plan.calls[result.call]
+    record = plan.records.get(amax.function)
+    first = amax.arguments[0] if amax.arguments else None
+    if not isinstance(record, Amax) or record.block is not None:
+        return None
+    if not isinstance(first, ParameterRef) or not stored.holds(first.name):
+        return None
+    return first if _as_stored(first) else None
+
+
+def _needed_calls(plan: WeightPlan, overrides: dict[int, Any]) -> set[int]:
     """The calls whose results the parameter file needs, directly or through later calls (a
     call standing for stored codes needs none of its arguments)."""
     needed = {t.source.call for t in plan.tensors if isinstance(t.source, CallResult)}

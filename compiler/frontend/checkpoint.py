@@ -40,6 +40,7 @@ from compiler.frontend.prequantized import (
     check_scale,
     codes_as_int8,
     dequantize,
+    dequantize_nvfp4,
     find_stored,
 )
 from compiler.frontend.quantized_formats import StoredFormat, stored_format
@@ -117,7 +118,10 @@ class Checkpoint:
         self.format = fmt
         self.quantized: dict[str, StoredWeight] = {}
         self._scales: dict[str, np.ndarray] = {}
-        self.input_scales: dict[str, float] = {}  # by FP8 weight, a static format's
+        self.input_scales: dict[str, float] = {}  # by quantized weight, a static format's
+        # NVFP4: each weight's global (S, S_dec) as stored (the other one: its f32 reciprocal)
+        self.global_scales: dict[str, tuple[np.float32, np.float32]] = {}
+        self._codes: dict[str, str] = {}  # a packed weight's name → its codes' tensor
         if fmt is not None:
             self.quantized = find_stored(fmt, self.shapes, self.dtypes, self.files)
             for weight in self.quantized.values():
@@ -127,10 +131,26 @@ class Checkpoint:
                 ).reshape(fmt.scale_shape(weight.shape))
             for name, weight in self.quantized.items():
                 if weight.input_scale is not None:
-                    value = self.read_stored(weight.input_scale).astype(np.float32)
-                    file = self.files[weight.input_scale]
-                    checked = check_scale(weight.input_scale, value, file)
-                    self.input_scales[name] = float(checked.reshape(-1)[0])
+                    value = self._per_layer(weight.input_scale)
+                    # a multiplier, as activation scales are (a divisor: its f32 reciprocal)
+                    decode = np.float32(1) / value if fmt.input_divides else value
+                    self.input_scales[name] = float(decode)
+                if weight.global_scale is not None:
+                    value = self._per_layer(weight.global_scale)
+                    inverse = np.float32(1) / value
+                    self.global_scales[name] = (
+                        (value, inverse) if fmt.global_divides else (inverse, value)
+                    )
+                if weight.codes is not None:  # the model's name for it, its [out, in] shape
+                    self._codes[name] = weight.codes
+                    self.files[name] = self.files[weight.codes]
+                    self.dtypes[name] = self.dtypes[weight.codes]
+                self.shapes[name] = weight.shape
+
+    def _per_layer(self, name: str) -> np.float32:
+        """A per-layer scale tensor's value, checked (finite and positive)."""
+        value = self.read_stored(name).astype(np.float32)
+        return np.float32(check_scale(name, value, self.files[name]).reshape(-1)[0])
 
     def read(self, name: str) -> np.ndarray:
         merged = self._merged.get(name)
@@ -140,6 +160,8 @@ class Checkpoint:
         if name in self.quantized:
             assert self.format is not None
             codes, scale = self.read_codes(name)
+            if self.format.packed:
+                return dequantize_nvfp4(codes, scale, self.global_scales[name][1])
             block = None if self.format.block is None else self.format.weight_block(codes.shape)
             return dequantize(codes, scale, block)
         return self.read_stored(name)
@@ -157,12 +179,12 @@ class Checkpoint:
         weight = self.quantized[name]
         scale = self._scales[weight.scale]
         return codes_as_int8(self.read_stored(name)), (
-            scale.view(np.int8) if scale.dtype == np.uint8 else scale
+            scale.view(np.int8) if scale.dtype.itemsize == 1 else scale
         )
 
     def read_stored(self, name: str) -> np.ndarray:
         """A tensor's values as stored (an FP8 weight's codes as E4M3)."""
-        t = self._stored.get(name)
+        t = self._stored.get(self._codes.get(name, name))
         if t is None:
             raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")
         if t.dtype not in _DTYPES:
@@ -346,6 +368,7 @@ class OpenedCheckpoint:
             self.checkpoint.shapes,
             scales,
             merged,
+            self.checkpoint.global_scales.__getitem__,
         )
 
     def _wrapper_names(self, wrapper: nn.Module) -> dict[str, str]:

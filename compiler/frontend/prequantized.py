@@ -27,78 +27,102 @@ FP8 = "F8_E4M3"
 
 @dataclass(frozen=True)
 class StoredWeight:
-    """An FP8 weight's scale tensor and the weight's shape (and its layer's static input scale
-    tensor, where the format has one)."""
+    """A quantized weight's scale tensor and the weight's ``[out, in]`` shape (and its layer's
+    static input scale tensor, its codes tensor where not ``<module>.weight``, its global scale
+    tensor: where the format has them)."""
 
     scale: str
     shape: tuple[int, ...]
     input_scale: str | None = None
+    codes: str | None = None
+    global_scale: str | None = None
 
 
 def find_stored(
     fmt: StoredFormat, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str], files: dict
 ) -> dict[str, StoredWeight]:
-    """Every FP8 weight of the checkpoint and its scale, checked (shapes and dtypes from the
-    shards' headers: one line naming the tensor and its file for one that does not fit)."""
+    """Every quantized weight of the checkpoint (by ``<module>.weight``) and its scales,
+    checked (shapes and dtypes from the shards' headers: one line naming the tensor and its
+    file for one that does not fit)."""
     suffix = "." + fmt.scale_name
     inputs = "." + fmt.input_scale_name if fmt.input_scale_name else None
+    codes_suffix, kind = "." + fmt.codes_name, fmt.codes_dtype
+    globals_ = "." + fmt.global_name if fmt.global_name else None
     stored: dict[str, StoredWeight] = {}
     for name, dtype in dtypes.items():
-        if inputs is not None and name.endswith(inputs):
-            if shapes[name] not in ((), (1,)):
-                raise QmlirError(
-                    f"'{files[name]}': input scale '{name}' has shape {list(shapes[name])}; "
-                    f"{fmt.name} has one per layer"
-                )
+        for per_layer in (inputs, globals_):
+            if per_layer is not None and name.endswith(per_layer):
+                if shapes[name] not in ((), (1,)):
+                    raise QmlirError(
+                        f"'{files[name]}': '{name}' has shape {list(shapes[name])}; "
+                        f"{fmt.name} has one per layer"
+                    )
+                break
+        else:
+            per_layer = None
+        if per_layer is not None:
             continue
         if name.endswith(suffix):
-            weight = name[: -len(suffix)] + ".weight"
-            if dtypes.get(weight) != FP8:
+            codes = name[: -len(suffix)] + codes_suffix
+            if dtypes.get(codes) != kind:
                 raise QmlirError(
-                    f"'{files[name]}': '{name}' scales '{weight}', which is "
-                    f"{dtypes.get(weight, 'missing')}, not {FP8} as the config's {fmt.name} says"
+                    f"'{files[name]}': '{name}' scales '{codes}', which is "
+                    f"{dtypes.get(codes, 'missing')}, not {kind} as the config's {fmt.name} says"
                 )
             continue
-        if dtype != FP8:
+        if fmt.packed:
+            if dtype != kind or not name.endswith(codes_suffix):
+                continue
+        elif dtype != FP8:
             continue
-        if not name.endswith(".weight"):
+        elif not name.endswith(".weight"):
             raise QmlirError(f"'{files[name]}': tensor '{name}' is {FP8} but not a weight")
-        module = name[: -len(".weight")]
+        module = name[: -len(codes_suffix)]
         scale = module + suffix
         if scale not in dtypes:
-            raise QmlirError(
-                f"'{files[name]}': FP8 weight '{name}' has no scale '{scale}' ({fmt.name})"
-            )
+            raise QmlirError(f"'{files[name]}': {fmt.name} weight '{name}' has no scale '{scale}'")
         if fmt.ignores(module):
             raise QmlirError(
-                f"'{files[name]}': '{name}' is {FP8}, but the config keeps '{module}' unquantized"
+                f"'{files[name]}': '{name}' is {kind}, but the config keeps '{module}' unquantized"
             )
-        if fmt.scale_kind == "e8m0" and dtypes[scale] != "U8":
+        want_dtype = {"e8m0": "U8", "e4m3": FP8}.get(fmt.scale_kind)
+        if want_dtype is not None and dtypes[scale] != want_dtype:
             raise QmlirError(
-                f"'{files[scale]}': scale '{scale}' is {dtypes[scale]}; {fmt.name} stores E8M0 "
-                "exponents as U8"
+                f"'{files[scale]}': scale '{scale}' is {dtypes[scale]}; {fmt.name} stores its "
+                f"scales as {want_dtype}"
             )
-        shape = shapes[name]
+        shape = fmt.logical_shape(shapes[name])
         want = fmt.scale_shape(shape) if len(shape) == 2 else None
         got = shapes[scale]
-        if want is None or (got != want and not (want == () and got == (1,))):
+        if want is None or not _same_shape(got, want):
             raise QmlirError(
                 f"'{files[scale]}': scale '{scale}' has shape {list(got)}; {fmt.name} needs "
                 f"{list(want) if want is not None else '[out, in] weights'} for '{name}' "
-                f"{list(shape)}"
+                f"{list(shapes[name])}"
             )
-        input_scale = None
-        if inputs is not None:
-            input_scale = module + inputs
-            if input_scale not in dtypes:
+        extra = {}
+        for key, part in (("input_scale", inputs), ("global_scale", globals_)):
+            if part is None:
+                continue
+            extra[key] = module + part
+            if extra[key] not in dtypes:
                 raise QmlirError(
-                    f"'{files[name]}': FP8 weight '{name}' has no input scale '{input_scale}' "
-                    f"({fmt.name})"
+                    f"'{files[name]}': {fmt.name} weight '{name}' has no '{extra[key]}'"
                 )
-        stored[name] = StoredWeight(scale, shape, input_scale)
+        codes = None if codes_suffix == ".weight" else name
+        stored[module + ".weight"] = StoredWeight(scale, shape, codes=codes, **extra)
     if not stored:
-        raise QmlirError(f"the config says {fmt.name}, but no weight is stored as {FP8}")
+        raise QmlirError(f"the config says {fmt.name}, but no weight is stored as {kind}")
     return stored
+
+
+def _same_shape(got: tuple[int, ...], want: tuple[int, ...]) -> bool:
+    """Whether a stored scale of shape ``got`` holds ``want``'s values in order (dims of 1
+    aside: ``[out]`` for ``[out, 1]``, ModelOpt's ``[out/128, 1, in/128, 1]`` for 128x128
+    blocks, ``[1]`` for one per tensor)."""
+    return [d for d in got if d != 1] == [d for d in want if d != 1] and int(
+        np.prod(got, dtype=np.int64)
+    ) == int(np.prod(want, dtype=np.int64))
 
 
 def check_scale(name: str, scale: np.ndarray, file: object, kind: str = "f32") -> np.ndarray:
@@ -108,6 +132,16 @@ def check_scale(name: str, scale: np.ndarray, file: object, kind: str = "f32") -
         codes = np.asarray(scale, dtype=np.uint8)
         if (codes == 0xFF).any():
             raise QmlirError(f"'{file}': scale '{name}' holds the E8M0 NaN code 0xFF")
+        return codes
+    if kind == "e4m3":  # NVFP4 block scales: 0 (an all-zero block) up to 448, never NaN
+        codes = np.ascontiguousarray(scale).view(np.uint8)
+        bad = ((codes & 0x7F) == 0x7F) | ((codes & 0x80) != 0)
+        if bad.any():
+            value = codes.reshape(-1)[int(np.argmax(bad.reshape(-1)))].view(_E4M3)
+            raise QmlirError(
+                f"'{file}': scale '{name}' holds {float(value)} (E4M3 block scales must be "
+                "non-negative numbers)"
+            )
         return codes
     values = np.asarray(scale, dtype=np.float32)
     bad = ~(np.isfinite(values) & (values > 0))
@@ -138,6 +172,21 @@ def dequantize(codes: np.ndarray, scale: np.ndarray, block: tuple[int, int] | No
     return values * expanded[:rows, :cols]
 
 
+_E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], np.float32)
+
+
+def dequantize_nvfp4(codes: np.ndarray, scale: np.ndarray, decode: np.float32) -> np.ndarray:
+    """NVFP4 ``[out, in]`` in f32 from packed E2M1 codes ``[out, in/2]`` (low nibble first),
+    E4M3 block scales ``[out, in/16]`` (bytes) and the global decode scale:
+    ``(e2m1 x d) x S_dec``, as qmlir's dequantize computes it (compressed-tensors computes
+    ``e2m1 x (d / S)``: the same to within one f32 rounding)."""
+    packed = np.ascontiguousarray(codes).view(np.uint8)
+    values = np.empty((packed.shape[0], packed.shape[1] * 2), np.float32)
+    values[:, 0::2], values[:, 1::2] = _E2M1[packed & 0xF], _E2M1[packed >> 4]
+    d = np.ascontiguousarray(scale).view(np.uint8).view(_E4M3).astype(np.float32)
+    return (values * np.repeat(d, 16, axis=1)[:, : values.shape[1]]) * np.float32(decode)
+
+
 def _e4m3() -> np.dtype:
     import ml_dtypes
 
@@ -163,6 +212,8 @@ class Prequantized:
     activation_scales: tuple[tuple[str, float], ...] = ()
     # weights stacked from FP8 matrices stored one per expert: not taken as stored (yet)
     merged: frozenset[str] = frozenset()
+    # NVFP4: a weight's global (S, S_dec), by the checkpoint's name
+    read_global: Callable[[str], tuple[np.float32, np.float32]] | None = None
 
     def inline_refusal(self) -> str:
         """Why such a model cannot compile with its weights inside the module."""
@@ -177,6 +228,11 @@ class Prequantized:
     def shape(self, name: str) -> tuple[int, ...]:
         """Weight ``name``'s shape as stored."""
         return self.shapes[self.stored[name]]
+
+    def global_scale(self, name: str) -> tuple[np.float32, np.float32]:
+        """NVFP4 weight ``name``'s global encode and decode scales ``(S, S_dec)``."""
+        assert self.read_global is not None, name
+        return self.read_global(self.stored[name])
 
     def codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Weight ``name``'s codes (int8 bytes, ``[out, in]``) and scale (f32, the format's

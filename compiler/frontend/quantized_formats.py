@@ -15,14 +15,24 @@ in]`` with a scale that multiplies its codes, activations quantized dynamically)
   static (the FP8 scheme: each layer's ``input_scale`` as its fixed input scale);
 - compressed-tensors MXFP8 (mxfp8-quantized), E8M0 ``weight_scale`` (uint8) per 1x32: mxfp8;
 - compressed-tensors FP8_DYNAMIC, a ``weight_scale`` per output channel ``[out, 1]``, activations
-  per token: fp8-rowwise.
+  per token: fp8-rowwise;
+- compressed-tensors NVFP4 (nvfp4-pack-quantized): ``weight_packed`` (E2M1, two per byte, low
+  nibble first), ``weight_scale`` (E4M3 per 1x16), ``weight_global_scale`` and
+  ``input_global_scale`` (divisors: ``448 * 6 / amax``): nvfp4 with a static activation global
+  scale;
+- ModelOpt's unified checkpoint (``hf_quant_config.json``): FP8 (per tensor, static
+  ``input_scale``), FP8_PER_CHANNEL_PER_TOKEN, FP8_PB_WO and NVFP4 (the compressed-tensors
+  NVFP4 tensors under ModelOpt's names: ``weight`` U8, ``weight_scale_2`` and ``input_scale``
+  multipliers, ``amax / (448 * 6)``).
 
-Anything else (static scales other than per tensor, NVFP4/MXFP4 packs, ModelOpt's export, a
-quantized KV cache, other ``quant_method``\\ s) is one line naming it and listing these.
+Anything else (static scales other than per tensor, MXFP4 packs, NVFP4 weight-only, a quantized
+KV cache, other ``quant_method``\\ s or ``quant_algo``\\ s) is one line naming it and listing
+these.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 from dataclasses import dataclass, field
@@ -36,10 +46,14 @@ SUPPORTED = (
     "transformers fp8 (DeepSeek-V3 style: 128x128 weight blocks with dynamic activations, or per "
     "tensor with dynamic or static activations); compressed-tensors float-quantized FP8_BLOCK, "
     "FP8 per tensor (dynamic or static activations), FP8_DYNAMIC (per-channel weights, "
-    "per-token activations) and MXFP8 (mxfp8-quantized)"
+    "per-token activations), MXFP8 (mxfp8-quantized) and NVFP4 (nvfp4-pack-quantized); ModelOpt "
+    "(hf_quant_config.json) FP8, FP8_PER_CHANNEL_PER_TOKEN, FP8_PB_WO and NVFP4"
 )
 ROW = (1, 0)  # a block spanning a whole row (the 0: its weight's contraction dim)
 MX_BLOCK = (1, 32)
+NVFP4_BLOCK = (1, 16)
+# compressed-tensors formats → the kind of group each holds
+_CT_FORMATS = {"float-quantized": "fp8", "mxfp8-quantized": "mx", "nvfp4-pack-quantized": "nvfp4"}
 
 
 @dataclass(frozen=True)
@@ -56,9 +70,29 @@ class StoredFormat:
     block: tuple[int, int] | None
     options: dict[str, Any] = field(default_factory=dict)
     ignore: tuple[str, ...] = ()
-    scale_kind: str = "f32"  # how a scale is stored: f32 (any float dtype) or e8m0 (uint8)
-    # a static activation scale per layer (``<module>.<input_scale_name>``, a multiplier)
+    # how a scale is stored: f32 (any float dtype), e8m0 (uint8) or e4m3 (F8_E4M3)
+    scale_kind: str = "f32"
+    # a static activation scale per layer (``<module>.<input_scale_name>``, a multiplier; a
+    # divisor where ``input_divides``: compressed-tensors' NVFP4 ``input_global_scale``)
     input_scale_name: str | None = None
+    input_divides: bool = False
+    # where a weight's codes are (``<module>.<codes_name>``) and as what: E4M3 ``[out, in]``, or
+    # E2M1 packed two per byte (U8 ``[out, in / 2]``, low nibble first: ``packed``)
+    codes_name: str = "weight"
+    packed: bool = False
+    # NVFP4's per-tensor global scale of each weight (a multiplier, or a divisor where
+    # ``global_divides``: compressed-tensors' ``weight_global_scale``)
+    global_name: str | None = None
+    global_divides: bool = False
+
+    @property
+    def codes_dtype(self) -> str:
+        """The safetensors dtype of a weight's codes."""
+        return "U8" if self.packed else "F8_E4M3"
+
+    def logical_shape(self, stored: tuple[int, ...]) -> tuple[int, ...]:
+        """The weight's ``[out, in]`` for its codes' stored shape."""
+        return (stored[0], stored[1] * 2) if self.packed and len(stored) == 2 else stored
 
     def scale_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         """The scale tensor's shape for a weight of ``shape`` (``[out, in]``)."""
@@ -72,7 +106,11 @@ class StoredFormat:
     def ignores(self, module: str) -> bool:
         """Whether the checkpoint keeps ``module`` (a module path) in high precision."""
         for pattern in self.ignore:
-            if pattern.startswith("re:"):
+            if pattern.startswith("glob:"):  # ModelOpt's exclude_modules: wildcards
+                glob = pattern[5:]
+                if fnmatch.fnmatchcase(module, glob) or module == glob.rstrip("*"):
+                    return True
+            elif pattern.startswith("re:"):
                 if re.match(pattern[3:], module):
                     return True
             elif module == pattern or module.endswith("." + pattern):
@@ -84,8 +122,16 @@ def stored_format(folder: Path) -> StoredFormat | None:
     """The quantized format of the checkpoint in ``folder`` (None: a plain one); one line for a
     format qmlir does not take."""
     config_path = folder / "config.json"
-    if (folder / "hf_quant_config.json").is_file():
-        _unsupported(folder, "ModelOpt's export (hf_quant_config.json)")
+    modelopt = folder / "hf_quant_config.json"
+    if modelopt.is_file():
+        try:
+            data = json.loads(modelopt.read_text())
+        except (OSError, ValueError) as e:
+            raise QmlirError(f"'{modelopt}' is not JSON: {e}") from None
+        quantization = data.get("quantization") if isinstance(data, dict) else None
+        if not isinstance(quantization, dict):
+            raise QmlirError(f"'{modelopt}' has no 'quantization' object (ModelOpt's export)")
+        return _modelopt(folder, quantization)
     try:
         config = json.loads(config_path.read_text())
     except (OSError, ValueError):
@@ -96,6 +142,8 @@ def stored_format(folder: Path) -> StoredFormat | None:
     if not isinstance(quant, dict):
         raise QmlirError(f"'{config_path}': quantization_config is not an object")
     method = quant.get("quant_method")
+    if isinstance(method, str) and method.lower().startswith("modelopt"):
+        return _modelopt(folder, quant)  # ModelOpt's config.json form: quant_algo at the top
     if method == "fp8":
         return _transformers_fp8(folder, quant)
     if method == "compressed-tensors":
@@ -150,16 +198,31 @@ def _compressed_tensors(folder: Path, quant: dict[str, Any]) -> StoredFormat:
     kinds = set()
     for name, group in groups.items():
         fmt = group.get("format") or quant.get("format")
-        if fmt not in ("float-quantized", "mxfp8-quantized"):
+        if fmt not in _CT_FORMATS:
             _unsupported(folder, f"compressed-tensors format '{fmt}' (group '{name}')")
         kind = _group_kind(folder, name, group)
-        if (kind == "mx") != (fmt == "mxfp8-quantized"):
+        if _CT_FORMATS[fmt] != (kind if kind in ("mx", "nvfp4") else "fp8"):
             _unsupported(folder, f"compressed-tensors group '{name}' as '{fmt}'")
         kinds.add(kind)
     if len(kinds) != 1:
         _unsupported(folder, "compressed-tensors with differently quantized groups")
     kind = kinds.pop()
     ignore = tuple(quant.get("ignore") or ())
+    if kind == "nvfp4":
+        return StoredFormat(
+            "compressed-tensors NVFP4",
+            "nvfp4",
+            "weight_scale",
+            NVFP4_BLOCK,
+            ignore=ignore,
+            scale_kind="e4m3",
+            input_scale_name="input_global_scale",
+            input_divides=True,
+            codes_name="weight_packed",
+            packed=True,
+            global_name="weight_global_scale",
+            global_divides=True,
+        )
     if kind == "channel":
         return StoredFormat(
             "compressed-tensors FP8_DYNAMIC", "fp8-rowwise", "weight_scale", ROW, ignore=ignore
@@ -194,13 +257,15 @@ def _compressed_tensors(folder: Path, quant: dict[str, Any]) -> StoredFormat:
 
 
 def _group_kind(folder: Path, name: str, group: dict[str, Any]) -> str:
-    """What an FP8 config group's weights and activations are: ``block``, ``tensor``,
-    ``tensor-static``, ``channel`` or ``mx``."""
+    """What a config group's weights and activations are: ``block``, ``tensor``,
+    ``tensor-static``, ``channel``, ``mx`` or ``nvfp4``."""
     weights = group.get("weights") or {}
     inputs = group.get("input_activations") or {}
     where = f"compressed-tensors group '{name}'"
     if group.get("output_activations"):
         _unsupported(folder, f"{where} with quantized output activations")
+    if weights.get("num_bits") == 4 and weights.get("type") == "float":
+        return _nvfp4_group(folder, where, weights, inputs)
     for role, args in (("weights", weights), ("input activations", inputs)):
         if args.get("type") != "float" or args.get("num_bits") != 8:
             kind = f"{args.get('type')} {args.get('num_bits')}-bit" if args else "unquantized"
@@ -224,6 +289,73 @@ def _group_kind(folder: Path, name: str, group: dict[str, Any]) -> str:
         return "mx"
     _unsupported(folder, f"{where} with {strategy} weights and {act} activations")
     return ""
+
+
+def _nvfp4_group(folder: Path, where: str, weights: dict, inputs: dict) -> str:
+    """compressed-tensors' NVFP4 scheme: FP4 weights per 16 (``tensor_group``) with a global
+    scale, FP4 activations per 16 with a static global scale (``dynamic: "local"``)."""
+    nvfp4 = {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16}
+    if any(weights.get(k) != v for k, v in nvfp4.items()) or weights.get("symmetric") is False:
+        _unsupported(folder, f"{where} with 4-bit weights other than NVFP4's")
+    if not inputs:
+        _unsupported(folder, f"{where}: NVFP4 weights with unquantized activations (NVFP4A16)")
+    if any(inputs.get(k) != v for k, v in nvfp4.items()) or inputs.get("dynamic") != "local":
+        _unsupported(folder, f"{where} with NVFP4 weights and other activations")
+    return "nvfp4"
+
+
+def _modelopt(folder: Path, quant: dict[str, Any]) -> StoredFormat:
+    """ModelOpt's unified checkpoint (``hf_quant_config.json``'s ``quantization``, or the
+    same keys in config.json): FP8 per tensor with static ``input_scale`` → fp8-current;
+    FP8_PER_CHANNEL_PER_TOKEN → fp8-rowwise; FP8_PB_WO (128x128 weight blocks, activations
+    per 1x128 at run time, as vLLM runs it) → fp8-block; NVFP4 (``weight`` U8 packed,
+    ``weight_scale`` E4M3 per 16, ``weight_scale_2`` and ``input_scale`` multipliers) → nvfp4."""
+    algo = str(quant.get("quant_algo") or "").upper()
+    kv = quant.get("kv_cache_quant_algo") or quant.get("kv_cache_scheme")
+    if kv:
+        _unsupported(folder, "ModelOpt with a quantized KV cache (kv_cache_quant_algo)")
+    ignore = tuple(quant.get("exclude_modules") or quant.get("ignore") or ())
+    ignore = tuple(f"glob:{p}" for p in ignore)
+    if algo == "FP8":
+        return StoredFormat(
+            "ModelOpt FP8",
+            "fp8-current",
+            "weight_scale",
+            None,
+            ignore=ignore,
+            input_scale_name="input_scale",
+        )
+    if algo == "FP8_PER_CHANNEL_PER_TOKEN":
+        return StoredFormat(
+            "ModelOpt FP8_PER_CHANNEL_PER_TOKEN", "fp8-rowwise", "weight_scale", ROW, ignore=ignore
+        )
+    if algo == "FP8_PB_WO":
+        return StoredFormat(
+            "ModelOpt FP8_PB_WO",
+            "fp8-block",
+            "weight_scale",
+            BLOCK,
+            {"pow2_scales": False},
+            ignore,
+        )
+    if algo == "NVFP4":
+        size = quant.get("group_size", 16)
+        if size != 16:
+            _unsupported(folder, f"ModelOpt NVFP4 with group_size {size}")
+        return StoredFormat(
+            "ModelOpt NVFP4",
+            "nvfp4",
+            "weight_scale",
+            NVFP4_BLOCK,
+            ignore=ignore,
+            scale_kind="e4m3",
+            input_scale_name="input_scale",
+            packed=True,
+            global_name="weight_scale_2",
+        )
+    what = f"ModelOpt quant_algo '{algo}'" if algo else "ModelOpt's export without a quant_algo"
+    _unsupported(folder, what)
+    raise AssertionError("unreachable")
 
 
 def _grid(shape: tuple[int, ...], block: tuple[int, int]) -> tuple[int, ...]:

@@ -167,10 +167,11 @@ def _fp8_blocks(weight: torch.Tensor, per_tensor: bool) -> tuple[torch.Tensor, t
 
 def save_compressed_tensors(model: torch.nn.Module, folder: Path, scheme: str) -> Path:
     """``model`` saved by compressed-tensors' own compressor under preset ``scheme``
-    (``FP8_BLOCK``, ``FP8_DYNAMIC``, ...), its head ignored: the scheme applied to every linear,
-    each weight's scale computed by the library's ``calculate_qparams`` from the weight's min and
-    max (per 128x128 block, per channel or per tensor, as the scheme says; what llm-compressor's
-    min-max observer feeds it); static input scales (``FP8``) likewise from each layer's input
+    (``FP8_BLOCK``, ``FP8_DYNAMIC``, ``NVFP4``, ...), its head ignored: the scheme applied to
+    every linear, each weight's scale computed by the library's ``calculate_qparams`` from the
+    weight's min and max (per 128x128 block, per channel, per tensor, or NVFP4's global scale
+    and then per 1x16, as the scheme says; what llm-compressor's min-max observer feeds it);
+    static input scales (``FP8``; NVFP4's input global scale) likewise from each layer's input
     min and max over a batch of random token ids; then ``compress_model`` and
     ``save_pretrained``."""
     from compressed_tensors.compressors import ModelCompressor
@@ -179,7 +180,7 @@ def save_compressed_tensors(model: torch.nn.Module, folder: Path, scheme: str) -
         apply_quantization_config,
         preset_name_to_scheme,
     )
-    from compressed_tensors.quantization.utils.helpers import calculate_qparams
+    from compressed_tensors.quantization.utils.helpers import calculate_qparams, generate_gparam
 
     config = QuantizationConfig(
         config_groups={"group_0": preset_name_to_scheme(scheme, ["Linear"])}, ignore=["lm_head"]
@@ -191,6 +192,14 @@ def save_compressed_tensors(model: torch.nn.Module, folder: Path, scheme: str) -
         if args is None:
             continue
         w = module.weight.detach().float()
+        if args.strategy == "tensor_group":  # NVFP4: a global scale, then E4M3 per 1x16
+            global_scale = generate_gparam(w.amin(), w.amax())
+            module.weight_global_scale.data.copy_(global_scale)
+            groups = w.reshape(w.shape[0], -1, args.group_size)
+            low, high = groups.amin(dim=-1), groups.amax(dim=-1)
+            scale, _ = calculate_qparams(low, high, args, global_scale=global_scale)
+            module.weight_scale.data.copy_(scale.reshape(module.weight_scale.shape))
+            continue
         if args.block_structure is not None:
             (br, bc), (rows, cols) = args.block_structure, w.shape
             w = w.reshape(rows // br, br, cols // bc, bc)
@@ -203,7 +212,10 @@ def save_compressed_tensors(model: torch.nn.Module, folder: Path, scheme: str) -
         module.weight_scale.data.copy_(scale.reshape(module.weight_scale.shape))
     for name, module in model.named_modules():
         args = getattr(getattr(module, "quantization_scheme", None), "input_activations", None)
-        if args is not None and not args.dynamic:
+        if args is not None and args.dynamic == "local":  # NVFP4: a static global scale
+            low, high = ranges[name]
+            module.input_global_scale.data.copy_(generate_gparam(low, high))
+        elif args is not None and not args.dynamic:
             low, high = ranges[name]
             scale, _ = calculate_qparams(low.reshape(1), high.reshape(1), args)
             module.input_scale.data.copy_(scale.reshape(module.input_scale.shape))

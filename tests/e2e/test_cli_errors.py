@@ -20,6 +20,7 @@ import compiler.cli
 from compiler.backend.repro import KEEP_REPROS, prune_repros
 from compiler.backend.scratch import remove_stale_work_dirs
 from compiler.cli.compile import _default_output
+from passes.host.compile_cache import ENV
 from tests.e2e.cli_runner import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,6 +108,12 @@ def _iree_compiles(marker: str) -> list[int]:
 
 @pytest.mark.models
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs Linux /proc")
+def _uncached(**extra: str) -> dict[str, str]:
+    """The environment without the test run's compile cache: the child must run iree-compile."""
+    env = {k: v for k, v in os.environ.items() if k != ENV}
+    return {**env, **extra}
+
+
 def test_sigterm_in_iree_stage_cleans_up_and_stops_the_child(tmp_path: Path) -> None:
     temp, out = tmp_path / "temp", tmp_path / "mlp.vmfb"
     temp.mkdir()
@@ -114,7 +121,7 @@ def test_sigterm_in_iree_stage_cleans_up_and_stops_the_child(tmp_path: Path) -> 
     process = subprocess.Popen(
         [*command, "-o", str(out)],
         cwd=ROOT,
-        env=dict(os.environ, TMPDIR=str(temp)),
+        env=_uncached(TMPDIR=str(temp)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -152,7 +159,7 @@ def test_sigkill_in_iree_stage_takes_the_child_and_the_next_compile_sweeps(
     process = subprocess.Popen(
         [*command, "--recipe", "mxfp8", "-o", str(out)],
         cwd=ROOT,
-        env=dict(os.environ, TMPDIR=str(temp)),
+        env=_uncached(TMPDIR=str(temp)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

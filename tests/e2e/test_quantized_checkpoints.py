@@ -23,6 +23,7 @@ from compiler.runtime.parameters import safetensors_header
 from passes.base.errors import QmlirError
 from tests.e2e import checkpoints
 from tests.e2e.cli_runner import run as cli
+from tests.reference import nvfp4
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
@@ -84,25 +85,46 @@ def _check_parameter_file(
     return len([w for w in stored if excluded not in w])
 
 
-def _transformers_logits(folder: Path, ids: torch.Tensor) -> np.ndarray:
+def _transformers_logits(
+    folder: Path, ids: torch.Tensor, activations: dict[str, float] | None = None
+) -> np.ndarray:
     """The next-token logits of the folder as transformers loads it on a CPU (its weights
-    dequantized by transformers or compressed-tensors), computed in f32."""
+    dequantized by transformers or compressed-tensors), computed in f32; ``activations``:
+    each named linear's input NVFP4-quantized (TE's rule, blocks of 16) with that static global
+    decode scale, as the checkpoint's activation scheme says, by the test reference."""
     from transformers import AutoModelForCausalLM, CompressedTensorsConfig
 
     quant = json.loads((folder / "config.json").read_text())["quantization_config"]
     extra = {}
-    if quant["quant_method"] == "compressed-tensors":  # dequantized while loading, in bf16
+    # dequantized in f32 where activations are quantized too: a bf16 weight would flip codes
+    dtype = torch.float32 if activations else "auto"
+    if quant["quant_method"] == "compressed-tensors":  # dequantized while loading
         extra["quantization_config"] = CompressedTensorsConfig(dequantize=True)
     with warnings.catch_warnings():  # "the quantization_config from the model will be used"
         warnings.simplefilter("ignore", UserWarning)
-        loaded = AutoModelForCausalLM.from_pretrained(str(folder), **extra).eval()
+        loaded = AutoModelForCausalLM.from_pretrained(str(folder), **extra, dtype=dtype).eval()
     config = loaded.config
     if hasattr(config, "quantization_config"):  # compressed-tensors keeps it
         del config.quantization_config
     plain = type(loaded)._from_config(config, dtype=torch.float32).eval()
     plain.load_state_dict({k: v.float() for k, v in loaded.state_dict().items()}, strict=True)
+    for name, decode in (activations or {}).items():
+        plain.get_submodule(name).register_forward_pre_hook(_nvfp4_input(decode))
     with torch.no_grad():
         return plain(input_ids=ids).logits[:, -1].numpy()
+
+
+def _nvfp4_input(decode: float):  # type: ignore[no-untyped-def]
+    """A pre-hook replacing a linear's input by its NVFP4 dequantized values (static global)."""
+
+    def hook(module: torch.nn.Module, args: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor]:
+        x = args[0].numpy()
+        flat = x.reshape(-1, x.shape[-1])
+        packed, d, s_dec = nvfp4.quantize(flat, static_decode=decode)
+        values = nvfp4.dequantize(packed, d, s_dec, flat.shape[1])
+        return (torch.from_numpy(values.reshape(x.shape)),)
+
+    return hook
 
 
 def _cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -177,7 +199,7 @@ SCALE = "model.layers.0.self_attn.q_proj.weight_scale_inv"
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda t: t.pop(SCALE), r"FP8 weight 'model.layers.0.self_attn.q_proj.weight' has no"),
+        (lambda t: t.pop(SCALE), r"weight 'model.layers.0.self_attn.q_proj.weight' has no scale"),
         (
             lambda t: t.update({SCALE: torch.ones(2, 3)}),
             rf"scale '{SCALE}' has shape \[2, 3\]; transformers fp8 \(128x128 blocks\) needs "
@@ -224,8 +246,8 @@ def test_formats_and_choices_it_cannot_take_are_one_line(deepseek_folder, tmp_pa
         compiler.compile(str(folder))
     modelopt = tmp_path / "modelopt"
     shutil.copytree(deepseek_folder, modelopt)
-    (modelopt / "hf_quant_config.json").write_text('{"quantization": {"quant_algo": "FP8"}}')
-    with pytest.raises(QmlirError, match=r"ModelOpt's export \(hf_quant_config.json\) is not"):
+    (modelopt / "hf_quant_config.json").write_text('{"quantization": {"quant_algo": "W4A8_AWQ"}}')
+    with pytest.raises(QmlirError, match=r"ModelOpt quant_algo 'W4A8_AWQ' is not supported"):
         compiler.compile(str(modelopt))
     # another recipe would re-quantize the stored codes; inline weights cannot hold them
     with pytest.raises(QmlirError, match="compiles with recipe 'fp8-block' .* not 'nvfp4'"):

@@ -13,6 +13,7 @@ from iree.compiler import ir
 from compiler.backend import iree_compile as backend
 from passes.base.errors import QmlirError
 from passes.base.target import Cpu, Target
+from passes.host.compile_cache import ENV
 from passes.host.flags import (
     DYNAMIC_CPU_RETRY_FLAGS,
     DYNAMIC_CPU_RETRY_ON,
@@ -44,6 +45,7 @@ def _fake_compiler(failures: list[str]):  # type: ignore[no-untyped-def]
 def _compile(monkeypatch, failures: list[str], tmp_path: Path, dynamic: bool = True):  # type: ignore[no-untyped-def]
     run, calls = _fake_compiler(failures)
     monkeypatch.setattr(backend, "run_iree_compile", run)
+    monkeypatch.delenv(ENV, raising=False)  # the fake's output must not be cached
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where a failure's repro goes
     with ir.Context():
         module = ir.Module.parse(MODULE)
