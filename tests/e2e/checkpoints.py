@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -249,3 +251,41 @@ def _input_ranges(model: torch.nn.Module) -> dict[str, tuple[torch.Tensor, torch
     for h in handles:
         h.remove()
     return seen
+
+
+def save_modelopt_nvfp4(ct_folder: Path, folder: Path) -> Path:
+    """A compressed-tensors NVFP4 folder rewritten as ModelOpt's NVFP4 export, the inverse of
+    compressed-tensors' own ``ModelOptNvfp4Converter``: ``weight_packed`` → ``weight`` (U8),
+    ``weight_global_scale`` → ``weight_scale_2 = 1 / it``, ``input_global_scale`` →
+    ``input_scale = 1 / it`` (f32), ``hf_quant_config.json`` with ``quant_algo: NVFP4`` and
+    the ignored layers as ``exclude_modules``, config.json without a quantization_config."""
+    from safetensors.torch import load_file, save_file
+
+    shutil.copytree(ct_folder, folder)
+    config = json.loads((folder / "config.json").read_text())
+    quant = config.pop("quantization_config")
+    (folder / "config.json").write_text(json.dumps(config))
+    tensors = load_file(str(folder / "model.safetensors"))
+    out: dict[str, torch.Tensor] = {}
+    for name, t in tensors.items():
+        module, _, param = name.rpartition(".")
+        if param == "weight_packed":
+            out[f"{module}.weight"] = t
+        elif param in ("weight_global_scale", "input_global_scale"):
+            new = "weight_scale_2" if param == "weight_global_scale" else "input_scale"
+            out[f"{module}.{new}"] = (1 / t.float()).reshape(())
+        else:
+            out[name] = t
+    (folder / "model.safetensors").unlink()
+    save_file(out, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    hf_quant = {
+        "producer": {"name": "modelopt", "version": "0.47.0"},
+        "quantization": {
+            "quant_algo": "NVFP4",
+            "kv_cache_quant_algo": None,
+            "group_size": 16,
+            "exclude_modules": quant["ignore"],
+        },
+    }
+    (folder / "hf_quant_config.json").write_text(json.dumps(hf_quant))
+    return folder

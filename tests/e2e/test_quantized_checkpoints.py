@@ -429,8 +429,121 @@ def test_a_compressed_tensors_fp8_folder_compiles_with_its_static_input_scales(t
     art = compiler.compile(str(folder), **STATIC)
     assert art.record.recipe["name"] == "fp8-current"
     assert _check_parameter_file(art, folder, "weight_scale") == 7
-    cosine = _cosine(art(IDS.numpy()), _transformers_logits(folder, IDS))
+    got = art(IDS.numpy())
+    cosine = _cosine(got, _transformers_logits(folder, IDS))
     assert (cosine >= 0.999).all(), cosine
+    # ModelOpt's FP8 export stores the same tensors (E4M3 weight, weight_scale and input_scale
+    # multipliers per tensor) beside hf_quant_config.json: the same artifact, bit for bit
+    modelopt = tmp_path / "modelopt"
+    shutil.copytree(folder, modelopt)
+    config = json.loads((modelopt / "config.json").read_text())
+    ignore = config.pop("quantization_config")["ignore"]
+    (modelopt / "config.json").write_text(json.dumps(config))
+    hf_quant = {"quant_algo": "FP8", "kv_cache_quant_algo": None, "exclude_modules": ignore}
+    (modelopt / "hf_quant_config.json").write_text(json.dumps({"quantization": hf_quant}))
+    again = compiler.compile(str(modelopt), **STATIC)
+    assert again.record.recipe["name"] == "fp8-current"
+    np.testing.assert_array_equal(again(IDS.numpy()), got)
+
+
+@pytest.fixture(scope="module")
+def nvfp4_folder(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    """compressed-tensors' NVFP4 (W4A4: static activation global scales) of an f32 model, so
+    that logits compare with transformers' at the resolution of the quantizer itself."""
+    model = checkpoints.llama(3, torch.float32, num_hidden_layers=1, **SIZES)
+    folder = tmp_path_factory.mktemp("nvfp4") / "nvfp4"
+    return checkpoints.save_compressed_tensors(model, folder, "NVFP4")
+
+
+def _input_decodes(folder: Path) -> dict[str, float]:
+    """Each layer's static activation global decode scale (1 / ``input_global_scale``, or
+    ModelOpt's ``input_scale``), by module path."""
+    out = {}
+    with safe_open(str(folder / "model.safetensors"), "np") as f:
+        for key in f.keys():
+            module, _, param = key.rpartition(".")
+            if param == "input_global_scale":
+                out[module] = float(np.float32(1) / f.get_tensor(key).reshape(-1)[0])
+            elif param == "input_scale":
+                out[module] = float(f.get_tensor(key).reshape(-1)[0])
+    return out
+
+
+def _check_nvfp4_parameters(art: compiler.CompiledModule, folder: Path, modelopt: bool) -> int:
+    """The parameter file holds every NVFP4 weight's packed codes as stored, its E4M3 block
+    scales (in the GEMM's 128x4 tiles) and its global decode scale (ModelOpt's
+    ``weight_scale_2``, or 1 / compressed-tensors' ``weight_global_scale``); returns how many."""
+    assert art.parameter_file is not None
+    codes_name, global_name = ("weight", "weight_scale_2") if modelopt else ("weight_packed", "")
+    count = 0
+    with (
+        safe_open(str(folder / "model.safetensors"), "pt") as f,
+        safe_open(str(art.parameter_file), "np") as p,
+    ):
+        for key in f.keys():
+            module, _, param = key.rpartition(".")
+            if param != codes_name or f.get_tensor(key).dtype != torch.uint8:
+                continue
+            keys = [k for k in p.keys() if k.startswith(f"lm.{module}.weight") and k.endswith(":0")]
+            (prefix,) = [k[:-1] for k in keys]  # an f32 weight's or a bf16 one's (/f32)
+            np.testing.assert_array_equal(
+                p.get_tensor(prefix + "0").view(np.uint8), f.get_tensor(key).numpy()
+            )
+            scales = f.get_tensor(f"{module}.weight_scale").view(torch.uint8).numpy()
+            np.testing.assert_array_equal(
+                p.get_tensor(prefix + "0#2").view(np.uint8), nvfp4.swizzle(scales).reshape(-1)
+            )
+            stored = f.get_tensor(f"{module}.{global_name or 'weight_global_scale'}").float()
+            decode = stored.numpy() if modelopt else np.float32(1) / stored.numpy()
+            assert p.get_tensor(prefix + "1") == np.float32(decode.reshape(-1)[0])
+            count += 1
+    return count
+
+
+def test_a_compressed_tensors_nvfp4_folder_compiles_with_its_codes(nvfp4_folder) -> None:  # type: ignore[no-untyped-def]
+    """NVFP4 as compressed-tensors' compressor writes it: nvfp4 with the folder's packed codes,
+    block and global scales, and each layer's activation at its static global scale. A layer
+    alone matches transformers' dequantized weights with the test reference's quantized
+    activations to the f32 rounding; the whole model, where FP4 codes flip on those roundings
+    from layer to layer, within cosine 0.99."""
+    art = compiler.compile(str(nvfp4_folder), **STATIC)
+    assert art.record.recipe["name"] == "nvfp4"
+    assert _check_nvfp4_parameters(art, nvfp4_folder, modelopt=False) == 7
+    decodes = _input_decodes(nvfp4_folder)
+    cosine = _cosine(art(IDS.numpy()), _transformers_logits(nvfp4_folder, IDS, decodes))
+    assert (cosine >= 0.99).all(), cosine
+    keep = "model.layers.0.self_attn.v_proj"
+    others = [f"lm.{layer}" for layer in decodes if layer != keep]
+    one = compiler.compile(str(nvfp4_folder), exclude=others, **STATIC)
+    reference = _transformers_logits(nvfp4_folder, IDS, {keep: decodes[keep]})
+    cosine = _cosine(one(IDS.numpy()), reference)
+    assert (cosine >= 0.99999).all(), cosine
+
+
+def test_a_modelopt_nvfp4_folder_compiles_with_its_codes(nvfp4_folder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """ModelOpt's NVFP4 export (written from the compressed-tensors folder by the inverse of
+    compressed-tensors' own ModelOpt converter, which reads it back to the same tensors):
+    nvfp4 with the same codes and scales."""
+    from compressed_tensors.entrypoints.convert.converters import ModelOptNvfp4Converter
+    from safetensors.torch import load_file
+
+    modelopt = checkpoints.save_modelopt_nvfp4(nvfp4_folder, tmp_path / "modelopt")
+    original = load_file(str(nvfp4_folder / "model.safetensors"))
+    converter = ModelOptNvfp4Converter(ignore=["lm_head"], targets=["Linear"])
+    converted = converter.process(load_file(str(modelopt / "model.safetensors")))
+    assert set(converted) == set(original)
+    for name, tensor in original.items():
+        if tensor.dtype == torch.float32:  # 1 / (1 / x): within one rounding
+            torch.testing.assert_close(converted[name].reshape(tensor.shape), tensor)
+        else:
+            assert torch.equal(converted[name].view(torch.uint8), tensor.view(torch.uint8)), name
+    art = compiler.compile(str(modelopt), **STATIC)
+    assert art.record.recipe["name"] == "nvfp4"
+    assert _check_nvfp4_parameters(art, modelopt, modelopt=True) == 7
+    cosine = _cosine(
+        art(IDS.numpy()), _transformers_logits(nvfp4_folder, IDS, _input_decodes(modelopt))
+    )
+    assert (cosine >= 0.99).all(), cosine
 
 
 def test_fp8_experts_stored_one_per_expert_are_refused_unless_kept_whole(tmp_path) -> None:  # type: ignore[no-untyped-def]
