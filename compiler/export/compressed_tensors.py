@@ -56,6 +56,10 @@ FORMATS = {
     "fp8-rowwise": "float-quantized",
 }
 FORMATS["mxfp8"] = "mxfp8-quantized"
+FORMATS["nvfp4"] = "nvfp4-pack-quantized"
+STATIC = ("fp8-current", "nvfp4")  # recipes whose activations take a stored static scale
+_NVFP4 = {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16}
+_E4M3_SCALES = {"scale_dtype": "torch.float8_e4m3fn", "zp_dtype": "torch.float8_e4m3fn"}
 # files of a model folder that travel with its weights
 COPIED = (
     "generation_config.json",
@@ -86,6 +90,8 @@ _TORCH_DTYPES = {
 
 
 def _activation_args(recipe: str, static: bool = False) -> dict[str, Any]:
+    if recipe == "nvfp4":  # a static global scale per layer, E4M3 scales per 16 at run time
+        return {**_NVFP4, "symmetric": True, "dynamic": "local", **_E4M3_SCALES}
     args: dict[str, Any] = {"num_bits": 8, "type": "float", "symmetric": True, "dynamic": True}
     if static:  # fp8-current with a calibrated input_scale per layer
         return {**args, "dynamic": False, "strategy": "tensor"}
@@ -99,6 +105,8 @@ def _activation_args(recipe: str, static: bool = False) -> dict[str, Any]:
 
 
 def _weight_args(recipe: str) -> dict[str, Any]:
+    if recipe == "nvfp4":
+        return {**_NVFP4, "symmetric": True, "dynamic": False, **_E4M3_SCALES}
     args: dict[str, Any] = {"num_bits": 8, "type": "float", "symmetric": True, "dynamic": False}
     if recipe == "fp8-block":
         return {**args, "strategy": "block", "block_structure": [128, 128]}
@@ -193,6 +201,12 @@ def export_checkpoint(
             raise QmlirError(
                 "a quantized checkpoint exports with its own recipe: drop layer_recipes"
             )
+        if stored_format is not None and stored_format.packed and not stored_format.global_divides:
+            raise QmlirError(
+                f"the checkpoint is {stored_format.name}, whose global scales are multipliers "
+                "where compressed-tensors stores divisors: convert it with compressed-tensors' "
+                "ModelOptNvfp4Converter (it compiles in qmlir as it is)"
+            )
 
         def read(name: str) -> np.ndarray:
             return checkpoint.read(names[name])
@@ -266,19 +280,29 @@ def _static(stored_format: Any) -> bool:
 def _input_scales(
     scales: dict[str, float] | None, groups: dict[str, list[str]], stored_format: Any
 ) -> dict[str, float]:
-    """The static activation scales to write, by layer: every fp8-current layer needs one."""
-    if not scales:
-        return {}
+    """The static activation scales to write, by layer: every nvfp4 layer needs one (its
+    global scale), and every fp8-current layer once any are given."""
     if stored_format is not None:
-        raise QmlirError("a quantized checkpoint exports its own activation scales")
-    layers = groups.get("fp8-current", [])
-    missing = [layer for layer in layers if layer not in scales]
-    if not layers or missing:
+        if scales:
+            raise QmlirError("a quantized checkpoint exports its own activation scales")
+        return {}  # written as stored
+    if not scales and "nvfp4" not in groups:
+        return {}
+    scales = scales or {}
+    layers = [layer for recipe in STATIC for layer in groups.get(recipe, [])]
+    if not layers:
         raise QmlirError(
-            "activation_scales make fp8-current's activations static: "
-            + (f"layer '{missing[0]}' has none" if missing else "no layer is fp8-current")
-            + " (compiler.calibrate gives every linear's)"
+            "activation_scales make fp8-current's or nvfp4's activations static: no layer is "
+            "either (compiler.calibrate gives every linear's)"
         )
+    for recipe in STATIC:
+        missing = [layer for layer in groups.get(recipe, []) if layer not in scales]
+        if missing:
+            raise QmlirError(
+                f"{recipe} exports static activation scales and layer '{missing[0]}' has none: "
+                f"calibrate them (compiler.calibrate(model, batches, recipe='{recipe}'), or "
+                f"qmlir calibrate --recipe {recipe}) and pass them as activation_scales"
+            )
     return {layer: scales[layer] for layer in layers}
 
 
@@ -293,8 +317,6 @@ def _shared_weights(module: nn.Module) -> set[str]:
 def _check_recipe(name: str) -> None:
     if name not in FORMATS:
         why = {
-            "nvfp4": "NVFP4 checkpoints carry a static activation input_global_scale, qmlir "
-            "computes it at every call",
             "fp8-delayed": "fp8-delayed's activation scales live in the artifact's state",
             "none": "it quantizes nothing",
         }.get(name, "compressed-tensors has no such format")
@@ -349,33 +371,60 @@ def _tensors(
             yield _Tensor(name, dtype or _TORCH_DTYPES[t.dtype], shape, lambda n=name: raw(n))
             continue
         layer = name.removesuffix(".weight")
-        if stored_format is not None:  # the checkpoint's codes and scale, byte for byte
-            stored = checkpoint.quantized[names[name]]
-            scale_dtype = checkpoint.dtypes[stored.scale]
-            yield _Tensor(name, "F8_E4M3", shape, lambda n=name: raw(n))
-            yield _Tensor(
-                f"{layer}.weight_scale",
-                scale_dtype,
-                checkpoint.shapes[stored.scale],
-                lambda s=stored.scale: checkpoint.read_stored(s),
-            )
-            if stored.input_scale is not None:
-                yield _Tensor(
-                    f"{layer}.input_scale",
-                    checkpoint.dtypes[stored.input_scale],
-                    checkpoint.shapes[stored.input_scale],
-                    lambda s=stored.input_scale: checkpoint.read_stored(s),
-                )
+        if stored_format is not None:  # the checkpoint's tensors, byte for byte
+            yield from _stored_tensors(checkpoint, names[name], layer)
             continue
         recipe = choice[name]
         opts = options if recipe == default else {}
         quantized = _Quantized(name, read, recipe, opts)
+        if recipe == "nvfp4":
+            yield from _nvfp4_tensors(quantized, layer, shape, inputs[layer])
+            continue
         scale_shape, scale_dtype = _scale_layout(recipe, shape)
         yield _Tensor(name, "F8_E4M3", shape, quantized.codes)
         yield _Tensor(f"{layer}.weight_scale", scale_dtype, scale_shape, quantized.scale)
         if layer in inputs:
             value = np.array([inputs[layer]], np.float32)
             yield _Tensor(f"{layer}.input_scale", "F32", (1,), lambda v=value: v)
+
+
+def _stored_tensors(checkpoint: Any, stored_name: str, layer: str) -> Iterator[_Tensor]:
+    """A stored layer's tensors as the checkpoint holds them, under compressed-tensors' names:
+    codes (``weight``, NVFP4's ``weight_packed``), ``weight_scale``, NVFP4's
+    ``weight_global_scale``, and the static ``input_scale`` / ``input_global_scale`` (a scalar
+    one as ``[1]``, as compressed-tensors stores it)."""
+    fmt = checkpoint.format
+    stored = checkpoint.quantized[stored_name]
+    parts = [(f"{layer}.{'weight_packed' if fmt.packed else 'weight'}", stored_name)]
+    parts.append((f"{layer}.weight_scale", stored.scale))
+    if stored.global_scale is not None:
+        parts.append((f"{layer}.weight_global_scale", stored.global_scale))
+    if stored.input_scale is not None:
+        kind = "input_global_scale" if fmt.packed else "input_scale"
+        parts.append((f"{layer}.{kind}", stored.input_scale))
+    for out, source in parts:
+        shape = checkpoint.stored_shape(source) or (1,)
+        yield _Tensor(
+            out,
+            checkpoint.dtypes[source],
+            shape,
+            lambda s=source, to=shape: checkpoint.read_stored(s).reshape(to),
+        )
+
+
+def _nvfp4_tensors(
+    quantized: _Quantized, layer: str, shape: tuple[int, ...], decode: float
+) -> Iterator[_Tensor]:
+    """An nvfp4 layer: packed E2M1 codes, E4M3 block scales, the weight's global scale ``S``
+    (compressed-tensors' divisor, the ``448 * 6 / amax`` the quantize core computed) and the
+    activation's static global scale ``S = 1 / decode`` (f32)."""
+    rows, cols = shape
+    blocks = -(-cols // 16)
+    yield _Tensor(f"{layer}.weight_packed", "U8", (rows, blocks * 8), quantized.codes)
+    yield _Tensor(f"{layer}.weight_scale", "F8_E4M3", (rows, blocks), quantized.scale)
+    yield _Tensor(f"{layer}.weight_global_scale", "F32", (1,), quantized.global_encode)
+    encode = np.array([np.float32(1) / np.float32(decode)], np.float32)
+    yield _Tensor(f"{layer}.input_global_scale", "F32", (1,), lambda v=encode: v)
 
 
 def _scale_layout(recipe: str, shape: tuple[int, ...]) -> tuple[tuple[int, ...], str]:
@@ -409,8 +458,25 @@ class _Quantized:
     def scale(self) -> np.ndarray:
         assert self._result is not None, "codes are written before their scale"
         scale = self._result.scale
-        self._result = None
+        if self._recipe != "nvfp4":  # nvfp4: its global scale comes next
+            self._result = None
         return scale.reshape(-1) if scale.ndim == 0 else scale
+
+    def global_encode(self) -> np.ndarray:
+        """nvfp4: the weight's global encode scale ``S`` (the quantize core's ``S_dec`` is its
+        f32 reciprocal): TE's ``min(448 * 6 / amax, FLT_MAX)``, 1 where that is 0, recomputed
+        from the weight and checked against the core's ``S_dec``."""
+        assert self._result is not None and self._result.global_scale is not None
+        decode = np.float32(self._result.global_scale.reshape(-1)[0])
+        self._result = None
+        weight = self._read(self._name).astype(np.float32)
+        amax = np.float32(np.nanmax(np.abs(weight))) if weight.size else np.float32(0)
+        with np.errstate(divide="ignore", over="ignore"):
+            encode = np.minimum(np.float32(448 * 6) / amax, np.finfo(np.float32).max)
+        encode = np.float32(1) if encode == 0 else np.float32(encode)
+        if np.float32(1) / encode != decode:
+            raise AssertionError(f"{self._name}: S {encode} is not the core's 1 / {decode}")
+        return np.array([encode], np.float32)
 
 
 def _write_folder(

@@ -182,6 +182,13 @@ class Checkpoint:
             scale.view(np.int8) if scale.dtype.itemsize == 1 else scale
         )
 
+    def stored_shape(self, name: str) -> tuple[int, ...]:
+        """Tensor ``name``'s shape as stored (a packed weight: its codes')."""
+        t = self._stored.get(self._codes.get(name, name))
+        if t is None:
+            raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")
+        return t.shape
+
     def read_stored(self, name: str) -> np.ndarray:
         """A tensor's values as stored (an FP8 weight's codes as E4M3)."""
         t = self._stored.get(self._codes.get(name, name))

@@ -23,6 +23,7 @@ from compiler.runtime.parameters import safetensors_header
 from passes.base.errors import QmlirError
 from tests.e2e import checkpoints
 from tests.e2e.cli_runner import run as cli
+from tests.reference import fp8 as fp8_reference
 from tests.reference import nvfp4
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
@@ -339,17 +340,20 @@ def test_qmlir_export_writes_a_folder_transformers_runs(tmp_path, capsys) -> Non
                 np.testing.assert_array_equal(weights[name].numpy(), want, err_msg=name)
     # a recipe compressed-tensors cannot express, a folder in the way: one line each
     capsys.readouterr()  # transformers' progress bars so far
+    code, _, stderr = cli(capsys, "export", str(source), "--recipe", "fp8-delayed", "-o", str(out))
+    assert code != 0 and len(stderr.strip().splitlines()) == 1
+    assert "recipe 'fp8-delayed' does not export to compressed-tensors" in stderr
     code, _, stderr = cli(capsys, "export", str(source), "--recipe", "nvfp4", "-o", str(out))
     assert code != 0 and len(stderr.strip().splitlines()) == 1
-    assert "recipe 'nvfp4' does not export to compressed-tensors" in stderr
+    assert "qmlir calibrate --recipe nvfp4" in stderr
     code, _, stderr = cli(capsys, "export", str(source), "-o", str(out))
     assert code != 0 and "exists and is not an empty folder" in stderr
 
 
-@pytest.mark.parametrize("scheme", ["FP8_BLOCK", "FP8"])
+@pytest.mark.parametrize("scheme", ["FP8_BLOCK", "FP8", "NVFP4"])
 def test_import_then_export_is_byte_identical(tmp_path, scheme) -> None:  # type: ignore[no-untyped-def]
-    """A compressed-tensors folder (FP8_BLOCK; FP8 with its static input scales) exported
-    again: the same tensors, dtypes and bytes, the same quantization_config."""
+    """A compressed-tensors folder (FP8_BLOCK; FP8 and NVFP4 with their static input scales)
+    exported again: the same tensors, dtypes and bytes, the same quantization_config."""
     source = checkpoints.save_compressed_tensors(_model(1, seed=3), tmp_path / "src", scheme)
     out = compiler.export_checkpoint(str(source), tmp_path / "again")
     before, after = (safetensors_header(f / "model.safetensors") for f in (source, out))
@@ -554,3 +558,57 @@ def test_fp8_experts_stored_one_per_expert_are_refused_unless_kept_whole(tmp_pat
     folder = checkpoints.save_fp8_blocks(moe_lm.make("mixtral").to(torch.bfloat16), tmp_path / "m")
     with pytest.raises(QmlirError, match=r"one matrix per expert.*--exclude '\*\.experts\.\*'"):
         compiler.compile(str(folder), batch=2, seq=8)
+
+
+def _bf16(x: np.ndarray) -> np.ndarray:
+    return torch.from_numpy(x).to(torch.bfloat16).float().numpy()
+
+
+def test_an_nvfp4_export_decompresses_and_compiles_back(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """nvfp4 exports as compressed-tensors' NVFP4 once each layer has its calibrated static
+    activation global scale: the library decompresses qmlir's codes and scales (``e2m1 x (d /
+    S)`` rounded to bf16; qmlir's ``(e2m1 x d) x S_dec`` to one f32 rounding); compiled back as
+    a folder, the logits are the model's compiled directly with the same scales."""
+    model = checkpoints.llama(5, torch.float32, num_hidden_layers=1, **SIZES)
+    with pytest.raises(QmlirError, match="nvfp4 exports static activation scales and layer"):
+        compiler.export_checkpoint(model, tmp_path / "none", "nvfp4", exclude=["lm_head"])
+    batch = torch.randint(0, 256, (4, 12), generator=torch.Generator().manual_seed(3))
+    scales = compiler.calibrate(model, [batch], recipe="nvfp4")
+    scales.pop("lm_head")
+    folder = compiler.export_checkpoint(
+        model, tmp_path / "nvfp4", "nvfp4", exclude=["lm_head"], activation_scales=scales
+    )
+    quant = json.loads((folder / "config.json").read_text())["quantization_config"]
+    assert quant["format"] == "nvfp4-pack-quantized"
+    weights = _decompressed(folder)
+    with safe_open(str(folder / "model.safetensors"), "np") as f:
+        for name, tensor in model.state_dict().items():
+            if not name.endswith("proj.weight"):
+                continue
+            layer = name.removesuffix(".weight")
+            q = compiler.quantize(tensor.numpy(), "nvfp4", role="weight")
+            np.testing.assert_array_equal(f.get_tensor(f"{layer}.weight_packed"), q.data)
+            encode = f.get_tensor(f"{layer}.weight_global_scale")[0]
+            assert np.float32(1) / encode == q.global_scale
+            codes = nvfp4.decode_e2m1(nvfp4.unpack(q.data))
+            d = np.repeat(fp8_reference.decode_e4m3(q.scale), 16, axis=1)
+            want = codes * (d / encode).astype(np.float32)
+            got = weights[name].float().numpy()  # compressed-tensors decompresses FP4 to bf16
+            np.testing.assert_array_equal(got, _bf16(want), err_msg=name)
+            np.testing.assert_allclose(want, q.dequantize(), rtol=2**-22, atol=0)  # 1 ulp
+            inputs = f.get_tensor(f"{layer}.input_global_scale")[0]
+            assert inputs == np.float32(1) / np.float32(scales[layer])
+    art = compiler.compile(str(folder), **STATIC)
+    assert art.record.recipe["name"] == "nvfp4"
+    direct = compiler.compile(
+        NextTokenLogits(model),
+        (IDS,),
+        "nvfp4",
+        exclude=["lm.lm_head"],
+        activation_scales={f"lm.{layer}": v for layer, v in scales.items()},
+    )
+    got = art(IDS.numpy())
+    cosine = _cosine(got, direct(IDS.numpy()))
+    assert (cosine >= 0.99999).all(), cosine
+    cosine = _cosine(got, _transformers_logits(folder, IDS, _input_decodes(folder)))
+    assert (cosine >= 0.99).all(), cosine
