@@ -276,7 +276,11 @@ def compile_generator(
 
 
 def calibrate(
-    model: torch.nn.Module, batches: Any, recipe: str = "fp8-current"
+    model: torch.nn.Module,
+    batches: Any,
+    recipe: str = "fp8-current",
+    method: str = "max",
+    percentile: float = 99.99,
 ) -> dict[str, float]:
     """Static activation scales by max calibration: runs ``model`` (eval mode, no gradients)
     on each batch of ``batches`` (a tuple of inputs each, or one tensor) and returns, for every
@@ -285,10 +289,13 @@ def calibrate(
     the multiplier compressed-tensors stores as ``input_scale`` and ModelOpt's max calibration
     computes); nvfp4: ``amax / (448 * 6)``, the global decode scale (ModelOpt's ``input_scale``,
     the inverse of compressed-tensors' ``input_global_scale``). NaN elements are left out of the
-    amax, an all-zero input counts as an amax of 1."""
+    amax, an all-zero input counts as an amax of 1. ``method`` chooses the range in place of
+    the amax: ``max`` (default), ``percentile`` (that percentile of ``|x|``, from a 2048-bin
+    histogram) or ``mse`` (fp8-current: the range whose E4M3 cast of the data has the least
+    squared error); ``compiler/analysis/calibration.py`` has the rules."""
     from compiler.analysis.calibration import calibrate_linear_inputs
 
-    return calibrate_linear_inputs(model, batches, recipe)
+    return calibrate_linear_inputs(model, batches, recipe, method, percentile)
 
 
 def report(

@@ -33,13 +33,25 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         choices=("fp8-current", "nvfp4"),
         help="whose scale: fp8-current (amax / 448, default) or nvfp4 (amax / 2688, the global)",
     )
+    c.add_argument(
+        "--method",
+        default="max",
+        choices=("max", "percentile", "mse"),
+        help="the range: max (default), percentile of |x|, or mse (least E4M3 cast error)",
+    )
+    c.add_argument(
+        "--percentile",
+        type=float,
+        default=99.99,
+        help="the percentile --method percentile takes (default 99.99)",
+    )
     c.add_argument("-o", "--output", required=True, help="the scales: a JSON file")
     c.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
 
 def run(args: argparse.Namespace) -> int:
     # calibration runs the model in torch (the compile extra)
-    from compiler.analysis.calibration import calibrate_linear_inputs
+    from compiler.analysis.calibration import calibrate_layers
     from compiler.frontend.model_loader import load_model
 
     output = Path(args.output)
@@ -47,10 +59,18 @@ def run(args: argparse.Namespace) -> int:
     source = load_model(args.model, materialize=True)  # a folder's weights: it runs in torch
     specs = [{"name": name} for name in source.input_names()]
     batches = [tuple(read_inputs(Path(path), specs)) for path in args.inputs]
-    scales = calibrate_linear_inputs(source.module, batches, args.recipe)
+    layers = calibrate_layers(source.module, batches, args.recipe, args.method, args.percentile)
+    scales = {name: layer.scale for name, layer in layers.items()}
     write_atomically(output, (json.dumps(scales, indent=1, sort_keys=True) + "\n").encode())
     if not args.quiet:
-        print(f"wrote {output} (static activation scales of {len(scales)} layers)")
+        width = max(len(name) for name in layers)
+        print(f"{'layer':<{width}}  {'amax':>10}  {'range':>10}  {'scale':>10}  clipped")
+        for name, layer in layers.items():
+            print(
+                f"{name:<{width}}  {layer.amax:>10.4g}  {layer.range:>10.4g}  "
+                f"{layer.scale:>10.4g}  {100 * layer.clipped:6.3f}%"
+            )
+        print(f"wrote {output} (static activation scales of {len(scales)} layers, {args.method})")
     return 0
 
 

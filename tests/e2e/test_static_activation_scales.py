@@ -40,6 +40,39 @@ def test_calibrate_is_the_inputs_amax_over_448() -> None:
         compiler.calibrate(model, batches, recipe="mxfp8")
 
 
+def _cast_error(x: np.ndarray, top: float) -> float:
+    """The squared error of the E4M3 cast of ``x`` with the range ``top`` (saturating)."""
+    scale = np.float32(448) / np.float32(top)
+    scaled = np.clip(x * scale, -448, 448).astype(np.float32)
+    back = fp8.decode_e4m3(fp8.encode_e4m3(scaled)) / scale
+    return float(((back - x).astype(np.float64) ** 2).sum())
+
+
+def test_percentile_and_mse_choose_the_range_by_their_rules() -> None:
+    model = _linear()
+    rng = np.random.default_rng(1)
+    batches = [torch.from_numpy(rng.standard_normal((64, 64)).astype(np.float32)) for _ in range(2)]
+    batches[0][3, 7] = 60.0  # one outlier: max calibration spends the whole range on it
+    data = np.abs(np.concatenate([b.numpy().reshape(-1) for b in batches]))
+    amax = compiler.calibrate(model, batches)["0"] * 448
+    assert amax == pytest.approx(60.0, rel=1e-6)
+    width = 60.0 / 2048
+    p99 = compiler.calibrate(model, batches, method="percentile", percentile=99.0)["0"] * 448
+    assert abs(p99 - np.percentile(data, 99.0)) <= 2 * width, p99
+    # E4M3's error is relative: cutting the range buys little and the outlier's saturation
+    # costs much, so the least-error range keeps the outlier here, and beats the percentile's
+    top = compiler.calibrate(model, batches, method="mse")["0"] * 448
+    x = np.concatenate([b.numpy().reshape(-1) for b in batches])
+    assert _cast_error(x, top) <= 1.01 * min(_cast_error(x, 60.0), _cast_error(x, p99))
+    assert _cast_error(x, top) < _cast_error(x, 60.0 / 8)  # the search's lowest candidate
+    nvfp4 = compiler.calibrate(model, batches, recipe="nvfp4", method="percentile", percentile=99.0)
+    assert nvfp4["0"] * 2688 == pytest.approx(np.percentile(data, 99.0), abs=2 * width)
+    with pytest.raises(QmlirError, match="nvfp4's global scale takes max or percentile"):
+        compiler.calibrate(model, batches, recipe="nvfp4", method="mse")
+    with pytest.raises(QmlirError, match="method 'entropy' is not one of max, percentile, mse"):
+        compiler.calibrate(model, batches, method="entropy")
+
+
 def _emulated(model: torch.nn.Module, x: np.ndarray, scale_inv: float) -> np.ndarray:
     """The linear with a static activation scale, in numpy: codes = cast(x * (1 / scale_inv)),
     the f64 dot product scaled by 1 / scale and the weight's scale_inv, plus the bias."""
@@ -97,6 +130,15 @@ def test_qmlir_calibrate_writes_the_scales_compile_reads(tmp_path, capsys) -> No
     code, stdout, _ = cli(capsys, "calibrate", f"{path}:build", *flags, "-o", str(out))
     assert code == 0 and "static activation scales of 1 layers" in stdout, stdout
     assert json.loads(out.read_text()) == compiler.calibrate(model, batches)
+    mse = tmp_path / "mse.json"
+    code, stdout, _ = cli(
+        capsys, "calibrate", f"{path}:build", *flags, "--method", "mse", "-o", str(mse)
+    )
+    assert code == 0 and json.loads(mse.read_text()) == compiler.calibrate(
+        model, batches, method="mse"
+    )
+    (row,) = [line for line in stdout.splitlines() if line.startswith("0 ")]
+    assert row.endswith("%") and "clipped" in stdout, stdout  # the share past the range
     art = tmp_path / "a.vmfb"
     code, stdout, _ = cli(
         capsys, "compile", str(path), "--activation-scales", str(out), "-o", str(art)
