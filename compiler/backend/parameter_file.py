@@ -309,20 +309,24 @@ def _stored_quantizes(plan: WeightPlan, stored: Any) -> dict[int, tuple[str, Par
     scale computed from its amax. Call index → ("codes" | "global", the weight)."""
     if stored is None:
         return {}
-    fmt = stored.format
     overrides: dict[int, tuple[str, ParameterRef]] = {}
     for index, planned in enumerate(plan.calls):
         record = plan.records.get(planned.function)
         first = planned.arguments[0] if planned.arguments else None
-        if fmt.packed and isinstance(record, ComputeScale) and isinstance(first, CallResult):
+        if isinstance(record, ComputeScale) and isinstance(first, CallResult):
             weight = _global_amax_of(plan, first, stored)
-            if record.rule is ScaleRule.NVFP4_GLOBAL and weight is not None:
+            if (
+                record.rule is ScaleRule.NVFP4_GLOBAL
+                and weight is not None
+                and stored.format_of(weight.name).packed
+            ):
                 overrides[index] = ("global", weight)
             continue
         if not isinstance(record, Quantize) or not isinstance(first, ParameterRef):
             continue
         if not stored.holds(first.name):
             continue
+        fmt = stored.format_of(first.name)
         block = None if fmt.block is None else fmt.weight_block(stored.shape(first.name))
         if fmt.packed:
             same = (
@@ -389,9 +393,10 @@ def _check_stored_reads(plan: WeightPlan, stored: Any, run: set[int]) -> None:
                     "(--exclude '*.experts.*': dequantized as transformers does)"
                 )
             if isinstance(a, ParameterRef) and stored.holds(a.name):
+                fmt = stored.format_of(a.name)
                 raise QmlirError(
-                    f"weight '{a.key()}' is stored as {stored.format.name}: its layer must "
-                    f"compile with recipe '{stored.format.recipe}' (its codes as stored) or stay "
+                    f"weight '{a.key()}' is stored as {fmt.name}: its layer must "
+                    f"compile with recipe '{fmt.recipe}' (its codes as stored) or stay "
                     "in high precision (--exclude), not be quantized again"
                 )
 

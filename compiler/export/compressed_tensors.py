@@ -201,12 +201,13 @@ def export_checkpoint(
             raise QmlirError(
                 "a quantized checkpoint exports with its own recipe: drop layer_recipes"
             )
-        if stored_format is not None and stored_format.packed and not stored_format.global_divides:
-            raise QmlirError(
-                f"the checkpoint is {stored_format.name}, whose global scales are multipliers "
-                "where compressed-tensors stores divisors: convert it with compressed-tensors' "
-                "ModelOptNvfp4Converter (it compiles in qmlir as it is)"
-            )
+        for fmt in (stored_format, *(f for _, f in getattr(stored_format, "groups", ()))):
+            if fmt is not None and fmt.packed and not fmt.global_divides:
+                raise QmlirError(
+                    f"the checkpoint is {stored_format.name}, whose NVFP4 global scales are "
+                    "multipliers where compressed-tensors stores divisors: convert it with "
+                    "compressed-tensors' ModelOptNvfp4Converter (it compiles in qmlir as it is)"
+                )
 
         def read(name: str) -> np.ndarray:
             return checkpoint.read(names[name])
@@ -241,7 +242,8 @@ def export_checkpoint(
             chosen = None
         if stored_format is not None:
             quantized = names[f"{path}.weight"] in checkpoint.quantized  # type: ignore[union-attr]
-            chosen = recipe if quantized and chosen is not None else None
+            own = checkpoint.format_of(names[f"{path}.weight"]).recipe if quantized else None  # type: ignore[union-attr]
+            chosen = own if chosen is not None else None
             if quantized and chosen is None:
                 raise QmlirError(
                     f"'{path}' is stored as {stored_format.name}: export keeps it as stored "
@@ -393,7 +395,7 @@ def _stored_tensors(checkpoint: Any, stored_name: str, layer: str) -> Iterator[_
     codes (``weight``, NVFP4's ``weight_packed``), ``weight_scale``, NVFP4's
     ``weight_global_scale``, and the static ``input_scale`` / ``input_global_scale`` (a scalar
     one as ``[1]``, as compressed-tensors stores it)."""
-    fmt = checkpoint.format
+    fmt = checkpoint.format_of(stored_name)
     stored = checkpoint.quantized[stored_name]
     parts = [(f"{layer}.{'weight_packed' if fmt.packed else 'weight'}", stored_name)]
     parts.append((f"{layer}.weight_scale", stored.scale))

@@ -124,28 +124,34 @@ class Checkpoint:
         self._codes: dict[str, str] = {}  # a packed weight's name → its codes' tensor
         if fmt is not None:
             self.quantized = find_stored(fmt, self.shapes, self.dtypes, self.files)
-            for weight in self.quantized.values():
+            for name, weight in self.quantized.items():
+                own = self.format_of(name)
                 scale = self.read_stored(weight.scale)
                 self._scales[weight.scale] = check_scale(
-                    weight.scale, scale, self.files[weight.scale], fmt.scale_kind
-                ).reshape(fmt.scale_shape(weight.shape))
-            for name, weight in self.quantized.items():
+                    weight.scale, scale, self.files[weight.scale], own.scale_kind
+                ).reshape(own.scale_shape(weight.shape))
                 if weight.input_scale is not None:
                     value = self._per_layer(weight.input_scale)
                     # a multiplier, as activation scales are (a divisor: its f32 reciprocal)
-                    decode = np.float32(1) / value if fmt.input_divides else value
+                    decode = np.float32(1) / value if own.input_divides else value
                     self.input_scales[name] = float(decode)
                 if weight.global_scale is not None:
                     value = self._per_layer(weight.global_scale)
                     inverse = np.float32(1) / value
                     self.global_scales[name] = (
-                        (value, inverse) if fmt.global_divides else (inverse, value)
+                        (value, inverse) if own.global_divides else (inverse, value)
                     )
                 if weight.codes is not None:  # the model's name for it, its [out, in] shape
                     self._codes[name] = weight.codes
                     self.files[name] = self.files[weight.codes]
                     self.dtypes[name] = self.dtypes[weight.codes]
                 self.shapes[name] = weight.shape
+
+    def format_of(self, name: str) -> StoredFormat:
+        """The format quantized weight ``name`` is stored in (a mixed checkpoint: its group's)."""
+        weight = self.quantized[name]
+        assert self.format is not None
+        return weight.format or self.format
 
     def _per_layer(self, name: str) -> np.float32:
         """A per-layer scale tensor's value, checked (finite and positive)."""
@@ -158,11 +164,11 @@ class Checkpoint:
             stacks = [np.stack([self.read(n) for n in names]) for names in merged.parts]
             return np.concatenate(stacks, axis=1) if merged.concat else stacks[0]
         if name in self.quantized:
-            assert self.format is not None
+            own = self.format_of(name)
             codes, scale = self.read_codes(name)
-            if self.format.packed:
+            if own.packed:
                 return dequantize_nvfp4(codes, scale, self.global_scales[name][1])
-            block = None if self.format.block is None else self.format.weight_block(codes.shape)
+            block = None if own.block is None else own.weight_block(codes.shape)
             return dequantize(codes, scale, block)
         return self.read_stored(name)
 
@@ -367,6 +373,7 @@ class OpenedCheckpoint:
             if s in self.checkpoint.input_scales
         )
         merged = frozenset(n for n, s in names.items() if self.checkpoint.merges_quantized(s))
+        formats = {n: self.checkpoint.format_of(s) for n, s in stored.items()}
         return Prequantized(
             fmt,
             stored,
@@ -376,6 +383,7 @@ class OpenedCheckpoint:
             scales,
             merged,
             self.checkpoint.global_scales.__getitem__,
+            formats,
         )
 
     def _wrapper_names(self, wrapper: nn.Module) -> dict[str, str]:

@@ -15,7 +15,7 @@ excluded from quantization and for ``report`` / ``--compare``, which run the mod
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -36,6 +36,7 @@ class StoredWeight:
     input_scale: str | None = None
     codes: str | None = None
     global_scale: str | None = None
+    format: StoredFormat | None = None  # its own (a mixed checkpoint's group's)
 
 
 def find_stored(
@@ -43,7 +44,10 @@ def find_stored(
 ) -> dict[str, StoredWeight]:
     """Every quantized weight of the checkpoint (by ``<module>.weight``) and its scales,
     checked (shapes and dtypes from the shards' headers: one line naming the tensor and its
-    file for one that does not fit)."""
+    file for one that does not fit). A mixed-precision checkpoint: each group's modules by
+    their group's format."""
+    if fmt.groups:
+        return _find_mixed(fmt, shapes, dtypes, files)
     suffix = "." + fmt.scale_name
     inputs = "." + fmt.input_scale_name if fmt.input_scale_name else None
     codes_suffix, kind = "." + fmt.codes_name, fmt.codes_dtype
@@ -110,9 +114,33 @@ def find_stored(
                     f"'{files[name]}': {fmt.name} weight '{name}' has no '{extra[key]}'"
                 )
         codes = None if codes_suffix == ".weight" else name
-        stored[module + ".weight"] = StoredWeight(scale, shape, codes=codes, **extra)
+        stored[module + ".weight"] = StoredWeight(scale, shape, codes=codes, format=fmt, **extra)
     if not stored:
         raise QmlirError(f"the config says {fmt.name}, but no weight is stored as {kind}")
+    return stored
+
+
+def _find_mixed(
+    fmt: StoredFormat, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str], files: dict
+) -> dict[str, StoredWeight]:
+    """:func:`find_stored` of each group over its own modules' tensors; a quantized tensor in a
+    module no group takes is one line naming it."""
+    parts: list[dict[str, str]] = [{} for _ in fmt.groups]
+    formats = [group for _, group in fmt.groups]
+    for name, dtype in dtypes.items():
+        module = name.rpartition(".")[0]
+        group = fmt.format_of(module)
+        if group is None:
+            if dtype == FP8:
+                raise QmlirError(
+                    f"'{files[name]}': '{name}' is {FP8}, but no config group quantizes "
+                    f"'{module}' ({fmt.name})"
+                )
+            continue
+        parts[next(i for i, f in enumerate(formats) if f is group)][name] = dtype
+    stored: dict[str, StoredWeight] = {}
+    for group, part in zip(formats, parts, strict=True):
+        stored.update(find_stored(group, shapes, part, files))
     return stored
 
 
@@ -214,6 +242,22 @@ class Prequantized:
     merged: frozenset[str] = frozenset()
     # NVFP4: a weight's global (S, S_dec), by the checkpoint's name
     read_global: Callable[[str], tuple[np.float32, np.float32]] | None = None
+    # each stored weight's own format (a mixed checkpoint's group's), by the compiled name
+    formats: dict[str, StoredFormat] = field(default_factory=dict)
+
+    def format_of(self, name: str) -> StoredFormat:
+        """Stored weight ``name``'s format."""
+        return self.formats.get(name, self.format)
+
+    @property
+    def layer_recipes(self) -> tuple[tuple[str, str, dict], ...]:
+        """(layer, recipe, options) of every stored layer whose format computes with another
+        recipe than the checkpoint's default (a mixed-precision checkpoint's other groups)."""
+        out = []
+        for name, fmt in sorted(self.formats.items()):
+            if (fmt.recipe, fmt.options) != (self.format.recipe, self.format.options):
+                out.append((name.removesuffix(".weight"), fmt.recipe, dict(fmt.options)))
+        return tuple(out)
 
     def inline_refusal(self) -> str:
         """Why such a model cannot compile with its weights inside the module."""

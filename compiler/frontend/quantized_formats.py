@@ -32,6 +32,7 @@ these.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import json
 import re
@@ -84,6 +85,23 @@ class StoredFormat:
     # ``global_divides``: compressed-tensors' ``weight_global_scale``)
     global_name: str | None = None
     global_divides: bool = False
+    # a mixed-precision checkpoint: each group's module targets and format (this format's own
+    # fields are its first group's: the compile's default recipe)
+    groups: tuple[tuple[tuple[str, ...], StoredFormat], ...] = ()
+
+    def format_of(self, module: str) -> StoredFormat | None:
+        """The format ``module``'s weight is stored in (None: kept in high precision); a
+        mixed checkpoint's most specific group target wins: an exact module name, then a
+        ``re:`` expression, then a class name (``Linear``)."""
+        if self.ignores(module):
+            return None
+        if not self.groups:
+            return self
+        for rank in range(3):
+            for targets, fmt in self.groups:
+                if any(_target_rank(t, module) == rank for t in targets):
+                    return fmt
+        return None
 
     @property
     def codes_dtype(self) -> str:
@@ -116,6 +134,27 @@ class StoredFormat:
             elif module == pattern or module.endswith("." + pattern):
                 return True
         return False
+
+
+def _target_rank(target: str, module: str) -> int | None:
+    """How ``target`` (a config group's) matches ``module``: 0 by name, 1 by a ``re:``
+    expression, 2 by class (``Linear``: every quantizable module), None not at all."""
+    if target.startswith("re:"):
+        return 1 if re.match(target[3:], module) else None
+    if target == "Linear":
+        return 2
+    return 0 if module == target or module.endswith("." + target) else None
+
+
+def _mixed(name: str, formats: list[tuple[tuple[str, ...], StoredFormat]]) -> StoredFormat:
+    """One format, or a mixed-precision one over ``formats`` (targets, format) in order."""
+    first = formats[0][1]
+    if all(fmt == first for _, fmt in formats):
+        return first
+    recipes = ", ".join(dict.fromkeys(fmt.name for _, fmt in formats))
+    return dataclasses.replace(
+        first, name=f"{name} mixed precision ({recipes})", groups=tuple(formats)
+    )
 
 
 def stored_format(folder: Path) -> StoredFormat | None:
@@ -195,7 +234,8 @@ def _compressed_tensors(folder: Path, quant: dict[str, Any]) -> StoredFormat:
     groups = quant.get("config_groups") or {}
     if not groups:
         _unsupported(folder, "compressed-tensors without config_groups")
-    kinds = set()
+    ignore = tuple(quant.get("ignore") or ())
+    formats = []
     for name, group in groups.items():
         fmt = group.get("format") or quant.get("format")
         if fmt not in _CT_FORMATS:
@@ -203,11 +243,13 @@ def _compressed_tensors(folder: Path, quant: dict[str, Any]) -> StoredFormat:
         kind = _group_kind(folder, name, group)
         if _CT_FORMATS[fmt] != (kind if kind in ("mx", "nvfp4") else "fp8"):
             _unsupported(folder, f"compressed-tensors group '{name}' as '{fmt}'")
-        kinds.add(kind)
-    if len(kinds) != 1:
-        _unsupported(folder, "compressed-tensors with differently quantized groups")
-    kind = kinds.pop()
-    ignore = tuple(quant.get("ignore") or ())
+        targets = tuple(group.get("targets") or ("Linear",))
+        formats.append((targets, _ct_format(kind, ignore)))
+    return _mixed("compressed-tensors", formats)
+
+
+def _ct_format(kind: str, ignore: tuple[str, ...]) -> StoredFormat:
+    """The format of a compressed-tensors group of ``kind`` (:func:`_group_kind`)."""
     if kind == "nvfp4":
         return StoredFormat(
             "compressed-tensors NVFP4",
@@ -316,6 +358,25 @@ def _modelopt(folder: Path, quant: dict[str, Any]) -> StoredFormat:
         _unsupported(folder, "ModelOpt with a quantized KV cache (kv_cache_quant_algo)")
     ignore = tuple(quant.get("exclude_modules") or quant.get("ignore") or ())
     ignore = tuple(f"glob:{p}" for p in ignore)
+    if algo == "MIXED_PRECISION":  # quantized_layers: {module: {quant_algo, group_size}}
+        layers = quant.get("quantized_layers")
+        if not isinstance(layers, dict) or not layers:
+            _unsupported(folder, "ModelOpt MIXED_PRECISION without quantized_layers")
+        by_algo: dict[str, list[str]] = {}
+        for module, layer in layers.items():
+            if not isinstance(layer, dict):
+                _unsupported(
+                    folder, f"ModelOpt MIXED_PRECISION layer '{module}' without a quant_algo"
+                )
+            key = json.dumps({k: v for k, v in layer.items()}, sort_keys=True)
+            by_algo.setdefault(key, []).append(module)
+        formats = []
+        for key, modules in by_algo.items():
+            sub = {**json.loads(key), "exclude_modules": quant.get("exclude_modules") or []}
+            if str(sub.get("quant_algo", "")).upper() == "MIXED_PRECISION":
+                _unsupported(folder, "ModelOpt MIXED_PRECISION nested in a layer")
+            formats.append((tuple(modules), _modelopt(folder, sub)))
+        return _mixed("ModelOpt", formats)
     if algo == "FP8":
         return StoredFormat(
             "ModelOpt FP8",

@@ -41,6 +41,7 @@ from compiler.runtime.metadata import ArtifactMetadata, Generation, HeldBuffer, 
 from compiler.runtime.parameters import SUFFIX
 from passes.base.errors import QmlirError
 from passes.hold_buffers import HoldBuffers, buffer_types
+from passes.recipes import get_recipe
 
 
 def compile_model(
@@ -66,10 +67,15 @@ def compile_model(
     if stored is not None:
         if not external:
             raise QmlirError(stored.inline_refusal())
+        stored_recipes = tuple(
+            (layer, get_recipe(name, recipe_options))
+            for layer, name, recipe_options in stored.layer_recipes
+        )
         options = dataclasses.replace(
             options,
             unquantized=stored.unquantized,
             activation_scales=stored.activation_scales + options.activation_scales,
+            layer_recipes=stored_recipes + options.layer_recipes,
         )
     as_matmuls = attention_as_matmuls(options)  # a contradictory attention mode, before export
     gemm = gemm_operand_type(options, options.target.cpu)

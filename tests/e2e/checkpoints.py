@@ -167,7 +167,9 @@ def _fp8_blocks(weight: torch.Tensor, per_tensor: bool) -> tuple[torch.Tensor, t
     return codes.to(torch.float8_e4m3fn).contiguous(), scale
 
 
-def save_compressed_tensors(model: torch.nn.Module, folder: Path, scheme: str) -> Path:
+def save_compressed_tensors(
+    model: torch.nn.Module, folder: Path, scheme: str | dict[str, list[str]]
+) -> Path:
     """``model`` saved by compressed-tensors' own compressor under preset ``scheme``
     (``FP8_BLOCK``, ``FP8_DYNAMIC``, ``NVFP4``, ...), its head ignored: the scheme applied to
     every linear, each weight's scale computed by the library's ``calculate_qparams`` from the
@@ -175,7 +177,8 @@ def save_compressed_tensors(model: torch.nn.Module, folder: Path, scheme: str) -
     and then per 1x16, as the scheme says; what llm-compressor's min-max observer feeds it);
     static input scales (``FP8``; NVFP4's input global scale) likewise from each layer's input
     min and max over a batch of random token ids; then ``compress_model`` and
-    ``save_pretrained``."""
+    ``save_pretrained``. ``scheme`` may map presets to their targets (a mixed-precision
+    folder: one config group each)."""
     from compressed_tensors.compressors import ModelCompressor
     from compressed_tensors.quantization import (
         QuantizationConfig,
@@ -184,8 +187,13 @@ def save_compressed_tensors(model: torch.nn.Module, folder: Path, scheme: str) -
     )
     from compressed_tensors.quantization.utils.helpers import calculate_qparams, generate_gparam
 
+    schemes = {scheme: ["Linear"]} if isinstance(scheme, str) else scheme
     config = QuantizationConfig(
-        config_groups={"group_0": preset_name_to_scheme(scheme, ["Linear"])}, ignore=["lm_head"]
+        config_groups={
+            f"group_{i}": preset_name_to_scheme(name, targets)
+            for i, (name, targets) in enumerate(schemes.items())
+        },
+        ignore=["lm_head"],
     )
     ranges = _input_ranges(model)
     apply_quantization_config(model, config)
@@ -253,12 +261,15 @@ def _input_ranges(model: torch.nn.Module) -> dict[str, tuple[torch.Tensor, torch
     return seen
 
 
-def save_modelopt_nvfp4(ct_folder: Path, folder: Path) -> Path:
-    """A compressed-tensors NVFP4 folder rewritten as ModelOpt's NVFP4 export, the inverse of
-    compressed-tensors' own ``ModelOptNvfp4Converter``: ``weight_packed`` → ``weight`` (U8),
+def save_modelopt(ct_folder: Path, folder: Path) -> Path:
+    """A compressed-tensors folder of FP8 (per tensor, static) and NVFP4 layers rewritten as
+    ModelOpt's export: FP8 layers keep their tensors (``weight``, ``weight_scale`` and
+    ``input_scale`` multipliers, as scalars); NVFP4 layers by the inverse of
+    compressed-tensors' own ``ModelOptNvfp4Converter`` (``weight_packed`` → ``weight`` U8,
     ``weight_global_scale`` → ``weight_scale_2 = 1 / it``, ``input_global_scale`` →
-    ``input_scale = 1 / it`` (f32), ``hf_quant_config.json`` with ``quant_algo: NVFP4`` and
-    the ignored layers as ``exclude_modules``, config.json without a quantization_config."""
+    ``input_scale = 1 / it``); ``hf_quant_config.json`` says ``FP8``, ``NVFP4`` or
+    ``MIXED_PRECISION`` with each layer's ``quantized_layers`` entry, the ignored layers as
+    ``exclude_modules``; config.json loses its quantization_config."""
     from safetensors.torch import load_file, save_file
 
     shutil.copytree(ct_folder, folder)
@@ -267,25 +278,33 @@ def save_modelopt_nvfp4(ct_folder: Path, folder: Path) -> Path:
     (folder / "config.json").write_text(json.dumps(config))
     tensors = load_file(str(folder / "model.safetensors"))
     out: dict[str, torch.Tensor] = {}
+    layers: dict[str, dict[str, Any]] = {}
     for name, t in tensors.items():
         module, _, param = name.rpartition(".")
         if param == "weight_packed":
             out[f"{module}.weight"] = t
+            layers[module] = {"quant_algo": "NVFP4", "group_size": 16}
         elif param in ("weight_global_scale", "input_global_scale"):
             new = "weight_scale_2" if param == "weight_global_scale" else "input_scale"
             out[f"{module}.{new}"] = (1 / t.float()).reshape(())
+        elif param in ("weight_scale", "input_scale") and t.dtype == torch.float32:
+            out[name] = t.reshape(())  # FP8 per tensor: ModelOpt's scalars
         else:
             out[name] = t
+            if param == "weight" and t.dtype == torch.float8_e4m3fn:
+                layers[module] = {"quant_algo": "FP8"}
     (folder / "model.safetensors").unlink()
     save_file(out, str(folder / "model.safetensors"), metadata={"format": "pt"})
-    hf_quant = {
-        "producer": {"name": "modelopt", "version": "0.47.0"},
-        "quantization": {
-            "quant_algo": "NVFP4",
-            "kv_cache_quant_algo": None,
-            "group_size": 16,
-            "exclude_modules": quant["ignore"],
-        },
+    algos = {layer["quant_algo"] for layer in layers.values()}
+    quantization: dict[str, Any] = {
+        "quant_algo": algos.pop() if len(algos) == 1 else "MIXED_PRECISION",
+        "kv_cache_quant_algo": None,
+        "exclude_modules": quant["ignore"],
     }
+    if quantization["quant_algo"] == "NVFP4":
+        quantization["group_size"] = 16
+    if quantization["quant_algo"] == "MIXED_PRECISION":
+        quantization["quantized_layers"] = layers
+    hf_quant = {"producer": {"name": "modelopt", "version": "0.47.0"}, "quantization": quantization}
     (folder / "hf_quant_config.json").write_text(json.dumps(hf_quant))
     return folder

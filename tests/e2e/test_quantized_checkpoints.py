@@ -93,7 +93,7 @@ def _transformers_logits(
     dequantized by transformers or compressed-tensors), computed in f32; ``activations``:
     each named linear's input NVFP4-quantized (TE's rule, blocks of 16) with that static global
     decode scale, as the checkpoint's activation scheme says, by the test reference."""
-    from transformers import AutoModelForCausalLM, CompressedTensorsConfig
+    from transformers import AutoConfig, AutoModelForCausalLM, CompressedTensorsConfig
 
     quant = json.loads((folder / "config.json").read_text())["quantization_config"]
     extra = {}
@@ -101,14 +101,22 @@ def _transformers_logits(
     dtype = torch.float32 if activations else "auto"
     if quant["quant_method"] == "compressed-tensors":  # dequantized while loading
         extra["quantization_config"] = CompressedTensorsConfig(dequantize=True)
-    with warnings.catch_warnings():  # "the quantization_config from the model will be used"
-        warnings.simplefilter("ignore", UserWarning)
-        loaded = AutoModelForCausalLM.from_pretrained(str(folder), **extra, dtype=dtype).eval()
-    config = loaded.config
-    if hasattr(config, "quantization_config"):  # compressed-tensors keeps it
+    if quant.get("format") == "mixed-precision":  # transformers' CPU loader cannot: the library
+        weights = _decompressed(folder)
+        config = AutoConfig.from_pretrained(str(folder))
         del config.quantization_config
-    plain = type(loaded)._from_config(config, dtype=torch.float32).eval()
-    plain.load_state_dict({k: v.float() for k, v in loaded.state_dict().items()}, strict=True)
+        plain = AutoModelForCausalLM.from_config(config, dtype=torch.float32).eval()
+        wanted = plain.state_dict()
+        plain.load_state_dict({k: weights[k].float() for k in wanted}, strict=True)
+    else:
+        with warnings.catch_warnings():  # "the quantization_config from the model will be used"
+            warnings.simplefilter("ignore", UserWarning)
+            loaded = AutoModelForCausalLM.from_pretrained(str(folder), **extra, dtype=dtype).eval()
+        config = loaded.config
+        if hasattr(config, "quantization_config"):  # compressed-tensors keeps it
+            del config.quantization_config
+        plain = type(loaded)._from_config(config, dtype=torch.float32).eval()
+        plain.load_state_dict({k: v.float() for k, v in loaded.state_dict().items()}, strict=True)
     for name, decode in (activations or {}).items():
         plain.get_submodule(name).register_forward_pre_hook(_nvfp4_input(decode))
     with torch.no_grad():
@@ -460,16 +468,16 @@ def nvfp4_folder(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
 
 
 def _input_decodes(folder: Path) -> dict[str, float]:
-    """Each layer's static activation global decode scale (1 / ``input_global_scale``, or
-    ModelOpt's ``input_scale``), by module path."""
+    """Each NVFP4 layer's static activation global decode scale (1 / ``input_global_scale``,
+    or ModelOpt's NVFP4 ``input_scale``), by module path."""
     out = {}
     with safe_open(str(folder / "model.safetensors"), "np") as f:
         for key in f.keys():
             module, _, param = key.rpartition(".")
             if param == "input_global_scale":
                 out[module] = float(np.float32(1) / f.get_tensor(key).reshape(-1)[0])
-            elif param == "input_scale":
-                out[module] = float(f.get_tensor(key).reshape(-1)[0])
+            elif param == "input_scale" and f"{module}.weight_scale_2" in f.keys():
+                out[module] = float(f.get_tensor(key).reshape(-1)[0])  # ModelOpt NVFP4's
     return out
 
 
@@ -531,7 +539,7 @@ def test_a_modelopt_nvfp4_folder_compiles_with_its_codes(nvfp4_folder, tmp_path)
     from compressed_tensors.entrypoints.convert.converters import ModelOptNvfp4Converter
     from safetensors.torch import load_file
 
-    modelopt = checkpoints.save_modelopt_nvfp4(nvfp4_folder, tmp_path / "modelopt")
+    modelopt = checkpoints.save_modelopt(nvfp4_folder, tmp_path / "modelopt")
     original = load_file(str(nvfp4_folder / "model.safetensors"))
     converter = ModelOptNvfp4Converter(ignore=["lm_head"], targets=["Linear"])
     converted = converter.process(load_file(str(modelopt / "model.safetensors")))
@@ -612,3 +620,30 @@ def test_an_nvfp4_export_decompresses_and_compiles_back(tmp_path) -> None:  # ty
     assert (cosine >= 0.99999).all(), cosine
     cosine = _cosine(got, _transformers_logits(folder, IDS, _input_decodes(folder)))
     assert (cosine >= 0.99).all(), cosine
+
+
+def test_mixed_precision_folders_compile_each_layer_with_its_own_format(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A compressed-tensors mixed-precision folder (static FP8 for attention, NVFP4 for the
+    MLP: one config group each) compiles each layer with its group's recipe and codes; the same
+    tensors as ModelOpt's MIXED_PRECISION export (``quantized_layers``) give the same layers
+    and logits."""
+    model = checkpoints.llama(8, torch.float32, num_hidden_layers=1, **SIZES)
+    schemes = {"FP8": ["re:.*self_attn.*"], "NVFP4": ["re:.*mlp.*"]}
+    folder = checkpoints.save_compressed_tensors(model, tmp_path / "mixed", schemes)
+    art = compiler.compile(str(folder), **STATIC)
+    recipes = {layer.layer: layer.recipe for layer in art.record.layers}
+    assert recipes["lm.model.layers.0.self_attn.q_proj"] == "fp8-current"
+    assert recipes["lm.model.layers.0.mlp.down_proj"] == "nvfp4"
+    assert recipes["lm.lm_head"] == "none"
+    assert _check_nvfp4_parameters(art, folder, modelopt=False) == 3
+    got = art(IDS.numpy())
+    cosine = _cosine(got, _transformers_logits(folder, IDS, _input_decodes(folder)))
+    assert (cosine >= 0.99).all(), cosine
+    modelopt = checkpoints.save_modelopt(folder, tmp_path / "modelopt")
+    hf_quant = json.loads((modelopt / "hf_quant_config.json").read_text())["quantization"]
+    assert hf_quant["quant_algo"] == "MIXED_PRECISION"
+    again = compiler.compile(str(modelopt), **STATIC)
+    assert {layer.layer: layer.recipe for layer in again.record.layers} == recipes
+    assert _check_nvfp4_parameters(again, modelopt, modelopt=True) == 3
+    cosine = _cosine(again(IDS.numpy()), got)  # NVFP4 scales through 1 / (1 / x)
+    assert (cosine >= 0.9999).all(), cosine
