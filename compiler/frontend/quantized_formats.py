@@ -25,6 +25,10 @@ in]`` with a scale that multiplies its codes, activations quantized dynamically)
   NVFP4 tensors under ModelOpt's names: ``weight`` U8, ``weight_scale_2`` and ``input_scale``
   multipliers, ``amax / (448 * 6)``).
 
+A mixed-precision folder (compressed-tensors config groups of different formats, ModelOpt's
+``MIXED_PRECISION`` with ``quantized_layers``) is one :class:`StoredFormat` per group, each layer
+compiled with its group's recipe (:meth:`StoredFormat.format_of`).
+
 Anything else (static scales other than per tensor, MXFP4 packs, NVFP4 weight-only, a quantized
 KV cache, other ``quant_method``\\ s or ``quant_algo``\\ s) is one line naming it and listing
 these.
