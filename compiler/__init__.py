@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         compile_generator,
         compile_training,
         report,
+        search,
     )
     from compiler.export.compressed_tensors import export_checkpoint
     from compiler.pipeline.quantize import QuantizedTensor, quantize
@@ -54,6 +55,7 @@ _LAZY = {
     "calibrate": "compiler.api.compile",
     "compile_training": "compiler.api.compile",
     "report": "compiler.api.compile",
+    "search": "compiler.api.compile",
     "block_scale_quantize": "compiler.api.block_scale",
     "block_scale_dequantize": "compiler.api.block_scale",
     "quantize": "compiler.pipeline.quantize",
@@ -96,4 +98,5 @@ __all__ = [
     "load",
     "quantize",
     "report",
+    "search",
 ]

@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from compiler.analysis.layer_accuracy import Calibration, Report, build_report
+from compiler.analysis.recipe_search import SearchPlan
 from compiler.frontend.model_loader import load_model
 from compiler.frontend.model_source import ModelSource, check_model
 from compiler.frontend.optimizers import OptimizerOptions
@@ -328,6 +329,29 @@ def report(
         ),
         quantize_all_matmuls=quantize_all_matmuls,
     )
+
+
+def search(
+    model: torch.nn.Module,
+    example_inputs: Any,
+    budget_bits: float,
+    recipes: tuple[str, ...] | list[str] = ("none", "fp8-current", "mxfp8", "nvfp4"),
+    *,
+    calibration: Any = None,
+    dynamic_shapes: Any = None,
+    measure: bool = True,
+) -> SearchPlan:
+    """One recipe per layer whose weights fit ``budget_bits`` per weight element (codes and
+    scales), with the least loss of the model's output on ``calibration`` (as ``report``'s
+    ``inputs``; default the example inputs): a ``SearchPlan``, a ``{layer: recipe}`` dict that
+    ``compile(model, inputs, "none", layer_recipes=plan)`` takes, with ``effective_bits``,
+    ``predicted_sqnr_db`` and (``measure``: the plan compiled and run) ``measured_sqnr_db``.
+    Scores, size rule and solver: ``compiler/analysis/recipe_search.py``."""
+    from compiler.analysis.recipe_search import search_plan
+
+    module, checked = check_model(model, example_inputs, "search()")
+    source = ModelSource(type(module).__name__, module, checked, dynamic_shapes=dynamic_shapes)
+    return search_plan(source, budget_bits, recipes, calibration_batches(calibration), measure)
 
 
 def calibration_batches(inputs: Any) -> list[Calibration]:

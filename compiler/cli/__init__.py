@@ -45,6 +45,7 @@ COMMAND_MODULES = (
     "quantize",
     "export",
     "calibrate",
+    "search",
     "report",
     "recipes",
     "inspect",

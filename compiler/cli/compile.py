@@ -199,6 +199,12 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         metavar="FILE.json",
         help="fixed activation scales by layer (qmlir calibrate's), fp8-current",
     )
+    c.add_argument(
+        "--plan",
+        metavar="FILE.json",
+        help="a recipe per layer (qmlir search's plan): its layers first, then --layer-recipe; "
+        "the default recipe is none unless --recipe names one",
+    )
     c.add_argument("--dump-ir", metavar="DIR", help="write the IR after every stage to DIR")
     c.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
@@ -211,11 +217,18 @@ def run(args: argparse.Namespace) -> int:
     from passes.recipes import get_recipe
 
     folder = Path(args.model).is_dir()
+    plan: tuple[tuple[str, Any], ...] = ()
+    if args.plan is not None:
+        from compiler.cli.search import read_plan
+
+        plan = tuple((layer, get_recipe(r)) for layer, r in read_plan(args.plan).items())
+        if args.recipe is None:
+            args.recipe = "none"  # the plan names every layer it quantizes
     name, recipe_options = folder_recipe(
         Path(args.model) if folder else None, args.recipe, parse_options(args.recipe_option)
     )
     recipe = get_recipe(name, recipe_options)
-    layer_recipes = parse_layer_recipes(args.layer_recipe)
+    layer_recipes = plan + parse_layer_recipes(args.layer_recipe)
     output = Path(args.output) if args.output else _default_output(args.model, recipe.name)
     check_output(output)
     weights = args.weights if args.weights != "auto" else ("external" if folder else "inline")

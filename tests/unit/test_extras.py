@@ -24,6 +24,7 @@ NEEDS = {
     "report": extras.COMPILE,
     "export": extras.COMPILE,
     "calibrate": extras.COMPILE,
+    "search": extras.COMPILE,
     "quantize": extras.IR,
     "recipes": extras.IR,
     "run": (),

@@ -1,0 +1,365 @@
+"""``compiler.search``: one recipe per layer under a size budget, chosen by the model's output.
+
+1. **Scores on the output.** The exported program runs in f32 on the calibration batches (the
+   reference), then once per candidate layer and recipe with only that layer's operands through
+   the recipe's compiled quantize core and back (``operand_stats.quantize_operand``, the
+   artifact's IR), the rest of the model in f32. A layer's score under a recipe is the noise it
+   adds to the model's output: ``Σ (y - y_ref)² / Σ y_ref²`` over every output element of every
+   batch (a noise-to-signal ratio). Scores add up across layers, as small independent errors do:
+   the predicted output SQNR of a plan is ``-10 log10(Σ its layers' scores)``.
+2. **Size.** A layer's weight costs ``numel x bits``, bits per recipe counting the weight's
+   codes and its scales over its element count (:func:`weight_bits`: fp8-current 8 + 32/n,
+   fp8-block 8 + 32 per 128x128 block, mxfp8 8 + 8/32, nvfp4 4 + 8/16 + 32/n, fp8-rowwise 8 +
+   32 per row, ``none`` the weight's own dtype). A plan's effective bits per weight are its
+   layers' bits over their element count.
+3. **Exact solver.** Layers reading one activation (q, k, v of an attention; the matmuls the
+   recipe pass would cast the same input for) form a group that takes one recipe. A dynamic
+   program over the groups finds the assignment of least total score whose size fits ``budget
+   x elements``, sizes counted in units of 1/:data:`UNITS` of the budget, each rounded up (so a
+   plan never exceeds the budget; the optimum is exact over those units).
+4. **Measured.** With ``measure``, the plan is compiled (``compile(..., "none",
+   layer_recipes=plan)``) and run on the batches: its output SQNR against the f32 model.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from compiler.analysis.layer_accuracy import Calibration, _decisions, _operands, _recompute
+from compiler.analysis.matmul_capture import (
+    _MATMULS,
+    _WEIGHT_VIEWS,
+    MatmulCall,
+    _as_f32,
+    as_tensor,
+)
+from compiler.analysis.operand_stats import quantize_operand
+from compiler.frontend.export import export_model
+from compiler.frontend.model_source import ModelSource
+from passes.base.errors import QmlirError
+from passes.ir.dialect import OpKind
+from passes.recipes import Role, ScalingRecipe, get_recipe
+
+UNITS = 4096  # the budget's resolution in the dynamic program
+# bits of a weight element as the model holds it, for ``none``
+_DTYPE_BITS = {torch.float32: 32, torch.bfloat16: 16, torch.float16: 16, torch.float64: 64}
+
+
+class SearchPlan(dict):
+    """Layer → recipe (``compile(..., layer_recipes=plan)`` takes it as it is), with what the
+    search found: ``budget_bits``, ``effective_bits`` (weight and scale bits over the weight
+    elements), ``predicted_sqnr_db`` (from the layers' scores), ``measured_sqnr_db`` (the
+    compiled plan's, or None), ``scores`` (layer → recipe → output noise-to-signal),
+    ``uniform`` (recipe → (effective bits, predicted SQNR) of every layer in that recipe) and
+    ``groups`` (the layers that share a recipe)."""
+
+    budget_bits: float
+    effective_bits: float
+    predicted_sqnr_db: float
+    measured_sqnr_db: float | None
+    scores: dict[str, dict[str, float]]
+    uniform: dict[str, tuple[float, float]]
+    groups: list[list[str]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "budget_bits": self.budget_bits,
+            "effective_bits": self.effective_bits,
+            "predicted_sqnr_db": self.predicted_sqnr_db,
+            "measured_sqnr_db": self.measured_sqnr_db,
+            "metric": "output SQNR (noise-to-signal of the model's output, summed over layers)",
+            "layers": dict(self),
+            "uniform": {
+                r: {"effective_bits": b, "predicted_sqnr_db": s}
+                for r, (b, s) in self.uniform.items()
+            },
+            "groups": self.groups,
+            "scores": self.scores,
+        }
+
+
+@dataclass
+class _Layer:
+    name: str
+    numel: int
+    shape: tuple[int, ...]  # the weight's, as the matmul reads it
+    dtype_bits: int
+    weight_side: int  # which operand is the weight (0: a, 1: b)
+    activation: str  # the fx node of its activation operand (a group's key)
+
+
+def weight_bits(recipe: str, shape: tuple[int, ...], dtype_bits: int = 32) -> float:
+    """Bits per weight element under ``recipe``: codes plus scales over the element count (a
+    2-D weight ``[rows, K]`` with K the contraction; block scales per 128x128 / 1x32 / 1x16)."""
+    n = max(int(np.prod(shape)), 1)
+    rows, k = (shape[0], shape[-1]) if len(shape) >= 2 else (1, shape[0])
+    if recipe == "none":
+        return float(dtype_bits)
+    if recipe in ("fp8-current", "fp8-delayed"):
+        return 8 + 32 / n
+    if recipe == "fp8-block":
+        return 8 + 32 * math.ceil(rows / 128) * math.ceil(k / 128) / n
+    if recipe == "fp8-rowwise":
+        return 8 + 32 * rows / n
+    if recipe == "mxfp8":
+        return 8 + 8 / 32
+    if recipe == "nvfp4":
+        return 4 + 8 / 16 + 32 / n
+    raise QmlirError(f"no size rule for recipe '{recipe}'")
+
+
+class _Runner(torch.fx.Interpreter):
+    """The program in f32, the matmuls of ``plan``'s layers on quantized-dequantized operands;
+    records each matmul's layer, weight and activation node."""
+
+    def __init__(self, gm: torch.fx.GraphModule, constants: set[str], plan: dict) -> None:
+        super().__init__(gm)
+        self.constants = set(constants)
+        self.plan = plan
+        self.layers: list[_Layer] = []
+        self.weights: dict[tuple[str, str], torch.Tensor] = {}  # (layer, recipe): dequantized
+        self.dtypes: dict[str, torch.dtype] = {}  # a weight node's dtype as the model holds it
+
+    def run_node(self, n: torch.fx.Node) -> Any:
+        result = super().run_node(n)
+        if n.op == "call_function" and n.target in _WEIGHT_VIEWS and self._weight(n.args[0]):
+            self.constants.add(n.name)
+        if n.op != "call_function" or n.target not in _MATMULS:
+            return result
+        kind = _MATMULS[n.target]
+        nodes = n.args[1:3] if kind == "addmm" else n.args[0:2]
+        flags = [self._weight(a) for a in nodes]
+        if flags.count(True) != 1:
+            return result
+        side = flags.index(True)
+        args = tuple(self.env[a] if isinstance(a, torch.fx.Node) else a for a in n.args)
+        stack = n.meta.get("nn_module_stack") or {}
+        layer = list(stack.values())[-1][0] if stack else ""
+        call = MatmulCall(kind, n.target, args, result, (side == 0, side == 1), layer)
+        # both operands as [..., rows, K], the contraction along the last axis (a [K, N] b
+        # operand's columnwise blocks are the rowwise blocks of its transpose)
+        a, b = _operands(call)
+        linear = kind == "linear"
+        b_rows = b if linear else b.transpose(-1, -2)
+        weight = (a, b_rows)[side]
+        dtype = self.dtypes.get(nodes[side].name, torch.float32)
+        self.layers.append(
+            _Layer(
+                layer,
+                weight.numel(),
+                tuple(weight.shape),
+                _DTYPE_BITS.get(dtype, 32),
+                side,
+                nodes[1 - side].name,
+            )
+        )
+        recipe = self.plan.get(layer)
+        if recipe is None:
+            return result
+        key = (layer, recipe.name)
+        if key not in self.weights:  # the same in every run: quantized once
+            self.weights[key] = quantize_operand(weight, recipe, Role.WEIGHT)[0]
+        x = (a, b_rows)[1 - side]
+        x_deq = quantize_operand(x, recipe, Role.ACTIVATION)[0]
+        a_deq, b_deq = (self.weights[key], x_deq) if side == 0 else (x_deq, self.weights[key])
+        return _recompute(call, a_deq, b_deq if linear else b_deq.transpose(-1, -2))
+
+    def _weight(self, value: Any) -> bool:
+        return isinstance(value, torch.fx.Node) and value.name in self.constants
+
+
+def search_plan(
+    source: ModelSource,
+    budget_bits: float,
+    recipes: Sequence[str],
+    batches: Sequence[Calibration] = (),
+    measure: bool = True,
+) -> SearchPlan:
+    """The search of the module's docstring on ``source`` (its example inputs, or ``batches``)."""
+    names = list(dict.fromkeys(recipes))
+    scaling = {r: get_recipe(r) for r in names if r != "none"}
+    if not scaling:
+        raise QmlirError("search needs at least one recipe that quantizes")
+    if not all(isinstance(r, ScalingRecipe) for r in scaling.values()):
+        raise QmlirError("search takes recipes that quantize, and none")
+    program = export_model(source)
+    runs = [tuple(as_tensor(x) for x in b.inputs) for b in batches] or [
+        tuple(source.example_inputs)
+    ]
+    default = next(iter(scaling.values()))
+    decisions = _decisions(program, default, (), (), False)
+    quantized = {d["layer"] for d in decisions if d["matmul"] == OpKind.SCALED_MATMUL.value}
+    reference, layers = _run(program, runs, {})
+    candidates = [layer for layer in layers if layer.name in quantized]
+    if not candidates:
+        raise QmlirError("the model has no matmul with a weight that a recipe quantizes")
+    if len({layer.name for layer in candidates}) != len(candidates):
+        raise QmlirError("internal: two weight matmuls of one layer; search takes one each")
+    signal = sum(float((y.double() ** 2).sum()) for y in reference) or 1.0
+    scores: dict[str, dict[str, float]] = {layer.name: {"none": 0.0} for layer in candidates}
+    for layer in candidates:
+        for name, recipe in scaling.items():
+            outputs, _ = _run(program, runs, {layer.name: recipe})
+            noise = sum(
+                float(((y.double() - r.double()) ** 2).sum())
+                for y, r in zip(outputs, reference, strict=True)
+            )
+            scores[layer.name][name] = noise / signal
+    groups: dict[str, list[_Layer]] = {}
+    for layer in candidates:
+        groups.setdefault(layer.activation, []).append(layer)
+    plan = _solve(list(groups.values()), names, scores, budget_bits)
+    elements = sum(layer.numel for layer in candidates)
+    bits = sum(
+        layer.numel * weight_bits(plan[layer.name], layer.shape, layer.dtype_bits)
+        for layer in candidates
+    )
+    result = SearchPlan(plan)
+    result.budget_bits = float(budget_bits)
+    result.effective_bits = bits / elements
+    result.predicted_sqnr_db = _db(sum(scores[layer][plan[layer]] for layer in plan))
+    result.measured_sqnr_db = None
+    result.scores = scores
+    result.groups = [[layer.name for layer in g] for g in groups.values() if len(g) > 1]
+    result.uniform = {
+        r: (
+            sum(x.numel * weight_bits(r, x.shape, x.dtype_bits) for x in candidates) / elements,
+            _db(sum(scores[x.name][r] for x in candidates)),
+        )
+        for r in names
+    }
+    if measure:
+        result.measured_sqnr_db = _measure(source, runs, reference, dict(plan))
+    return result
+
+
+def _db(noise_to_signal: float) -> float:
+    return math.inf if noise_to_signal <= 0 else -10 * math.log10(noise_to_signal)
+
+
+def _solve(
+    groups: list[list[_Layer]], names: list[str], scores: dict, budget_bits: float
+) -> dict[str, str]:
+    """The assignment of least total score within the budget (dynamic program over units)."""
+    elements = sum(layer.numel for g in groups for layer in g)
+    budget = budget_bits * elements
+    unit = budget / UNITS
+    inf = math.inf
+    best = np.full(UNITS + 1, inf)
+    best[0] = 0.0
+    choices: list[np.ndarray] = []
+    for group in groups:
+        new = np.full(UNITS + 1, inf)
+        pick = np.full(UNITS + 1, -1, dtype=np.int64)
+        for i, name in enumerate(names):
+            size = sum(x.numel * weight_bits(name, x.shape, x.dtype_bits) for x in group)
+            units = math.ceil(size / unit - 1e-9)
+            if units > UNITS:
+                continue
+            cost = sum(scores[x.name][name] for x in group)
+            shifted = np.full(UNITS + 1, inf)
+            shifted[units:] = best[: UNITS + 1 - units] + cost
+            better = shifted < new
+            new[better], pick[better] = shifted[better], i
+        choices.append(pick)
+        best = new
+    if not np.isfinite(best).any():
+        smallest = sum(
+            min(x.numel * weight_bits(n, x.shape, x.dtype_bits) for n in names)
+            for g in groups
+            for x in g
+        )
+        raise QmlirError(
+            f"no plan fits {budget_bits:g} bits per weight: the smallest, every layer in its "
+            f"smallest recipe, takes {smallest / elements:.3f} (recipes: {', '.join(names)})"
+        )
+    at = int(np.argmin(best))
+    plan: dict[str, str] = {}
+    for group, pick in zip(reversed(groups), reversed(choices), strict=True):
+        name = names[int(pick[at])]
+        for x in group:
+            plan[x.name] = name
+        size = sum(x.numel * weight_bits(name, x.shape, x.dtype_bits) for x in group)
+        at -= math.ceil(size / unit - 1e-9)
+    return {x.name: plan[x.name] for g in groups for x in g}
+
+
+def _run(
+    program: torch.export.ExportedProgram, runs: list[tuple[Any, ...]], plan: dict
+) -> tuple[list[torch.Tensor], list[_Layer]]:
+    """The program's outputs (flattened, f32) on every batch with ``plan``'s layers quantized,
+    and the weight matmuls of the first batch."""
+    outputs: list[torch.Tensor] = []
+    layers: list[_Layer] = []
+    for index, args in enumerate(runs):
+        runner, lifted = _runner(program, args, plan)
+        with torch.no_grad():
+            out = runner.run(*lifted)
+        flat = [t.detach().float().reshape(-1) for t in _tensors(out)]
+        outputs.append(torch.cat(flat) if flat else torch.zeros(0))
+        if index == 0:
+            layers = runner.layers
+    return outputs, layers
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value] if value.is_floating_point() else []
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _tensors(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors(v)]
+    return []
+
+
+def _runner(
+    program: torch.export.ExportedProgram, inputs: tuple[Any, ...], plan: dict
+) -> tuple[_Runner, list[Any]]:
+    signature = program.graph_signature
+    lifted: list[Any] = []
+    constants: set[str] = set()
+    dtypes: dict[str, torch.dtype] = {}
+    user = iter(inputs)
+    for spec in signature.input_specs:
+        name = spec.arg.name
+        if spec.kind == torch.export.graph_signature.InputKind.USER_INPUT:
+            lifted.append(_as_f32(next(user)))
+            continue
+        value = program.state_dict.get(spec.target, program.constants.get(spec.target))
+        if isinstance(value, torch.Tensor):
+            dtypes[name] = value.dtype
+        lifted.append(_as_f32(value))
+        constants.add(name)
+    runner = _Runner(program.graph_module, constants, plan)
+    runner.dtypes = dtypes
+    return runner, lifted
+
+
+def _measure(
+    source: ModelSource, runs: list[tuple[Any, ...]], reference: list[torch.Tensor], plan: dict
+) -> float:
+    """The compiled plan's output SQNR against the f32 program's, over every batch."""
+    from compiler.api.compile import compile as compile_model
+
+    art = compile_model(source.module, source.example_inputs, "none", layer_recipes=plan)
+    signal = noise = 0.0
+    for args, ref in zip(runs, reference, strict=True):
+        out = art(*[a.numpy() if isinstance(a, torch.Tensor) else a for a in args])
+        got = torch.cat([torch.as_tensor(np.asarray(t)).float().reshape(-1) for t in _flat(out)])
+        signal += float((ref.double() ** 2).sum())
+        noise += float(((got.double() - ref.double()) ** 2).sum())
+    return _db(noise / (signal or 1.0))
+
+
+def _flat(value: Any) -> list[Any]:
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _flat(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _flat(v)]
+    return [value]

@@ -1,0 +1,129 @@
+"""``compiler.search`` / ``qmlir search``: a recipe per layer under a bits-per-weight budget,
+scored on the model's output, solved exactly, compiled back by ``compile --plan``."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import compiler
+from compiler.analysis.recipe_search import UNITS, _Layer, _solve, weight_bits
+from passes.base.errors import QmlirError
+from tests.e2e.cli_runner import run as cli
+
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
+RECIPES = ("none", "fp8-current", "nvfp4")
+
+
+class TwoHeads(nn.Module):
+    """Two linears read one activation (as q, k, v do): they must share a recipe."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inp = nn.Linear(64, 128)
+        self.left = nn.Linear(128, 64)
+        self.right = nn.Linear(128, 64)
+        self.out = nn.Linear(64, 32)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.relu(self.inp(x))
+        return self.out(torch.relu(self.left(h)) * torch.sigmoid(self.right(h)))
+
+
+def model_and_inputs() -> tuple[nn.Module, tuple[torch.Tensor]]:
+    torch.manual_seed(0)
+    model = TwoHeads().eval()
+    with torch.no_grad():
+        model.out.weight.mul_(4)  # the output layer matters most
+    return model, (torch.randn(16, 64),)
+
+
+def test_weight_bits_count_codes_and_scales() -> None:
+    assert weight_bits("none", (64, 128), 16) == 16
+    assert weight_bits("fp8-current", (64, 128)) == 8 + 32 / 8192
+    assert weight_bits("fp8-block", (256, 256)) == 8 + 32 * 4 / 65536
+    assert weight_bits("mxfp8", (64, 128)) == 8.25
+    assert weight_bits("nvfp4", (64, 128)) == 4.5 + 32 / 8192
+    assert weight_bits("fp8-rowwise", (64, 128)) == 8 + 32 * 64 / 8192
+
+
+def _size(groups: list[list[_Layer]], pick: tuple[str, ...]) -> float:
+    return sum(
+        x.numel * weight_bits(r, x.shape) for g, r in zip(groups, pick, strict=True) for x in g
+    )
+
+
+def test_the_solver_finds_the_best_plan_within_the_budget() -> None:
+    """Against every assignment, on random scores: nothing that fits (with a unit of slack per
+    group, the solver's rounding) scores less, and the plan never exceeds the budget."""
+    rng = np.random.default_rng(0)
+    names = list(RECIPES)
+    for trial in range(20):
+        groups = [
+            [
+                _Layer(f"g{g}.{i}", int(rng.integers(1, 50)) * 64, (64, 64), 32, 1, f"a{g}")
+                for i in range(int(rng.integers(1, 3)))
+            ]
+            for g in range(4)
+        ]
+        layers = [x for g in groups for x in g]
+        scores = {
+            x.name: {"none": 0.0} | {r: float(rng.random()) for r in names[1:]} for x in layers
+        }
+        budget = float(rng.uniform(4.6, 20))
+        total = sum(x.numel for x in layers)
+        slack = len(groups) * budget * total / UNITS  # each group's size rounds up one unit
+        best = math.inf
+        for pick in itertools.product(names, repeat=len(groups)):
+            if _size(groups, pick) <= budget * total - slack:
+                cost = sum(scores[x.name][r] for g, r in zip(groups, pick, strict=True) for x in g)
+                best = min(best, cost)
+        plan = _solve(groups, names, scores, budget)
+        assert _size(groups, tuple(plan[g[0].name] for g in groups)) <= budget * total, trial
+        assert all(len({plan[x.name] for x in g}) == 1 for g in groups)  # a group shares one
+        got = sum(scores[x.name][plan[x.name]] for x in layers)
+        assert got <= best + 1e-12, (trial, got, best)
+    with pytest.raises(QmlirError, match="no plan fits 3 bits per weight: the smallest"):
+        _solve(groups, names, scores, 3.0)
+
+
+def test_a_search_fits_the_budget_and_its_prediction_holds(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    model, inputs = model_and_inputs()
+    budget = weight_bits("nvfp4", (128, 64)) + 0.5
+    plan = compiler.search(model, inputs, budget, RECIPES)
+    assert set(plan) == {"inp", "left", "right", "out"}
+    assert plan["left"] == plan["right"] and plan.groups == [["left", "right"]]
+    assert plan.effective_bits <= budget
+    uniform_bits, uniform_db = plan.uniform["nvfp4"]
+    assert uniform_bits <= plan.effective_bits and plan.predicted_sqnr_db > uniform_db
+    assert plan["out"] != "nvfp4"  # the layer that matters most keeps more bits
+    assert plan.measured_sqnr_db is not None
+    assert abs(plan.measured_sqnr_db - plan.predicted_sqnr_db) < 1.5, plan.to_json()
+    # the CLI writes the plan compile --plan reads; the artifact's layers follow it
+    path = tmp_path / "two_heads.py"
+    path.write_text(
+        "from tests.e2e.test_recipe_search import model_and_inputs\n"
+        "def build():\n"
+        "    return model_and_inputs()\n"
+    )
+    out = tmp_path / "plan.json"
+    flags = ("--budget-bits", str(budget), "--recipes", ",".join(RECIPES), "--no-measure")
+    code, stdout, _ = cli(capsys, "search", f"{path}:build", *flags, "-o", str(out))
+    assert code == 0 and "plan" in stdout, stdout
+    assert json.loads(out.read_text())["layers"] == dict(plan)
+    art = tmp_path / "plan.vmfb"
+    code, stdout, _ = cli(capsys, "compile", f"{path}:build", "--plan", str(out), "-o", str(art))
+    assert code == 0, stdout
+    got = {layer.layer: layer.recipe for layer in compiler.load(art).record.layers}
+    assert got == dict(plan)
+    code, _, stderr = cli(
+        capsys, "search", f"{path}:build", "--budget-bits", "2", "-o", str(tmp_path / "x.json")
+    )
+    assert code != 0 and "no plan fits 2 bits per weight" in stderr
