@@ -113,7 +113,7 @@ def build_report(
     runs = [_checked(b, args, specs) for b, args in zip(batches, tensors, strict=True)] or [
         tuple(source.example_inputs)
     ]
-    decisions = _decisions(program, recipe, exclude, layer_recipes, quantize_all_matmuls)
+    decisions = matmul_decisions(program, recipe, exclude, layer_recipes, quantize_all_matmuls)
     recipes = {recipe.name: recipe, **{r.name: r for _, r in layer_recipes}}
     layers = [_LayerStats(d, recipes.get(d["recipe"])) for d in decisions]
     for args in runs:
@@ -172,7 +172,7 @@ def _checked(
     return args
 
 
-def _decisions(
+def matmul_decisions(
     program: torch.export.ExportedProgram,
     recipe: Recipe,
     exclude: tuple[str, ...],
@@ -211,7 +211,7 @@ class _LayerStats:
                 f"internal: matmul of '{call.layer}' in torch met '{self.decision['layer']}' "
                 "in the IR"
             )
-        a, b = _operands(call)
+        a, b = matmul_operands(call)
         self.op = call.op
         self.shapes.append((tuple(a.shape), tuple(b.shape)))
         recipe = self.recipe
@@ -223,7 +223,7 @@ class _LayerStats:
         a_is_weight, b_is_weight = call.weight_operands
         a_deq = self._quantized(recipe, 0, a, a_is_weight)
         b_deq = self._quantized(recipe, 1, b if linear else b.transpose(-1, -2), b_is_weight)
-        output = _recompute(call, a_deq, b_deq if linear else b_deq.transpose(-1, -2))
+        output = recompute_matmul(call, a_deq, b_deq if linear else b_deq.transpose(-1, -2))
         signal, noise = signal_and_noise(call.output.numpy(), output.numpy())
         self.signal += signal
         self.noise += noise
@@ -277,13 +277,13 @@ def _role(is_weight: bool) -> Role:
     return Role.WEIGHT if is_weight else Role.ACTIVATION
 
 
-def _operands(call: MatmulCall) -> tuple[torch.Tensor, torch.Tensor]:
+def matmul_operands(call: MatmulCall) -> tuple[torch.Tensor, torch.Tensor]:
     if call.op == "addmm":
         return call.args[1], call.args[2]
     return call.args[0], call.args[1]
 
 
-def _recompute(call: MatmulCall, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+def recompute_matmul(call: MatmulCall, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     args = list(call.args)
     if call.op == "addmm":
         args[1], args[2] = a, b

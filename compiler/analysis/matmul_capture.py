@@ -12,7 +12,7 @@ import torch
 from passes.base.errors import QmlirError
 from passes.ir.expert_matmuls import expert_name
 
-_MATMULS = {
+MATMULS = {
     torch.ops.aten.linear.default: "linear",
     torch.ops.aten.mm.default: "mm",
     torch.ops.aten.addmm.default: "addmm",
@@ -22,7 +22,7 @@ _MATMULS = {
 
 # shape-only ops whose result, of a weight, is a weight too: ``passes/fold_weight_views.py``
 # folds them into the weight at compile time, so the recipe pass sees a weight matmul
-_WEIGHT_VIEWS = {
+WEIGHT_VIEWS = {
     torch.ops.aten.unsqueeze.default,
     torch.ops.aten.squeeze.dim,
     torch.ops.aten.view.default,
@@ -54,10 +54,10 @@ class _Recorder(torch.fx.Interpreter):
 
     def run_node(self, n: torch.fx.Node) -> Any:
         result = super().run_node(n)
-        if n.op == "call_function" and n.target in _WEIGHT_VIEWS and self._is_weight(n.args[0]):
+        if n.op == "call_function" and n.target in WEIGHT_VIEWS and self._is_weight(n.args[0]):
             self.constants.add(n.name)
-        if n.op == "call_function" and n.target in _MATMULS:
-            kind = _MATMULS[n.target]
+        if n.op == "call_function" and n.target in MATMULS:
+            kind = MATMULS[n.target]
             operands = n.args[1:3] if kind == "addmm" else n.args[0:2]
             flags = tuple(self._is_weight(a) for a in operands)
             args = tuple(self.env[a] if isinstance(a, torch.fx.Node) else a for a in n.args)
@@ -114,13 +114,13 @@ def capture_matmuls(
                 value = next(user)
             except StopIteration:
                 raise QmlirError("the model takes more inputs than were given") from None
-            lifted.append(_as_f32(value))
+            lifted.append(as_f32(value))
             continue
         target = spec.target
         value = program.state_dict.get(target, program.constants.get(target))
         if value is None:
             raise QmlirError(f"internal: no value for the program's input '{target}'")
-        lifted.append(_as_f32(value))
+        lifted.append(as_f32(value))
         constants.add(name)
     if next(user, None) is not None:
         raise QmlirError(f"the model takes {len(signature.user_inputs)} inputs; more were given")
@@ -146,7 +146,7 @@ def as_tensor(x: Any) -> Any:
     return x
 
 
-def _as_f32(value: Any) -> Any:
+def as_f32(value: Any) -> Any:
     tensor = torch.as_tensor(value) if isinstance(value, np.ndarray) else value
     if isinstance(tensor, torch.Tensor) and tensor.is_floating_point():
         return tensor.detach().float()

@@ -17,26 +17,32 @@
    program over the groups finds the assignment of least total score whose size fits ``budget
    x elements``, sizes counted in units of 1/:data:`UNITS` of the budget, each rounded up (so a
    plan never exceeds the budget; the optimum is exact over those units).
-4. **Measured.** With ``measure``, the plan is compiled (``compile(..., "none",
-   layer_recipes=plan)``) and run on the batches: its output SQNR against the f32 model.
+4. **Measured.** With ``measure`` (the API's compile), the plan is compiled (``compile(...,
+   "none", layer_recipes=plan)``) and run on the batches: its output SQNR against the f32
+   model.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
-from compiler.analysis.layer_accuracy import Calibration, _decisions, _operands, _recompute
+from compiler.analysis.layer_accuracy import (
+    Calibration,
+    matmul_decisions,
+    matmul_operands,
+    recompute_matmul,
+)
 from compiler.analysis.matmul_capture import (
-    _MATMULS,
-    _WEIGHT_VIEWS,
+    MATMULS,
+    WEIGHT_VIEWS,
     MatmulCall,
-    _as_f32,
+    as_f32,
     as_tensor,
 )
 from compiler.analysis.operand_stats import quantize_operand
@@ -128,11 +134,11 @@ class _Runner(torch.fx.Interpreter):
 
     def run_node(self, n: torch.fx.Node) -> Any:
         result = super().run_node(n)
-        if n.op == "call_function" and n.target in _WEIGHT_VIEWS and self._weight(n.args[0]):
+        if n.op == "call_function" and n.target in WEIGHT_VIEWS and self._weight(n.args[0]):
             self.constants.add(n.name)
-        if n.op != "call_function" or n.target not in _MATMULS:
+        if n.op != "call_function" or n.target not in MATMULS:
             return result
-        kind = _MATMULS[n.target]
+        kind = MATMULS[n.target]
         nodes = n.args[1:3] if kind == "addmm" else n.args[0:2]
         flags = [self._weight(a) for a in nodes]
         if flags.count(True) != 1:
@@ -144,7 +150,7 @@ class _Runner(torch.fx.Interpreter):
         call = MatmulCall(kind, n.target, args, result, (side == 0, side == 1), layer)
         # both operands as [..., rows, K], the contraction along the last axis (a [K, N] b
         # operand's columnwise blocks are the rowwise blocks of its transpose)
-        a, b = _operands(call)
+        a, b = matmul_operands(call)
         linear = kind == "linear"
         b_rows = b if linear else b.transpose(-1, -2)
         weight = (a, b_rows)[side]
@@ -168,7 +174,7 @@ class _Runner(torch.fx.Interpreter):
         x = (a, b_rows)[1 - side]
         x_deq = quantize_operand(x, recipe, Role.ACTIVATION)[0]
         a_deq, b_deq = (self.weights[key], x_deq) if side == 0 else (x_deq, self.weights[key])
-        return _recompute(call, a_deq, b_deq if linear else b_deq.transpose(-1, -2))
+        return recompute_matmul(call, a_deq, b_deq if linear else b_deq.transpose(-1, -2))
 
     def _weight(self, value: Any) -> bool:
         return isinstance(value, torch.fx.Node) and value.name in self.constants
@@ -179,9 +185,11 @@ def search_plan(
     budget_bits: float,
     recipes: Sequence[str],
     batches: Sequence[Calibration] = (),
-    measure: bool = True,
+    measure: Callable[[dict[str, str]], Any] | None = None,
 ) -> SearchPlan:
-    """The search of the module's docstring on ``source`` (its example inputs, or ``batches``)."""
+    """The search of the module's docstring on ``source`` (its example inputs, or ``batches``);
+    ``measure`` compiles a plan (``compile(model, inputs, "none", layer_recipes=plan)``) for
+    its measured SQNR."""
     names = list(dict.fromkeys(recipes))
     scaling = {r: get_recipe(r) for r in names if r != "none"}
     if not scaling:
@@ -193,7 +201,7 @@ def search_plan(
         tuple(source.example_inputs)
     ]
     default = next(iter(scaling.values()))
-    decisions = _decisions(program, default, (), (), False)
+    decisions = matmul_decisions(program, default, (), (), False)
     quantized = {d["layer"] for d in decisions if d["matmul"] == OpKind.SCALED_MATMUL.value}
     reference, layers = _run(program, runs, {})
     candidates = [layer for layer in layers if layer.name in quantized]
@@ -234,8 +242,8 @@ def search_plan(
         )
         for r in names
     }
-    if measure:
-        result.measured_sqnr_db = _measure(source, runs, reference, dict(plan))
+    if measure is not None:
+        result.measured_sqnr_db = _measure(measure(dict(plan)), runs, reference)
     return result
 
 
@@ -329,25 +337,20 @@ def _runner(
     for spec in signature.input_specs:
         name = spec.arg.name
         if spec.kind == torch.export.graph_signature.InputKind.USER_INPUT:
-            lifted.append(_as_f32(next(user)))
+            lifted.append(as_f32(next(user)))
             continue
         value = program.state_dict.get(spec.target, program.constants.get(spec.target))
         if isinstance(value, torch.Tensor):
             dtypes[name] = value.dtype
-        lifted.append(_as_f32(value))
+        lifted.append(as_f32(value))
         constants.add(name)
     runner = _Runner(program.graph_module, constants, plan)
     runner.dtypes = dtypes
     return runner, lifted
 
 
-def _measure(
-    source: ModelSource, runs: list[tuple[Any, ...]], reference: list[torch.Tensor], plan: dict
-) -> float:
+def _measure(art: Any, runs: list[tuple[Any, ...]], reference: list[torch.Tensor]) -> float:
     """The compiled plan's output SQNR against the f32 program's, over every batch."""
-    from compiler.api.compile import compile as compile_model
-
-    art = compile_model(source.module, source.example_inputs, "none", layer_recipes=plan)
     signal = noise = 0.0
     for args, ref in zip(runs, reference, strict=True):
         out = art(*[a.numpy() if isinstance(a, torch.Tensor) else a for a in args])

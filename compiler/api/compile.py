@@ -351,7 +351,12 @@ def search(
 
     module, checked = check_model(model, example_inputs, "search()")
     source = ModelSource(type(module).__name__, module, checked, dynamic_shapes=dynamic_shapes)
-    return search_plan(source, budget_bits, recipes, calibration_batches(calibration), measure)
+
+    def compile_plan(plan: dict[str, str]) -> CompiledModule:
+        return compile(module, checked, "none", layer_recipes=plan, dynamic_shapes=dynamic_shapes)
+
+    batches = calibration_batches(calibration)
+    return search_plan(source, budget_bits, recipes, batches, compile_plan if measure else None)
 
 
 def calibration_batches(inputs: Any) -> list[Calibration]:

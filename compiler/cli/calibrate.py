@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     write_atomically(output, (json.dumps(scales, indent=1, sort_keys=True) + "\n").encode())
     if not args.quiet:
         width = max(len(name) for name in layers)
-        print(f"{'layer':<{width}}  {'amax':>10}  {'range':>10}  {'scale':>10}  clipped")
+        print(f"{'layer':<{width}}  {'max |x|':>10}  {'range':>10}  {'scale':>10}  clipped")
         for name, layer in layers.items():
             print(
                 f"{name:<{width}}  {layer.amax:>10.4g}  {layer.range:>10.4g}  "

@@ -62,7 +62,15 @@ def run(args: argparse.Namespace) -> int:
     batches = [
         Calibration(f"'{path}'", tuple(read_inputs(Path(path), specs))) for path in args.inputs
     ]
-    plan = search_plan(source, args.budget_bits, recipes, batches, measure=not args.no_measure)
+
+    def compile_plan(layers: dict[str, str]) -> object:
+        from compiler.api.compile import compile as compile_model
+
+        module, inputs = source.module, source.example_inputs
+        return compile_model(module, inputs, "none", layer_recipes=layers)
+
+    measure = None if args.no_measure else compile_plan
+    plan = search_plan(source, args.budget_bits, recipes, batches, measure)
     rows = [("layer", "recipe", "output SQNR alone (dB)")]
     for layer, recipe in plan.items():
         score = plan.scores[layer][recipe]
