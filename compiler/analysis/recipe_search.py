@@ -72,6 +72,14 @@ class SearchPlan(dict):
     scores: dict[str, dict[str, float]]
     uniform: dict[str, tuple[float, float]]
     groups: list[list[str]]
+    sizes: dict[str, tuple[int, tuple[int, ...], int]]  # layer: (elements, shape, dtype bits)
+    _candidates: list[list[_Layer]]
+    _recipes: list[str]
+
+    def at_budget(self, budget_bits: float) -> SearchPlan:
+        """The best plan at another budget, from the same scores (no model runs): points of
+        the accuracy-for-size curve."""
+        return _plan(self._candidates, self._recipes, self.scores, budget_bits)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -222,19 +230,28 @@ def search_plan(
     groups: dict[str, list[_Layer]] = {}
     for layer in candidates:
         groups.setdefault(layer.activation, []).append(layer)
-    plan = _solve(list(groups.values()), names, scores, budget_bits)
-    elements = sum(layer.numel for layer in candidates)
-    bits = sum(
-        layer.numel * weight_bits(plan[layer.name], layer.shape, layer.dtype_bits)
-        for layer in candidates
-    )
+    result = _plan(list(groups.values()), names, scores, budget_bits)
+    if measure is not None:
+        result.measured_sqnr_db = _measure(measure(dict(result)), runs, reference)
+    return result
+
+
+def _plan(
+    groups: list[list[_Layer]], names: list[str], scores: dict, budget_bits: float
+) -> SearchPlan:
+    """The solved plan with its figures (no measurement)."""
+    plan = _solve(groups, names, scores, budget_bits)
+    candidates = [x for g in groups for x in g]
+    elements = sum(x.numel for x in candidates)
+    bits = sum(x.numel * weight_bits(plan[x.name], x.shape, x.dtype_bits) for x in candidates)
     result = SearchPlan(plan)
     result.budget_bits = float(budget_bits)
     result.effective_bits = bits / elements
     result.predicted_sqnr_db = _db(sum(scores[layer][plan[layer]] for layer in plan))
     result.measured_sqnr_db = None
     result.scores = scores
-    result.groups = [[layer.name for layer in g] for g in groups.values() if len(g) > 1]
+    result.groups = [[x.name for x in g] for g in groups if len(g) > 1]
+    result.sizes = {x.name: (x.numel, x.shape, x.dtype_bits) for x in candidates}
     result.uniform = {
         r: (
             sum(x.numel * weight_bits(r, x.shape, x.dtype_bits) for x in candidates) / elements,
@@ -242,8 +259,7 @@ def search_plan(
         )
         for r in names
     }
-    if measure is not None:
-        result.measured_sqnr_db = _measure(measure(dict(plan)), runs, reference)
+    result._candidates, result._recipes = groups, names
     return result
 
 

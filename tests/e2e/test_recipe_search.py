@@ -106,6 +106,9 @@ def test_a_search_fits_the_budget_and_its_prediction_holds(tmp_path, capsys) -> 
     assert plan["out"] != "nvfp4"  # the layer that matters most keeps more bits
     assert plan.measured_sqnr_db is not None
     assert abs(plan.measured_sqnr_db - plan.predicted_sqnr_db) < 1.5, plan.to_json()
+    # other budgets from the same scores: all nvfp4 at its own size, everything kept at 32
+    assert set(plan.at_budget(plan.uniform["nvfp4"][0]).values()) == {"nvfp4"}
+    assert set(plan.at_budget(32).values()) == {"none"}
     # the CLI writes the plan compile --plan reads; the artifact's layers follow it
     path = tmp_path / "two_heads.py"
     path.write_text(
