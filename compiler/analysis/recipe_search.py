@@ -15,8 +15,9 @@
 3. **Exact solver.** Layers reading one activation (q, k, v of an attention; the matmuls the
    recipe pass would cast the same input for) form a group that takes one recipe. A dynamic
    program over the groups finds the assignment of least total score whose size fits ``budget
-   x elements``, sizes counted in units of 1/:data:`UNITS` of the budget, each rounded up (so a
-   plan never exceeds the budget; the optimum is exact over those units).
+   x elements`` bits, sizes in units of their greatest common divisor (exact); a model whose
+   table would pass :data:`MAX_STATES` states counts in 1/:data:`UNITS` of the budget, each
+   size rounded up (never over the budget, optimal over those units).
 4. **Measured.** With ``measure`` (the API's compile), the plan is compiled (``compile(...,
    "none", layer_recipes=plan)``) and run on the batches: its output SQNR against the f32
    model.
@@ -52,7 +53,8 @@ from passes.base.errors import QmlirError
 from passes.ir.dialect import OpKind
 from passes.recipes import Role, ScalingRecipe, get_recipe
 
-UNITS = 4096  # the budget's resolution in the dynamic program
+MAX_STATES = 1 << 22  # the exact dynamic program's largest table
+UNITS = 4096  # past it: the budget's resolution
 # bits of a weight element as the model holds it, for ``none``
 _DTYPE_BITS = {torch.float32: 32, torch.bfloat16: 16, torch.float16: 16, torch.float64: 64}
 
@@ -270,47 +272,52 @@ def _db(noise_to_signal: float) -> float:
 def _solve(
     groups: list[list[_Layer]], names: list[str], scores: dict, budget_bits: float
 ) -> dict[str, str]:
-    """The assignment of least total score within the budget (dynamic program over units)."""
+    """The assignment of least total score within the budget: a dynamic program over sizes in
+    units of the greatest common divisor of every option's size in bits (exact), or, where that
+    takes more than :data:`MAX_STATES` states, in units of 1/:data:`UNITS` of the budget,
+    rounded up (never over the budget)."""
     elements = sum(layer.numel for g in groups for layer in g)
     budget = budget_bits * elements
-    unit = budget / UNITS
+    sizes = [
+        [round(sum(x.numel * weight_bits(n, x.shape, x.dtype_bits) for x in g)) for n in names]
+        for g in groups
+    ]
+    common = math.gcd(*(size for row in sizes for size in row))
+    if budget / common <= MAX_STATES:
+        capacity = math.floor(budget / common + 1e-9)
+        units = [[size // common for size in row] for row in sizes]
+    else:
+        capacity = UNITS
+        units = [[math.ceil(size * UNITS / budget - 1e-9) for size in row] for row in sizes]
     inf = math.inf
-    best = np.full(UNITS + 1, inf)
+    best = np.full(capacity + 1, inf)
     best[0] = 0.0
     choices: list[np.ndarray] = []
-    for group in groups:
-        new = np.full(UNITS + 1, inf)
-        pick = np.full(UNITS + 1, -1, dtype=np.int64)
+    for group, row in zip(groups, units, strict=True):
+        new = np.full(capacity + 1, inf)
+        pick = np.full(capacity + 1, -1, dtype=np.int8)
         for i, name in enumerate(names):
-            size = sum(x.numel * weight_bits(name, x.shape, x.dtype_bits) for x in group)
-            units = math.ceil(size / unit - 1e-9)
-            if units > UNITS:
+            if row[i] > capacity:
                 continue
             cost = sum(scores[x.name][name] for x in group)
-            shifted = np.full(UNITS + 1, inf)
-            shifted[units:] = best[: UNITS + 1 - units] + cost
+            shifted = np.full(capacity + 1, inf)
+            shifted[row[i] :] = best[: capacity + 1 - row[i]] + cost
             better = shifted < new
             new[better], pick[better] = shifted[better], i
         choices.append(pick)
         best = new
     if not np.isfinite(best).any():
-        smallest = sum(
-            min(x.numel * weight_bits(n, x.shape, x.dtype_bits) for n in names)
-            for g in groups
-            for x in g
-        )
+        smallest = sum(min(row) for row in sizes)
         raise QmlirError(
             f"no plan fits {budget_bits:g} bits per weight: the smallest, every layer in its "
             f"smallest recipe, takes {smallest / elements:.3f} (recipes: {', '.join(names)})"
         )
     at = int(np.argmin(best))
     plan: dict[str, str] = {}
-    for group, pick in zip(reversed(groups), reversed(choices), strict=True):
-        name = names[int(pick[at])]
-        for x in group:
-            plan[x.name] = name
-        size = sum(x.numel * weight_bits(name, x.shape, x.dtype_bits) for x in group)
-        at -= math.ceil(size / unit - 1e-9)
+    for group, pick, row in zip(reversed(groups), reversed(choices), reversed(units), strict=True):
+        i = int(pick[at])
+        plan.update(dict.fromkeys((x.name for x in group), names[i]))
+        at -= row[i]
     return {x.name: plan[x.name] for g in groups for x in g}
 
 
