@@ -69,8 +69,16 @@ def compile_core(
     run_pass(FoldWeightViews(), module)  # a frozen weight's views: a literal (a weight)
     before_recipe(module)
     globs = [glob for glob, _ in options.layer_recipes]
-    scaled = [layer for layer, _ in options.activation_scales]
-    check_globs(options.exclude, globs, matmul_layer_names(module), scaled)  # a typo: an error
+    names = matmul_layer_names(module)
+    # a module of the model that the compiled function never runs (dead code): its scale dropped
+    scales = tuple(
+        (layer, v)
+        for layer, v in options.activation_scales
+        if layer in names or layer not in options.model_layers
+    )
+    options = dataclasses.replace(options, activation_scales=scales)
+    scaled = [layer for layer, _ in scales]
+    check_globs(options.exclude, globs, names, scaled)  # a typo: an error
     run_pass(
         QuantizeMatmuls(
             options.recipe,

@@ -77,6 +77,9 @@ def compile_model(
             activation_scales=stored.activation_scales + options.activation_scales,
             layer_recipes=stored_recipes + options.layer_recipes,
         )
+    if options.activation_scales:
+        layers = frozenset(name for name, _ in source.module.named_modules())
+        options = dataclasses.replace(options, model_layers=layers)
     as_matmuls = attention_as_matmuls(options)  # a contradictory attention mode, before export
     gemm = gemm_operand_type(options, options.target.cpu)
     if not external and source.reader is not None:

@@ -31,6 +31,9 @@ class CompileOptions:
     unquantized: tuple[str, ...] = ()
     # fixed activation scales by layer (scale_inv: the dequantizing multiplier), fp8-current
     activation_scales: tuple[tuple[str, float], ...] = ()
+    # the model's module paths: a scale for one the compiled function does not compute (a
+    # pooler nothing returns) is dropped, not taken for a typo
+    model_layers: frozenset[str] = frozenset()
     attention: str = "auto"  # how SDPA is compiled: auto (per target), matmuls or fused
     iree_flags: tuple[str, ...] = ()  # passed to iree-compile after qmlir's own (experiments)
     allow_unquantized: bool = False  # a quantizing recipe that quantizes no matmul: no error

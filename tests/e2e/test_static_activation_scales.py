@@ -97,6 +97,31 @@ def test_a_static_scale_casts_with_its_fixed_scale_and_saturates() -> None:
         compiler.compile(model, (x,), "mxfp8", activation_scales=scales)
 
 
+class _WithDeadHead(torch.nn.Module):
+    """A linear the output never reads (as a BERT pooler under a sentence encoder)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.live = torch.nn.Linear(64, 32)
+        self.dead = torch.nn.Linear(64, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.dead(x)
+        return self.live(x)
+
+
+def test_a_calibrated_layer_the_compiled_function_drops_is_no_typo() -> None:
+    torch.manual_seed(0)
+    model = _WithDeadHead().eval()
+    x = torch.randn(8, 64)
+    scales = compiler.calibrate(model, [x])
+    assert set(scales) == {"live", "dead"}  # torch ran both
+    art = compiler.compile(model, (x,), "fp8-current", activation_scales=scales)
+    assert [layer["layer"] for layer in art.metadata["layers"]] == ["live"]
+    with pytest.raises(QmlirError, match="--activation-scales 'lve' matches no layer"):
+        compiler.compile(model, (x,), "fp8-current", activation_scales={"lve": 0.1})
+
+
 def test_nvfp4_takes_a_static_global_scale_its_block_scales_stay_dynamic() -> None:
     model = _linear()
     scales = compiler.calibrate(model, [torch.randn(8, 64)], recipe="nvfp4")
