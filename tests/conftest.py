@@ -1,12 +1,13 @@
 """Shared settings: hypothesis runs a fixed, CI-sized number of examples, derandomized; IREE's
-compiled output is cached for the run (``passes/host/compile_cache.py``), shared by the xdist
-workers and the CLI subprocesses they start, and removed at its end."""
+compiled output is cached (``passes/host/compile_cache.py``) in the user's cache directory
+(``$XDG_CACHE_HOME/qmlir/test-compile-cache``, 4 GB at most, least recently used first out),
+shared by the xdist workers, the CLI subprocesses they start and later runs: a module whose
+bytes, flags, IREE release and host CPU are unchanged compiles once. ``QMLIR_COMPILE_CACHE``
+set by the caller wins (``0``: no cache, every compile runs)."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,19 +24,10 @@ settings.register_profile(
 )
 settings.load_profile("qmlir")
 
-_OWN_CACHE: list[Path] = []
-
 
 def pytest_configure(config: pytest.Config) -> None:
     # the controller (or a run without xdist) picks the directory; workers inherit it
     if hasattr(config, "workerinput") or os.environ.get(ENV) is not None:
         return
-    directory = Path(tempfile.mkdtemp(prefix="qmlir-test-compile-cache-"))
-    os.environ[ENV] = str(directory)
-    _OWN_CACHE.append(directory)
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    for directory in _OWN_CACHE:
-        shutil.rmtree(directory, ignore_errors=True)
-        os.environ.pop(ENV, None)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    os.environ[ENV] = str(Path(base) / "qmlir" / "test-compile-cache")

@@ -6,9 +6,11 @@ without running IREE (model compiles through ``iree-compile`` and the host's nam
 evaluators alike). The key is the SHA-256 of all three (and, for code built for ``host``,
 this host's CPU flags), so a changed model, flag, recipe or
 IREE release compiles afresh; an entry is written to a temporary file and renamed into place,
-so concurrent compiles (test workers, parallel builds) never read a half-written one. Nothing
-removes entries: the directory is the user's to clear. The test suite points it at a directory
-of its own run, where the same sample compiles under the same recipe in many tests.
+so concurrent compiles (test workers, parallel builds) never read a half-written one. A hit
+refreshes its entry's time; once the directory holds more than ``QMLIR_COMPILE_CACHE_MAX_GB``
+(default 4) GB, the entries least recently used go first. The test suite keeps one in the user's
+cache directory (``tests/conftest.py``): an unchanged model compiles once across runs, as ccache
+does for C.
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ def cached_compile(parts: Iterable[bytes | str], produce: Callable[[], bytes]) -
         return produce()
     path = directory / f"{cache_key(parts)}.vmfb"
     try:
-        return path.read_bytes()
+        data = path.read_bytes()
+        os.utime(path)  # recently used: the last to go
+        return data
     except OSError:
         pass
     data = produce()
@@ -61,9 +65,31 @@ def cached_compile(parts: Iterable[bytes | str], produce: Callable[[], bytes]) -
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
         tmp.write_bytes(data)
         os.replace(tmp, path)
+        _evict(directory)
     except OSError:
         pass  # a cache that cannot be written: the compile still stands
     return data
+
+
+def _evict(directory: Path) -> None:
+    """Removes the least recently used entries while the directory holds more than its cap."""
+    try:
+        cap = float(os.environ.get(ENV + "_MAX_GB", "4")) * 1e9
+    except ValueError:
+        cap = 4e9
+    entries = []
+    for entry in directory.glob("*.vmfb"):
+        try:
+            info = entry.stat()
+        except OSError:
+            continue
+        entries.append((info.st_mtime, info.st_size, entry))
+    total = sum(size for _, size, _ in entries)
+    for _, size, entry in sorted(entries, key=lambda e: e[0]):
+        if total <= cap:
+            break
+        entry.unlink(missing_ok=True)
+        total -= size
 
 
 def _iree_version() -> str:

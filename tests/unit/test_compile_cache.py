@@ -67,3 +67,25 @@ def test_key_holds_iree_version_and_host_cpu(monkeypatch: pytest.MonkeyPatch) ->
     assert cache_key(named) == before  # a named CPU: the same on every host
     monkeypatch.setattr(compile_cache, "_iree_version", lambda: "0.0-other")
     assert cache_key(named) != before  # another IREE release
+
+
+def test_the_least_recently_used_go_first_past_the_cap(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import os
+    import time
+
+    monkeypatch.setenv(ENV, str(tmp_path))
+    monkeypatch.setenv(ENV + "_MAX_GB", str(250e-9))  # 250 bytes: two 100-byte entries
+    first = cached_compile([b"a"], lambda: b"1" * 100)
+    second = cached_compile([b"b"], lambda: b"2" * 100)
+    past = time.time() - 60
+    os.utime(tmp_path / f"{cache_key([b'a'])}.vmfb", (past, past))
+    os.utime(tmp_path / f"{cache_key([b'b'])}.vmfb", (past - 60, past - 60))
+    assert cached_compile([b"b"], Producer()) == second  # a hit: b is now the most recent
+    cached_compile([b"c"], lambda: b"3" * 100)  # over the cap: a, the least recent, goes
+    assert {p.name for p in tmp_path.glob("*.vmfb")} == {
+        f"{cache_key([b'b'])}.vmfb",
+        f"{cache_key([b'c'])}.vmfb",
+    }
+    assert first == b"1" * 100
