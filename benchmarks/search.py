@@ -2,10 +2,11 @@
 
 For MiniLM (real weights; searched on the sample's 8 sentences, measured on 8 others) and the
 decoder sample (searched on one batch of token ids, measured on another): ``compiler.search``
-at budgets of nvfp4's effective bits + 0.5, 6 and 8 bits per weight, each plan compiled and
-measured; every uniform recipe; and the greedy rule ``report --suggest`` follows (start from
-nvfp4, give fp8-current to the layers with the lowest per-layer SQNR in ``compiler.report``,
-worst first, while the budget holds) at the first budget. Printed: effective bits, predicted
+at budgets of nvfp4's effective bits + 0.5, 6, and uniform fp8-current's effective bits (8 and
+its per-tensor scales), each plan compiled and measured; every uniform recipe; and the greedy
+rule ``report --suggest`` follows (start from nvfp4, give fp8-current to the layers with the
+lowest per-layer SQNR in ``compiler.report``, worst first, while the budget holds) at the first
+budget. Printed: effective bits, predicted
 SQNR (the search's), held-out cosine against f32 (mean and worst row) and held-out SQNR.
 
     .venv/bin/python benchmarks/search.py [--models minilm,decoder]
@@ -80,7 +81,8 @@ def _run(
         print(
             f"| uniform {recipe} | {bits:.3f} | {db:.2f} | {_compare(art, held_out, reference)} |"
         )
-    budgets = [first.uniform["nvfp4"][0] + 0.5, 6.0, 8.0]
+    # nvfp4's bits + 0.5, 6, and uniform fp8-current's own size (8 bits and its scales)
+    budgets = [first.uniform["nvfp4"][0] + 0.5, 6.0, first.uniform["fp8-current"][0]]
     for budget in budgets:
         plan = first.at_budget(budget)
         art = compiler.compile(model, calibration, "none", layer_recipes=dict(plan))
