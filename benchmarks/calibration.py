@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import platform
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -101,8 +102,10 @@ def _run(
             )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def held_out_models(description: str) -> Iterator[tuple[str, torch.nn.Module, tuple, tuple]]:
+    """The command line's models, each as (name, model, calibration inputs, held-out inputs):
+    MiniLM on the sample's sentences and 8 others, the decoder sample on two batches of ids."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--models", default="minilm,decoder")
     args = parser.parse_args()
     torch.set_num_threads(2)
@@ -111,12 +114,17 @@ def main() -> None:
     if "minilm" in models:
         model, calibration = minilm.build(batch=8, seq_len=128)
         _, held_out = minilm.build(batch=8, seq_len=128, sentences=HELD_OUT)
-        _run("MiniLM (real weights), 8 x 128", model, calibration, held_out)
+        yield "MiniLM (real weights), 8 x 128", model, calibration, held_out
     if "decoder" in models:
         model = decoder_lm.NextTokenLogits(decoder_lm.make_lm()).eval()
         calibration = (decoder_lm.token_ids(8, 64, seed=1),)
         held_out = (decoder_lm.token_ids(8, 64, seed=2),)
-        _run("decoder sample, 8 x 64", model, calibration, held_out)
+        yield "decoder sample, 8 x 64", model, calibration, held_out
+
+
+def main() -> None:
+    for name, model, calibration, held_out in held_out_models(__doc__.split("\n")[0]):
+        _run(name, model, calibration, held_out)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,6 @@ SQNR (the search's), held-out cosine against f32 (mean and worst row) and held-o
 
 from __future__ import annotations
 
-import argparse
-import platform
 import time
 from typing import Any
 
@@ -23,9 +21,8 @@ import numpy as np
 import torch
 
 import compiler
-from benchmarks.calibration import HELD_OUT
+from benchmarks.calibration import held_out_models
 from compiler.analysis.recipe_search import weight_bits
-from samples import decoder_lm, minilm
 
 RECIPES = ("none", "fp8-current", "mxfp8", "nvfp4")
 
@@ -104,21 +101,8 @@ def _run(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--models", default="minilm,decoder")
-    args = parser.parse_args()
-    torch.set_num_threads(2)
-    print(f"host: {platform.processor() or platform.machine()}, torch threads 2")
-    models = args.models.split(",")
-    if "minilm" in models:
-        model, calibration = minilm.build(batch=8, seq_len=128)
-        _, held_out = minilm.build(batch=8, seq_len=128, sentences=HELD_OUT)
-        _run("MiniLM (real weights), 8 x 128", model, calibration, held_out)
-    if "decoder" in models:
-        model = decoder_lm.NextTokenLogits(decoder_lm.make_lm()).eval()
-        calibration = (decoder_lm.token_ids(8, 64, seed=1),)
-        held_out = (decoder_lm.token_ids(8, 64, seed=2),)
-        _run("decoder sample, 8 x 64", model, calibration, held_out)
+    for name, model, calibration, held_out in held_out_models(__doc__.split("\n")[0]):
+        _run(name, model, calibration, held_out)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from compiler.cli.common import check_output, read_inputs
+from compiler.cli.common import check_output, read_inputs, read_json
 from compiler.extras import COMPILE
 from passes.base.errors import QmlirError
 from passes.base.files import write_atomically
@@ -76,10 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
 def read_scales(path: str) -> dict[str, float]:
     """A JSON file of ``{layer: scale_inv}`` (``qmlir calibrate``'s), checked."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as e:
-        raise QmlirError(f"cannot read activation scales '{path}': {e}") from None
+    data = read_json(path, "activation scales")
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, (int, float)) and v > 0 for k, v in data.items()
     ):

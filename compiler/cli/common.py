@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import sys
 import tempfile
@@ -69,6 +70,14 @@ def human_size(n: int) -> str:
     if n >= 100_000:
         return f"{n / 1e6:.2f} MB"
     return f"{n / 1e3:.1f} kB" if n >= 1000 else f"{n} B"
+
+
+def read_json(path: str, what: str) -> Any:
+    """The JSON in ``path``; one line naming ``what`` it should hold when it cannot be read."""
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise QmlirError(f"cannot read {what} '{path}': {e}") from None
 
 
 def load_arrays(path: Path, what: str) -> Any:

@@ -8,7 +8,7 @@ import json
 import math
 from pathlib import Path
 
-from compiler.cli.common import check_output, print_table, read_inputs
+from compiler.cli.common import check_output, print_table, read_inputs, read_json
 from compiler.extras import COMPILE
 from passes.base.errors import QmlirError
 from passes.base.files import write_atomically
@@ -91,10 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
 def read_plan(path: str) -> dict[str, str]:
     """A plan's ``{layer: recipe}`` (``qmlir search``'s JSON), checked."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as e:
-        raise QmlirError(f"cannot read plan '{path}': {e}") from None
+    data = read_json(path, "plan")
     layers = data.get("layers") if isinstance(data, dict) else None
     if not isinstance(layers, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in layers.items()
