@@ -25,7 +25,8 @@ from iree.compiler import ir
 from passes.base.module_pass import ModulePass, option_text, register_pass
 from passes.ir import torch_ops
 from passes.ir.expert_matmuls import expert_count, expert_name, split_experts
-from passes.ir.named_ops import GEMM_ATTR, LAYER_ATTR, ROLES_ATTR, NamedOpBuilder
+from passes.ir.layer_names import layer_name
+from passes.ir.named_ops import GEMM_ATTR, ROLES_ATTR, NamedOpBuilder
 from passes.ir.types import DYNAMIC, FLOAT_DTYPES, TensorInfo, tensor_info
 from passes.recipes import (
     NoQuantization,
@@ -60,27 +61,6 @@ class MatmulSite:
     bias: ir.Value | None
     layer: str
     roles: tuple[Role, Role]
-
-
-def layer_name(op: ir.Operation) -> str:
-    """The op's module path (``layers.3.fc1``): its ``qmlir.layer`` (a training step's backward
-    GEMMs, ``training-gemms``), else the one the importer put in its location, else ''."""
-    if LAYER_ATTR in op.attributes:
-        return ir.StringAttr(op.attributes[LAYER_ATTR]).value
-    return _loc_name(op.location)
-
-
-def _loc_name(loc: ir.Location) -> str:
-    if isinstance(loc, ir.NameLoc):
-        return loc.name_str
-    if isinstance(loc, ir.CallSiteLoc):
-        return _loc_name(loc.callee)
-    if isinstance(loc, ir.FusedLoc):
-        for inner in loc.locations:
-            name = _loc_name(inner)
-            if name:
-                return name
-    return ""
 
 
 @register_pass

@@ -29,6 +29,9 @@ _ELEMENT_TYPES = {
     torch.float32: lambda: tm_ir.F32Type.get(),
     torch.bfloat16: lambda: tm_ir.BF16Type.get(),
     torch.float16: lambda: tm_ir.F16Type.get(),
+    # index buffers (BERT's position ids): dense, so check-indices can read their range
+    torch.int64: lambda: tm_ir.IntegerType.get_signed(64),
+    torch.int32: lambda: tm_ir.IntegerType.get_signed(32),
 }
 
 
@@ -73,7 +76,9 @@ class _PlaceholderLiterals(_DenseLiterals):
 
     def resolve_literal(self, gni, literal, info):  # type: ignore[no-untyped-def]
         name = self._names.get(id(literal)) if isinstance(literal, torch.Tensor) else None
-        dense = name is None or literal.dtype not in _ELEMENT_TYPES or literal.numel() == 0
+        # integer state (position-id buffers) stays in the module: small, and its range is read
+        dense = name is None or not literal.is_floating_point() or literal.numel() == 0
+        dense = dense or literal.dtype not in _ELEMENT_TYPES
         if dense or (literal.numel() == 1 and not literal.is_meta):
             if isinstance(literal, torch.Tensor) and literal.is_meta:
                 raise QmlirError(f"the model's tensor '{name or '?'}' has no values (meta)")

@@ -27,6 +27,7 @@ from compiler.runtime.metadata import ArtifactMetadata, Layer, Parameters
 from compiler.runtime.seal import seal
 from passes.base.errors import QmlirError
 from passes.base.target import Target
+from passes.check_indices import CheckIndices
 from passes.expose_scaling_state import ExposeScalingState
 from passes.externalize_weights import ExternalizeWeights
 from passes.fold_constant_quantize import FoldConstantQuantize
@@ -68,6 +69,7 @@ def compile_core(
     note("recipe")
     run_pass(FoldWeightViews(), module)  # a frozen weight's views: a literal (a weight)
     before_recipe(module)
+    run_pass(CheckIndices(), module)  # indices the model computes: checked at the call
     globs = [glob for glob, _ in options.layer_recipes]
     names = matmul_layer_names(module)
     # a module of the model that the compiled function never runs (dead code): its scale dropped

@@ -17,8 +17,9 @@ from compiler.version import IREE_VERSION, __version__
 from passes.base.errors import QmlirError
 from passes.expose_scaling_state import state_globals
 from passes.ir.dialect import OpKind, decode_kind
+from passes.ir.layer_names import layer_name
 from passes.ir.named_ops import GEMM_ATTR, LAYER_ATTR, callee_name, is_named_op_decl, symbol_name
-from passes.quantize_matmuls import KEPT_ATTR, RECIPE_ATTR, USER_CHOICES, WHY_ATTR, layer_name
+from passes.quantize_matmuls import KEPT_ATTR, RECIPE_ATTR, USER_CHOICES, WHY_ATTR
 
 
 def layer_map(module: ir.Module) -> tuple[Layer, ...]:

@@ -20,8 +20,8 @@ from iree.compiler import ir
 
 from passes.base.errors import QmlirError
 from passes.ir.expert_matmuls import expert_count, expert_name
+from passes.ir.layer_names import layer_name
 from passes.ir.torch_ops import MATMUL_OPS
-from passes.quantize_matmuls import layer_name
 
 NEAREST = 5  # how many layer names an error lists
 

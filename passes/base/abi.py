@@ -12,3 +12,6 @@ GET_PROBES = "qmlir.get_probes"  # -> each probed GEMM's operands and result (te
 GET_BUFFERS = "qmlir.get_buffers"  # -> each buffer the model mutates, in metadata order
 SET_BUFFERS = "qmlir.set_buffers"  # (each buffer): also how the runtime initializes them
 INITIAL_BUFFERS = "qmlir.initial_buffers"  # -> each buffer whose initial value is not zeros
+# the start of a ``torch.runtime.assert`` message of ``check-indices``: an index the model
+# computed is outside its table (the runtime raises the rest of the message as a QmlirError)
+INDEX_CHECK = "qmlir index check: "

@@ -25,6 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from passes.base.abi import INDEX_CHECK
+from passes.base.errors import QmlirError
+
 _BATCH: int | None = getattr(os, "SCHED_BATCH", None)  # Linux only
 
 
@@ -50,16 +53,35 @@ def call(function: Callable[..., Any], *args: Any, batch: bool = True) -> tuple[
     """``function(*args)`` (an IREE module function) with its results as a tuple.
 
     ``batch=False`` leaves the calling thread's scheduling alone (drivers without worker threads
-    waking the caller, such as ``cuda``).
+    waking the caller, such as ``cuda``). A call that fails a check the compile put in the module
+    (an index the model computed outside its table, ``passes/check_indices.py``) raises a
+    one-line :class:`QmlirError` saying which layer.
     """
-    if batch:
-        with waiting_thread():
+    try:
+        if batch:
+            with waiting_thread():
+                results = function(*args)
+        else:
             results = function(*args)
-    else:
-        results = function(*args)
+    except RuntimeError as e:
+        message = failed_check(str(e))
+        if message is None:
+            raise
+        raise QmlirError(message) from None
     if results is None:
         return ()
     return tuple(results) if isinstance(results, (tuple, list)) else (results,)
+
+
+def failed_check(error: str) -> str | None:
+    """The message of the module's check that an IREE call ``error`` reports, or None when
+    the error is not one of those checks (IREE: ``...FAILED_PRECONDITION; <message>; ...``)."""
+    start = error.find(INDEX_CHECK)
+    if start < 0:
+        return None
+    text = error[start + len(INDEX_CHECK) :]
+    end = text.find(";")
+    return (text if end < 0 else text[:end]).strip()
 
 
 def host_copies(results: tuple[Any, ...]) -> list[np.ndarray]:
