@@ -38,7 +38,7 @@ from compiler.frontend.export import export_model
 from compiler.frontend.importer import import_program
 from compiler.frontend.input_roles import input_roles
 from compiler.frontend.model_source import ModelSource
-from compiler.pipeline.describe import layer_map
+from compiler.pipeline.describe import convolution_layers, layer_map
 from compiler.runtime.input_check import check_index_ranges, check_shapes
 from passes.base.errors import QmlirError
 from passes.fold_weight_views import FoldWeightViews
@@ -80,6 +80,7 @@ class Report:
     recipe: dict[str, Any]
     layers: list[LayerReport]
     batches: int = 1  # calibration batches the figures are over
+    convolutions: tuple[str, ...] = ()  # their layers: kept in high precision, not in the table
 
     def suggest_excludes(self, threshold_db: float) -> list[str]:
         """Layers whose output SQNR is below ``threshold_db``, each once, in model order:
@@ -113,7 +114,9 @@ def build_report(
     runs = [_checked(b, args, specs) for b, args in zip(batches, tensors, strict=True)] or [
         tuple(source.example_inputs)
     ]
-    decisions = matmul_decisions(program, recipe, exclude, layer_recipes, quantize_all_matmuls)
+    decisions, convolutions = compile_decisions(
+        program, recipe, exclude, layer_recipes, quantize_all_matmuls
+    )
     recipes = {recipe.name: recipe, **{r.name: r for _, r in layer_recipes}}
     layers = [_LayerStats(d, recipes.get(d["recipe"])) for d in decisions]
     for args in runs:
@@ -125,7 +128,8 @@ def build_report(
             )
         for call, layer in zip(captured, layers, strict=True):
             layer.add(call)
-    return Report(source.name, recipe.to_dict(), [x.result() for x in layers], len(runs))
+    results = [x.result() for x in layers]
+    return Report(source.name, recipe.to_dict(), results, len(runs), convolutions)
 
 
 def _input_specs(
@@ -180,6 +184,18 @@ def matmul_decisions(
     quantize_all: bool,
 ) -> list[dict[str, str]]:
     """Per matmul, in program order: the recipe ``qmlir compile`` would give it, and why."""
+    return compile_decisions(program, recipe, exclude, layer_recipes, quantize_all)[0]
+
+
+def compile_decisions(
+    program: torch.export.ExportedProgram,
+    recipe: Recipe,
+    exclude: tuple[str, ...],
+    layer_recipes: tuple[tuple[str, Recipe], ...],
+    quantize_all: bool,
+) -> tuple[list[dict[str, str]], tuple[str, ...]]:
+    """:func:`matmul_decisions`, and the layers of the model's convolutions (kept in high
+    precision: the recipes quantize matmuls only), as ``qmlir compile`` records them."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # torch's pytree, copying the spec
         program = copy.deepcopy(program)  # the importer rewrites the graph the batches run
@@ -188,7 +204,7 @@ def matmul_decisions(
         module = ir.Module.parse(text)
         FoldWeightViews().apply(module)  # as the compile: a weight through views is a weight
         QuantizeMatmuls(recipe, quantize_all, exclude, layer_recipes).apply(module)
-        return [layer.to_json() for layer in layer_map(module)]
+        return [layer.to_json() for layer in layer_map(module)], convolution_layers(module)
 
 
 class _LayerStats:

@@ -11,6 +11,7 @@ from string import Template
 import numpy as np
 
 from compiler.analysis.layer_accuracy import LayerReport, Report
+from compiler.runtime.summary import convolution_text
 from compiler.version import __version__
 
 _TEMPLATE = Path(__file__).parent / "templates" / "report.html"
@@ -87,6 +88,8 @@ def render_html(report: Report, threshold_db: float | None = None) -> str:
         summary += f" Weakest layer: {worst.layer or TOP_LEVEL} at {_db(worst.output_sqnr_db)} dB."
     if report.batches > 1:
         summary += f" Measured over {report.batches} calibration batches."
+    if report.convolutions:
+        summary += f" {convolution_text(report.convolutions)}."
     values = {
         "model": html.escape(report.model),
         "recipe": html.escape(report.recipe["name"]),

@@ -10,6 +10,7 @@ import numpy as np
 
 from compiler.cli.common import parse_layer_recipes, parse_options, print_table, read_inputs
 from compiler.extras import COMPILE
+from compiler.runtime.summary import convolution_text
 from passes.base.errors import QmlirError
 from passes.base.files import write_atomically
 
@@ -100,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         f"per-layer accuracy of recipe {recipe.name} on {report.model}{over} (SQNR in dB vs f32):"
     )
     print_table(table_rows(report))
+    if report.convolutions:
+        print(convolution_text(report.convolutions))
     if args.suggest is not None:
         line = suggestion_line(report, args.suggest)
         print(f"\nto keep every layer at or above {args.suggest:g} dB, exclude:")

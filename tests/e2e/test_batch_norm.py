@@ -97,6 +97,18 @@ def test_inspect_names_the_convolutions(tmp_path: Path, capsys: pytest.CaptureFi
     )
 
 
+def test_the_report_names_the_convolutions() -> None:
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 8, 8)
+    report = compiler.report(_Conv().eval(), (x,), "fp8-current")
+    assert report.convolutions == ("conv",)
+    assert [entry.layer for entry in report.layers] == ["fc"]  # the table: matmuls only
+    from compiler.analysis.report_render import render_html
+
+    page = render_html(report)
+    assert "1 convolution kept in high precision (recipes quantize matmuls only): conv." in page
+
+
 def test_eval_mode_batch_norm_under_a_recipe() -> None:
     torch.manual_seed(0)
     x = torch.randn(8, 32)
