@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.qmlir-installed
 BUILD := build
 
-.PHONY: install demo test test-fast lint bench clean gpu-build gpu-run gpu-check gpu-dry-run
+.PHONY: install demo test test-fast test-architectures lint bench clean gpu-build gpu-run gpu-check gpu-dry-run
 
 install: $(STAMP)
 
@@ -23,7 +23,12 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check compiler passes runtime_kernels tests samples benchmarks
 	$(VENV)/bin/ruff format --check compiler passes runtime_kernels tests samples benchmarks
 	$(VENV)/bin/lit -q tests/lit
-	$(PY) -m pytest -q -n 2 tests
+	$(PY) -m pytest -q -n 2 -m "not architectures" tests
+
+# Every transformers family of the architecture sweep (tests/architectures; make test runs the
+# families no other test builds).
+test-architectures: $(STAMP)
+	$(PY) -m pytest -q -n 2 tests/architectures
 
 # No model compiles: lint, lit, unit tests and the quantize core's numerics (about 2 minutes).
 test-fast: $(STAMP)

@@ -8,7 +8,15 @@ from iree.compiler import ir
 
 from passes.ir.types import TensorInfo
 
-_NP_DTYPES = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "f16": np.float16}
+_NP_DTYPES = {
+    "f32": np.float32,
+    "bf16": ml_dtypes.bfloat16,
+    "f16": np.float16,
+    "si64": np.int64,
+    "si32": np.int32,
+    "i64": np.int64,
+    "i32": np.int32,
+}
 
 
 def elements_to_numpy(attr: ir.Attribute) -> np.ndarray:
