@@ -51,7 +51,9 @@ def export_model(
                         strict=False,
                     )
             check_outputs(program)
-            return program.run_decompositions(table)
+            program = program.run_decompositions(table)
+            positive_dims(program)
+            return program
     except QmlirError:
         raise
     except Exception as e:
@@ -83,6 +85,32 @@ def check_outputs(program: torch.export.ExportedProgram) -> None:
         )
 
 
+_aten = torch.ops.aten
+# ops whose second argument is a dim that torch-mlir's lowering takes only as a positive one
+# (a negative dim crashed iree-compile in TorchToTMTensor: PhiMoE's router scatters on dim -1)
+_DIM_ARG_OPS = {
+    _aten.scatter.src,
+    _aten.scatter.value,
+    _aten.scatter.reduce,
+    _aten.scatter.value_reduce,
+    _aten.scatter_add.default,
+    _aten.scatter_reduce.two,
+    _aten.gather.default,
+    _aten.index_select.default,
+}
+
+
+def positive_dims(program: torch.export.ExportedProgram) -> None:
+    """Each scatter's, gather's and index_select's negative dim made positive, in place."""
+    for node in program.graph.nodes:
+        if node.op != "call_function" or node.target not in _DIM_ARG_OPS:
+            continue
+        dim, value = node.args[1], node.args[0].meta.get("val")
+        if isinstance(dim, int) and dim < 0 and value is not None:
+            node.update_arg(1, dim + value.dim())
+    program.graph_module.recompile()
+
+
 def export_decompositions(attention_as_matmuls: bool) -> dict:  # type: ignore[type-arg]
     core = core_aten_decompositions()
     wanted = (
@@ -101,6 +129,8 @@ def export_decompositions(attention_as_matmuls: bool) -> dict:  # type: ignore[t
     # has no lowering for it; decomposed, it is (x - mean) * rsqrt(var + eps) * weight + bias
     table[torch.ops.aten._native_batch_norm_legit_no_training.default] = _batch_norm_eval
     table[torch.ops.aten.topk.default] = _topk
+    # torch.concat (PhiMoE's router): an alias of cat that torch-mlir does not lower
+    table[torch.ops.aten.concat.default] = _concat
     if attention_as_matmuls:
         table[SDPA] = sdpa_as_matmuls
     return table
@@ -154,6 +184,10 @@ def _topk(
         free = free & (position != index)
     index = torch.cat(indices, dim)
     return x.gather(dim, index), index
+
+
+def _concat(tensors: list[torch.Tensor], dim: int = 0) -> torch.Tensor:
+    return torch.ops.aten.cat.default(tensors, dim)
 
 
 def _batch_norm_eval(

@@ -48,14 +48,18 @@ def is_experts_module(module: nn.Module) -> bool:
 
 
 def moe_routers(model: nn.Module) -> tuple[str, ...]:
-    """The module paths of ``model``'s MoE routers: the ``gate`` beside each experts module
-    (``[experts, hidden]`` logits weight), kept in high precision by the recipe pass."""
+    """The module paths of ``model``'s MoE routers: the ``gate`` (``router`` in PhiMoE) beside
+    each experts module (``[experts, hidden]`` logits weight), kept in high precision by the
+    recipe pass."""
     routers = []
     for name, module in model.named_modules():
         experts = getattr(module, "experts", None)
-        gate = getattr(module, "gate", None)
-        if isinstance(experts, nn.Module) and is_experts_module(experts) and gate is not None:
-            routers.append(f"{name}.gate" if name else "gate")
+        if not (isinstance(experts, nn.Module) and is_experts_module(experts)):
+            continue
+        for attribute in ("gate", "router"):
+            if isinstance(getattr(module, attribute, None), nn.Module):
+                routers.append(f"{name}.{attribute}" if name else attribute)
+                break
     return tuple(routers)
 
 
