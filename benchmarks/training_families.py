@@ -90,7 +90,11 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=["qwen2", "gpt2"], choices=["qwen2", "gpt2"])
     parser.add_argument("--recipes", nargs="+", default=list(RECIPES), choices=RECIPES)
     args = parser.parse_args()
-    print(f"host: {platform.processor() or platform.machine()}, 8 x 32 tokens, 3 SGD steps")
+    from passes.base.cpu_features import host_flags
+
+    flags = host_flags() or set()
+    avx = ", ".join(sorted(f for f in flags if f in ("avx2", "avx512f", "avx512_bf16"))) or "?"
+    print(f"host: {platform.machine()} ({avx}), 8 x 32 tokens, 3 SGD steps")
     print(
         "| model | recipe | compile s | torch f32 loss | step losses | first vs torch "
         "| GEMMs quantized |"
