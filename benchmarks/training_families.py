@@ -29,7 +29,7 @@ RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "fp8-roww
 def _model(name: str) -> Any:
     import transformers
 
-    from tests.e2e.test_training import LanguageModelLoss
+    from samples.decoder_lm import LanguageModelLoss
 
     if name == "qwen2":
         config = transformers.Qwen2Config(

@@ -20,6 +20,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     gemm_operands,
     hold_buffers,
     hold_training_state,
+    kv_cache_codes,
     lower_named_ops,
     probe_gemms,
     quantize_matmuls,

@@ -48,6 +48,19 @@ class NextTokenLogits(nn.Module):
         return out.logits[:, -1, :]
 
 
+class LanguageModelLoss(nn.Module):
+    """A transformers causal LM under the next-token cross-entropy: ``forward(ids, labels)``
+    returns the loss (a training step's form)."""
+
+    def __init__(self, lm: nn.Module) -> None:
+        super().__init__()
+        self.lm = lm
+
+    def forward(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        logits = self.lm(input_ids=ids, use_cache=False).logits
+        return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1))
+
+
 def make_lm(layers: int = LAYERS, seed: int = 0) -> nn.Module:
     """The seeded ``LlamaForCausalLM`` (eval mode, SDPA attention, no cache)."""
     for name in ("torchao", "transformers", "torch.utils._pytree"):

@@ -124,6 +124,13 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         help="with --generate: sequences generated at once, at most (default: 1)",
     )
     g.add_argument(
+        "--kv-cache",
+        choices=("model", "fp8"),
+        default="model",
+        help="with --generate: the KV cache's format: the model's dtype (default), or fp8 (E4M3 "
+        "codes, an E8M0 scale per 32 values of a head vector; about half a bf16 cache's bytes)",
+    )
+    g.add_argument(
         "--tokenizer",
         metavar="DIR",
         help="with --generate: the folder of the tokenizer to store in the artifact, for qmlir "
@@ -338,8 +345,15 @@ def _activation_scales(args: argparse.Namespace) -> tuple[tuple[str, float], ...
 def _check_generate(args: argparse.Namespace) -> None:
     """The generation flags only with ``--generate``, and none it cannot take."""
     if not args.generate:
-        if args.max_seq_len is not None or args.max_batch != 1 or args.tokenizer is not None:
-            raise QmlirError("--max-seq-len, --max-batch and --tokenizer need --generate")
+        if (
+            args.max_seq_len is not None
+            or args.max_batch != 1
+            or args.tokenizer is not None
+            or args.kv_cache != "model"
+        ):
+            raise QmlirError(
+                "--max-seq-len, --max-batch, --kv-cache and --tokenizer need --generate"
+            )
         return
     clashes = [
         flag
@@ -373,6 +387,7 @@ def _compile_generator(args: argparse.Namespace, options: Any, output: Path, pro
         dataclasses.replace(options, progress_bytes=bytes_printer(args.quiet)),
         max_seq=args.max_seq_len,
         max_batch=args.max_batch,
+        kv_cache=args.kv_cache,
         progress=progress,
         scratch=output.parent if options.weights == "external" else None,
         parameters_name=parameters_beside(output).name,

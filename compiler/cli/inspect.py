@@ -105,14 +105,16 @@ def run(args: argparse.Namespace) -> int:
         )
     generation = meta.generation
     if generation is not None:
-        cache = sum(_count(b.shape) for b in meta.buffers if b.dtype == generation.cache_dtype)
+        caches = [b for b in meta.buffers if b.name.startswith(("key_cache_", "value_cache_"))]
+        cache = sum(_count(b.shape) for b in caches)
         print(
             f"generator {generation.max_seq} positions x {generation.max_batch} sequences, "
             f"vocabulary {generation.vocab}, end ids {list(generation.eos_token_ids)}"
         )
         print(
             f"          KV cache in the module: {generation.layers} layers, "
-            f"{generation.cache_dtype} ({generation.kv_cache}), {cache:,} values; run it with "
+            f"{generation.cache_dtype} ({_kv_text(generation.kv_cache)}), {cache:,} values; "
+            "run it with "
             "qmlir generate"
         )
         tokenizer = generation.tokenizer
@@ -149,3 +151,7 @@ def run(args: argparse.Namespace) -> int:
         keys = {e.key for e in meta.scaling_state}
         print(f"\nscaling state: {len(keys)} tensor(s), amax history and scale each")
     return 0
+
+
+def _kv_text(kv_cache: str) -> str:
+    return "fp8: an E8M0 scale per 32 values" if kv_cache == "fp8" else kv_cache

@@ -12,6 +12,12 @@ the causal mask never reads them, so a new generation needs no reset.
 
 A sliding-window layer's cache (Mistral, Gemma 2/3) is kept at the full length, as
 transformers' own export helper does: its attention mask still applies the window.
+
+``kv_cache="fp8"``: each layer keeps its keys and values as E4M3 codes (``uint8``) with one
+E8M0 scale per 32 values of a head vector (``compiler/frontend/kv_codes.py``): a token's keys
+and values are quantized once, when they are written (prefill or decode step), and the layer
+attends to the whole cache dequantized, the tokens just written included, so a decode step and
+a prefill over the same tokens see the same keys and values.
 """
 
 from __future__ import annotations
@@ -24,23 +30,32 @@ from torch import nn
 from passes.base.errors import QmlirError
 
 KEYS, VALUES, LENGTH = "key_cache_{}", "value_cache_{}", "cumulative_length_{}"
+KEY_SCALES, VALUE_SCALES = "key_scales_{}", "value_scales_{}"  # an FP8 cache's E8M0 scales
+KV_CACHES = ("model", "fp8")
 
 
 class CachedDecoder(nn.Module):
     """``forward(input_ids [batch, T] i64, start [1] i64) -> logits [batch, vocab] f32`` (the
     last position's), the cache held in buffers (see the module docstring)."""
 
-    def __init__(self, lm: nn.Module, max_batch: int, max_seq: int) -> None:
+    def __init__(
+        self, lm: nn.Module, max_batch: int, max_seq: int, kv_cache: str = "model"
+    ) -> None:
         super().__init__()
         from transformers import StaticCache
         from transformers.cache_utils import StaticLayer, StaticSlidingWindowLayer
 
-        self.lm = lm
+        if kv_cache not in KV_CACHES:
+            raise QmlirError(
+                f"kv_cache '{kv_cache}' is not implemented (choose from {', '.join(KV_CACHES)})"
+            )
+        self.lm, self.kv_cache = lm, kv_cache
         config = lm.config.get_text_config()
         self.cache = StaticCache(max_cache_len=max_seq, config=config)
+        layer_class = _fp8_layer_class() if kv_cache == "fp8" else StaticLayer
         for i, layer in enumerate(self.cache.layers):
-            if isinstance(layer, StaticSlidingWindowLayer) or type(layer) is not StaticLayer:
-                self.cache.layers[i] = StaticLayer(max_seq)
+            if isinstance(layer, StaticSlidingWindowLayer) or type(layer) is not layer_class:
+                self.cache.layers[i] = layer_class(max_seq)
         heads, head_dim = _head_shapes(config)
         weight = next(iter(lm.parameters()))
         # on the weights' device: a folder's model is on the meta device, and so is its cache
@@ -49,6 +64,9 @@ class CachedDecoder(nn.Module):
         for i, layer in enumerate(self.cache.layers):
             self.register_buffer(KEYS.format(i), layer.keys, persistent=False)
             self.register_buffer(VALUES.format(i), layer.values, persistent=False)
+            if kv_cache == "fp8":
+                self.register_buffer(KEY_SCALES.format(i), layer.key_scales, persistent=False)
+                self.register_buffer(VALUE_SCALES.format(i), layer.value_scales, persistent=False)
             self.register_buffer(LENGTH.format(i), layer.cumulative_length, persistent=False)
         self.max_batch, self.max_seq = max_batch, max_seq
 
@@ -58,12 +76,56 @@ class CachedDecoder(nn.Module):
         for i, layer in enumerate(self.cache.layers):
             layer.keys = getattr(self, KEYS.format(i))
             layer.values = getattr(self, VALUES.format(i))
+            if self.kv_cache == "fp8":
+                layer.key_scales = getattr(self, KEY_SCALES.format(i))
+                layer.value_scales = getattr(self, VALUE_SCALES.format(i))
             layer.cumulative_length = getattr(self, LENGTH.format(i))
             layer.cumulative_length.copy_(start[0])
         out = self.lm(
             input_ids=input_ids, past_key_values=self.cache, use_cache=True, logits_to_keep=1
         )
         return out.logits[:, -1, :].float()
+
+
+def _fp8_layer_class() -> type:
+    """transformers' ``StaticLayer`` holding E4M3 codes and E8M0 scales (see the module
+    docstring); built on first use (transformers is imported lazily)."""
+    from transformers.cache_utils import StaticLayer
+
+    from compiler.frontend.kv_codes import kv_dequantize, kv_quantize, scale_columns
+
+    class Fp8StaticLayer(StaticLayer):  # type: ignore[misc]
+        key_scales: torch.Tensor
+        value_scales: torch.Tensor
+
+        def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+            super().lazy_initialization(key_states, value_states)
+            self.keys = torch.zeros_like(self.keys, dtype=torch.uint8)
+            self.values = torch.zeros_like(self.values, dtype=torch.uint8)
+            shape = self.keys.shape[:-1]
+            self.key_scales = self.keys.new_zeros((*shape, scale_columns(self.k_head_dim)))
+            self.value_scales = self.values.new_zeros((*shape, scale_columns(self.v_head_dim)))
+
+        def update(
+            self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
+        ) -> tuple[torch.Tensor, torch.Tensor]:
+            if not self.is_initialized:
+                self.lazy_initialization(key_states, value_states)
+            kv_length = key_states.shape[-2]
+            position = torch.arange(kv_length, device=self.device) + self.cumulative_length
+            self.cumulative_length.add_(kv_length)
+            out = []
+            for states, codes, scales in (
+                (key_states, self.keys, self.key_scales),
+                (value_states, self.values, self.value_scales),
+            ):
+                new_codes, new_scales = kv_quantize(states.float())
+                codes.index_copy_(2, position, new_codes)
+                scales.index_copy_(2, position, new_scales)
+                out.append(kv_dequantize(codes, scales).to(states.dtype))
+            return out[0], out[1]
+
+    return Fp8StaticLayer
 
 
 def _head_shapes(config: Any) -> tuple[int, int]:

@@ -43,6 +43,7 @@ _SIGNATURE_DTYPES = {
     torch.int64: "si64",
     torch.int32: "si32",
     torch.bool: "i1",
+    torch.uint8: "ui8",  # an FP8 KV cache's codes and scales
 }
 
 

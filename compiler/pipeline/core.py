@@ -35,6 +35,7 @@ from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.gemm_operands import GemmOperands
 from passes.ir.parameters import Reader
+from passes.kv_cache_codes import KvCacheCodes
 from passes.lower_named_ops import LowerNamedOps
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.separate_gemm_operands import SeparateGemmOperands
@@ -70,6 +71,7 @@ def compile_core(
     run_pass(FoldWeightViews(), module)  # a frozen weight's views: a literal (a weight)
     before_recipe(module)
     run_pass(CheckIndices(), module)  # indices the model computes: checked at the call
+    run_pass(KvCacheCodes(), module)  # an FP8 KV cache's quantize and dequantize
     globs = [glob for glob, _ in options.layer_recipes]
     names = matmul_layer_names(module)
     # a module of the model that the compiled function never runs (dead code): its scale dropped

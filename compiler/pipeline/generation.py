@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from compiler.frontend.cached_decoder import CachedDecoder, is_causal_lm
+from compiler.frontend.cached_decoder import KV_CACHES, CachedDecoder, is_causal_lm
 from compiler.frontend.checkpoint import materialize, open_checkpoint
 from compiler.frontend.model_source import ModelSource
 from compiler.pipeline.inference import compile_model
@@ -25,7 +25,6 @@ from compiler.runtime.metadata import Generation
 from compiler.runtime.tokenizer_store import pack_folder, pack_tokenizer
 from passes.base.errors import QmlirError
 
-KV_CACHES = ("model",)
 MAX_GENERATOR_BATCH = 64
 
 
@@ -48,6 +47,10 @@ def compile_generator_model(
     if kv_cache not in KV_CACHES:
         raise QmlirError(
             f"kv_cache '{kv_cache}' is not implemented (choose from {', '.join(KV_CACHES)})"
+        )
+    if kv_cache == "fp8" and options.target.device != "llvm-cpu":
+        raise QmlirError(
+            "kv_cache 'fp8' compiles for llvm-cpu only (its dequantize has no cuda kernel yet)"
         )
     if not 1 <= max_batch <= MAX_GENERATOR_BATCH:
         raise QmlirError(f"max_batch {max_batch} is out of range (1..{MAX_GENERATOR_BATCH})")
@@ -72,7 +75,7 @@ def compile_generator_model(
         # the weights inside the module: the whole model in memory, as transformers holds it
         materialize(ModelSource(name, lm, (), reader=opened.reader(lm)))
         opened = None
-    decoder = CachedDecoder(lm.eval(), max_batch, max_seq).eval()
+    decoder = CachedDecoder(lm.eval(), max_batch, max_seq, kv_cache).eval()
     stored = None
     if opened is not None:
         reader = opened.reader(decoder)
@@ -124,7 +127,7 @@ def _generation(
         vocab=int(config.vocab_size),
         layers=len(decoder.cache.layers),
         kv_cache=kv_cache,
-        cache_dtype={"float32": "f32", "bfloat16": "bf16", "float16": "f16"}[
+        cache_dtype={"float32": "f32", "bfloat16": "bf16", "float16": "f16", "uint8": "e4m3"}[
             str(keys.dtype).removeprefix("torch.")
         ],
         eos_token_ids=eos_ids,

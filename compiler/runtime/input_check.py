@@ -22,6 +22,7 @@ NUMPY_DTYPES: dict[str, Any] = {
     "si64": np.dtype(np.int64),
     "si32": np.dtype(np.int32),
     "i1": np.dtype(np.bool_),
+    "ui8": np.dtype(np.uint8),
 }
 
 

@@ -14,6 +14,7 @@ from torch import nn
 import compiler
 from compiler.runtime.dequantize import decode_e8m0, decode_elements, expand_blocks
 from passes.base.errors import QmlirError
+from samples.decoder_lm import LanguageModelLoss
 from tests.reference import fp8
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
@@ -256,19 +257,6 @@ def _assert_losses_track_torch(
         expected.backward()
         optimizer.step()
         assert abs(loss - expected.item()) < 0.01 * expected.item()
-
-
-class LanguageModelLoss(nn.Module):
-    """transformers' Llama (SDPA attention, GQA, rotary positions, RMSNorm, SwiGLU) under the
-    next-token cross-entropy."""
-
-    def __init__(self, lm: nn.Module) -> None:
-        super().__init__()
-        self.lm = lm
-
-    def forward(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        logits = self.lm(input_ids=ids, use_cache=False).logits
-        return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1))
 
 
 def test_a_transformers_llama_trains_in_fp8() -> None:
