@@ -2,7 +2,7 @@
 
     python benchmarks/generate.py [--sizes 0.35b 1.1b] [--recipes none fp8-current ...]
                                   [--work DIR] [--prompt 32] [--new 128] [--max-seq 512]
-                                  [--weights external|inline]
+                                  [--weights external|inline] [--kv-caches model fp8]
 
 For each size the benchmark reuses (or writes, as ``llm_scale.py`` does) a random-weight bf16
 Llama checkpoint, then, each in a process of its own:
@@ -13,6 +13,10 @@ Llama checkpoint, then, each in a process of its own:
 - per recipe, ``qmlir compile DIR --generate --max-seq-len N`` and then a generation of the
   same length through ``Generator.generate`` (greedy), after one warm-up generation: prefill
   and decode timed as ``Generator.last_stats`` reports them, peak RSS while generating.
+
+``--kv-caches model fp8`` compiles each recipe with each KV cache format (``fp8``: E4M3 codes
+with an E8M0 scale per 32 values), and says how many of the new tokens agree with the same
+recipe's model-dtype cache before the first difference.
 
 Printed (and written with ``--json``): prefill ms, decode tokens/s and its ratio to torch bf16,
 the decode step's time against its bound (the step's weight bytes, the parameter file, plus
@@ -69,6 +73,12 @@ gen.generate(ids, 2, eos_token_id=[])  # warm-up (loads and maps the module)
 out = gen.generate(ids, new, eos_token_id=[])
 s = gen.last_stats
 hwm = [int(l.split()[1]) / 1024 for l in open("/proc/self/status") if l.startswith("VmHWM")][0]
+# teacher-forced logits over one fixed sequence: the prompt's prefill, then a decode step per
+# token (every variant sees the same tokens; compared across KV cache formats by the parent)
+fixed = np.random.default_rng(4).integers(0, vocab, (1, prompt + new)).astype(np.int64)
+rows = [gen.step(fixed[:, :prompt], 0)[0]]
+rows += [gen.step(fixed[:, p : p + 1], p)[0] for p in range(prompt, prompt + new - 1)]
+np.save(sys.argv[5], np.stack(rows))
 print(json.dumps({"prefill_s": s.prefill_s, "decode_tps": s.decode_tokens_per_s,
                   "peak_mb": hwm, "tokens": out[0, prompt:].tolist()}))
 """
@@ -99,11 +109,48 @@ def child(code: str, *args: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def cache_bytes(size: str, positions: int) -> int:
-    """The KV cache's bytes (bf16) read by a step attending over ``positions``."""
+def cache_bytes(size: str, positions: int, kv_cache: str = "model") -> int:
+    """The KV cache's bytes (bf16, or FP8 codes and E8M0 scales) a step attending over
+    ``positions`` reads."""
     c = llama_config(size)
     head = c["hidden_size"] // c["num_attention_heads"]
-    return 2 * c["num_hidden_layers"] * c["num_key_value_heads"] * head * positions * 2
+    per_value = 2 if kv_cache == "model" else 1 + 1 / 32
+    return int(2 * c["num_hidden_layers"] * c["num_key_value_heads"] * head * positions * per_value)
+
+
+def _kv_accuracy(rows: list[tuple[str, dict, int | None, str]]) -> None:
+    """Each FP8-cache row's teacher-forced logits against its recipe's model-dtype cache's: the
+    same fixed tokens, the prefill's last position and every decode step's."""
+    table = []
+    for name, m, _, kv in rows:
+        base = next(
+            (b for n, b, _, _ in rows if kv != "model" and n == name.split(".kv-")[0]), None
+        )
+        if base is None:
+            continue
+        got, want = np.load(m["logits"]), np.load(base["logits"])
+        rel = np.linalg.norm(got - want, axis=1) / np.linalg.norm(want, axis=1)
+        cos = (
+            np.sum(got * want, axis=1) / np.linalg.norm(got, axis=1) / np.linalg.norm(want, axis=1)
+        )
+        top1 = np.mean(got.argmax(1) == want.argmax(1))
+        table.append(
+            f"| {name} | {rel.mean():.4f} | {rel.max():.4f} | {cos.mean():.5f} | "
+            f"{cos.min():.5f} | {100 * top1:.1f}% |"
+        )
+    if table:
+        print("\nFP8 KV cache against the model-dtype cache (teacher-forced logits, every step):")
+        print("| variant | rel L2 mean | rel L2 max | cosine mean | cosine min | same top-1 |")
+        print("|---|---|---|---|---|---|")
+        print("\n".join(table))
+
+
+def _leading(tokens: list[int], reference: list[int]) -> int:
+    """How many of ``tokens`` equal ``reference``'s before the first difference."""
+    for i, (a, b) in enumerate(zip(tokens, reference, strict=False)):
+        if a != b:
+            return i
+    return min(len(tokens), len(reference))
 
 
 def main() -> None:
@@ -130,6 +177,13 @@ def main() -> None:
         help="an extra iree-compile flag for the qmlir artifacts (repeatable; the rows are "
         "tagged with --tag)",
     )
+    parser.add_argument(
+        "--kv-caches",
+        nargs="+",
+        default=["model"],
+        choices=("model", "fp8"),
+        help="the KV cache formats each recipe is compiled with (default: model)",
+    )
     parser.add_argument("--tag", default="", help="a suffix for the rows and artifact names")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
@@ -150,52 +204,65 @@ def main() -> None:
         if not (folder / "config.json").is_file():
             write_checkpoint(folder, size)
         torch = child(_TORCH, str(folder), str(args.prompt), str(args.new))
-        rows = [("torch eager bf16", torch, None)]
+        rows = [("torch eager bf16", torch, None, "model")]
         for recipe in args.recipes:
-            tag = recipe + (".at-load" if args.decode_at_load else "")
-            if args.weights == "inline":
-                tag += ".inline"
-            if args.tag:
-                tag += f".{args.tag}"
-            out = work / f"gen-{size}.{tag}.vmfb"
-            if not out.is_file():
-                flags = ["--generate", "--max-seq-len", str(args.max_seq), "--weights",
-                         args.weights, "-q"]  # fmt: skip
-                if args.decode_at_load:
-                    flags.append(f"--iree-flag={HOIST_ALL}")
-                flags += [f"--iree-flag={f}" for f in args.iree_flag]
-                subprocess.run(
-                    [sys.executable, "-m", "compiler.cli", "compile", str(folder), "--recipe",
-                     recipe, "-o", str(out), *flags], check=True, cwd=ROOT,
-                )  # fmt: skip
-            measured = child(_QMLIR, str(ROOT), str(out), str(args.prompt), str(args.new))
-            params = out.with_name(out.name.removesuffix(".vmfb") + ".params.safetensors")
-            weights = params.stat().st_size if params.is_file() else out.stat().st_size
-            rows.append((f"qmlir {tag}", measured, weights))
+            for kv in args.kv_caches:
+                tag = recipe + (".at-load" if args.decode_at_load else "")
+                if args.weights == "inline":
+                    tag += ".inline"
+                if kv != "model":
+                    tag += f".kv-{kv}"
+                if args.tag:
+                    tag += f".{args.tag}"
+                out = work / f"gen-{size}.{tag}.vmfb"
+                if not out.is_file():
+                    flags = ["--generate", "--max-seq-len", str(args.max_seq), "--weights",
+                             args.weights, "--kv-cache", kv, "-q"]  # fmt: skip
+                    if args.decode_at_load:
+                        flags.append(f"--iree-flag={HOIST_ALL}")
+                    flags += [f"--iree-flag={f}" for f in args.iree_flag]
+                    subprocess.run(
+                        [sys.executable, "-m", "compiler.cli", "compile", str(folder),
+                         "--recipe", recipe, "-o", str(out), *flags], check=True, cwd=ROOT,
+                    )  # fmt: skip
+                logits = out.with_suffix(".logits.npy")
+                measured = child(
+                    _QMLIR, str(ROOT), str(out), str(args.prompt), str(args.new), str(logits)
+                )
+                measured["logits"] = str(logits)
+                params = out.with_name(out.name.removesuffix(".vmfb") + ".params.safetensors")
+                weights = params.stat().st_size if params.is_file() else out.stat().st_size
+                rows.append((f"qmlir {tag}", measured, weights, kv))
         positions = args.prompt + args.new // 2  # the average decode step's
         print(f"## {size} ({folder})")
         print(
             "| variant | prefill ms | decode tok/s | vs torch bf16 | step ms | bound ms "
-            "| step / bound | peak RSS MB | same tokens as `none` |"
+            "| step / bound | peak RSS MB | same tokens as `none` | tokens as model cache |"
         )
-        print("|---|---|---|---|---|---|---|---|---|")
-        reference = next((m["tokens"] for name, m, _ in rows if name == "qmlir none"), None)
-        for name, m, weights in rows:
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        reference = next((m["tokens"] for name, m, _, _ in rows if name == "qmlir none"), None)
+        for name, m, weights, kv in rows:
             step = 1e3 / m["decode_tps"]
             bound = (
-                1e3 * (weights + cache_bytes(size, positions)) / (bandwidth * 1e9)
+                1e3 * (weights + cache_bytes(size, positions, kv)) / (bandwidth * 1e9)
                 if weights
                 else float("nan")
             )
             same = "" if reference is None or weights is None else str(m["tokens"] == reference)
+            base = next(
+                (b for n, b, _, _ in rows if kv != "model" and n == name.replace(f".kv-{kv}", "")),
+                None,
+            )
+            agree = "" if base is None else f"{_leading(m['tokens'], base['tokens'])}/{args.new}"
             print(
                 f"| {name} | {1e3 * m['prefill_s']:.1f} | {m['decode_tps']:.2f} | "
                 f"{m['decode_tps'] / torch['decode_tps']:.2f} | {step:.1f} | {bound:.1f} | "
-                f"{step / bound:.1f} | {m.get('peak_mb', float('nan')):.0f} | {same} |"
+                f"{step / bound:.1f} | {m.get('peak_mb', float('nan')):.0f} | {same} | {agree} |"
             )
             results.append(
                 {"size": size, "variant": name, **{k: v for k, v in m.items() if k != "tokens"}}
             )
+        _kv_accuracy(rows)
         print()
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

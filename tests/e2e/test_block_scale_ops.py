@@ -55,6 +55,18 @@ def test_edge_cases(block: int, out: str, scale: str) -> None:
     check(EDGE.T.copy(), block, out, scale, axis=0)
 
 
+def test_dequantize_of_every_e4m3_code_at_every_e8m0_scale() -> None:
+    """E4M3 codes with E8M0 scales in 1x32 blocks along whole rows take the elementwise
+    lowering (an FP8 KV cache's layout): every code times every scale (subnormal products,
+    overflow to inf, 0xFF scales, NaN codes) as the reference computes them."""
+    codes = np.tile(np.arange(256, dtype=np.uint8), (256, 1))  # [scale, code]
+    scales = np.repeat(np.arange(256, dtype=np.uint8)[:, None], 8, axis=1)
+    back = compiler.block_scale_dequantize(codes, scales, 32, out_dtype="e4m3", scale_dtype="e8m0")
+    expected = ref.block_scale_dequantize(codes, scales, 32, -1, "e4m3", "e8m0")
+    np.testing.assert_array_equal(back.view(np.uint32), expected.view(np.uint32))
+    assert (back[1:8, 1:8] != 0).all() and np.isinf(back[254, 0x7E])  # subnormal, overflow
+
+
 def test_mxfp8_combination_equals_the_mxfp8_recipe_on_ordinary_data() -> None:
     """E4M3/E8M0 in blocks of 32 is MXFP8; cuDNN divides where TE multiplies, same bytes here."""
     x = np.random.default_rng(0).standard_normal((8, 64)).astype(np.float32)

@@ -20,8 +20,6 @@ from tests.e2e.cli_runner import run as cli
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
-HEAD_DIM = 48  # one full block of 32 and a partial one
-
 
 class _RoundTrip(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -29,23 +27,24 @@ class _RoundTrip(torch.nn.Module):
         return codes, scales, kv_dequantize(codes, scales)
 
 
-def _adversarial() -> np.ndarray:
+def _adversarial(head_dim: int) -> np.ndarray:
     rng = np.random.default_rng(0)
-    rows = [rng.standard_normal(HEAD_DIM) * 10.0 ** rng.integers(-6, 6) for _ in range(40)]
-    special = np.zeros((8, HEAD_DIM))
+    rows = [rng.standard_normal(head_dim) * 10.0 ** rng.integers(-6, 6) for _ in range(40)]
+    special = np.zeros((8, head_dim))
     special[1, :] = 2.0**-140  # f32 subnormals only
     special[2, 3] = np.inf
     special[3, 5] = np.nan
     special[3, 6] = 7.0
-    special[4, :] = 448.0 * 2.0 ** np.arange(HEAD_DIM) / 2.0**20  # each block's amax a power
+    special[4, :] = 448.0 * 2.0 ** np.arange(head_dim) / 2.0**20  # each block's amax a power
     special[5, :] = -3.0e38  # near f32's max
     special[6, ::2] = 1.0 + 2.0**-4  # an E4M3 rounding tie (1 + ulp/2)
-    special[7, :] = np.linspace(-1, 1, HEAD_DIM) * 2.0**-9  # E4M3 subnormals after scaling
+    special[7, :] = np.linspace(-1, 1, head_dim) * 2.0**-9  # E4M3 subnormals after scaling
     return np.concatenate([np.stack(rows), special]).astype(np.float32)
 
 
-def test_compiled_codes_equal_the_torch_reference() -> None:
-    x = torch.from_numpy(_adversarial())
+@pytest.mark.parametrize("head_dim", [48, 64])  # a partial block (generic dequantize), whole ones
+def test_compiled_codes_equal_the_torch_reference(head_dim: int) -> None:
+    x = torch.from_numpy(_adversarial(head_dim))
     art = compiler.compile(_RoundTrip(), (x,), "none")
     with pytest.warns(RuntimeWarning, match="1 NaN and 1 inf"):
         codes, scales, values = (np.asarray(v) for v in art(x.numpy()))

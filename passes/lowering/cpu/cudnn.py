@@ -8,6 +8,7 @@ the dequantize (``vals * scale``).
 from __future__ import annotations
 
 from passes.ir.dialect import NamedOp
+from passes.ir.formats import E4M3
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import block_params, definition
 
@@ -32,6 +33,14 @@ def lower_block_scale_dequantize(op: NamedOp) -> str:
     (y, scale), _ = op.signature()
     out_format = op.attrs.format
     scale_format = op.attrs.scale_format.value
+    bm, bk = op.attrs.block
+    if out_format == E4M3 and scale_format == "e8m0" and bm == 1 and y.shape[1] % bk == 0:
+        # an FP8 KV cache's layout (MXFP8's): the elementwise form, the same values
+        return definition(
+            "block_scale_dequantize_rows.mlir",
+            block_params(op, y, scale),
+            decode_y=snippets.decode("y_", E4M3),
+        )
     return definition(
         "block_scale_dequantize.mlir",
         block_params(op, y, scale),
