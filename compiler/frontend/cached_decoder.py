@@ -36,7 +36,8 @@ KV_CACHES = ("model", "fp8")
 
 class CachedDecoder(nn.Module):
     """``forward(input_ids [batch, T] i64, start [1] i64) -> logits [batch, vocab] f32`` (the
-    last position's), the cache held in buffers (see the module docstring)."""
+    last position's), the cache held in buffers (see the module docstring); ``batch`` up to the
+    cache's ``max_batch``: the call writes and reads the cache's first ``batch`` rows."""
 
     def __init__(
         self, lm: nn.Module, max_batch: int, max_seq: int, kv_cache: str = "model"
@@ -52,9 +53,9 @@ class CachedDecoder(nn.Module):
         self.lm, self.kv_cache = lm, kv_cache
         config = lm.config.get_text_config()
         self.cache = StaticCache(max_cache_len=max_seq, config=config)
-        layer_class = _fp8_layer_class() if kv_cache == "fp8" else StaticLayer
+        layer_class = _fp8_layer_class() if kv_cache == "fp8" else _rows_layer_class()
         for i, layer in enumerate(self.cache.layers):
-            if isinstance(layer, StaticSlidingWindowLayer) or type(layer) is not layer_class:
+            if isinstance(layer, (StaticSlidingWindowLayer, StaticLayer)):
                 self.cache.layers[i] = layer_class(max_seq)
         heads, head_dim = _head_shapes(config)
         weight = next(iter(lm.parameters()))
@@ -87,6 +88,38 @@ class CachedDecoder(nn.Module):
         return out.logits[:, -1, :].float()
 
 
+def _all_rows(states: torch.Tensor, max_batch: int) -> torch.Tensor:
+    """``states`` ``[batch, ...]`` with zero rows up to ``max_batch``: the cache is written whole
+    (IREE 3.13 cannot write a dynamic number of a global's rows in place: "write affecting
+    operations on global resources are restricted to workgroup distributed contexts"); the rows
+    past the call's batch are other sequences' slots, which the call never reads."""
+    # a pad, not a cat with zeros: cat guards on whether the zeros are empty, which would
+    # specialize the batch to the traced example's
+    pad = [0, 0] * (states.dim() - 1) + [0, max_batch - states.shape[0]]
+    return torch.nn.functional.pad(states, pad)
+
+
+def _rows_layer_class() -> type:
+    """transformers' ``StaticLayer`` that writes and returns the call's rows only (the first
+    ``batch`` of the cache's ``max_batch``): a call with fewer sequences computes only theirs."""
+    from transformers.cache_utils import StaticLayer
+
+    class RowsStaticLayer(StaticLayer):  # type: ignore[misc]
+        def update(
+            self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
+        ) -> tuple[torch.Tensor, torch.Tensor]:
+            if not self.is_initialized:
+                self.lazy_initialization(key_states, value_states)
+            rows, kv_length = key_states.shape[0], key_states.shape[-2]
+            position = torch.arange(kv_length, device=self.device) + self.cumulative_length
+            self.cumulative_length.add_(kv_length)
+            self.keys.index_copy_(2, position, _all_rows(key_states, self.keys.shape[0]))
+            self.values.index_copy_(2, position, _all_rows(value_states, self.values.shape[0]))
+            return self.keys[:rows], self.values[:rows]
+
+    return RowsStaticLayer
+
+
 def _fp8_layer_class() -> type:
     """transformers' ``StaticLayer`` holding E4M3 codes and E8M0 scales (see the module
     docstring); built on first use (transformers is imported lazily)."""
@@ -111,7 +144,7 @@ def _fp8_layer_class() -> type:
         ) -> tuple[torch.Tensor, torch.Tensor]:
             if not self.is_initialized:
                 self.lazy_initialization(key_states, value_states)
-            kv_length = key_states.shape[-2]
+            rows, kv_length = key_states.shape[0], key_states.shape[-2]
             position = torch.arange(kv_length, device=self.device) + self.cumulative_length
             self.cumulative_length.add_(kv_length)
             out = []
@@ -120,9 +153,9 @@ def _fp8_layer_class() -> type:
                 (value_states, self.values, self.value_scales),
             ):
                 new_codes, new_scales = kv_quantize(states.float())
-                codes.index_copy_(2, position, new_codes)
-                scales.index_copy_(2, position, new_scales)
-                out.append(kv_dequantize(codes, scales).to(states.dtype))
+                codes.index_copy_(2, position, _all_rows(new_codes, codes.shape[0]))
+                scales.index_copy_(2, position, _all_rows(new_scales, scales.shape[0]))
+                out.append(kv_dequantize(codes[:rows], scales[:rows]).to(states.dtype))
             return out[0], out[1]
 
     return Fp8StaticLayer

@@ -2,9 +2,9 @@
 module, one function for prefill and decode steps (``compiler/frontend/cached_decoder.py``),
 compiled as an inference model whose mutated buffers the module keeps (``inference.py``).
 
-``@main(input_ids [max_batch, T], start [1]) -> logits [max_batch, vocab] f32``: T is dynamic
-(1 .. ``max_seq``); the batch is the compiled maximum (the runtime fills unused rows). The
-result is a :class:`~compiler.runtime.generator.Generator`.
+``@main(input_ids [batch, T], start [1]) -> logits [batch, vocab] f32``: T is dynamic
+(1 .. ``max_seq``), and so is the batch (1 .. ``max_batch``; the call's sequences are the
+cache's first rows). The result is a :class:`~compiler.runtime.generator.Generator`.
 """
 
 from __future__ import annotations
@@ -81,12 +81,15 @@ def compile_generator_model(
         reader = opened.reader(decoder)
         stored = opened.prequantized(decoder)
     tokens = torch.export.Dim("tokens", min=1, max=max_seq)
+    dims: dict[int, Any] = {1: tokens}
+    if max_batch > 1:  # a call with fewer sequences computes only theirs
+        dims[0] = torch.export.Dim("batch", min=1, max=max_batch)
     example = (torch.zeros((max_batch, 2), dtype=torch.int64), torch.zeros(1, dtype=torch.int64))
     source = ModelSource(
         name,
         decoder,
         example,
-        dynamic_shapes=({1: tokens}, None),
+        dynamic_shapes=(dims, None),
         reader=reader,
         prequantized=stored,
     )

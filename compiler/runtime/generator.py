@@ -4,9 +4,10 @@ token per step (the decode), choosing each token greedily or by sampling.
 
 ``@main(input_ids [max_batch, T], start [1])`` writes the T tokens' keys and values at
 positions ``start .. start+T-1`` of the cache and returns the last token's logits; every call
-goes through :meth:`Generator.step`, which checks that the positions fit the cache (IREE does
-not check a scatter's indices). A batch smaller than the compiled one fills the other rows with
-copies of its first row and drops their tokens.
+goes through :meth:`Generator.step`, which checks that the positions fit the cache. A batch
+smaller than the compiled maximum runs as it is (its sequences are the cache's first rows); an
+artifact compiled before the batch was dynamic takes the maximum, and the runtime fills the other
+rows with copies of the first and drops their tokens.
 """
 
 from __future__ import annotations
@@ -114,9 +115,17 @@ class Generator(CompiledModule):
                 self._check_positions(int(start.reshape(-1)[0]), ids.shape[1])
         return super().run_numpy(*inputs)
 
+    @property
+    def dynamic_batch(self) -> bool:
+        """Whether a call may hold fewer sequences than ``max_batch`` (else it holds exactly
+        that many: a compile of ``max_batch=1``, or an artifact from before)."""
+        dims = self.signature["inputs"][0].get("dims") or [None]
+        return dims[0] is not None
+
     def step(self, input_ids: np.ndarray, start: int) -> np.ndarray:
-        """Feeds ``input_ids`` ``[max_batch, T]`` at positions ``start ..``; the last token's
-        logits ``[max_batch, vocab]`` (f32)."""
+        """Feeds ``input_ids`` ``[batch, T]`` at positions ``start ..``; the last token's
+        logits ``[batch, vocab]`` (f32). The call writes those positions of every row of the
+        cache (zeros past its batch): continue a sequence with calls of the same batch."""
         (logits,) = self.run_numpy(
             np.ascontiguousarray(input_ids, dtype=np.int64), np.array([start], np.int64)
         )
@@ -155,7 +164,8 @@ class Generator(CompiledModule):
         stops = _stop_ids(eos_token_id, g)
         pad = g.pad_token_id if g.pad_token_id is not None else int(stops[0]) if stops.size else 0
         choose = _chooser(temperature, top_k, top_p, seed)
-        rows = np.concatenate([ids, np.repeat(ids[:1], g.max_batch - batch, axis=0)])
+        fill = 0 if self.dynamic_batch else g.max_batch - batch  # rows the artifact needs
+        rows = np.concatenate([ids, np.repeat(ids[:1], fill, axis=0)])
         began = time.perf_counter()
         logits = self.step(rows, 0)
         prefilled = time.perf_counter()
@@ -170,7 +180,7 @@ class Generator(CompiledModule):
                 streamer(token)
             if done.all() or n == max_new_tokens - 1:
                 break
-            column = np.concatenate([token, np.repeat(token[:1], g.max_batch - batch)])
+            column = np.concatenate([token, np.repeat(token[:1], fill)])
             logits = self.step(column[:, None], prompt + n)
         ended = time.perf_counter()
         result = np.concatenate(out, axis=1)

@@ -117,6 +117,18 @@ def test_a_generator_saves_loads_and_generates_the_same(lm, tmp_path: Path) -> N
     assert all(t == stop for t in ended[0, 6 + cut + 1 :])  # llama has no pad id: its end id
 
 
+def test_a_smaller_batch_computes_only_its_rows(lm) -> None:  # type: ignore[no-untyped-def]
+    """The batch is dynamic (1 .. max_batch): one or two prompts on a 3-row generator give
+    transformers' greedy tokens, and the artifact's calls take just those rows."""
+    gen = _generator(lm, "none")
+    assert gen.dynamic_batch and gen.generation.max_batch == 3
+    ids = _prompt(seed=8, batch=2, length=6)
+    for batch in (ids[:1], ids):
+        out = gen.generate(batch, max_new_tokens=16, eos_token_id=[])
+        np.testing.assert_array_equal(out, _transformers_greedy(lm, batch, 16))
+    assert gen.step(ids, 0).shape == (2, lm.config.vocab_size)
+
+
 def test_sampling_is_seeded_and_stays_in_the_top_k(lm) -> None:  # type: ignore[no-untyped-def]
     gen = _generator(lm, "none")
     ids = _prompt(seed=6)
