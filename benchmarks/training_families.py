@@ -18,7 +18,6 @@ import platform
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -26,45 +25,14 @@ sys.path.insert(0, str(ROOT))
 RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "fp8-rowwise")
 
 
-def _model(name: str) -> Any:
-    import transformers
-
-    from samples.decoder_lm import LanguageModelLoss
-
-    if name == "qwen2":
-        config = transformers.Qwen2Config(
-            vocab_size=256,
-            hidden_size=64,
-            intermediate_size=128,
-            num_hidden_layers=1,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            max_position_embeddings=64,
-        )
-        return LanguageModelLoss(transformers.Qwen2ForCausalLM(config))
-    config = transformers.GPT2Config(
-        vocab_size=256,
-        n_embd=64,
-        n_layer=1,
-        n_head=4,
-        n_positions=64,
-        attn_pdrop=0.0,
-        resid_pdrop=0.0,
-        embd_pdrop=0.0,
-        tie_word_embeddings=False,
-        bos_token_id=0,
-        eos_token_id=0,
-    )
-    return LanguageModelLoss(transformers.GPT2LMHeadModel(config))
-
-
 def row(name: str, recipe: str) -> str:
     import torch
 
     import compiler
+    from samples.decoder_lm import training_lm
 
     torch.manual_seed(0)
-    model = _model(name)
+    model = training_lm(name)
     ids = torch.randint(0, 256, (8, 32))
     labels = torch.roll(ids, -1, 1)
     with torch.no_grad():

@@ -61,6 +61,39 @@ class LanguageModelLoss(nn.Module):
         return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1))
 
 
+def training_lm(arch: str) -> nn.Module:
+    """A fresh one-layer random ``qwen2`` or (untied) ``gpt2`` LM, vocabulary 256, width 64,
+    under :class:`LanguageModelLoss`: the models whose 8 x 32-token training steps needed IREE
+    retries (tests/e2e/test_training.py, benchmarks/training_families.py)."""
+    import transformers
+
+    if arch == "qwen2":
+        config = transformers.Qwen2Config(
+            vocab_size=256,
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=1,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=64,
+        )
+        return LanguageModelLoss(transformers.Qwen2ForCausalLM(config))
+    config = transformers.GPT2Config(
+        vocab_size=256,
+        n_embd=64,
+        n_layer=1,
+        n_head=4,
+        n_positions=64,
+        attn_pdrop=0.0,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        tie_word_embeddings=False,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
+    return LanguageModelLoss(transformers.GPT2LMHeadModel(config))
+
+
 def make_lm(layers: int = LAYERS, seed: int = 0) -> nn.Module:
     """The seeded ``LlamaForCausalLM`` (eval mode, SDPA attention, no cache)."""
     for name in ("torchao", "transformers", "torch.utils._pytree"):

@@ -88,6 +88,19 @@ class CachedDecoder(nn.Module):
         return out.logits[:, -1, :].float()
 
 
+def _positions(
+    layer: Any, key_states: torch.Tensor, value_states: torch.Tensor
+) -> tuple[int, torch.Tensor]:
+    """A cache layer's update, first steps: the call's rows, and the positions its tokens take
+    (``cumulative_length ..``, which then counts them), as transformers' ``StaticLayer`` does."""
+    if not layer.is_initialized:
+        layer.lazy_initialization(key_states, value_states)
+    kv_length = key_states.shape[-2]
+    position = torch.arange(kv_length, device=layer.device) + layer.cumulative_length
+    layer.cumulative_length.add_(kv_length)
+    return key_states.shape[0], position
+
+
 def _all_rows(states: torch.Tensor, max_batch: int) -> torch.Tensor:
     """``states`` ``[batch, ...]`` with zero rows up to ``max_batch``: the cache is written whole
     (IREE 3.13 cannot write a dynamic number of a global's rows in place: "write affecting
@@ -108,11 +121,7 @@ def _rows_layer_class() -> type:
         def update(
             self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
         ) -> tuple[torch.Tensor, torch.Tensor]:
-            if not self.is_initialized:
-                self.lazy_initialization(key_states, value_states)
-            rows, kv_length = key_states.shape[0], key_states.shape[-2]
-            position = torch.arange(kv_length, device=self.device) + self.cumulative_length
-            self.cumulative_length.add_(kv_length)
+            rows, position = _positions(self, key_states, value_states)
             self.keys.index_copy_(2, position, _all_rows(key_states, self.keys.shape[0]))
             self.values.index_copy_(2, position, _all_rows(value_states, self.values.shape[0]))
             return self.keys[:rows], self.values[:rows]
@@ -142,11 +151,7 @@ def _fp8_layer_class() -> type:
         def update(
             self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
         ) -> tuple[torch.Tensor, torch.Tensor]:
-            if not self.is_initialized:
-                self.lazy_initialization(key_states, value_states)
-            rows, kv_length = key_states.shape[0], key_states.shape[-2]
-            position = torch.arange(kv_length, device=self.device) + self.cumulative_length
-            self.cumulative_length.add_(kv_length)
+            rows, position = _positions(self, key_states, value_states)
             out = []
             for states, codes, scales in (
                 (key_states, self.keys, self.key_scales),

@@ -278,11 +278,14 @@ def test_a_transformers_llama_trains_in_fp8() -> None:
     _assert_losses_track_torch(step, reference, optimizer, (ids, labels), steps=3)
 
 
-def _assert_trains_at_8_x_32(lm_class: Any, config: Any) -> None:
-    """A fresh ``lm_class(config)`` (vocabulary 256) trained under fp8-current at 8 x 32 tokens:
-    the first loss within FP8's error of torch's f32 loss, the third below the first."""
+def _assert_trains_at_8_x_32(arch: str) -> None:
+    """A fresh ``training_lm(arch)`` (samples/decoder_lm.py) trained under fp8-current at 8 x 32
+    tokens: the first loss within FP8's error of torch's f32 loss, the third below the first."""
+    pytest.importorskip("transformers")
+    from samples.decoder_lm import training_lm
+
     torch.manual_seed(0)
-    model = LanguageModelLoss(lm_class(config))
+    model = training_lm(arch)
     ids = torch.randint(0, 256, (8, 32))
     labels = torch.roll(ids, -1, 1)
     step = compiler.compile_training(model, (ids, labels), "fp8-current", lr=0.05)
@@ -297,35 +300,14 @@ def test_a_qwen2_step_at_8_x_32_tokens_compiles_and_trains() -> None:
     """Issue 30: at 8 x 32 tokens a dispatch of the Qwen2 step's backward needs 33 KiB of stack,
     over IREE's 32 KiB limit on llvm-cpu; the compile retries with 64 KiB and the step trains
     (first loss within FP8's error of torch's f32 loss, then falling)."""
-    transformers = pytest.importorskip("transformers")
-    config = transformers.Qwen2Config(
-        vocab_size=256,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=1,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=64,
-    )
-    _assert_trains_at_8_x_32(transformers.Qwen2ForCausalLM, config)
+    _assert_trains_at_8_x_32("qwen2")
 
 
 def test_an_untied_gpt2_step_at_8_x_32_tokens_compiles_and_trains() -> None:
     """Issue 30: its MLP backward's vectors fail IREE's size check, then its stack limit; the
-    compile retries without the check and with 64 KiB, and the step trains."""
-    transformers = pytest.importorskip("transformers")
-    config = transformers.GPT2Config(
-        vocab_size=256,
-        n_embd=64,
-        n_layer=1,
-        n_head=4,
-        n_positions=64,
-        attn_pdrop=0.0,
-        resid_pdrop=0.0,
-        embd_pdrop=0.0,
-        tie_word_embeddings=False,
-    )
-    _assert_trains_at_8_x_32(transformers.GPT2LMHeadModel, config)
+    compile retries without the check and with 64 KiB, and the step trains. Every other training
+    recipe at this size: benchmarks/training_families.py (RESULTS.md)."""
+    _assert_trains_at_8_x_32("gpt2")
 
 
 def test_tied_embeddings_train_as_one_parameter() -> None:
