@@ -21,6 +21,7 @@ from compiler.runtime.input_check import (
     NUMPY_DTYPES,
     NonFiniteInputWarning,
     check_inputs,
+    check_shapes,
     non_finite_counts,
     non_finite_message,
 )
@@ -100,8 +101,17 @@ def _run(args: argparse.Namespace) -> int:
         inputs = read_inputs(Path(args.inputs), specs)
     elif args.random_inputs:
         inputs = random_inputs(specs, args.seed, parse_shapes(args.shape, specs))
-    elif args.compare:  # the compared model's own example inputs
+    elif args.compare:  # the compared model's own example inputs, if the artifact takes them
         inputs = _example_inputs(args.compare)
+        try:
+            check_shapes(inputs, specs)
+        except QmlirError as e:  # a static compile (--batch/--seq) of a folder, say
+            print(
+                f"the model's example inputs do not fit the artifact ({e}): comparing on random "
+                f"inputs of its signature (--seed {args.seed})",
+                file=sys.stderr,
+            )
+            inputs = random_inputs(specs, args.seed)
     else:
         raise QmlirError("give --inputs FILE, --random-inputs, or --compare MODEL")
     inputs = check_inputs(inputs, specs)  # as the module takes them (a .npy's bf16 included)

@@ -144,7 +144,9 @@ class CompiledModule:
         if not self.record.buffers:
             return {}
         values = self._call(GET_BUFFERS)
-        return {b.name: v for b, v in zip(self.record.buffers, values, strict=True)}
+        return {
+            b.name: _as_dtype(v, b.dtype) for b, v in zip(self.record.buffers, values, strict=True)
+        }
 
     def reset_buffers(self) -> None:
         """The buffers the model mutates back at their initial values."""
@@ -204,7 +206,10 @@ class CompiledModule:
             if found:
                 self._warned_non_finite = True  # once per module: a loop over bad data is one
                 warnings.warn(non_finite_message(*found[0]), NonFiniteInputWarning, stacklevel=3)
-        outputs = self._call(ENTRY, *arrays)
+        outputs = [
+            _as_dtype(o, spec["dtype"])
+            for o, spec in zip(self._call(ENTRY, *arrays), self.signature["outputs"], strict=False)
+        ]
         if self.record.scaling_state and not self._warned_scales:
             self._calls_since_state += 1
             if _checks_scales(self._calls_since_state):
@@ -301,6 +306,15 @@ class CompiledModule:
 # breaks later is warned within 64 calls, at 1/64 of a check's cost per call.
 SCALE_CHECK_FIRST = 4
 SCALE_CHECK_EVERY = 64
+
+
+def _as_dtype(value: np.ndarray, dtype: str) -> np.ndarray:
+    """An unsigned result as the signature says (IREE hands an unsigned tensor back as its
+    signless bytes: ``int8`` for ``ui8``, an FP8 KV cache's codes)."""
+    want = NUMPY_DTYPES.get(dtype)
+    if want is not None and want.kind == "u" and value.dtype.itemsize == want.itemsize:
+        return value.view(want)
+    return value
 
 
 def _checks_scales(call: int) -> bool:
