@@ -19,7 +19,7 @@ from compiler.cli.common import (
     print_layers,
 )
 from compiler.extras import COMPILE
-from compiler.runtime.summary import convolution_text
+from compiler.runtime.summary import convolution_text, recipe_text
 from passes.base.errors import QmlirError
 
 NAME = "compile"
@@ -289,13 +289,14 @@ def run(args: argparse.Namespace) -> int:
             g = compiled.record.generation
             what = f"generator: {g.max_seq} positions x {g.max_batch} sequences, "
         print(
-            f"wrote {output} ({what}{human_size(len(compiled.vmfb))}, recipe {recipe.name}, "
+            f"wrote {output} ({what}{human_size(len(compiled.vmfb))}, "
+            f"recipe {recipe_text(compiled.record)}, "
             f"{quantized}/{len(layers)} matmuls quantized, {time.perf_counter() - start:.1f} s)"
         )
         if compiled.parameter_file is not None:
             size = human_size(compiled.parameter_file.stat().st_size)
             print(f"wrote {compiled.parameter_file} ({size}, the weights)")
-        if recipe.quantizes and quantized < len(layers):
+        if (recipe.quantizes or quantized) and quantized < len(layers):
             kept = Counter(
                 layer.note for layer in layers if layer.matmul != OpKind.SCALED_MATMUL.value
             )

@@ -13,13 +13,26 @@ NOT_QUANTIZED = "none"  # a kept matmul's recipe in the layer table (describe.py
 SHOWN = 4  # convolution names listed before "... and N more"
 
 
+def recipe_text(record: ArtifactMetadata) -> str:
+    """The default recipe, and the layers that per-layer recipes (``--layer-recipe``, a
+    ``--plan``, a mixed-precision checkpoint) gave another: ``none, per layer 6 x nvfp4, 4 x
+    fp8-current``."""
+    name = record.recipe["name"]
+    others = Counter(
+        layer.recipe for layer in record.layers if layer.recipe not in (NOT_QUANTIZED, name)
+    )
+    if not others:
+        return name
+    return f"{name}, per layer " + ", ".join(f"{n} x {r}" for r, n in others.most_common())
+
+
 def summary_line(record: ArtifactMetadata) -> str:
     layers = record.layers
-    if record.recipe["name"] == NOT_QUANTIZED:
+    quantized = sum(1 for layer in layers if layer.recipe != NOT_QUANTIZED)
+    if record.recipe["name"] == NOT_QUANTIZED and not quantized:
         text = "recipe none: every matmul in the model's precision"
     else:
-        quantized = sum(1 for layer in layers if layer.recipe != NOT_QUANTIZED)
-        text = f"recipe {record.recipe['name']}: {quantized}/{len(layers)} matmuls quantized"
+        text = f"recipe {recipe_text(record)}: {quantized}/{len(layers)} matmuls quantized"
         kept = Counter(layer.note for layer in layers if layer.recipe == NOT_QUANTIZED)
         if kept:
             text += " (kept: " + "; ".join(f"{n} x {why}" for why, n in kept.most_common()) + ")"

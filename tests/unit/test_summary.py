@@ -37,6 +37,21 @@ def test_summary_counts_and_names_what_stayed_in_high_precision() -> None:
     assert summary_line(none).startswith("recipe none: every matmul in the model's precision; 1 ")
 
 
+def test_per_layer_recipes_are_named() -> None:
+    """A plan or --layer-recipe over the default none: the summary says what quantized."""
+    layers = (
+        Layer("fc1", "scaled", "nvfp4", "--layer-recipe"),
+        Layer("fc2", "scaled", "fp8-current", "--layer-recipe"),
+        Layer("fc3", "scaled", "nvfp4", "--layer-recipe"),
+        Layer("head", "torch.aten.mm", "none", "the default recipe"),
+    )
+    record = _record(recipe={"name": "none", "options": {}}, layers=layers)
+    assert summary_line(record) == (
+        "recipe none, per layer 2 x nvfp4, 1 x fp8-current: 3/4 matmuls quantized "
+        "(kept: 1 x the default recipe)"
+    )
+
+
 def test_many_convolutions_are_shortened() -> None:
     text = convolution_text(tuple(f"c{i}" for i in range(7)))
     assert text.endswith(": c0, c1, c2, c3, ... and 3 more")
