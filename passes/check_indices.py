@@ -66,6 +66,7 @@ _SINGLE = {
     "torch.aten.index_add": (0, 1, 2),
     "torch.aten.index_fill.int_Scalar": (0, 1, 2),
 }
+INDEX_DTYPES = ("si64", "si32", "si16", "si8", "i64", "i32")
 # op -> operand index of the list of optional index tensors (tensor i indexes dim i)
 _LISTS = {
     "torch.aten.index.Tensor": 1,
@@ -145,13 +146,16 @@ def _checks_of(op: ir.Operation) -> list[_Check]:
     if op.name in _SINGLE:
         table, dim, indices = _SINGLE[op.name]
         axis = 0 if dim is None else constant_number(op.operands[dim])
-        if axis is None:
+        if axis is None or not _is_index(op.operands[indices]):
             return []
         return [_Check(op, op.operands[table], int(axis), op.operands[indices], False, indices)]
     if op.name in _LISTS:
         items = defining_op(op.operands[_LISTS[op.name]])
         if items is None or items.name != "torch.prim.ListConstruct":
             return []
+        tensors = [v for v in items.operands if tensor_info(v.type, dynamic=True) is not None]
+        if not all(_is_index(v) for v in tensors):
+            return []  # a boolean (or uint8) mask indexes by position, not by value
         operand = _LISTS[op.name]
         return [
             _Check(op, op.operands[0], axis, value, True, operand, axis)
@@ -159,6 +163,12 @@ def _checks_of(op: ir.Operation) -> list[_Check]:
             if tensor_info(value.type, dynamic=True) is not None
         ]
     return []
+
+
+def _is_index(value: ir.Value) -> bool:
+    """An integer tensor of indices (not a boolean or uint8 mask)."""
+    info = tensor_info(value.type, dynamic=True)
+    return info is not None and info.dtype in INDEX_DTYPES
 
 
 def _dim_size(table: ir.Value, dim: int) -> int | None:

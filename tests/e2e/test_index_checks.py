@@ -89,3 +89,19 @@ def test_the_cli_says_it_in_one_line(roberta, capsys) -> None:  # type: ignore[n
     assert lines[0].startswith("qmlir: error: model.embeddings: an index into its "), lines
     code, out, err = cli(capsys, "run", str(path), "--random-inputs", "--shape", "input_ids=1x18")
     assert code == 0, err
+
+
+class _MaskedWrite(torch.nn.Module):
+    """``x[mask] = 0`` (an index_put with a boolean index) and a gather by computed indices."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x.clone()
+        y[x < 0] = 0.0
+        order = torch.argsort(x[:, 0])  # computed row indices, within bounds
+        return y[order]
+
+
+def test_boolean_masks_are_left_alone_and_computed_indices_still_run() -> None:
+    x = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
+    art = compiler.compile(_MaskedWrite(), (x,), "none")
+    np.testing.assert_array_equal(art(x.numpy()), _MaskedWrite()(x).numpy())

@@ -87,3 +87,16 @@ func.func @wrapping_and_dynamic(%idx: !torch.vtensor<[3],si64>, %t: !torch.vtens
   %c = torch.aten.index_select %t, %int0, %idx : !torch.vtensor<[?,2],f32>, !torch.int, !torch.vtensor<[3],si64> -> !torch.vtensor<[3,2],f32>
   return %a, %b, %c : !torch.vtensor<[3,2],f32>, !torch.vtensor<[3,2],f32>, !torch.vtensor<[3,2],f32>
 }
+
+// A boolean mask (x[mask] = v: index_put with an i1 index) selects by position, not by value:
+// no check, no clamp.
+// CHECK-LABEL: func.func @boolean_mask
+// CHECK-NOT: torch.runtime.assert
+// CHECK-NOT: torch.aten.clamp
+// CHECK: torch.aten.index_put %arg0
+func.func @boolean_mask(%x: !torch.vtensor<[4,3],f32>, %mask: !torch.vtensor<[4,3],i1>, %v: !torch.vtensor<[],f32>) -> !torch.vtensor<[4,3],f32> {
+  %list = torch.prim.ListConstruct %mask : (!torch.vtensor<[4,3],i1>) -> !torch.list<optional<vtensor>>
+  %false = torch.constant.bool false
+  %0 = torch.aten.index_put %x, %list, %v, %false : !torch.vtensor<[4,3],f32>, !torch.list<optional<vtensor>>, !torch.vtensor<[],f32>, !torch.bool -> !torch.vtensor<[4,3],f32>
+  return %0 : !torch.vtensor<[4,3],f32>
+}
