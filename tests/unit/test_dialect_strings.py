@@ -52,6 +52,7 @@ ALLOWED = {
     ("compiler/runtime/metadata.py", "gemm_operands"),
     ("compiler/runtime/metadata_schema.py", "format"),
     ("compiler/runtime/metadata_schema.py", "outputs"),
+    ("compiler/runtime/module.py", "outputs"),
     ("benchmarks/cpu.py", "gemm_operands"),
     # compressed-tensors' config: its key "format" and its weight strategy "block"
     ("compiler/frontend/quantized_formats.py", "format"),
