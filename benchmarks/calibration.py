@@ -66,7 +66,8 @@ def _clipped(model: torch.nn.Module, inputs: tuple[torch.Tensor, ...], ranges: d
     return shares
 
 
-def _cosines(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+def row_cosines(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Each row's (first dim's) cosine similarity of ``got`` with ``want``."""
     got, want = got.reshape(len(got), -1), want.reshape(len(want), -1)
     return (got * want).sum(-1) / np.linalg.norm(got, axis=-1) / np.linalg.norm(want, axis=-1)
 
@@ -95,7 +96,7 @@ def _run(
                 clipped = f"{100 * np.mean(shares):.4f}%", f"{100 * np.max(shares):.3f}%"
                 scales = raw
             art = compiler.compile(model, held_out, recipe, activation_scales=scales)
-            cos = _cosines(art(*[t.numpy() for t in held_out]), reference)
+            cos = row_cosines(art(*[t.numpy() for t in held_out]), reference)
             print(
                 f"| {recipe} | {label} | {cos.mean():.5f} | {cos.min():.5f} | "
                 f"{clipped[0]} | {clipped[1]} |"

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 import compiler
-from benchmarks.calibration import held_out_models
+from benchmarks.calibration import held_out_models, row_cosines
 from compiler.analysis.recipe_search import weight_bits
 
 RECIPES = ("none", "fp8-current", "mxfp8", "nvfp4")
@@ -30,7 +30,7 @@ RECIPES = ("none", "fp8-current", "mxfp8", "nvfp4")
 def _compare(art: Any, held_out: tuple[torch.Tensor, ...], reference: np.ndarray) -> str:
     got = np.asarray(art(*[t.numpy() for t in held_out])).reshape(len(reference), -1)
     want = reference.reshape(len(reference), -1)
-    cos = (got * want).sum(-1) / np.linalg.norm(got, axis=-1) / np.linalg.norm(want, axis=-1)
+    cos = row_cosines(got, want)
     sqnr = 10 * np.log10((want.astype(np.float64) ** 2).sum() / ((got - want) ** 2).sum())
     return f"{cos.mean():.5f} | {cos.min():.5f} | {sqnr:.2f}"
 

@@ -20,6 +20,7 @@ from iree.compiler import ir
 
 from passes.base.errors import QmlirError
 from passes.base.module_pass import ModulePass, register_pass
+from passes.base.numbers import ceil_div
 from passes.ir.dialect import BlockScaleDequantize, ScaleFormat
 from passes.ir.formats import FORMATS
 from passes.ir.named_ops import NamedOpBuilder, variant_suffix
@@ -79,7 +80,7 @@ def _quantize(ops: NamedOpBuilder, op: ir.Operation) -> list[ir.Value]:
     x, info = _builtin(op.operands[0], "f32")
     q = Mxfp8BlockScaling().emit_quantize(ops, collapse_to_2d(x), Role.ACTIVATION)
     codes = expand_from_2d(q.data, info.with_dtype("i8"), like=x)
-    grid = TensorInfo((*info.shape[:-1], _columns(info.shape[-1])), "i8")
+    grid = TensorInfo((*info.shape[:-1], ceil_div(info.shape[-1], BLOCK)), "i8")
     scales = expand_from_2d(q.scale_inv, grid, like=x)
     return [
         from_builtin(codes, tensor_info(op.results[0].type, dynamic=True)),  # type: ignore[arg-type]
@@ -106,7 +107,3 @@ def _dequantize(ops: NamedOpBuilder, op: ir.Operation) -> ir.Value:
     )
     result = expand_from_2d(out, info.with_dtype("f32"), like=codes)
     return from_builtin(result, tensor_info(op.results[0].type, dynamic=True))  # type: ignore[arg-type]
-
-
-def _columns(head_dim: int) -> int:
-    return -(-head_dim // BLOCK)

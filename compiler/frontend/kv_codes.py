@@ -18,6 +18,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from passes.base.numbers import ceil_div
+
 BLOCK = 32  # values per E8M0 scale, along the head dim
 E4M3_MAX = 448.0
 QUANTIZE = "qmlir::kv_quantize"
@@ -25,7 +27,7 @@ DEQUANTIZE = "qmlir::kv_dequantize"
 
 
 def scale_columns(head_dim: int) -> int:
-    return -(-head_dim // BLOCK)
+    return ceil_div(head_dim, BLOCK)
 
 
 def _blocks(x: Tensor) -> Tensor:
