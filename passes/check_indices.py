@@ -16,8 +16,10 @@ compare with the table's bounds along the indexed dim (``[0, n)``; ``[-n, n)`` f
 the runtime turns into a one-line error. The call fails; the module stays usable.
 
 Left unchecked: indices that are an input of the function passed straight (through views) to
-an ``embedding`` (the runtime checks those ids before the call), and indices whose values are
-constants of the model within bounds. Each indices value is checked once per bound. A check
+an ``embedding`` (the runtime checks those ids before the call), and indices whose values the
+compile knows to be within bounds: constants of the model, aranges of constant bounds (plus a
+constant), and what is gathered from those (BERT's token types, transformers' masks), so the
+sample models' artifacts carry no check. Each indices value is checked once per bound. A check
 costs a reduction over the indices and a wait for it in the middle of the call.
 """
 
@@ -51,6 +53,15 @@ _SAME_VALUES = (
     "torch.aten.squeeze.dims",
 )
 
+# ops whose result's values are some of their first operand's (a gather from a table)
+_SOURCE_VALUES = (
+    "torch.aten.gather",
+    "torch.aten.index_select",
+    "torch.aten.index.Tensor",
+    "torch.aten.embedding",
+)
+# arange ops -> how many of their first operands are its bounds (end; start, end; start, end, step)
+_ARANGES = {"torch.aten.arange": 1, "torch.aten.arange.start": 2, "torch.aten.arange.start_step": 3}
 # op -> (operand index of the table, of the dim (None: dim 0), of the indices); wrapping: the
 # op takes negative indices from the end ([-n, n))
 _SINGLE = {
@@ -195,23 +206,60 @@ def _origin(value: ir.Value) -> ir.Value:
 
 def _trusted(check: _Check, rows: int) -> bool:
     """Whether the indices need no check: a function input an embedding reads (checked by the
-    runtime), or constants of the model within the table."""
-    source = _origin(check.indices)
-    op = defining_op(source)
-    if op is None:  # a function argument
+    runtime), or values known at compile time to lie within the table (see
+    :func:`_value_range`)."""
+    if defining_op(_origin(check.indices)) is None:  # a function argument
         return check.op.name == "torch.aten.embedding"
-    if op.name != "torch.vtensor.literal" or parameter_ref(op) is not None:
+    values = _value_range(check.indices)
+    if values is None:
         return False
-    try:
-        values = np.asarray(elements_to_numpy(op.attributes["value"]))
-    except ValueError:  # a resource blob the bindings cannot read: checked at the call
-        return False
-    if values.size == 0:
+    low, high = values
+    if high < low:  # no index at all
         return True
     if rows == DYNAMIC:
         return False
-    low = -rows if check.wraps else 0
-    return bool(values.min() >= low and values.max() < rows)
+    return low >= (-rows if check.wraps else 0) and high < rows
+
+
+def _value_range(value: ir.Value) -> tuple[int, int] | None:
+    """The least and greatest of ``value``'s elements where the compile knows them (high < low:
+    no elements), else None: a literal's; an ``arange`` of constant bounds (transformers' masks
+    index by aranges); through ops that move values, that add a constant (``add.Scalar``), and
+    gathers, whose values are some of their table's (BERT's token types: a zeros buffer gathered
+    at positions)."""
+    op = defining_op(value)
+    if op is None:
+        return None
+    if op.name in _SAME_VALUES or op.name in _SOURCE_VALUES:
+        return _value_range(op.operands[0])
+    if op.name in ("torch.aten.add.Scalar", "torch.aten.sub.Scalar"):
+        source = _value_range(op.operands[0])
+        other, alpha = constant_number(op.operands[1]), constant_number(op.operands[2])
+        if source is None or other is None or alpha is None:
+            return None
+        shift = int(other * alpha) * (1 if op.name == "torch.aten.add.Scalar" else -1)
+        return (source[0] + shift, source[1] + shift)
+    if op.name in _ARANGES:
+        bounds = [constant_number(v) for v in op.operands[: _ARANGES[op.name]]]
+        if any(b is None for b in bounds):
+            return None
+        start, end, step = {1: (0.0, bounds[0], 1.0), 2: (*bounds, 1.0), 3: tuple(bounds)}[
+            len(bounds)
+        ]
+        count = int(np.ceil((end - start) / step)) if step else 0  # type: ignore[operator]
+        if count <= 0:
+            return (0, -1)
+        last = start + (count - 1) * step  # type: ignore[operator]
+        return (int(min(start, last)), int(max(start, last)))  # type: ignore[type-var]
+    if op.name != "torch.vtensor.literal" or parameter_ref(op) is not None:
+        return None
+    try:
+        values = np.asarray(elements_to_numpy(op.attributes["value"]))
+    except ValueError:  # a resource blob the bindings cannot read: checked at the call
+        return None
+    if values.size == 0:
+        return (0, -1)
+    return (int(values.min()), int(values.max()))
 
 
 def _assert_within(check: _Check, rows: int) -> ir.Value:

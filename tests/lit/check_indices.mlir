@@ -100,3 +100,35 @@ func.func @boolean_mask(%x: !torch.vtensor<[4,3],f32>, %mask: !torch.vtensor<[4,
   %0 = torch.aten.index_put %x, %list, %v, %false : !torch.vtensor<[4,3],f32>, !torch.list<optional<vtensor>>, !torch.vtensor<[],f32>, !torch.bool -> !torch.vtensor<[4,3],f32>
   return %0 : !torch.vtensor<[4,3],f32>
 }
+
+// Values known at compile time need no check: an arange of constant bounds plus a constant,
+// through views (transformers' masks), and a gather from a constant (BERT's token types: a
+// zeros buffer gathered at positions) into a 2-row table. An arange past the table is checked.
+// CHECK-LABEL: func.func @known_ranges
+// CHECK-COUNT-1: torch.runtime.assert {{.*}}outside -4..3:
+// CHECK-NOT: torch.runtime.assert
+// CHECK: return
+func.func @known_ranges(%t: !torch.vtensor<[4,3],f32>, %types: !torch.vtensor<[2,3],f32>) -> (!torch.vtensor<[1,3,3],f32>, !torch.vtensor<[1,3,3],f32>, !torch.vtensor<[5,3],f32>) {
+  %none = torch.constant.none
+  %false = torch.constant.bool false
+  %cpu = torch.constant.device "cpu"
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int3 = torch.constant.int 3
+  %int4 = torch.constant.int 4
+  %int5 = torch.constant.int 5
+  %r = torch.aten.arange %int3, %none, %none, %cpu, %false : !torch.int, !torch.none, !torch.none, !torch.Device, !torch.bool -> !torch.vtensor<[3],si64>
+  %shifted = torch.aten.add.Scalar %r, %int1, %int1 : !torch.vtensor<[3],si64>, !torch.int, !torch.int -> !torch.vtensor<[3],si64>
+  %u = torch.aten.unsqueeze %shifted, %int0 : !torch.vtensor<[3],si64>, !torch.int -> !torch.vtensor<[1,3],si64>
+  %l1 = torch.prim.ListConstruct %u : (!torch.vtensor<[1,3],si64>) -> !torch.list<optional<vtensor>>
+  %a = torch.aten.index.Tensor %t, %l1 : !torch.vtensor<[4,3],f32>, !torch.list<optional<vtensor>> -> !torch.vtensor<[1,3,3],f32>
+  %zeros = torch.vtensor.literal(dense<0> : tensor<1x8xsi64>) : !torch.vtensor<[1,8],si64>
+  %pos = torch.vtensor.literal(dense<[[0, 1, 2]]> : tensor<1x3xsi64>) : !torch.vtensor<[1,3],si64>
+  %tt = torch.aten.gather %zeros, %int1, %pos, %false : !torch.vtensor<[1,8],si64>, !torch.int, !torch.vtensor<[1,3],si64>, !torch.bool -> !torch.vtensor<[1,3],si64>
+  %intm1 = torch.constant.int -1
+  %b = torch.aten.embedding %types, %tt, %intm1, %false, %false : !torch.vtensor<[2,3],f32>, !torch.vtensor<[1,3],si64>, !torch.int, !torch.bool, !torch.bool -> !torch.vtensor<[1,3,3],f32>
+  %past = torch.aten.arange %int5, %none, %none, %cpu, %false : !torch.int, !torch.none, !torch.none, !torch.Device, !torch.bool -> !torch.vtensor<[5],si64>
+  %l2 = torch.prim.ListConstruct %past : (!torch.vtensor<[5],si64>) -> !torch.list<optional<vtensor>>
+  %c = torch.aten.index.Tensor %t, %l2 : !torch.vtensor<[4,3],f32>, !torch.list<optional<vtensor>> -> !torch.vtensor<[5,3],f32>
+  return %a, %b, %c : !torch.vtensor<[1,3,3],f32>, !torch.vtensor<[1,3,3],f32>, !torch.vtensor<[5,3],f32>
+}
