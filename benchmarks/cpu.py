@@ -27,6 +27,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from peak_rss import peak_mb  # noqa: E402
+
 MODELS = {
     "mlp": "samples/mlp.py:build",
     "transformer_block": "samples/transformer_block.py:build",
@@ -74,8 +77,6 @@ def _variants(
 
 
 def _child_compile(spec: str, recipe: str, out: str, options: str = "{}") -> None:
-    import resource
-
     start = time.perf_counter()
     from compiler.frontend.model_source import load_model
     from compiler.pipeline.inference import compile_model
@@ -96,16 +97,13 @@ def _child_compile(spec: str, recipe: str, out: str, options: str = "{}") -> Non
     compiled = compile_model(source, options)
     compiled.save(out)
     done = time.perf_counter()
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"compile_s": done - imported, "total_s": done - start, "peak_mb": peak_mb}))
+    print(json.dumps({"compile_s": done - imported, "total_s": done - start, "peak_mb": peak_mb()}))
 
 
 def _child_baseline() -> None:
-    import resource
-
     import compiler  # noqa: F401 (the import cost alone)
 
-    print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    print(json.dumps({"peak_mb": peak_mb()}))
 
 
 def _run_child(*args: str) -> dict[str, float]:

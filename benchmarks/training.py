@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import platform
-import resource
 import sys
 import tempfile
 import time
@@ -31,6 +30,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from peak_rss import peak_mb  # noqa: E402
 
 # label → (recipe, recipe options)
 VARIANTS = {
@@ -60,22 +61,11 @@ def _task(name: str, steps: int) -> tuple[Any, np.ndarray, np.ndarray]:
     return model, xs.numpy(), ys.numpy()
 
 
-def _peak_mb() -> float:
-    """This process's peak RSS: ``VmHWM`` (getrusage's ``ru_maxrss`` keeps the parent's peak
-    across the spawn's exec on Linux), else ``ru_maxrss``."""
-    status = Path("/proc/self/status")
-    if status.exists():
-        for line in status.read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def _train_compiled(vmfb: str, data: str, steps: int, out: Any) -> None:
     """In a child: the compiled step over the batches (the runtime only, no torch)."""
     from compiler.runtime import load
 
-    baseline = _peak_mb()
+    baseline = peak_mb()
     step = load(vmfb)
     xs, ys = np.load(f"{data}/x.npy", mmap_mode="r"), np.load(f"{data}/y.npy", mmap_mode="r")
     losses, times = [], []
@@ -85,14 +75,14 @@ def _train_compiled(vmfb: str, data: str, steps: int, out: Any) -> None:
         loss = step.run_numpy(x, y)[0]
         times.append(time.perf_counter() - start)
         losses.append(float(loss))
-    out.put((losses, times, _peak_mb(), baseline))
+    out.put((losses, times, peak_mb(), baseline))
 
 
 def _train_torch(task: str, data: str, steps: int, lr: float, out: Any) -> None:
     """In a child: torch eager f32 training of the same model on the same batches."""
     import torch
 
-    baseline = _peak_mb()
+    baseline = peak_mb()
     model, _, _ = _task(task, 1)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     xs, ys = np.load(f"{data}/x.npy", mmap_mode="r"), np.load(f"{data}/y.npy", mmap_mode="r")
@@ -106,7 +96,7 @@ def _train_torch(task: str, data: str, steps: int, lr: float, out: Any) -> None:
         optimizer.step()
         times.append(time.perf_counter() - start)
         losses.append(loss.item())
-    out.put((losses, times, _peak_mb(), baseline))
+    out.put((losses, times, peak_mb(), baseline))
 
 
 def _in_child(target: Any, *args: Any) -> tuple[list[float], list[float], float, float]:
