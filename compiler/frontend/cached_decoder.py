@@ -156,7 +156,8 @@ def _fp8_layer_class() -> type:
                 new_codes, new_scales = kv_quantize(states.float())
                 codes.index_copy_(2, position, _all_rows(new_codes, codes.shape[0]))
                 scales.index_copy_(2, position, _all_rows(new_scales, scales.shape[0]))
-                out.append(kv_dequantize(codes[:rows], scales[:rows]).to(states.dtype))
+                # the whole cache (its dequantize takes static shapes), then the call's rows
+                out.append(kv_dequantize(codes, scales)[:rows].to(states.dtype))
             return out[0], out[1]
 
     return Fp8StaticLayer

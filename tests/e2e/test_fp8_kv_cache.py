@@ -64,8 +64,8 @@ def test_compiled_codes_equal_the_torch_reference(head_dim: int) -> None:
 @pytest.fixture(scope="module")
 def generators() -> tuple[torch.nn.Module, compiler.Generator, compiler.Generator]:
     lm = checkpoints.llama(max_position_embeddings=128)
-    model = compiler.compile_generator(lm, recipe="none", max_seq_len=48)
-    fp8 = compiler.compile_generator(lm, recipe="none", max_seq_len=48, kv_cache="fp8")
+    model = compiler.compile_generator(lm, recipe="none", max_seq_len=48, max_batch=2)
+    fp8 = compiler.compile_generator(lm, recipe="none", max_seq_len=48, max_batch=2, kv_cache="fp8")
     return lm, model, fp8
 
 
@@ -84,9 +84,16 @@ def test_the_cache_is_e4m3_codes_and_scales(generators) -> None:  # type: ignore
 
 def test_decode_steps_equal_the_prefill_and_follow_the_model_cache(generators) -> None:  # type: ignore[no-untyped-def]
     lm, model, fp8 = generators
-    ids = torch.randint(0, 256, (1, 8), generator=torch.Generator().manual_seed(1)).numpy()
-    tokens = fp8.generate(ids, max_new_tokens=24, eos_token_id=[])
-    np.testing.assert_array_equal(tokens, model.generate(ids, max_new_tokens=24, eos_token_id=[]))
+    ids = torch.randint(0, 256, (2, 8), generator=torch.Generator().manual_seed(1)).numpy()
+    assert fp8.dynamic_batch
+    both = fp8.generate(ids, max_new_tokens=24, eos_token_id=[])  # a batch of two
+    for row in (0, 1):  # rows are independent: each as it is alone (one row of two)
+        alone = fp8.generate(ids[row : row + 1], max_new_tokens=24, eos_token_id=[])
+        np.testing.assert_array_equal(alone[0], both[row])
+    # the first prompt's tokens as the model-dtype cache's (the second's top-2 logits are 0.002
+    # apart at its second new token: FP8 keys flip that one)
+    tokens = both[:1]
+    np.testing.assert_array_equal(tokens, model.generate(ids[:1], 24, eos_token_id=[]))
     fp8.step(tokens[:, :20], 0)
     decoded = fp8.step(tokens[:, 20:21], 20)
     prefilled = fp8.step(tokens[:, :21], 0)
