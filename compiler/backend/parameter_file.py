@@ -9,6 +9,10 @@ largest weight's chain (its stored bytes, its f32 copy, its codes and scales), w
 model's size. The quantize calls are the named ops' llvm-cpu definitions compiled for this host
 (``passes/host/evaluate.py``): the bytes an inlined artifact would carry.
 
+The stream overlaps its parts (``weight_stream.py``): the next checkpoint tensor is read while
+the current one is quantized, the file's bytes are hashed and written behind the calls, and the
+quantize functions compile for the host while the first tensors are read.
+
 A quantized checkpoint's FP8 weights (``stored``, ``compiler/frontend/prequantized.py``) are
 not quantized again: the quantize call of such a weight gives the checkpoint's codes and scale
 as they are stored, and the calls that only fed it (its amax and scale) are not run. Any other
@@ -18,19 +22,20 @@ naming the layer's weight.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import struct
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
 
+from compiler.backend.weight_stream import ReadAhead, WriteBehind
 from passes.base.errors import QmlirError
 from passes.host.call import call, host_copies
 from passes.host.evaluate import compile_host_module
@@ -106,42 +111,44 @@ def write_parameters(
 ) -> WrittenParameters:
     """Writes the parameter file of ``plan`` to ``out``, reading weights through ``reader``
     (and a quantized checkpoint's FP8 weights from ``stored``, a ``Prequantized``)."""
-    digest = hashlib.sha256()
-
-    def emit(data: bytes | memoryview) -> None:
-        digest.update(data)
-        out.write(data)
-
     header, pads = safetensors_header(plan.tensors)
-    emit(header)
     total = plan.nbytes + sum(pads.values())
+    run = _Run(plan, reader, stored)
+    sink = WriteBehind(out)
     written = 0
 
     def emit_tensor(tensor: PlannedTensor, array: Any) -> int:
         if tensor.key in pads:
-            emit(bytes(pads[tensor.key]))
-        return pads.get(tensor.key, 0) + _emit_tensor(emit, tensor, array)
+            sink.emit(bytes(pads[tensor.key]))
+        return pads.get(tensor.key, 0) + _emit_tensor(sink.emit, tensor, array)
 
-    pending = {t.source: t for t in plan.tensors}
-    run = _Run(plan, reader, stored)
-    for index in run.indices():
-        results = run.call(index)
-        for i, array in enumerate(results):
-            tensor = pending.get(CallResult(index, i))
-            if tensor is not None:
-                written += emit_tensor(tensor, array)
+    try:
+        sink.emit(header)
+        pending = {t.source: t for t in plan.tensors}
+        for index in run.indices():
+            results = run.call(index)
+            for i, array in enumerate(results):
+                tensor = pending.get(CallResult(index, i))
+                if tensor is not None:
+                    written += emit_tensor(tensor, array)
+                    if progress is not None:
+                        progress(written, total, tensor.key)
+        for tensor in plan.tensors:
+            if isinstance(tensor.source, ParameterRef):
+                written += emit_tensor(tensor, tensor.source.read(run.read))
                 if progress is not None:
                     progress(written, total, tensor.key)
-    for tensor in plan.tensors:
-        if isinstance(tensor.source, ParameterRef):
-            written += emit_tensor(tensor, tensor.source.read(reader))
-            if progress is not None:
-                progress(written, total, tensor.key)
-    assert written == total, (written, total)
-    return WrittenParameters(len(header) + total, digest.hexdigest(), len(plan.tensors))
+        assert written == total, (written, total)
+        sha256 = sink.finish()
+    except BaseException:
+        sink.abandon()
+        raise
+    finally:
+        run.close()
+    return WrittenParameters(len(header) + total, sha256, len(plan.tensors))
 
 
-def _emit_tensor(emit: Callable[[memoryview], None], tensor: PlannedTensor, array: Any) -> int:
+def _emit_tensor(emit: Callable[[memoryview], Any], tensor: PlannedTensor, array: Any) -> int:
     data = np.ascontiguousarray(array)
     expected = NUMPY_DTYPES[tensor.dtype]
     if data.dtype.itemsize != expected.itemsize or data.size * data.itemsize != tensor.nbytes:
@@ -238,8 +245,26 @@ class _Run:
                 if isinstance(a, (ParameterRef, CallResult)):
                     self._uses[a] += 1
         self._held: dict[Any, np.ndarray] = {}
-        self._context: Any = None
         self._stored: dict[str, np.ndarray] = {}  # checkpoint tensors in use, by name
+        order = [
+            a.name
+            for index in self.indices()
+            for a in self._calls[index][1]
+            if isinstance(a, ParameterRef)
+        ]
+        order += [t.source.name for t in plan.tensors if isinstance(t.source, ParameterRef)]
+        self.read = ReadAhead(reader, order)
+        # the quantize functions compile for the host while the first tensors are read
+        self._compiling = ThreadPoolExecutor(1, thread_name_prefix="qmlir-host-compile")
+        runs = any(index not in self._overrides for index in self.indices())
+        self._context: Future[Any] | None = (
+            self._compiling.submit(compile_host_module, self._text) if runs else None
+        )
+
+    def close(self) -> None:
+        """Stops the read-ahead and the background compile."""
+        self.read.close()
+        self._compiling.shutdown(wait=True, cancel_futures=True)
 
     def indices(self) -> list[int]:
         """The calls to run, in order: those whose results the file or a later call needs."""
@@ -250,10 +275,10 @@ class _Run:
         if index in self._overrides:
             results = self._stored_results(index)
         else:
-            if self._context is None:
-                self._context = compile_host_module(self._text)
+            assert self._context is not None
             args = [self._value(a) for a in arguments]
-            results = host_copies(call(self._context.modules.module[function], *args))
+            context = self._context.result()
+            results = host_copies(call(context.modules.module[function], *args))
             del args
         for i, array in enumerate(results):
             if self._uses[CallResult(index, i)]:
@@ -298,7 +323,7 @@ class _Run:
     def _read_stored(self, name: str) -> np.ndarray:
         """A checkpoint tensor, kept while views of it are in use (q, k, v of one tensor)."""
         if name not in self._stored:
-            self._stored[name] = self._reader(name)
+            self._stored[name] = self.read(name)
         return self._stored[name]
 
 

@@ -225,3 +225,35 @@ def test_cli_writes_the_parameter_file_beside_a_new_output(tmp_path, capsys) -> 
     x = tiny.build()[1][0].numpy()
     inline = compiler.compile(*tiny.build(), "fp8-current")
     np.testing.assert_array_equal(compiler.load(out)(x), inline(x))
+
+
+def test_a_full_disk_while_streaming_leaves_no_parameter_file(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A write that fails in the stream's writer thread (no space left) ends the compile with
+    one line naming the file, and neither the parameter file nor its temporary is left."""
+    from compiler.backend import parameter_file
+
+    folder = checkpoints.save(checkpoints.llama(), tmp_path / "llama")
+
+    class _Full:
+        def __init__(self, path: Path, mode: str) -> None:
+            self._file = open(path, mode)  # noqa: SIM115
+            self._left = 20_000
+
+        def write(self, data: object) -> int:
+            view = memoryview(data)  # type: ignore[arg-type]
+            if view.nbytes > self._left:
+                raise OSError(28, "No space left on device")
+            self._left -= view.nbytes
+            return self._file.write(view)
+
+        def __enter__(self) -> _Full:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self._file.close()
+
+    monkeypatch.setattr(parameter_file, "open", _Full, raising=False)
+    params = tmp_path / "out" / "m.params.safetensors"
+    with pytest.raises(QmlirError, match=r"cannot write '.*m\.params\.safetensors': No space left"):
+        compiler.compile(str(folder), recipe="fp8-current", parameters=params, batch=1, seq=8)
+    assert list(params.parent.iterdir()) == []
