@@ -102,15 +102,30 @@ def tensor_shapes(config: dict) -> list[tuple[str, tuple[int, ...]]]:
     return out
 
 
-def _random_bf16(shape: tuple[int, ...], name: str, rng: np.random.Generator) -> bytes:
-    """std 0.02 normal weights (norm weights 1), as bf16 bytes (truncated f32: random data)."""
+RESIDUAL_OUTPUTS = ("o_proj.weight", "down_proj.weight")
+
+
+def weight_std(name: str, layers: int, init: str) -> float:
+    """The std of a random weight: 0.02 (transformers' ``initializer_range``); ``init="scaled"``
+    gives the projections that write into the residual stream (``o_proj``, ``down_proj``)
+    ``0.02 / sqrt(2 * layers)``, the scaled initialization of GPT-2 and Megatron-LM, so that the
+    residual stream's variance does not grow with depth."""
+    if init == "scaled" and name.endswith(RESIDUAL_OUTPUTS):
+        return 0.02 / float(np.sqrt(2 * layers))
+    return 0.02
+
+
+def _random_bf16(
+    shape: tuple[int, ...], name: str, rng: np.random.Generator, std: float = 0.02
+) -> bytes:
+    """Normal weights of ``std`` (norm weights 1), as bf16 bytes (truncated f32: random data)."""
     count = int(np.prod(shape))
     if name.endswith("norm.weight"):
         return np.full(count, 0x3F80, np.uint16).tobytes()
     out = np.empty(count, np.uint16)
     step = 1 << 24
     for start in range(0, count, step):
-        block = rng.standard_normal(min(step, count - start), dtype=np.float32) * 0.02
+        block = rng.standard_normal(min(step, count - start), dtype=np.float32) * np.float32(std)
         out[start : start + len(block)] = block.view(np.uint32) >> 16
     return out.tobytes()
 
@@ -153,9 +168,12 @@ class _Fp8Blocks:
         return codes.tobytes()
 
 
-def write_checkpoint(folder: Path, size: str, seed: int = 0, fp8: bool = False) -> int:
+def write_checkpoint(
+    folder: Path, size: str, seed: int = 0, fp8: bool = False, init: str = "normal"
+) -> int:
     """A random bf16 Llama of ``size`` in ``folder`` (shards + index + config); its bytes.
-    ``fp8``: its linear weights (not the head) in DeepSeek-V3's FP8 128x128-block format."""
+    ``fp8``: its linear weights (not the head) in DeepSeek-V3's FP8 128x128-block format.
+    ``init``: ``normal`` (std 0.02 everywhere) or ``scaled`` (:func:`weight_std`)."""
     config = llama_config(size)
     if fp8:
         config["quantization_config"] = {
@@ -201,7 +219,8 @@ def write_checkpoint(folder: Path, size: str, seed: int = 0, fp8: bool = False) 
                 elif dtype == "F32":
                     f.write(blocks.scale.tobytes())
                 else:
-                    f.write(_random_bf16(shape, name, rng))
+                    std = weight_std(name, config["num_hidden_layers"], init)
+                    f.write(_random_bf16(shape, name, rng, std))
         total += offset
     index = {"metadata": {"total_size": total}, "weight_map": weight_map}
     (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=1))
@@ -320,6 +339,12 @@ def main() -> None:
     parser.add_argument(
         "--fp8-blocks", action="store_true", help="DeepSeek-style FP8 checkpoints, as stored"
     )
+    parser.add_argument(
+        "--init",
+        choices=["normal", "scaled"],
+        default="normal",
+        help="random weights: std 0.02 (normal), or residual outputs scaled by 1/sqrt(2 layers)",
+    )
     args = parser.parse_args()
     if args.fp8_blocks:
         args.recipes = ["fp8-block"]
@@ -333,10 +358,11 @@ def main() -> None:
     )
     rows = []
     for size in args.sizes:
-        folder = work / f"llama-{size}{'-fp8' if args.fp8_blocks else ''}"
+        suffix = ("-fp8" if args.fp8_blocks else "") + ("-scaled" if args.init == "scaled" else "")
+        folder = work / f"llama-{size}{suffix}"
         if not (folder / "config.json").is_file():
             start = time.perf_counter()
-            nbytes = write_checkpoint(folder, size, fp8=args.fp8_blocks)
+            nbytes = write_checkpoint(folder, size, fp8=args.fp8_blocks, init=args.init)
             print(
                 f"{size}: wrote a {nbytes / 1e9:.2f} GB checkpoint in "
                 f"{time.perf_counter() - start:.0f} s",
@@ -356,7 +382,9 @@ def main() -> None:
             bound = nbytes / (copy * 1e9) + pbytes / (disk * 1e9)
             peak = max(r["peak_mb"], r["children_peak_mb"])
             row = {
-                "size": size + (" FP8 checkpoint" if args.fp8_blocks else ""),
+                "size": size
+                + (" FP8 checkpoint" if args.fp8_blocks else "")
+                + (" scaled init" if args.init == "scaled" else ""),
                 "recipe": recipe,
                 "checkpoint_gb": nbytes / 1e9,
                 "compile_s": r["wall"],
