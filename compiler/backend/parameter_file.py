@@ -10,8 +10,9 @@ model's size. The quantize calls are the named ops' llvm-cpu definitions compile
 (``passes/host/evaluate.py``): the bytes an inlined artifact would carry.
 
 The stream overlaps its parts (``weight_stream.py``): the next checkpoint tensor is read while
-the current one is quantized, the file's bytes are hashed and written behind the calls, and the
-quantize functions compile for the host while the first tensors are read.
+the current one is quantized, and the file's bytes are hashed and written behind the calls. The
+quantize functions compile for the host (a stage of its own, "quantize code": its time does not
+depend on the weights) while the first tensor is read.
 
 A quantized checkpoint's FP8 weights (``stored``, ``compiler/frontend/prequantized.py``) are
 not quantized again: the quantize call of such a weight gives the checkpoint's codes and scale
@@ -28,7 +29,6 @@ import struct
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -108,12 +108,16 @@ def write_parameters(
     out: BinaryIO,
     progress: Progress | None = None,
     stored: Any = None,
+    ready: Callable[[], None] | None = None,
 ) -> WrittenParameters:
     """Writes the parameter file of ``plan`` to ``out``, reading weights through ``reader``
-    (and a quantized checkpoint's FP8 weights from ``stored``, a ``Prequantized``)."""
+    (and a quantized checkpoint's FP8 weights from ``stored``, a ``Prequantized``); ``ready``
+    is called once the quantize functions are compiled, as the stream starts."""
     header, pads = safetensors_header(plan.tensors)
     total = plan.nbytes + sum(pads.values())
     run = _Run(plan, reader, stored)
+    if ready is not None:
+        ready()
     sink = WriteBehind(out)
     written = 0
 
@@ -254,17 +258,17 @@ class _Run:
         ]
         order += [t.source.name for t in plan.tensors if isinstance(t.source, ParameterRef)]
         self.read = ReadAhead(reader, order)
-        # the quantize functions compile for the host while the first tensors are read
-        self._compiling = ThreadPoolExecutor(1, thread_name_prefix="qmlir-host-compile")
-        runs = any(index not in self._overrides for index in self.indices())
-        self._context: Future[Any] | None = (
-            self._compiling.submit(compile_host_module, self._text) if runs else None
-        )
+        self._context: Any = None
+        if any(index not in self._overrides for index in self.indices()):
+            try:  # the quantize functions compile for the host while the first tensor is read
+                self._context = compile_host_module(self._text)
+            except BaseException:
+                self.read.close()
+                raise
 
     def close(self) -> None:
-        """Stops the read-ahead and the background compile."""
+        """Stops the read-ahead."""
         self.read.close()
-        self._compiling.shutdown(wait=True, cancel_futures=True)
 
     def indices(self) -> list[int]:
         """The calls to run, in order: those whose results the file or a later call needs."""
@@ -275,10 +279,8 @@ class _Run:
         if index in self._overrides:
             results = self._stored_results(index)
         else:
-            assert self._context is not None
             args = [self._value(a) for a in arguments]
-            context = self._context.result()
-            results = host_copies(call(context.modules.module[function], *args))
+            results = host_copies(call(self._context.modules.module[function], *args))
             del args
         for i, array in enumerate(results):
             if self._uses[CallResult(index, i)]:
@@ -440,6 +442,7 @@ def write_parameter_file(
     path: Path,
     progress: Progress | None = None,
     stored: Any = None,
+    ready: Callable[[], None] | None = None,
 ) -> WrittenParameters:
     """:func:`write_parameters` to ``path``, through a temporary file beside it renamed at the
     end: never a half-written parameter file."""
@@ -447,7 +450,7 @@ def write_parameter_file(
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     try:
         with open(tmp, "wb") as f:
-            written = write_parameters(plan, reader, f, progress, stored)
+            written = write_parameters(plan, reader, f, progress, stored, ready)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

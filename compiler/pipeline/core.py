@@ -120,10 +120,15 @@ def write_parameters(
     assert options.parameters is not None
     externalize = ExternalizeWeights()
     run_pass(externalize, module)
-    note("write weights")
+    note("quantize code")
     try:
         written = write_parameter_file(
-            externalize.plan, weights, options.parameters, options.progress_bytes, stored
+            externalize.plan,
+            weights,
+            options.parameters,
+            options.progress_bytes,
+            stored,
+            lambda: note("write weights"),
         )
     except OSError as e:
         raise QmlirError(f"cannot write '{options.parameters}': {e.strerror or e}") from e
