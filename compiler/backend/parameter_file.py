@@ -37,7 +37,7 @@ import numpy as np
 
 from compiler.backend.weight_stream import ReadAhead, WriteBehind
 from passes.base.errors import QmlirError
-from passes.host.call import call, host_copies
+from passes.host.call import call, host_copies, imported
 from passes.host.evaluate import compile_host_module
 from passes.ir.choices import ScaleFormat, Scaling
 from passes.ir.dialect import Amax, ComputeScale, Quantize, ScaleRule
@@ -257,7 +257,7 @@ class _Run:
             if isinstance(a, ParameterRef)
         ]
         order += [t.source.name for t in plan.tensors if isinstance(t.source, ParameterRef)]
-        self.read = ReadAhead(reader, order)
+        self.read = ReadAhead(reader, order, self._sizes().get)
         self._context: Any = None
         if any(index not in self._overrides for index in self.indices()):
             try:  # the quantize functions compile for the host while the first tensor is read
@@ -270,6 +270,23 @@ class _Run:
         """Stops the read-ahead."""
         self.read.close()
 
+    def _sizes(self) -> dict[str, int]:
+        """Each checkpoint tensor's bytes as the stream holds it, in the model's dtype (the
+        largest of its uses: a call's argument, or the tensor written as it is)."""
+        sizes: dict[str, int] = {}
+        for index in self.indices():
+            planned = self._plan.calls[index]
+            types = self._plan.signatures[planned.function].arguments
+            for a, text in zip(self._calls[index][1], types, strict=False):
+                if isinstance(a, ParameterRef):
+                    shape = _static_shape(text) or ()
+                    held = int(np.prod(shape, dtype=np.int64)) * NUMPY_DTYPES[a.dtype].itemsize
+                    sizes[a.name] = max(sizes.get(a.name, 0), held)
+        for t in self._plan.tensors:
+            if isinstance(t.source, ParameterRef):
+                sizes[t.source.name] = max(sizes.get(t.source.name, 0), t.nbytes)
+        return sizes
+
     def indices(self) -> list[int]:
         """The calls to run, in order: those whose results the file or a later call needs."""
         return sorted(self._needed)
@@ -279,9 +296,11 @@ class _Run:
         if index in self._overrides:
             results = self._stored_results(index)
         else:
-            args = [self._value(a) for a in arguments]
+            device = self._context.config.device
+            values = [self._value(a) for a in arguments]
+            args = [imported(device, v) for v in values]  # IREE reads the arrays themselves
             results = host_copies(call(self._context.modules.module[function], *args))
-            del args
+            del args, values  # only now: IREE's import does not keep every array alive
         for i, array in enumerate(results):
             if self._uses[CallResult(index, i)]:
                 self._held[CallResult(index, i)] = array

@@ -80,6 +80,18 @@ class _Stored:
     nbytes: int
 
 
+ALIGNMENT = 64  # bytes: where a tensor read starts (IREE takes such memory without a copy)
+
+
+def _aligned_empty(nbytes: int) -> np.ndarray:
+    """``nbytes`` uninitialized bytes starting :data:`ALIGNMENT`-aligned (``np.empty`` of a large
+    size starts 16 bytes into its mapping, where IREE would copy the tensor at every call:
+    ``passes/host/call.py``'s ``imported``)."""
+    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    return raw[start : start + nbytes]
+
+
 class Checkpoint:
     """The safetensors shards of a folder: each tensor's file, dtype and shape (headers only),
     and its values on request (:meth:`read`).
@@ -202,7 +214,7 @@ class Checkpoint:
             raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")
         if t.dtype not in _DTYPES:
             raise QmlirError(f"'{t.file}': tensor '{name}' is {t.dtype}, which qmlir cannot read")
-        data = np.empty(t.nbytes, np.uint8)
+        data = _aligned_empty(t.nbytes)
         with open(t.file, "rb", buffering=0) as f:
             f.seek(t.start)
             got = f.readinto(memoryview(data))

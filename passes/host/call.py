@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+from iree import runtime as iree_runtime
+from iree.runtime.array_interop import map_dtype_to_element_type
 
 from passes.base.abi import INDEX_CHECK
 from passes.base.errors import QmlirError
@@ -82,6 +84,40 @@ def failed_check(error: str) -> str | None:
     text = error[start + len(INDEX_CHECK) :]
     end = text.find(";")
     return (text if end < 0 else text[:end]).strip()
+
+
+IMPORT_BYTES = 1 << 16  # smaller arrays are copied: nothing to gain
+IMPORT_ALIGNMENT = 64  # as IREE aligns its own host buffers (its kernels may assume it)
+
+
+def imported(device: Any, array: Any) -> Any:
+    """``array`` (a numpy array) as an IREE array on ``device``, a host device (``local-task``),
+    sharing its memory: IREE copies a numpy argument into a buffer of its own at every call,
+    which cost more than the quantize itself (an 8B model's weight stream spent 26 s in its
+    calls, most of it in those copies of 16 GB twice; benchmarks/RESULTS.md). **The caller keeps
+    ``array`` alive until the call returns** (IREE's import did not keep a numpy view alive: a
+    call read freed memory and crashed) and does not change it while a call reads it. Anything
+    else, or an array not worth or not fit for it (under 64 KiB, not 64-byte aligned, not
+    C-contiguous, an unknown dtype), is returned unchanged and copied by the call as before."""
+    if not isinstance(array, np.ndarray) or not array.flags.c_contiguous:
+        return array
+    if array.nbytes < IMPORT_BYTES or array.ctypes.data % IMPORT_ALIGNMENT:
+        return array  # small (a copy costs nothing) or misaligned for IREE's kernels
+    element_type = map_dtype_to_element_type(array.dtype)
+    if element_type is None:
+        return array
+    try:
+        buffer = device.allocator.import_host_allocation(
+            array,
+            iree_runtime.MemoryType.HOST_LOCAL | iree_runtime.MemoryType.DEVICE_VISIBLE,
+            iree_runtime.BufferUsage.DEFAULT | iree_runtime.BufferUsage.MAPPING,
+        )
+    except (RuntimeError, ValueError, TypeError):  # alignment or usage the device refuses
+        return array
+    view = iree_runtime.HalBufferView(buffer, array.shape, element_type)
+    return iree_runtime.DeviceArray(
+        device, view, implicit_host_transfer=True, override_dtype=array.dtype
+    )
 
 
 def host_copies(results: tuple[Any, ...]) -> list[np.ndarray]:

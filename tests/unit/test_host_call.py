@@ -110,3 +110,38 @@ def test_host_copies_own_their_memory() -> None:
     (copy,) = host_copies((Result(source),))
     source[0] = 9.0
     assert copy.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+_SUM = """module {
+  func.func @total(%a: tensor<128x256xf32>) -> tensor<f32> {
+    %z = arith.constant dense<0.0> : tensor<f32>
+    %r = linalg.reduce ins(%a : tensor<128x256xf32>) outs(%z : tensor<f32>) dimensions = [0, 1]
+      (%x: f32, %acc: f32) { %s = arith.addf %x, %acc : f32
+        linalg.yield %s : f32 }
+    return %r : tensor<f32>
+  }
+}"""
+
+
+def test_an_imported_array_is_read_in_place_and_a_small_one_is_left_alone() -> None:
+    from passes.host.call import imported
+    from passes.host.evaluate import compile_host_module
+
+    context = compile_host_module(_SUM)
+    device = context.config.device
+    total = context.modules.module["total"]
+    raw = np.zeros(128 * 256 + 16, np.float32)
+    start = (-raw.ctypes.data % 64) // 4
+    x = raw[start : start + 128 * 256].reshape(128, 256)
+    argument = imported(device, x)
+    assert not isinstance(argument, np.ndarray)  # 128 KiB, aligned: shared with IREE
+    x[0, 0] = 5.0  # after the import: a copy would not see it
+    assert host_copies(call(total, argument))[0] == 5.0
+    small = np.ones(4, np.float32)
+    assert imported(device, small) is small
+    assert imported(device, x[:, ::2]) is not None and isinstance(
+        imported(device, x[:, ::2]), np.ndarray
+    )
+    assert isinstance(
+        imported(device, raw[start + 1 : start + 1 + 128 * 256]), np.ndarray
+    )  # misaligned

@@ -102,3 +102,15 @@ def test_a_write_error_reaches_the_producer() -> None:
             sink.emit(bytes(1000))
         sink.finish()
     sink.abandon()
+
+
+def test_a_tensor_over_the_read_ahead_size_is_read_when_asked_for() -> None:
+    reader = _Reader()
+    sizes = {"a": 10, "big": weight_stream.READ_AHEAD + 1, "c": 10}
+    ahead = ReadAhead(reader, ["a", "big", "c"], sizes.get)
+    for name in ["a", "big", "c"]:
+        ahead(name)
+    ahead.close()
+    threads = dict(zip(reader.reads, reader.threads, strict=True))
+    assert threads["big"] == threading.current_thread().name
+    assert threads["a"].startswith("qmlir-read") and threads["c"].startswith("qmlir-read")
