@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +79,28 @@ class _Stored:
     shape: tuple[int, ...]
     start: int  # in the file
     nbytes: int
+
+
+class CheckpointReader:
+    """Reads a compiled function's weights, by their state-dict names (``names``: each one's
+    name in the checkpoint), from ``checkpoint``; :meth:`advise` asks the kernel to fetch one
+    from disk ahead of its read (``compiler/backend/weight_stream.py``)."""
+
+    def __init__(self, checkpoint: Checkpoint, names: dict[str, str]) -> None:
+        self._checkpoint = checkpoint
+        self._names = names
+
+    def __call__(self, name: str) -> np.ndarray:
+        if name not in self._names:
+            raise QmlirError(
+                f"checkpoint '{self._checkpoint.folder}' has no tensor "
+                f"'{name.split('.', 1)[1]}', which the compiled function reads"
+            )
+        return self._checkpoint.read(self._names[name])
+
+    def advise(self, name: str) -> None:
+        if name in self._names:
+            self._checkpoint.advise(self._names[name])
 
 
 ALIGNMENT = 64  # bytes: where a tensor read starts (IREE takes such memory without a copy)
@@ -206,6 +229,21 @@ class Checkpoint:
         if t is None:
             raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")
         return t.shape
+
+    def advise(self, name: str) -> None:
+        """Asks the kernel to read tensor ``name`` (as stored) into the page cache now, in the
+        background (``posix_fadvise`` WILLNEED; nothing where the platform lacks it)."""
+        t = self._stored.get(self._codes.get(name, name))
+        if t is None or not hasattr(os, "posix_fadvise"):
+            return
+        try:
+            fd = os.open(t.file, os.O_RDONLY)
+        except OSError:
+            return  # the read itself will say what is wrong
+        try:
+            os.posix_fadvise(fd, t.start, t.nbytes, os.POSIX_FADV_WILLNEED)
+        finally:
+            os.close(fd)
 
     def read_stored(self, name: str) -> np.ndarray:
         """A tensor's values as stored (an FP8 weight's codes as E4M3)."""
@@ -425,15 +463,7 @@ class OpenedCheckpoint:
             if id(t) in by_tensor
         }
 
-        def read(name: str) -> np.ndarray:
-            if name not in names:
-                raise QmlirError(
-                    f"checkpoint '{self.folder}' has no tensor '{name.split('.', 1)[1]}', which "
-                    "the compiled function reads"
-                )
-            return self.checkpoint.read(names[name])
-
-        return read
+        return CheckpointReader(self.checkpoint, names)
 
     @property
     def max_positions(self) -> int:

@@ -43,13 +43,28 @@ def tensor_reader(tensors: Mapping[str, torch.Tensor]) -> Reader:
     return read
 
 
+class _Chained:
+    """``first``, else ``fallback``'s tensor; ``advise`` goes to ``first`` where it has one."""
+
+    def __init__(self, first: Reader, fallback: Mapping[str, torch.Tensor]) -> None:
+        self._first = first
+        self._fallback = fallback
+
+    def _own(self, name: str) -> bool:
+        return name in self._fallback and not self._fallback[name].is_meta
+
+    def __call__(self, name: str) -> np.ndarray:
+        if self._own(name):
+            return tensor_numpy(self._fallback[name])
+        return self._first(name)
+
+    def advise(self, name: str) -> None:
+        advise = getattr(self._first, "advise", None)
+        if advise is not None and not self._own(name):
+            advise(name)
+
+
 def chain_readers(first: Reader, fallback: Mapping[str, torch.Tensor]) -> Reader:
     """``first``, else ``fallback``'s tensor (a checkpoint, then the buffers a model computes
     itself, such as rotary frequencies)."""
-
-    def read(name: str) -> np.ndarray:
-        if name in fallback and not fallback[name].is_meta:
-            return tensor_numpy(fallback[name])
-        return first(name)
-
-    return read
+    return _Chained(first, fallback)

@@ -114,3 +114,27 @@ def test_a_tensor_over_the_read_ahead_size_is_read_when_asked_for() -> None:
     threads = dict(zip(reader.reads, reader.threads, strict=True))
     assert threads["big"] == threading.current_thread().name
     assert threads["a"].startswith("qmlir-read") and threads["c"].startswith("qmlir-read")
+
+
+class _AdvisedReader(_Reader):
+    def __init__(self) -> None:
+        super().__init__()
+        self.advised: list[str] = []
+
+    def advise(self, name: str) -> None:
+        self.advised.append(name)
+
+
+def test_the_reader_is_told_of_the_tensors_after_the_one_read_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(weight_stream, "ADVISE_AHEAD", 25)
+    reader = _AdvisedReader()
+    names = ["a", "b", "c", "d", "e"]
+    ahead = ReadAhead(reader, names, lambda name: 10)
+    assert reader.advised == ["b", "c"]  # "a" is being read; 25 bytes cover two more
+    for name in names:
+        ahead(name)
+    ahead.close()
+    assert reader.advised == ["b", "c", "d", "e"]  # each once, in order
+    assert reader.reads == names
