@@ -13,8 +13,10 @@ process per recipe, reporting:
   import, passes, IREE, and compiling the quantize functions for the host, the "quantize code"
   stage, shown apart: 2-3 s whatever the model's size);
 - the bound for the weight stream: checkpoint bytes read plus parameter bytes written at this
-  host's measured copy bandwidth (``np.copyto`` of 1 GiB) and disk write rate (``dd`` style,
-  1 GiB, fsync'd);
+  host's measured copy bandwidth (``np.copyto`` of 1 GiB; the checkpoint in the page cache) or
+  disk read rate (1 GiB dropped from the page cache, read back; a checkpoint the page cache
+  cannot hold beside the compile, such as the 8B's 16 GB on a 24 GB host) and its disk write
+  rate (``dd`` style, 1 GiB, fsync'd);
 - peak RSS of the compile's processes (``VmHWM`` of the qmlir process; ``ru_maxrss`` of its
   children, ``iree-compile``, which Linux reports as at least the parent's RSS when it forked,
   so it bounds iree-compile's peak from above), against the target ``3 GB + 2 x the largest
@@ -261,6 +263,28 @@ def disk_write_rate(directory: Path) -> float:
     return rate
 
 
+def disk_read_rate(directory: Path) -> float:
+    """GB/s of reading 1 GiB from ``directory``'s disk (written, fsync'd, its pages dropped from
+    the page cache, read back)."""
+    path = directory / ".qmlir-disk-probe"
+    data = os.urandom(1 << 24) * 64
+    with open(path, "wb") as f:
+        f.write(data)
+        os.fsync(f.fileno())
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        start = time.perf_counter()
+        with os.fdopen(os.dup(fd), "rb", buffering=0) as f:
+            while f.read(1 << 24):
+                pass
+        rate = len(data) / (time.perf_counter() - start) / 1e9
+    finally:
+        os.close(fd)
+        path.unlink()
+    return rate
+
+
 _CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
@@ -392,9 +416,11 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     copy = copy_bandwidth()
     disk = disk_write_rate(work)
+    disk_read = disk_read_rate(work)
     print(
         f"host: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
-        f"copy {copy:.1f} GB/s, disk write {disk:.2f} GB/s (1 GiB, fsync)"
+        f"copy {copy:.1f} GB/s, disk write {disk:.2f} GB/s (1 GiB, fsync), "
+        f"disk read {disk_read:.2f} GB/s (1 GiB, not cached)"
     )
     rows = []
     for size in args.sizes:
@@ -421,6 +447,7 @@ def main() -> None:
             stream = r["stages"].get("write weights", 0.0)
             code = r["stages"].get("quantize code", 0.0)
             bound = nbytes / (copy * 1e9) + pbytes / (disk * 1e9)
+            bound_disk = nbytes / (disk_read * 1e9) + pbytes / (disk * 1e9)
             peak = max(r["peak_mb"], r["children_peak_mb"])
             row = {
                 "size": size
@@ -432,8 +459,10 @@ def main() -> None:
                 "weights_s": stream,
                 "graph_s": r["wall"] - stream,
                 "quantize_code_s": code,
-                "ok_time": r["wall"] <= 1.5 * bound + r["wall"] - stream,
+                "ok_time": stream <= 1.5 * bound,
+                "ok_time_disk": stream <= 1.5 * bound_disk,
                 "bound_s": bound,
+                "bound_disk_s": bound_disk,
                 "peak_mb": r["peak_mb"],
                 "iree_peak_mb": r["children_peak_mb"],
                 "target_mb": target_mb,
@@ -469,7 +498,8 @@ def main() -> None:
             folder.rmdir()
     print()
     print(
-        "| size | recipe | checkpoint | compile | graph (quantize code) | weights | weights bound "
+        "| size | recipe | checkpoint | compile | graph (quantize code) | weights "
+        "| weights bound: cached / from disk "
         "| peak RSS qmlir / iree-compile | target | artifact + params |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -477,7 +507,7 @@ def main() -> None:
         print(
             f"| {r['size']} | {r['recipe']} | {r['checkpoint_gb']:.2f} GB | "
             f"{r['compile_s']:.0f} s | {r['graph_s']:.0f} s ({r['quantize_code_s']:.1f} s) | "
-            f"{r['weights_s']:.1f} s | {r['bound_s']:.1f} s | "
+            f"{r['weights_s']:.1f} s | {r['bound_s']:.1f} / {r['bound_disk_s']:.1f} s | "
             f"{r['peak_mb'] / 1e3:.2f} / {r['iree_peak_mb'] / 1e3:.2f} GB | "
             f"{r['target_mb'] / 1e3:.1f} GB | "
             f"{r['artifact_mb']:.1f} MB + {r['params_gb']:.2f} GB |"
