@@ -34,10 +34,11 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
+from iree import runtime as iree_runtime
 
 from compiler.backend.weight_stream import ReadAhead, WriteBehind
 from passes.base.errors import QmlirError
-from passes.host.call import call, host_copies, imported
+from passes.host.call import call, imported
 from passes.host.evaluate import compile_host_module
 from passes.ir.choices import ScaleFormat, Scaling
 from passes.ir.dialect import Amax, ComputeScale, Quantize, ScaleRule
@@ -152,12 +153,15 @@ def write_parameters(
     return WrittenParameters(len(header) + total, sha256, len(plan.tensors))
 
 
-def _emit_tensor(emit: Callable[[memoryview], Any], tensor: PlannedTensor, array: Any) -> int:
-    data = np.ascontiguousarray(array)
+def _emit_tensor(emit: Callable[..., Any], tensor: PlannedTensor, array: Any) -> int:
+    """Queues ``array``'s bytes (an IREE result: its host mapping, the result kept alive until
+    written) for the file."""
+    owner = array if isinstance(array, iree_runtime.DeviceArray) else None
+    data = np.ascontiguousarray(array.to_host() if owner is not None else array)
     expected = NUMPY_DTYPES[tensor.dtype]
     if data.dtype.itemsize != expected.itemsize or data.size * data.itemsize != tensor.nbytes:
         raise AssertionError(f"{tensor.key}: {data.dtype}{list(data.shape)} for {tensor}")
-    emit(memoryview(data.reshape(-1).view(np.uint8)))
+    emit(memoryview(data.reshape(-1).view(np.uint8)), owner)
     return tensor.nbytes
 
 
@@ -248,7 +252,7 @@ class _Run:
             for a in arguments:
                 if isinstance(a, (ParameterRef, CallResult)):
                     self._uses[a] += 1
-        self._held: dict[Any, np.ndarray] = {}
+        self._held: dict[Any, Any] = {}  # numpy arrays and IREE results
         self._stored: dict[str, np.ndarray] = {}  # checkpoint tensors in use, by name
         order = [
             a.name
@@ -291,7 +295,7 @@ class _Run:
         """The calls to run, in order: those whose results the file or a later call needs."""
         return sorted(self._needed)
 
-    def call(self, index: int) -> list[np.ndarray]:
+    def call(self, index: int) -> list[Any]:
         function, arguments = self._calls[index]
         if index in self._overrides:
             results = self._stored_results(index)
@@ -299,7 +303,9 @@ class _Run:
             device = self._context.config.device
             values = [self._value(a) for a in arguments]
             args = [imported(device, v) for v in values]  # IREE reads the arrays themselves
-            results = host_copies(call(self._context.modules.module[function], *args))
+            # the results stay IREE's: written from their host mapping, or passed on to the
+            # calls that read them, never copied
+            results = list(call(self._context.modules.module[function], *args))
             del args, values  # only now: IREE's import does not keep every array alive
         for i, array in enumerate(results):
             if self._uses[CallResult(index, i)]:
@@ -325,7 +331,7 @@ class _Run:
             results[i] = array.reshape(shape)
         return results
 
-    def _value(self, argument: Any) -> np.ndarray:
+    def _value(self, argument: Any) -> Any:
         if isinstance(argument, np.ndarray):
             return argument
         if argument not in self._held:

@@ -102,19 +102,21 @@ class _Worker:
 
     def __init__(self, name: str, consume: Callable[[memoryview], Any]) -> None:
         self._consume = consume
-        self._queue: deque[memoryview | None] = deque()
+        self._queue: deque[tuple[memoryview, Any] | None] = deque()
         self._queued = 0
         self._ready = threading.Condition()
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def put(self, data: memoryview | None) -> None:
-        size = 0 if data is None else data.nbytes
+    def put(self, item: tuple[memoryview, Any] | None) -> None:
+        """Queues a buffer and its owner (kept alive until the buffer is consumed), or None:
+        the end."""
+        size = 0 if item is None else item[0].nbytes
         with self._ready:
             while self._queued and self._queued + size > WRITE_BEHIND and self.error is None:
                 self._ready.wait()
-            self._queue.append(data)
+            self._queue.append(item)
             self._queued += size
             self._ready.notify_all()
 
@@ -123,14 +125,16 @@ class _Worker:
             with self._ready:
                 while not self._queue:
                     self._ready.wait()
-                data = self._queue.popleft()
-            if data is None:
+                item = self._queue.popleft()
+            if item is None:
                 return
+            data = item[0]
             if self.error is None:
                 try:
                     self._consume(data)
                 except BaseException as e:  # raised to the producer by join() or put()
                     self.error = e
+            del item  # the owner goes once both workers are done with it
             with self._ready:
                 self._queued -= data.nbytes
                 self._ready.notify_all()
@@ -157,11 +161,13 @@ class WriteBehind:
             if worker.error is not None:
                 raise worker.error
 
-    def emit(self, data: bytes | memoryview) -> None:
+    def emit(self, data: bytes | memoryview, owner: Any = None) -> None:
+        """Queues ``data`` for the file and the hash; ``owner`` (what ``data`` is a view of, an
+        IREE result mapped to the host) is kept alive until both are done with it."""
         self._raise()
         view = memoryview(data)
         for worker in self._workers:
-            worker.put(view)
+            worker.put((view, owner))
 
     def finish(self) -> str:
         for worker in self._workers:

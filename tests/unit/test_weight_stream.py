@@ -138,3 +138,27 @@ def test_the_reader_is_told_of_the_tensors_after_the_one_read_ahead(
     ahead.close()
     assert reader.advised == ["b", "c", "d", "e"]  # each once, in order
     assert reader.reads == names
+
+
+def test_an_owner_lives_until_its_bytes_are_written_and_hashed() -> None:
+    import weakref
+
+    class _Owner:
+        pass
+
+    release = threading.Event()
+
+    class _Held(io.BytesIO):
+        def write(self, data: object) -> int:
+            release.wait(5)
+            return super().write(data)  # type: ignore[arg-type]
+
+    owner = _Owner()
+    alive = weakref.ref(owner)
+    sink = WriteBehind(_Held())
+    sink.emit(memoryview(b"abc"), owner)
+    del owner
+    assert alive() is not None  # queued, not written yet
+    release.set()
+    sink.finish()
+    assert alive() is None
