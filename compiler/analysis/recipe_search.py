@@ -83,6 +83,23 @@ class SearchPlan(dict):
         the accuracy-for-size curve."""
         return _plan(self._candidates, self._recipes, self.scores, budget_bits)
 
+    def curve(self, points: int = 33) -> list[SearchPlan]:
+        """The accuracy-for-size curve: the best plans at ``points`` budgets spread evenly from
+        the smallest uniform recipe's bits to the largest's, each once, every one more
+        accurate than any smaller (a plan no more accurate than a smaller one is left out)."""
+        sizes = [bits for bits, _ in self.uniform.values()]
+        low, high = min(sizes), max(sizes)
+        found: dict[tuple[str, ...], SearchPlan] = {}
+        for i in range(points):
+            budget = low + (high - low) * i / max(points - 1, 1)
+            plan = self.at_budget(budget * (1 + 1e-12))  # the uniform sizes themselves fit
+            found.setdefault(tuple(plan[k] for k in sorted(plan)), plan)
+        curve: list[SearchPlan] = []
+        for plan in sorted(found.values(), key=lambda p: (p.effective_bits, -p.predicted_sqnr_db)):
+            if not curve or plan.predicted_sqnr_db > curve[-1].predicted_sqnr_db:
+                curve.append(plan)
+        return curve
+
     def to_json(self) -> dict[str, Any]:
         return {
             "budget_bits": self.budget_bits,

@@ -43,6 +43,11 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument(
         "--no-measure", action="store_true", help="do not compile the plan to measure it"
     )
+    c.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write the search as an HTML page: the accuracy-for-size curve plotted",
+    )
     c.add_argument("-o", "--output", required=True, help="the plan: a JSON file")
 
 
@@ -50,10 +55,14 @@ def run(args: argparse.Namespace) -> int:
     # a search runs the torch model and the recipes' quantize cores (torch, iree.compiler)
     from compiler.analysis.layer_accuracy import Calibration
     from compiler.analysis.recipe_search import search_plan
+    from compiler.analysis.search_render import db_text, recipe_mix, render_search_html
     from compiler.frontend.model_loader import load_model
 
     output = Path(args.output)
     check_output(output)
+    page = None if args.html is None else Path(args.html)
+    if page is not None:
+        check_output(page)
     if not math.isfinite(args.budget_bits) or args.budget_bits <= 0:
         raise QmlirError("--budget-bits takes a positive number of bits per weight")
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()]
@@ -84,8 +93,16 @@ def run(args: argparse.Namespace) -> int:
         f"{'plan':<11} {plan.effective_bits:>11.3f}  {plan.predicted_sqnr_db:>19.2f}   "
         f"(budget {plan.budget_bits:g}{measured})"
     )
+    curve = plan.curve()
+    print("\nthe best plan at each budget (bits/weight, predicted SQNR dB, recipes):")
+    for point in curve:
+        db = db_text(point.predicted_sqnr_db)
+        print(f"  {point.effective_bits:7.3f}  {db:>7}  {recipe_mix(point)}")
     write_atomically(output, (json.dumps(plan.to_json(), indent=1) + "\n").encode())
     print(f"wrote {output}")
+    if page is not None:
+        write_atomically(page, render_search_html(plan, args.model, curve).encode())
+        print(f"wrote {page}")
     return 0
 
 

@@ -124,9 +124,12 @@ def test_a_search_fits_the_budget_and_its_prediction_holds(tmp_path, capsys) -> 
         "    return model_and_inputs()\n"
     )
     out = tmp_path / "plan.json"  # two candidates: half the scoring runs
-    flags = ("--budget-bits", "7", "--recipes", "none,nvfp4", "--no-measure")
+    page = tmp_path / "search.html"
+    flags = ("--budget-bits", "7", "--recipes", "none,nvfp4", "--no-measure", "--html", str(page))
     code, stdout, _ = cli(capsys, "search", f"{path}:build", *flags, "-o", str(out))
     assert code == 0 and "plan" in stdout, stdout
+    assert "the best plan at each budget" in stdout and "exact" in stdout
+    assert page.read_text().count('class="uniform"') == 2  # none and nvfp4 on the plot
     written = json.loads(out.read_text())
     assert written["effective_bits"] <= 7 and written["layers"]["out"] == "none"
     assert set(written["layers"].values()) == {"none", "nvfp4"}
