@@ -266,7 +266,7 @@ def _plan(
     result = SearchPlan(plan)
     result.budget_bits = float(budget_bits)
     result.effective_bits = bits / elements
-    result.predicted_sqnr_db = _db(sum(scores[layer][plan[layer]] for layer in plan))
+    result.predicted_sqnr_db = sqnr_db(sum(scores[layer][plan[layer]] for layer in plan))
     result.measured_sqnr_db = None
     result.scores = scores
     result.groups = [[x.name for x in g] for g in groups if len(g) > 1]
@@ -274,7 +274,7 @@ def _plan(
     result.uniform = {
         r: (
             sum(x.numel * weight_bits(r, x.shape, x.dtype_bits) for x in candidates) / elements,
-            _db(sum(scores[x.name][r] for x in candidates)),
+            sqnr_db(sum(scores[x.name][r] for x in candidates)),
         )
         for r in names
     }
@@ -282,7 +282,8 @@ def _plan(
     return result
 
 
-def _db(noise_to_signal: float) -> float:
+def sqnr_db(noise_to_signal: float) -> float:
+    """An SQNR in dB from a noise-to-signal ratio (inf for no noise)."""
     return math.inf if noise_to_signal <= 0 else -10 * math.log10(noise_to_signal)
 
 
@@ -397,7 +398,7 @@ def _measure(art: Any, runs: list[tuple[Any, ...]], reference: list[torch.Tensor
         got = torch.cat([torch.as_tensor(np.asarray(t)).float().reshape(-1) for t in _flat(out)])
         signal += float((ref.double() ** 2).sum())
         noise += float(((got.double() - ref.double()) ** 2).sum())
-    return _db(noise / (signal or 1.0))
+    return sqnr_db(noise / (signal or 1.0))
 
 
 def _flat(value: Any) -> list[Any]:

@@ -15,6 +15,7 @@ from compiler.runtime.summary import convolution_text
 from compiler.version import __version__
 
 _TEMPLATE = Path(__file__).parent / "templates" / "report.html"
+STYLE = Path(__file__).parent / "templates" / "style.css"  # the HTML pages' shared styles
 _COLUMNS = (
     "layer",
     "recipe",
@@ -99,6 +100,7 @@ def render_html(report: Report, threshold_db: float | None = None) -> str:
         "table": _html_table(report, threshold_db),
         "suggest": _html_suggest(report, threshold_db),
         "version": html.escape(__version__),
+        "style": STYLE.read_text(),
     }
     return Template(_TEMPLATE.read_text()).substitute(values)
 

@@ -8,7 +8,8 @@ import math
 from pathlib import Path
 from string import Template
 
-from compiler.analysis.recipe_search import SearchPlan
+from compiler.analysis.recipe_search import SearchPlan, sqnr_db
+from compiler.analysis.report_render import STYLE
 from compiler.version import __version__
 
 _TEMPLATE = Path(__file__).parent / "templates" / "search.html"
@@ -40,9 +41,10 @@ def render_search_html(plan: SearchPlan, model: str, curve: list[SearchPlan]) ->
         ),
         "layers": _table(
             ("layer", "recipe", "output SQNR alone (dB)"),
-            [(layer, r, db_text(_alone(plan.scores[layer][r]))) for layer, r in plan.items()],
+            [(layer, r, db_text(sqnr_db(plan.scores[layer][r]))) for layer, r in plan.items()],
         ),
         "version": html.escape(__version__),
+        "style": STYLE.read_text(),
     }
     return Template(_TEMPLATE.read_text()).substitute(values)
 
@@ -117,10 +119,6 @@ def recipe_mix(plan: dict[str, str]) -> str:
     for recipe in plan.values():
         counts[recipe] = counts.get(recipe, 0) + 1
     return ", ".join(f"{n} x {r}" for r, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-
-
-def _alone(score: float) -> float:
-    return math.inf if score <= 0 else -10 * math.log10(score)
 
 
 def db_text(value: float) -> str:

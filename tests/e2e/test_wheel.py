@@ -135,6 +135,8 @@ def test_the_wheel_carries_every_file_of_the_packages(wheel: Path) -> None:
     assert sorted(names - expected) == []
     # what the product reads at run time, named once more
     assert "compiler/analysis/templates/report.html" in names
+    assert "compiler/analysis/templates/search.html" in names
+    assert "compiler/analysis/templates/style.css" in names  # both pages' styles
     assert sum(n.startswith("passes/lowering/cpu/templates/") for n in names) > 50
     assert sum(n.startswith("passes/lowering/cuda/templates/") for n in names) > 10
     assert {"runtime_kernels/include/qmlir_numerics.cuh", "runtime_kernels/src/nvfp4.cu"} <= names
