@@ -94,14 +94,15 @@ def training_lm(arch: str) -> nn.Module:
     return LanguageModelLoss(transformers.GPT2LMHeadModel(config))
 
 
-def make_lm(layers: int = LAYERS, seed: int = 0) -> nn.Module:
-    """The seeded ``LlamaForCausalLM`` (eval mode, SDPA attention, no cache)."""
+def make_lm(layers: int = LAYERS, seed: int = 0, vocab: int = VOCAB) -> nn.Module:
+    """The seeded ``LlamaForCausalLM`` (eval mode, SDPA attention, no cache); ``layers`` and
+    ``vocab`` shrink it (the cuda probe's generators)."""
     for name in ("torchao", "transformers", "torch.utils._pytree"):
         logging.getLogger(name).setLevel(logging.ERROR)  # optional-kernel load chatter
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(
-        vocab_size=VOCAB,
+        vocab_size=vocab,
         hidden_size=HIDDEN,
         intermediate_size=INTERMEDIATE,
         num_hidden_layers=layers,

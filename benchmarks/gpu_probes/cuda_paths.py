@@ -7,13 +7,18 @@ fp8-current, fp8-block and mxfp8, and a training step of it under fp8-current an
 records the llvm-cpu outputs: the model at batches 3, 64 and 200; the step's loss and
 parameters after three steps on fixed inputs; and small MoE causal LMs (Mixtral, DeepSeek-V3,
 Qwen3-MoE: every expert's GEMMs quantized, ``compiler/frontend/moe.py``) with dynamic batch and
-sequence under fp8-block, mxfp8 and nvfp4, their logits at two sizes.
+sequence under fp8-block, mxfp8 and nvfp4, their logits at two sizes; and generators
+(``compile_generator``: a 2-layer Llama from ``samples/decoder_lm.py``, its KV cache in the
+module) under fp8-block with its weights in a parameter file beside the artifact, and fp8-current,
+nvfp4 and ``none`` inline: the prompt's logits and 24 greedy tokens.
 
 On the GPU machine (``iree-base-runtime``, numpy, ml_dtypes; ``PYTHONPATH`` at the repository):
 ``python benchmarks/gpu_probes/cuda_paths.py run --dir build/cuda-paths`` runs the cuda
 artifacts and prints each output's relative L2 against llvm-cpu's (models within 1e-3; the
 steps' losses and parameters within 1e-3: the GEMM sums differ in order, and the quantize of
-the next step sees those differences). Exits 1 when one is off or fails.
+the next step sees those differences; a generator's greedy tokens identical). Exits 1 when one
+is off or fails. It also times the generators' decode beside transformers' ``generate`` (KV
+cache, greedy) on the same model in torch eager f32 and bf16 on the GPU.
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ STEPS = 3
 TOLERANCE = 1e-3
 MOE_CASES = (("mixtral", "fp8-block"), ("deepseek_v3", "mxfp8"), ("qwen3_moe", "nvfp4"))
 MOE_SIZES = ((2, 16), (3, 20))
+GEN_CASES = (("fp8-block", "external"), ("fp8-current", "inline"), ("nvfp4", "inline"))
+GEN_CASES += (("none", "inline"),)
+GEN_LAYERS, GEN_VOCAB, GEN_PROMPT, GEN_NEW, GEN_MAX_SEQ = 2, 1024, 12, 24, 64
 
 
 def _mlp() -> Any:
@@ -116,6 +124,7 @@ def build(out: Path) -> int:
             expected[f"{name}.y{b}x{t}"] = _logits(arts["llvm-cpu"](x))
         manifest["moe"].append(name)
         print(f"built {name}")
+    manifest["generators"] = _build_generators(out, expected)
     x = rng.standard_normal((32, 256)).astype(np.float32)
     y = rng.standard_normal((32, 128)).astype(np.float32)
     for recipe in STEP_RECIPES:
@@ -142,6 +151,106 @@ def build(out: Path) -> int:
     np.savez(out / "expected.npz", **expected)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return 0
+
+
+def _gen_lm() -> Any:
+    from samples import decoder_lm
+
+    return decoder_lm.make_lm(layers=GEN_LAYERS, vocab=GEN_VOCAB)
+
+
+def _gen_prompt() -> np.ndarray:
+    return np.random.default_rng(1).integers(0, GEN_VOCAB, (1, GEN_PROMPT)).astype(np.int64)
+
+
+def _build_generators(out: Path, expected: dict[str, np.ndarray]) -> list[str]:
+    """Each generator for cuda (saved, with its parameter file where the weights are external)
+    and llvm-cpu (whose prompt logits and greedy tokens are the expected ones)."""
+    import compiler
+
+    lm, prompt, names = _gen_lm(), _gen_prompt(), []
+    expected["gen.prompt"] = prompt
+    for recipe, weights in GEN_CASES:
+        gens = {}
+        for target in ("cuda", "llvm-cpu"):
+            gens[target] = compiler.compile_generator(
+                lm,
+                recipe=recipe,
+                target=target,
+                max_seq_len=GEN_MAX_SEQ,
+                weights=weights,
+                **({"cuda_arch": "sm_90"} if target == "cuda" else {}),
+            )
+        name = f"gen-{recipe}-{weights}"
+        gens["cuda"].save(out / f"{name}.vmfb")
+        cpu = gens["llvm-cpu"]
+        expected[f"{name}.prefill"] = cpu.step(prompt, 0)
+        expected[f"{name}.tokens"] = cpu.generate(prompt, max_new_tokens=GEN_NEW, eos_token_id=[])
+        names.append(name)
+        print(f"built {name}")
+    return names
+
+
+def _torch_decode_ms(dtype_name: str) -> float | None:
+    """transformers' greedy ``generate`` (KV cache) of the generators' model on the GPU in torch
+    eager: ms per decoded token (the prefill's token left out), or None without CUDA."""
+    import time
+
+    import torch
+
+    if not torch.cuda.is_available():
+        return None
+    lm = _gen_lm().to("cuda", getattr(torch, dtype_name))
+    ids = torch.from_numpy(_gen_prompt()).cuda()
+
+    def once(new: int) -> float:
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            lm.generate(
+                ids, max_new_tokens=new, min_new_tokens=new, do_sample=False, use_cache=True
+            )
+        torch.cuda.synchronize()
+        return time.perf_counter() - t0
+
+    once(GEN_NEW)  # warm-up
+    full = min(once(GEN_NEW) for _ in range(3))
+    prefill = min(once(1) for _ in range(3))
+    return (full - prefill) / (GEN_NEW - 1) * 1e3
+
+
+def _run_generators(folder: Path, expected: Any, names: list[str], report: Any) -> bool:
+    """Each cuda generator's prompt logits and greedy tokens against llvm-cpu's; its decode
+    time per token beside torch eager's. False when one fails to load or run."""
+    from compiler.runtime import load
+
+    ok, prompt, rows = True, expected["gen.prompt"], []
+    for name in names:
+        try:
+            gen = load(folder / f"{name}.vmfb", device="cuda")
+            report(f"{name} prompt logits", _rel(gen.step(prompt, 0), expected[f"{name}.prefill"]))
+            gen.generate(prompt, max_new_tokens=GEN_NEW, eos_token_id=[])  # warm-up
+            tokens = gen.generate(prompt, max_new_tokens=GEN_NEW, eos_token_id=[])
+            want = expected[f"{name}.tokens"]
+            same = int(np.argmin(np.append(tokens[0] == want[0], False)))
+            equal = 0.0 if same == want.shape[1] else 1.0  # a row of report: 0 is a pass
+            report(f"{name} greedy tokens equal ({same} of {want.shape[1]})", equal)
+            stats = gen.last_stats
+            assert stats is not None
+            decode_ms = stats.decode_s / (stats.new_tokens - 1) * 1e3
+            rows.append((name, decode_ms, stats.prefill_s * 1e3))
+        except Exception as e:  # noqa: BLE001 - a failing artifact is a row
+            ok = False
+            print(f"{name}: ERROR {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+    for dtype in ("float32", "bfloat16"):
+        ms = _torch_decode_ms(dtype)
+        if ms is not None:
+            rows.append((f"torch eager {dtype} generate", ms, float("nan")))
+    model = f"{GEN_LAYERS}-layer Llama (hidden 256, vocab {GEN_VOCAB})"
+    print(f"decode, {model}, {GEN_PROMPT}-token prompt:")
+    for label, decode, prefill in rows:
+        print(f"  {label:40s} {decode:7.3f} ms/token   prefill {prefill:7.3f} ms")
+    return ok
 
 
 def _logits(out: Any) -> np.ndarray:
@@ -188,6 +297,7 @@ def run(folder: Path) -> int:
         except Exception as e:  # noqa: BLE001 - a failing artifact is a row
             ok = False
             print(f"{name}: ERROR {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+    ok &= _run_generators(folder, expected, manifest.get("generators", []), report)
     x, y = expected["step.x"], expected["step.y"]
     for name in manifest["steps"]:
         try:

@@ -88,11 +88,16 @@ def _positions(
     layer: Any, key_states: torch.Tensor, value_states: torch.Tensor
 ) -> tuple[int, torch.Tensor]:
     """A cache layer's update, first steps: the call's rows, and the positions its tokens take
-    (``cumulative_length ..``, which then counts them), as transformers' ``StaticLayer`` does."""
+    (``cumulative_length ..``, which then counts them), as transformers' ``StaticLayer`` does.
+    The positions are taken modulo the cache's length: the same values, since the runtime checks
+    that a call's positions fit the cache (``Generator.step``), and a form ``check-indices``
+    knows to be within the cache, so the call carries no index check (on ``cuda`` each check
+    is a wait for the device in the middle of the call: ``passes/check_indices.py``)."""
     if not layer.is_initialized:
         layer.lazy_initialization(key_states, value_states)
     kv_length = key_states.shape[-2]
     position = torch.arange(kv_length, device=layer.device) + layer.cumulative_length
+    position = torch.remainder(position, layer.keys.shape[2])
     layer.cumulative_length.add_(kv_length)
     return key_states.shape[0], position
 

@@ -5,6 +5,8 @@ the recipe scales per token); the CLI generates; bad requests are one-line error
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -115,6 +117,26 @@ def test_a_generator_saves_loads_and_generates_the_same(lm, tmp_path: Path) -> N
     cut = row.index(stop)
     assert list(ended[0, 6 : 6 + cut + 1]) == row[: cut + 1]
     assert all(t == stop for t in ended[0, 6 + cut + 1 :])  # llama has no pad id: its end id
+
+
+def test_a_decode_step_waits_for_nothing_mid_call(lm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The cache positions need no index check (``start + arange`` modulo the cache's length,
+    which ``check-indices`` knows): no ``torch.runtime.assert`` in ``@main``, whose reduction
+    and host read would each stop the call for the device (0.4 ms apiece on an H200)."""
+    compiler.compile_generator(lm, recipe="fp8-block", max_seq_len=32, dump_ir=tmp_path)
+    checks = tmp_path / "checks.txt"
+    checks.write_text(
+        "CHECK-LABEL: func.func @main\n"
+        "CHECK: torch.aten.remainder.Scalar\n"
+        "CHECK-NOT: torch.runtime.assert\n"
+        "CHECK: return\n"
+    )
+    filecheck = Path(sys.executable).with_name("filecheck")
+    lowered = (tmp_path / "04-lower.mlir").read_text()
+    done = subprocess.run(
+        [str(filecheck), str(checks)], input=lowered, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def test_a_smaller_batch_computes_only_its_rows(lm) -> None:  # type: ignore[no-untyped-def]

@@ -132,3 +132,22 @@ func.func @known_ranges(%t: !torch.vtensor<[4,3],f32>, %types: !torch.vtensor<[2
   %c = torch.aten.index.Tensor %t, %l2 : !torch.vtensor<[4,3],f32>, !torch.list<optional<vtensor>> -> !torch.vtensor<[5,3],f32>
   return %a, %b, %c : !torch.vtensor<[1,3,3],f32>, !torch.vtensor<[1,3,3],f32>, !torch.vtensor<[5,3],f32>
 }
+
+// A remainder by a positive constant lies in 0..n-1: a generator's cache positions (start +
+// arange, modulo the cache's length) need no check (on cuda a check is a wait for the device in
+// the middle of the call). A remainder by a size the table does not hold is checked.
+// CHECK-LABEL: func.func @cache_positions
+// CHECK-NOT: outside -8..7
+// CHECK-COUNT-1: torch.runtime.assert {{.*}}outside -4..3:
+// CHECK-NOT: torch.runtime.assert
+// CHECK: return
+func.func @cache_positions(%pos: !torch.vtensor<[?],si64>, %cache: !torch.vtensor<[8,3],f32>, %small: !torch.vtensor<[4,3],f32>, %new: !torch.vtensor<[?,3],f32>) -> (!torch.vtensor<[8,3],f32>, !torch.vtensor<[4,3],f32>) {
+  %false = torch.constant.bool false
+  %int8 = torch.constant.int 8
+  %wrapped = torch.aten.remainder.Scalar %pos, %int8 : !torch.vtensor<[?],si64>, !torch.int -> !torch.vtensor<[?],si64>
+  %l1 = torch.prim.ListConstruct %wrapped : (!torch.vtensor<[?],si64>) -> !torch.list<optional<vtensor>>
+  %a = torch.aten.index_put %cache, %l1, %new, %false : !torch.vtensor<[8,3],f32>, !torch.list<optional<vtensor>>, !torch.vtensor<[?,3],f32>, !torch.bool -> !torch.vtensor<[8,3],f32>
+  %l2 = torch.prim.ListConstruct %wrapped : (!torch.vtensor<[?],si64>) -> !torch.list<optional<vtensor>>
+  %b = torch.aten.index_put %small, %l2, %new, %false : !torch.vtensor<[4,3],f32>, !torch.list<optional<vtensor>>, !torch.vtensor<[?,3],f32>, !torch.bool -> !torch.vtensor<[4,3],f32>
+  return %a, %b : !torch.vtensor<[8,3],f32>, !torch.vtensor<[4,3],f32>
+}
