@@ -321,6 +321,11 @@ class _Run:
             results = [
                 np.array(v, np.float32) for v in self._stored_codes.global_scale(weight.name)
             ]
+        elif kind == "expert":
+            expert = _expert_slice(weight)
+            assert expert is not None, weight
+            codes, scale = self._stored_codes.expert_codes(weight.name, expert)
+            results = [codes, np.ascontiguousarray(scale)]
         else:
             codes, scale = self._stored_codes.codes(weight.name)
             results = [codes, np.ascontiguousarray(scale)]
@@ -357,8 +362,10 @@ class _Run:
 def _stored_quantizes(plan: WeightPlan, stored: Any) -> dict[int, tuple[str, ParameterRef]]:
     """The plan's calls that a stored weight's own codes and scales stand for: the quantize of
     the weight in its format (E4M3 with its block or per tensor, or NVFP4's packed E2M1 with E4M3
-    scales per 1x16), read as it is (no view but the cast to f32), and for NVFP4 the global
-    scale computed from its amax. Call index → ("codes" | "global", the weight)."""
+    scales per 1x16), read as it is (no view but the cast to f32), one expert's slice of MoE
+    experts stored one matrix per expert (its matrices joined: ``Checkpoint.expert_codes``), and
+    for NVFP4 the global scale computed from its amax. Call index → ("codes" | "expert" |
+    "global", the weight)."""
     if stored is None:
         return {}
     overrides: dict[int, tuple[str, ParameterRef]] = {}
@@ -376,33 +383,56 @@ def _stored_quantizes(plan: WeightPlan, stored: Any) -> dict[int, tuple[str, Par
             continue
         if not isinstance(record, Quantize) or not isinstance(first, ParameterRef):
             continue
+        if first.name in stored.merged:  # one expert's slice of experts stored one by one
+            expert = _expert_slice(first)
+            if expert is None or stored.expert_refusal(first.name) is not None:
+                continue
+            shape = _static_shape(plan.signatures[planned.function].arguments[0])
+            if shape is None or len(shape) != 2:
+                continue
+            if _same_format(record, stored.expert_format(first.name), shape):
+                overrides[index] = ("expert", first)
+            continue
         if not stored.holds(first.name):
             continue
-        fmt = stored.format_of(first.name)
-        block = None if fmt.block is None else fmt.weight_block(stored.shape(first.name))
-        if fmt.packed:
-            same = (
-                record.format == E2M1
-                and record.scaling == Scaling.BLOCK
-                and tuple(record.block or ()) == block
-                and record.scale_format == ScaleFormat.E4M3
-                and record.packed
-            )
-        else:
-            scaling = Scaling.PER_TENSOR if fmt.block is None else Scaling.BLOCK
-            scale_formats = (
-                (ScaleFormat.E8M0,) if fmt.scale_kind == "e8m0" else (None, ScaleFormat.FP32)
-            )
-            same = (
-                record.format == E4M3
-                and record.scaling == scaling
-                and (record.block is None or tuple(record.block) == block)
-                and record.scale_format in scale_formats
-                and not record.packed
-            )
-        if same and _as_stored(first):
-            overrides[index] = ("codes", first)
+        if _same_format(record, stored.format_of(first.name), stored.shape(first.name)):
+            if _as_stored(first):
+                overrides[index] = ("codes", first)
     return overrides
+
+
+def _same_format(record: Quantize, fmt: Any, shape: tuple[int, ...]) -> bool:
+    """Whether quantize ``record`` of a weight of ``shape`` computes the stored format
+    ``fmt``'s codes and scales (its element format, block and scale format)."""
+    block = None if fmt.block is None else fmt.weight_block(shape)
+    if fmt.packed:
+        return (
+            record.format == E2M1
+            and record.scaling == Scaling.BLOCK
+            and tuple(record.block or ()) == block
+            and record.scale_format == ScaleFormat.E4M3
+            and record.packed
+        )
+    scaling = Scaling.PER_TENSOR if fmt.block is None else Scaling.BLOCK
+    scale_formats = (ScaleFormat.E8M0,) if fmt.scale_kind == "e8m0" else (None, ScaleFormat.FP32)
+    return (
+        record.format == E4M3
+        and record.scaling == scaling
+        and (record.block is None or tuple(record.block) == block)
+        and record.scale_format in scale_formats
+        and not record.packed
+    )
+
+
+def _expert_slice(ref: ParameterRef) -> int | None:
+    """The expert whose 2-D slice ``ref`` is (a stacked tensor indexed once, cast to f32 and
+    nothing else), or None."""
+    indices = [s for s in ref.steps if s.kind == "index"]
+    if len(indices) != 1 or len(indices[0].args) != 1:
+        return None
+    if any(s.kind not in ("index", "f32") for s in ref.steps):
+        return None
+    return indices[0].args[0]
 
 
 def _as_stored(ref: ParameterRef) -> bool:
@@ -439,10 +469,14 @@ def _check_stored_reads(plan: WeightPlan, stored: Any, run: set[int]) -> None:
     for index in sorted(run):
         for a in plan.calls[index].arguments:
             if isinstance(a, ParameterRef) and a.name in stored.merged:
+                why = stored.expert_refusal(a.name) or (
+                    f"its layer is not compiled with recipe '{stored.expert_format(a.name).recipe}'"
+                    " over each expert's slice as stored"
+                )
                 raise QmlirError(
                     f"weight '{a.key()}' stacks MoE experts stored as FP8 one matrix per expert, "
-                    "which qmlir does not take as stored yet: keep the experts in high precision "
-                    "(--exclude '*.experts.*': dequantized as transformers does)"
+                    f"which qmlir cannot take as stored here ({why}): keep the experts in high "
+                    "precision (--exclude '*.experts.*': dequantized as transformers does)"
                 )
             if isinstance(a, ParameterRef) and stored.holds(a.name):
                 fmt = stored.format_of(a.name)

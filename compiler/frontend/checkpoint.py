@@ -36,6 +36,7 @@ from torch import nn
 from compiler.frontend.checkpoint_layout import Layout, Merged
 from compiler.frontend.model_source import ModelSource
 from compiler.frontend.prequantized import (
+    ExpertReader,
     Prequantized,
     StoredWeight,
     check_scale,
@@ -213,6 +214,56 @@ class Checkpoint:
         return merged is not None and any(
             n in self.quantized for names in merged.parts for n in names
         )
+
+    def expert_refusal(self, key: str) -> str | None:
+        """Why the FP8 matrices that merged tensor ``key`` stacks cannot be taken as stored,
+        one expert's slice at a time (None: they can, :meth:`expert_codes`). A slice joins its
+        source patterns (Mixtral's ``w1`` and ``w3``: gate before up) along its rows: whole
+        blocks of rows, or one per-tensor scale for all of them."""
+        merged = self._merged[key]
+        names = [n for part in merged.parts for n in part]
+        if not all(n in self.quantized for n in names):
+            return "some of its experts' matrices are stored in high precision"
+        fmt = self.format_of(names[0])
+        if any(self.format_of(n) is not fmt for n in names):
+            return "its experts' matrices are stored in more than one format"
+        if fmt.packed:
+            return f"its experts are {fmt.name}, which qmlir does not join yet"
+        if not merged.concat or len(merged.parts) == 1:
+            return None
+        for part in merged.parts[:-1]:
+            rows = self.quantized[part[0]].shape[0]
+            if fmt.block is not None and rows % fmt.weight_block(self.shapes[part[0]])[0]:
+                return (
+                    f"its joined matrices' {rows} rows are not whole {fmt.name} blocks, "
+                    "so the joined blocks would mix them"
+                )
+        if fmt.block is None:
+            for expert in range(len(merged.parts[0])):
+                scales = [self._scales[self.quantized[p[expert]].scale] for p in merged.parts]
+                if any(not np.array_equal(s, scales[0]) for s in scales[1:]):
+                    return (
+                        f"expert {expert}'s joined matrices have per-tensor scales of their "
+                        "own, where the joined weight takes one"
+                    )
+        return None
+
+    def expert_codes(self, key: str, expert: int) -> tuple[np.ndarray, np.ndarray]:
+        """Expert ``expert``'s slice of merged tensor ``key`` as stored: its matrices' codes and
+        scales (:meth:`read_codes`), joined along the rows where the slice joins several
+        (:meth:`expert_refusal` says whether it may)."""
+        merged = self._merged[key]
+        parts = [self.read_codes(names[expert]) for names in merged.parts]
+        if len(parts) == 1:
+            return parts[0]
+        codes = np.concatenate([c for c, _ in parts], axis=0)
+        if self.format_of(merged.parts[0][expert]).block is None:
+            return codes, parts[0][1]
+        return codes, np.concatenate([s for _, s in parts], axis=0)
+
+    def expert_format(self, key: str) -> StoredFormat:
+        """The format of merged tensor ``key``'s matrices (its first one's)."""
+        return self.format_of(self._merged[key].parts[0][0])
 
     def read_codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """An FP8 weight as stored: its codes (int8 bytes) and its scale (f32; E8M0: int8
@@ -422,7 +473,7 @@ class OpenedCheckpoint:
             for n, s in stored.items()
             if s in self.checkpoint.input_scales
         )
-        merged = frozenset(n for n, s in names.items() if self.checkpoint.merges_quantized(s))
+        merged = {n: s for n, s in names.items() if self.checkpoint.merges_quantized(s)}
         formats = {n: self.checkpoint.format_of(s) for n, s in stored.items()}
         return Prequantized(
             fmt,
@@ -434,6 +485,11 @@ class OpenedCheckpoint:
             merged,
             self.checkpoint.global_scales.__getitem__,
             formats,
+            ExpertReader(
+                self.checkpoint.expert_codes,
+                self.checkpoint.expert_refusal,
+                self.checkpoint.expert_format,
+            ),
         )
 
     def _wrapper_names(self, wrapper: nn.Module) -> dict[str, str]:
@@ -503,6 +559,7 @@ def open_checkpoint(folder: Path) -> OpenedCheckpoint:
         raise QmlirError(f"cannot build {architectures[0]}: {exception_summary(e)}") from e
     model.eval()
     stored = checkpoint.check(model, str(getattr(config, "model_type", "")))
+    _stored_buffers_on_meta(model, stored)
     return OpenedCheckpoint(folder, model, architectures[0], config, checkpoint, stored)
 
 
@@ -540,6 +597,20 @@ def model_paths(opened: OpenedCheckpoint, output: str | None = None) -> dict[str
     wrapper = _wrapped(opened.model, opened.architecture, output)
     own = {id(m): n for n, m in opened.model.named_modules()}
     return {n: own[id(m)] for n, m in wrapper.named_modules() if id(m) in own}
+
+
+def _stored_buffers_on_meta(model: nn.Module, stored: dict[str, str]) -> None:
+    """The floating-point buffers the checkpoint holds go to the meta device beside the
+    parameters: their values are read from the checkpoint as the parameters' are, and a forward
+    that combines one with a parameter's result would otherwise mix devices, which
+    ``torch.export`` refuses (DeepSeek-V3's router adds its stored ``e_score_correction_bias``
+    to the scores). Buffers the model computes itself (rotary frequencies), and integer ones,
+    stay real."""
+    for name, buffer in list(model.named_buffers()):
+        if name in stored and buffer.is_floating_point() and not buffer.is_meta:
+            path, _, attribute = name.rpartition(".")
+            owner = model.get_submodule(path) if path else model
+            owner._buffers[attribute] = buffer.to("meta")
 
 
 def _check_static(size: int | None, limit: int, flag: str) -> None:

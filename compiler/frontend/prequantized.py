@@ -225,6 +225,16 @@ _E4M3 = _e4m3()
 
 
 @dataclass(frozen=True)
+class ExpertReader:
+    """A checkpoint's MoE experts stored one FP8 matrix per expert, by the key of their stack
+    (``Checkpoint.expert_codes``, ``expert_refusal``, ``expert_format``)."""
+
+    codes: Callable[[str, int], tuple[np.ndarray, np.ndarray]]
+    refusal: Callable[[str], str | None]
+    format: Callable[[str], StoredFormat]
+
+
+@dataclass(frozen=True)
 class Prequantized:
     """A compiled model's view of a quantized checkpoint: which of its weights (state-dict
     names of the compiled module) are stored as FP8 codes (``stored``: the checkpoint's name of
@@ -238,12 +248,30 @@ class Prequantized:
     shapes: dict[str, tuple[int, ...]]  # the checkpoint's tensors' shapes
     # each layer's fixed activation scale (a multiplier), by module path, where stored
     activation_scales: tuple[tuple[str, float], ...] = ()
-    # weights stacked from FP8 matrices stored one per expert: not taken as stored (yet)
-    merged: frozenset[str] = frozenset()
+    # weights stacked from FP8 matrices stored one per expert, by the compiled name: the
+    # checkpoint's key of the stack (each expert's slice taken as stored: ``experts``)
+    merged: dict[str, str] = field(default_factory=dict)
     # NVFP4: a weight's global (S, S_dec), by the checkpoint's name
     read_global: Callable[[str], tuple[np.float32, np.float32]] | None = None
     # each stored weight's own format (a mixed checkpoint's group's), by the compiled name
     formats: dict[str, StoredFormat] = field(default_factory=dict)
+    experts: ExpertReader | None = None
+
+    def expert_codes(self, name: str, expert: int) -> tuple[np.ndarray, np.ndarray]:
+        """Expert ``expert``'s slice of stacked weight ``name`` as stored (codes and scales,
+        its matrices joined along the rows), as :meth:`codes` gives a 2-D weight's."""
+        assert self.experts is not None, name
+        return self.experts.codes(self.merged[name], expert)
+
+    def expert_refusal(self, name: str) -> str | None:
+        """Why stacked weight ``name``'s expert slices cannot be taken as stored (None: they
+        can)."""
+        assert self.experts is not None, name
+        return self.experts.refusal(self.merged[name])
+
+    def expert_format(self, name: str) -> StoredFormat:
+        assert self.experts is not None, name
+        return self.experts.format(self.merged[name])
 
     def format_of(self, name: str) -> StoredFormat:
         """Stored weight ``name``'s format."""

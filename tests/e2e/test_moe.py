@@ -106,6 +106,25 @@ def test_a_moe_folder_compiles_from_its_per_expert_tensors(tmp_path) -> None:  #
         assert got.rel_l2_error < 1e-5, (batch, seq, got)
 
 
+def test_a_deepseek_v3_folder_compiles_with_its_stored_router_bias(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """DeepSeek-V3's router adds a stored buffer (``gate.e_score_correction_bias``) to scores
+    computed from a parameter: read from the checkpoint like a parameter (not left a real
+    buffer beside meta parameters, which torch.export refused: "found at least two devices,
+    meta and cpu"), its outputs torch's."""
+    lm = checkpoints.moe("deepseek_v3")
+    with torch.no_grad():
+        lm.model.layers[1].mlp.gate.e_score_correction_bias.uniform_(-0.5, 0.5)
+    folder = checkpoints.save(lm, tmp_path / "deepseek")
+    stored = json.loads((folder / "model.safetensors.index.json").read_text())["weight_map"]
+    assert "model.layers.1.mlp.gate.e_score_correction_bias" in stored
+    art = compiler.compile(folder, recipe="none", batch=2, seq=12)
+    ids = _ids(seed=4, batch=2, seq=12)
+    with torch.no_grad():
+        ref = lm(ids).logits[:, -1].numpy()
+    got = compare(ref, _logits(art, ids))
+    assert got.rel_l2_error < 1e-5, got
+
+
 def test_a_moe_generator_generates_torch_greedy_tokens() -> None:
     lm = checkpoints.moe("qwen3_moe")
     gen = compiler.compile_generator(lm, recipe="none", max_seq_len=32)

@@ -559,14 +559,51 @@ def test_a_modelopt_nvfp4_folder_compiles_with_its_codes(nvfp4_folder, tmp_path)
     assert (cosine >= 0.99).all(), cosine
 
 
-def test_fp8_experts_stored_one_per_expert_are_refused_unless_kept_whole(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """A Mixtral saved with FP8 experts (one matrix per expert): qmlir would have to stack and
-    re-quantize them, so it says so, and how to keep them whole (dequantized)."""
+def test_fp8_experts_stored_one_per_expert_compile_with_their_codes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A Mixtral saved with FP8 experts one matrix per expert (``w1``, ``w3``, ``w2`` of each,
+    128x128 blocks), which transformers stacks into ``gate_up_proj`` / ``down_proj``: each
+    expert's slice goes to the parameter file as stored, gate and up joined along the rows
+    (their blocks and scales too), never re-quantized; logits as transformers' dequantized
+    model gives them."""
     from samples import moe_lm
 
     folder = checkpoints.save_fp8_blocks(moe_lm.make("mixtral").to(torch.bfloat16), tmp_path / "m")
-    with pytest.raises(QmlirError, match=r"one matrix per expert.*--exclude '\*\.experts\.\*'"):
-        compiler.compile(str(folder), batch=2, seq=8)
+    art = compiler.compile(str(folder), **STATIC)
+    assert art.record.recipe["name"] == "fp8-block"
+    stored = _stored_codes(folder, "weight_scale_inv")
+    experts = moe_lm.make("mixtral").config.num_local_experts
+    checked = 0
+    with safe_open(str(art.parameter_file), "np") as f:
+        for layer in range(2):
+            for e in range(experts):
+                source = f"model.layers.{layer}.block_sparse_moe.experts.{e}"
+                target = f"lm.model.layers.{layer}.mlp.experts"
+                for stack, parts in (("gate_up_proj", ("w1", "w3")), ("down_proj", ("w2",))):
+                    codes = np.concatenate([stored[f"{source}.{p}.weight"][0] for p in parts])
+                    scale = np.concatenate([stored[f"{source}.{p}.weight"][1] for p in parts])
+                    key = f"{target}.{stack}/index({e})/f32:0"
+                    np.testing.assert_array_equal(f.get_tensor(key), codes)
+                    padded = f.get_tensor(key + "#2")  # the GEMM's: padded to 4 columns
+                    np.testing.assert_array_equal(padded[:, : scale.shape[1]], scale)
+                    checked += 1
+    assert checked == 2 * experts * 2
+    cosine = _cosine(art(IDS.numpy()), _transformers_logits(folder, IDS))
+    assert (cosine >= 0.999).all(), cosine
+
+
+def test_fp8_experts_whose_joined_scales_differ_are_refused_unless_kept_whole(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Per-tensor FP8 experts: an expert's gate and up matrices have scales of their own, and
+    the joined weight takes one, so it would be re-quantized: one line says so, and how to keep
+    the experts whole (dequantized, as transformers runs them)."""
+    from samples import moe_lm
+
+    model = moe_lm.make("mixtral").to(torch.bfloat16)
+    folder = checkpoints.save_fp8_blocks(model, tmp_path / "m", per_tensor=True)
+    with pytest.raises(
+        QmlirError,
+        match=r"one matrix per expert.*per-tensor scales of their own.*--exclude '\*\.experts\.\*'",
+    ):
+        compiler.compile(str(folder), **STATIC)
 
 
 def _bf16(x: np.ndarray) -> np.ndarray:
