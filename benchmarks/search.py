@@ -6,8 +6,9 @@ at budgets of nvfp4's effective bits + 0.5, 6, and uniform fp8-current's effecti
 its per-tensor scales), each plan compiled and measured; every uniform recipe; and the greedy
 rule ``report --suggest`` follows (start from nvfp4, give fp8-current to the layers with the
 lowest per-layer SQNR in ``compiler.report``, worst first, while the budget holds) at the first
-budget. Printed: effective bits, predicted
-SQNR (the search's), held-out cosine against f32 (mean and worst row) and held-out SQNR.
+budget, and for the decoder the plan the Fisher score finds there (``search(..., loss=...)``).
+Printed: effective bits, predicted SQNR (the search's), held-out cosine against f32 (mean and
+worst row) and held-out SQNR.
 
     .venv/bin/python benchmarks/search.py [--models minilm,decoder]
 """
@@ -87,6 +88,8 @@ def _run(
             f"| searched, budget {budget:.2f} | {plan.effective_bits:.3f} | "
             f"{plan.predicted_sqnr_db:.2f} | {_compare(art, held_out, reference)} |"
         )
+        if budget == budgets[0] and name.startswith("decoder"):
+            _fisher_row(model, calibration, held_out, reference, budget)
         if budget == budgets[0]:
             greedy = _greedy(model, calibration, plan, budget)
             bits = sum(
@@ -98,6 +101,32 @@ def _run(
                 f"| greedy by report SQNR, budget {budget:.2f} | {bits:.3f} | {predicted:.2f} | "
                 f"{_compare(art, held_out, reference)} |"
             )
+
+
+def _fisher_row(
+    model: torch.nn.Module,
+    calibration: tuple[torch.Tensor, ...],
+    held_out: tuple[torch.Tensor, ...],
+    reference: np.ndarray,
+    budget: float,
+) -> None:
+    """The plan the Fisher metric (``search(..., loss=...)``, ModelOpt auto_quantize's score)
+    finds at ``budget``; the loss: cross-entropy of the next-token logits against the f32
+    model's own choices on the calibration ids (the decoder sample has no labels)."""
+    with torch.no_grad():
+        labels = model(*calibration).argmax(-1)
+
+    def loss(logits: torch.Tensor, *_: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.cross_entropy(logits.float(), labels)
+
+    start = time.perf_counter()
+    plan = compiler.search(model, calibration, budget, RECIPES, measure=False, loss=loss)
+    took = time.perf_counter() - start
+    art = compiler.compile(model, calibration, "none", layer_recipes=dict(plan))
+    print(
+        f"| searched by Fisher score ({took:.0f} s), budget {budget:.2f} | "
+        f"{plan.effective_bits:.3f} | (Fisher) | {_compare(art, held_out, reference)} |"
+    )
 
 
 def main() -> None:

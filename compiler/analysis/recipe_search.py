@@ -6,7 +6,10 @@
    artifact's IR), the rest of the model in f32. A layer's score under a recipe is the noise it
    adds to the model's output: ``Σ (y - y_ref)² / Σ y_ref²`` over every output element of every
    batch (a noise-to-signal ratio). Scores add up across layers, as small independent errors do:
-   the predicted output SQNR of a plan is ``-10 log10(Σ its layers' scores)``.
+   the predicted output SQNR of a plan is ``-10 log10(Σ its layers' scores)``. Given a
+   ``loss``, the score is ModelOpt ``auto_quantize``'s Fisher estimate instead
+   (:func:`_fisher_scores`: one f32 forward and backward per batch, then each layer and recipe
+   on that layer's own output), and the "predicted SQNR" is ``-10 log10`` of its sum.
 2. **Size.** A layer's weight costs ``numel x bits``, bits per recipe counting the weight's
    codes and its scales over its element count (:func:`weight_bits`: fp8-current 8 + 32/n,
    fp8-block 8 + 32 per 128x128 block, mxfp8 8 + 8/32, nvfp4 4 + 8/16 + 32/n, fp8-rowwise 8 +
@@ -54,6 +57,11 @@ from passes.ir.dialect import OpKind
 from passes.recipes import Role, ScalingRecipe, get_recipe
 
 MAX_STATES = 1 << 22  # the exact dynamic program's largest table
+OUTPUT, FISHER = "output", "fisher"
+METRICS = {
+    OUTPUT: "output SQNR (noise-to-signal of the model's output, summed over layers)",
+    FISHER: "Fisher (sum of (dloss/dy * (y_q - y))^2 per layer output y, summed over layers)",
+}
 UNITS = 4096  # past it: the budget's resolution
 # bits of a weight element as the model holds it, for ``none``
 _DTYPE_BITS = {torch.float32: 32, torch.bfloat16: 16, torch.float16: 16, torch.float64: 64}
@@ -69,6 +77,7 @@ class SearchPlan(dict):
 
     budget_bits: float
     effective_bits: float
+    metric: str  # OUTPUT or FISHER: what the scores are
     predicted_sqnr_db: float
     measured_sqnr_db: float | None
     scores: dict[str, dict[str, float]]
@@ -81,7 +90,9 @@ class SearchPlan(dict):
     def at_budget(self, budget_bits: float) -> SearchPlan:
         """The best plan at another budget, from the same scores (no model runs): points of
         the accuracy-for-size curve."""
-        return _plan(self._candidates, self._recipes, self.scores, budget_bits)
+        plan = _plan(self._candidates, self._recipes, self.scores, budget_bits)
+        plan.metric = self.metric
+        return plan
 
     def curve(self, points: int = 33) -> list[SearchPlan]:
         """The accuracy-for-size curve: the best plans at ``points`` budgets spread evenly from
@@ -106,7 +117,7 @@ class SearchPlan(dict):
             "effective_bits": self.effective_bits,
             "predicted_sqnr_db": self.predicted_sqnr_db,
             "measured_sqnr_db": self.measured_sqnr_db,
-            "metric": "output SQNR (noise-to-signal of the model's output, summed over layers)",
+            "metric": METRICS[self.metric],
             "layers": dict(self),
             "uniform": {
                 r: {"effective_bits": b, "predicted_sqnr_db": s}
@@ -158,6 +169,8 @@ class _Runner(torch.fx.Interpreter):
         self.layers: list[_Layer] = []
         self.weights: dict[tuple[str, str], torch.Tensor] = {}  # (layer, recipe): dequantized
         self.dtypes: dict[str, torch.dtype] = {}  # a weight node's dtype as the model holds it
+        # the Fisher pass: each weight matmul's layer, call, operands, weight side and result
+        self.record: list[tuple[str, MatmulCall, Any, Any, int, Any]] | None = None
 
     def run_node(self, n: torch.fx.Node) -> Any:
         result = super().run_node(n)
@@ -192,6 +205,8 @@ class _Runner(torch.fx.Interpreter):
                 nodes[1 - side].name,
             )
         )
+        if self.record is not None:
+            self.record.append((layer, call, a, b_rows, side, result))
         recipe = self.plan.get(layer)
         if recipe is None:
             return result
@@ -207,16 +222,39 @@ class _Runner(torch.fx.Interpreter):
         return isinstance(value, torch.fx.Node) and value.name in self.constants
 
 
+Loss = Callable[..., torch.Tensor]  # (the model's outputs, *its inputs) -> a scalar
+
+
+def argmax_cross_entropy(outputs: Any, *_: Any) -> torch.Tensor:
+    """The loss ``qmlir search --loss argmax-ce`` names: the cross-entropy of the model's first
+    output, read as logits over its last dim, against its own argmax (in the Fisher pass, the
+    f32 model's choices): a loss for a classifier or an LM without labels."""
+    logits = next(iter(_tensors(outputs)), None)
+    if logits is None or logits.dim() < 1 or logits.shape[-1] < 2:
+        raise QmlirError("--loss argmax-ce reads the model's first output as logits: it has none")
+    flat = logits.float().reshape(-1, logits.shape[-1])
+    return torch.nn.functional.cross_entropy(flat, flat.detach().argmax(-1))
+
+
+LOSSES: dict[str, Loss] = {"argmax-ce": argmax_cross_entropy}
+
+
 def search_plan(
     source: ModelSource,
     budget_bits: float,
     recipes: Sequence[str],
     batches: Sequence[Calibration] = (),
     measure: Callable[[dict[str, str]], Any] | None = None,
+    loss: Loss | str | None = None,
 ) -> SearchPlan:
     """The search of the module's docstring on ``source`` (its example inputs, or ``batches``);
     ``measure`` compiles a plan (``compile(model, inputs, "none", layer_recipes=plan)``) for
-    its measured SQNR."""
+    its measured SQNR; ``loss`` scores by the Fisher metric (:func:`_fisher_scores`) in place
+    of the output's noise."""
+    if isinstance(loss, str):
+        if loss not in LOSSES:
+            raise QmlirError(f"no loss named '{loss}' (choose from {', '.join(LOSSES)})")
+        loss = LOSSES[loss]
     names = list(dict.fromkeys(recipes))
     scaling = {r: get_recipe(r) for r in names if r != "none"}
     if not scaling:
@@ -238,21 +276,77 @@ def search_plan(
         raise QmlirError("internal: two weight matmuls of one layer; search takes one each")
     signal = sum(float((y.double() ** 2).sum()) for y in reference) or 1.0
     scores: dict[str, dict[str, float]] = {layer.name: {"none": 0.0} for layer in candidates}
-    for layer in candidates:
-        for name, recipe in scaling.items():
-            outputs, _ = _run(program, runs, {layer.name: recipe})
-            noise = sum(
-                float(((y.double() - r.double()) ** 2).sum())
-                for y, r in zip(outputs, reference, strict=True)
-            )
-            scores[layer.name][name] = noise / signal
+    if loss is not None:
+        scores = _fisher_scores(program, runs, [c.name for c in candidates], scaling, loss)
+    else:
+        for layer in candidates:
+            for name, recipe in scaling.items():
+                outputs, _ = _run(program, runs, {layer.name: recipe})
+                noise = sum(
+                    float(((y.double() - r.double()) ** 2).sum())
+                    for y, r in zip(outputs, reference, strict=True)
+                )
+                scores[layer.name][name] = noise / signal
     groups: dict[str, list[_Layer]] = {}
     for layer in candidates:
         groups.setdefault(layer.activation, []).append(layer)
     result = _plan(list(groups.values()), names, scores, budget_bits)
+    result.metric = FISHER if loss is not None else OUTPUT
     if measure is not None:
         result.measured_sqnr_db = _measure(measure(dict(result)), runs, reference)
     return result
+
+
+def _fisher_scores(
+    program: torch.export.ExportedProgram,
+    runs: list[tuple[Any, ...]],
+    names: list[str],
+    scaling: dict[str, Any],
+    loss: Loss,
+) -> dict[str, dict[str, float]]:
+    """ModelOpt ``auto_quantize``'s gradient score: for layer output ``y`` (its matmul's, in
+    f32) and a recipe, ``Σ (∂loss/∂y ⊙ (y_q - y))²`` over every batch, ``y_q`` the matmul on
+    the recipe's quantized-dequantized operands (the rest of the model in f32), the gradient
+    of ``loss(outputs, *inputs)`` taken once per batch in f32: a diagonal Fisher estimate of
+    the loss the layer's quantization adds, each layer alone (no run of the model per layer
+    and recipe)."""
+    scores = {n: {"none": 0.0, **dict.fromkeys(scaling, 0.0)} for n in names}
+    wanted = set(names)
+    weights: dict[tuple[str, str], torch.Tensor] = {}
+    for args in runs:
+        runner, lifted = _runner(program, args, {})
+        runner.record = []
+        # the weights require gradients so every matmul's result is in autograd's graph
+        lifted = [
+            v.detach().requires_grad_(True)
+            if isinstance(v, torch.Tensor) and v.is_floating_point()
+            else v
+            for v in lifted
+        ]
+        with torch.enable_grad():
+            outputs = runner.run(*lifted)
+            spec = program.call_spec.out_spec
+            if spec is not None:  # as the model returns them (a tensor, a tuple, a dict)
+                outputs = torch.utils._pytree.tree_unflatten(list(outputs), spec)
+            value = loss(outputs, *args)
+            if not isinstance(value, torch.Tensor) or value.numel() != 1:
+                raise QmlirError("search's loss must return a scalar tensor")
+            records = [r for r in runner.record if r[0] in wanted and r[5].requires_grad]
+            grads = torch.autograd.grad(
+                value, [r[5] for r in records], allow_unused=True, materialize_grads=True
+            )
+        for (layer, call, a, b_rows, side, result), grad in zip(records, grads, strict=True):
+            weight, x = (a, b_rows)[side].detach(), (a, b_rows)[1 - side].detach()
+            linear = call.op == "linear"
+            for name, recipe in scaling.items():
+                if (layer, name) not in weights:
+                    weights[layer, name] = quantize_operand(weight, recipe, Role.WEIGHT)[0]
+                x_q = quantize_operand(x, recipe, Role.ACTIVATION)[0]
+                a_q, b_q = (weights[layer, name], x_q) if side == 0 else (x_q, weights[layer, name])
+                y_q = recompute_matmul(call, a_q, b_q if linear else b_q.transpose(-1, -2))
+                diff = y_q.double() - result.detach().double()
+                scores[layer][name] += float(((grad.double() * diff) ** 2).sum())
+    return scores
 
 
 def _plan(
@@ -278,6 +372,7 @@ def _plan(
         )
         for r in names
     }
+    result.metric = OUTPUT
     result._candidates, result._recipes = groups, names
     return result
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -340,12 +341,19 @@ def search(
     calibration: Any = None,
     dynamic_shapes: Any = None,
     measure: bool = True,
+    loss: Callable[..., torch.Tensor] | str | None = None,
 ) -> SearchPlan:
     """One recipe per layer whose weights fit ``budget_bits`` per weight element (codes and
     scales), with the least loss of the model's output on ``calibration`` (as ``report``'s
     ``inputs``; default the example inputs): a ``SearchPlan``, a ``{layer: recipe}`` dict that
     ``compile(model, inputs, "none", layer_recipes=plan)`` takes, with ``effective_bits``,
     ``predicted_sqnr_db`` and (``measure``: the plan compiled and run) ``measured_sqnr_db``.
+    ``loss(outputs, *inputs)`` (a scalar tensor; the outputs as the model returns them) scores
+    the layers by the Fisher metric ModelOpt's ``auto_quantize`` uses, ``Σ (∂loss/∂y ⊙ (y_q -
+    y))²`` per layer output ``y``, in place of the noise each adds to the output (``plan.metric``
+    says which; ``predicted_sqnr_db`` is then ``-10 log10`` of the summed score);
+    ``loss="argmax-ce"``: the cross-entropy of the first output as logits against its own argmax
+    (a classifier's or an LM's, without labels).
     Scores, size rule and solver: ``compiler/analysis/recipe_search.py``."""
     from compiler.analysis.recipe_search import search_plan
 
@@ -356,7 +364,9 @@ def search(
         return compile(module, checked, "none", layer_recipes=plan, dynamic_shapes=dynamic_shapes)
 
     batches = calibration_batches(calibration)
-    return search_plan(source, budget_bits, recipes, batches, compile_plan if measure else None)
+    return search_plan(
+        source, budget_bits, recipes, batches, compile_plan if measure else None, loss
+    )
 
 
 def calibration_batches(inputs: Any) -> list[Calibration]:

@@ -41,6 +41,13 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         "(repeatable; default: the model's example inputs)",
     )
     c.add_argument(
+        "--loss",
+        choices=["argmax-ce"],
+        help="score by the Fisher metric of this loss (ModelOpt auto_quantize's: "
+        "sum of (dloss/dy * (y_q - y))^2 per layer output) in place of the output's noise; "
+        "argmax-ce: cross-entropy of the first output, as logits, against its own argmax",
+    )
+    c.add_argument(
         "--no-measure", action="store_true", help="do not compile the plan to measure it"
     )
     c.add_argument(
@@ -79,13 +86,15 @@ def run(args: argparse.Namespace) -> int:
         return compile_model(module, inputs, "none", layer_recipes=layers)
 
     measure = None if args.no_measure else compile_plan
-    plan = search_plan(source, args.budget_bits, recipes, batches, measure)
-    rows = [("layer", "recipe", "output SQNR alone (dB)")]
+    plan = search_plan(source, args.budget_bits, recipes, batches, measure, args.loss)
+    alone = "Fisher score alone (-dB)" if args.loss else "output SQNR alone (dB)"
+    rows = [("layer", "recipe", alone)]
     for layer, recipe in plan.items():
         score = plan.scores[layer][recipe]
         rows.append((layer, recipe, "-" if score <= 0 else f"{-10 * math.log10(score):.1f}"))
     print_table(rows)
-    print("\nrecipe      bits/weight  predicted SQNR (dB)")
+    predicted = "predicted, -dB of the Fisher score" if args.loss else "predicted SQNR (dB)"
+    print(f"\nrecipe      bits/weight  {predicted}")
     for recipe, (bits, db) in plan.uniform.items():
         print(f"{recipe:<11} {bits:>11.3f}  {db:>19.2f}   (every layer)")
     measured = "" if plan.measured_sqnr_db is None else f", measured {plan.measured_sqnr_db:.2f}"

@@ -142,3 +142,67 @@ def test_a_search_fits_the_budget_and_its_prediction_holds(tmp_path, capsys) -> 
         capsys, "search", f"{path}:build", "--budget-bits", "2", "-o", str(tmp_path / "x.json")
     )
     assert code != 0 and "no plan fits 2 bits per weight" in stderr
+
+
+class Parallel(nn.Module):
+    """Two linears, each its own output (and its own activation: no shared recipe), for a loss
+    that reads one of them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first = nn.Linear(64, 32)
+        self.second = nn.Linear(64, 48)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.first(x), self.second(torch.tanh(x))
+
+
+def test_the_fisher_score_is_the_gradient_weighted_output_change() -> None:
+    """``search(..., loss=...)`` scores ModelOpt's way, ``Σ (∂loss/∂y ⊙ (y_q - y))²`` per
+    layer: under ``loss = Σ first``'s outputs (a gradient of ones) the first layer's score is
+    its own output noise, which the output metric measures as noise over signal; the second
+    layer, which the loss does not read, scores 0 under every recipe."""
+    torch.manual_seed(1)
+    model = Parallel().eval()
+    x = torch.randn(16, 64)
+    with torch.no_grad():
+        y_first = model(x)[0]
+        signal = float((y_first.double() ** 2).sum() + (model(x)[1].double() ** 2).sum())
+
+    def loss(outputs: tuple[torch.Tensor, torch.Tensor], _: torch.Tensor) -> torch.Tensor:
+        return outputs[0].sum()  # the outputs as the model returns them
+
+    fisher = compiler.search(model, (x,), 6.0, RECIPES, measure=False, loss=loss)
+    output = compiler.search(model, (x,), 6.0, RECIPES, measure=False)
+    assert fisher.metric == "fisher" and output.metric == "output"
+    assert fisher.to_json()["metric"].startswith("Fisher")
+    for recipe in ("fp8-current", "nvfp4"):
+        noise = output.scores["first"][recipe] * signal  # Σ (y_q - y)² of the first output
+        assert fisher.scores["first"][recipe] == pytest.approx(noise, rel=1e-6)
+        assert fisher.scores["second"][recipe] == 0.0
+    # the budget goes to the layer the loss reads: the second stays in nvfp4 for free
+    assert fisher["first"] == "fp8-current" and fisher["second"] == "nvfp4"
+    assert fisher.at_budget(5.0).metric == "fisher"
+    with pytest.raises(QmlirError, match="scalar"):
+        compiler.search(model, (x,), 6.0, RECIPES, measure=False, loss=lambda out, _: out[0])
+    # argmax-ce (the CLI's --loss): the first output as logits against its own argmax
+    named = compiler.search(model, (x,), 6.0, RECIPES, measure=False, loss="argmax-ce")
+    assert named.metric == "fisher" and named.scores["second"]["nvfp4"] == 0.0
+    assert named.scores["first"]["nvfp4"] > named.scores["first"]["fp8-current"] > 0
+
+
+def test_the_cli_scores_by_a_named_loss(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "two_heads.py"
+    path.write_text(
+        "from tests.e2e.test_recipe_search import model_and_inputs\n"
+        "def build():\n"
+        "    return model_and_inputs()\n"
+    )
+    out = tmp_path / "plan.json"
+    flags = ("--budget-bits", "7", "--recipes", "none,nvfp4", "--no-measure")
+    code, stdout, _ = cli(
+        capsys, "search", f"{path}:build", *flags, "--loss", "argmax-ce", "-o", str(out)
+    )
+    assert code == 0 and "Fisher score alone" in stdout, stdout
+    written = json.loads(out.read_text())
+    assert written["metric"].startswith("Fisher") and written["effective_bits"] <= 7
