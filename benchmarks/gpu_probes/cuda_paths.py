@@ -191,32 +191,39 @@ def _build_generators(out: Path, expected: dict[str, np.ndarray]) -> list[str]:
     return names
 
 
-def _torch_decode_ms(dtype_name: str) -> float | None:
-    """transformers' greedy ``generate`` (KV cache) of the generators' model on the GPU in torch
-    eager: ms per decoded token (the prefill's token left out), or None without CUDA."""
+def torch_generate_ms(lm: Any, ids: Any, new: int, repeats: int = 3) -> tuple[float, float]:
+    """transformers' greedy ``generate`` (KV cache) of ``lm`` on ``ids`` on the GPU: ms per
+    decoded token (the prefill's token left out) and the prefill's ms, each the best of
+    ``repeats`` after a warm-up."""
     import time
 
+    import torch
+
+    def once(count: int) -> float:
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            lm.generate(
+                ids, max_new_tokens=count, min_new_tokens=count, do_sample=False, use_cache=True
+            )
+        torch.cuda.synchronize()
+        return time.perf_counter() - t0
+
+    once(new)  # warm-up
+    full = min(once(new) for _ in range(repeats))
+    prefill = min(once(1) for _ in range(repeats))
+    return (full - prefill) / (new - 1) * 1e3, prefill * 1e3
+
+
+def _torch_decode_ms(dtype_name: str) -> float | None:
+    """The generators' model in torch eager on the GPU: ms per decoded token, or None without
+    CUDA."""
     import torch
 
     if not torch.cuda.is_available():
         return None
     lm = _gen_lm().to("cuda", getattr(torch, dtype_name))
-    ids = torch.from_numpy(_gen_prompt()).cuda()
-
-    def once(new: int) -> float:
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        with torch.no_grad():
-            lm.generate(
-                ids, max_new_tokens=new, min_new_tokens=new, do_sample=False, use_cache=True
-            )
-        torch.cuda.synchronize()
-        return time.perf_counter() - t0
-
-    once(GEN_NEW)  # warm-up
-    full = min(once(GEN_NEW) for _ in range(3))
-    prefill = min(once(1) for _ in range(3))
-    return (full - prefill) / (GEN_NEW - 1) * 1e3
+    return torch_generate_ms(lm, torch.from_numpy(_gen_prompt()).cuda(), GEN_NEW)[0]
 
 
 def _run_generators(folder: Path, expected: Any, names: list[str], report: Any) -> bool:

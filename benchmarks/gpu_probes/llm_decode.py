@@ -132,27 +132,14 @@ def _torch_decode(config: dict[str, Any], prompt: np.ndarray) -> tuple[float, fl
     """transformers' greedy ``generate`` in bf16 on the GPU: ms per decoded token, prefill ms,
     and the model's parameter bytes."""
     import torch
+    from cuda_paths import torch_generate_ms  # this script's folder is on the path
     from transformers import LlamaConfig, LlamaForCausalLM
 
     with torch.device("cuda"):
         lm = LlamaForCausalLM(LlamaConfig(**config)).to(torch.bfloat16).eval()
-    ids = torch.from_numpy(prompt).cuda()
-
-    def once(new: int) -> float:
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        with torch.no_grad():
-            lm.generate(
-                ids, max_new_tokens=new, min_new_tokens=new, do_sample=False, use_cache=True
-            )
-        torch.cuda.synchronize()
-        return time.perf_counter() - t0
-
-    once(NEW)
-    full = min(once(NEW) for _ in range(2))
-    prefill = min(once(1) for _ in range(3))
+    decode, prefill = torch_generate_ms(lm, torch.from_numpy(prompt).cuda(), NEW, repeats=2)
     size = sum(p.numel() * p.element_size() for p in lm.parameters())
-    return (full - prefill) / (NEW - 1) * 1e3, prefill * 1e3, size
+    return decode, prefill, size
 
 
 def run(folder: Path) -> int:
