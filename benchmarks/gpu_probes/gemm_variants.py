@@ -11,8 +11,11 @@ with cupy, checks ``qmlir_gemm_fp8_per_tensor`` and ``qmlir_gemm_fp8_block`` (ev
 pair) against a float64 reference on random E4M3 codes and scales at odd sizes (relative L2 <=
 1e-5; C poisoned with NaN first, so an unwritten element fails), then times them at 4096^3 and
 8192^3 with CUDA events (median kernel time) beside ``torch._scaled_mm`` (per-tensor and
-1x128/128x128 blockwise) and bf16 ``torch.matmul`` in the same run. Prints a table; ``--json``
-writes the rows.
+1x128/128x128 blockwise) and bf16 ``torch.matmul`` in the same run, and a decode step's GEMMs
+(1 and 16 rows of a 1.1B Llama's projections) in microseconds and weight bytes per second. The
+``skinny`` variant (``-DQMLIR_GEMM_SKINNY``) adds the decode kernels ``*_skinny`` for M <= 16,
+which the run launches there in place of the tiled ones (grid ``ceil(N/16)``). Prints a table;
+``--json`` writes the rows.
 """
 
 from __future__ import annotations
@@ -34,9 +37,15 @@ DEFAULT_VARIANTS = (
     "wgmma:compute_90a:QMLIR_GEMM_WGMMA",
     "wgmma_each:compute_90a:QMLIR_GEMM_WGMMA,QMLIR_WGMMA_PROMOTE_EACH",
     "wgmma_s6:compute_90a:QMLIR_GEMM_WGMMA,QMLIR_GEMM_STAGES=6",
+    "skinny:compute_90:QMLIR_GEMM_SKINNY",
 )
 CHECK_SHAPES = ((256, 384, 512), (200, 136, 320), (130, 260, 100), (384, 256, 1152))
+# a decode step's few rows (the skinny kernels take M <= 16; the others their tiles)
+CHECK_SHAPES += ((1, 384, 512), (7, 200, 320), (16, 260, 100), (3, 136, 1152))
 BENCH_SIZES = (4096, 8192)
+SKINNY_ROWS, SKINNY_COLS = 16, 16
+# a 1.1B Llama's projections (N, K): q/o, gate/up, down; timed at 1 and 16 rows
+DECODE_SHAPES = ((2048, 2048), (5632, 2048), (2048, 5632))
 
 
 def build(out: Path, variants: list[str]) -> int:
@@ -56,7 +65,12 @@ def build(out: Path, variants: list[str]) -> int:
         values = dict(d.split("=") for d in ",".join(defines).split(",") if "=" in d)
         stages = int(values.get("QMLIR_GEMM_STAGES", 3))
         shared = stages * 2 * TILE * int(values.get("QMLIR_GEMM_STAGE_BYTES", 64))
-        manifest[name] = {"arch": arch, "options": list(options), "shared": shared}
+        manifest[name] = {
+            "arch": arch,
+            "options": list(options),
+            "shared": shared,
+            "skinny": "QMLIR_GEMM_SKINNY" in defines,
+        }
         print(f"{name}: {arch} {' '.join(defines)} ({len(ptx)} bytes of PTX)")
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return 0
@@ -116,11 +130,17 @@ class Operands:
 
 
 class Kernels:
-    def __init__(self, cupy: Any, ptx: Path, shared: int):
+    def __init__(self, cupy: Any, ptx: Path, shared: int, skinny: bool = False):
         module = cupy.RawModule(path=str(ptx))
         self.cupy = cupy
         self.per_tensor = module.get_function("qmlir_gemm_fp8_per_tensor")
         self.block = module.get_function("qmlir_gemm_fp8_block")
+        self.skinny = None  # M <= 16: the decode kernels (-DQMLIR_GEMM_SKINNY), grid N/16
+        if skinny:
+            self.skinny = (
+                module.get_function("qmlir_gemm_fp8_per_tensor_skinny"),
+                module.get_function("qmlir_gemm_fp8_block_skinny"),
+            )
         self.shared = shared if shared > 48 * 1024 else 0  # dynamic shared memory
         for fn in (self.per_tensor, self.block):
             if self.shared:
@@ -135,16 +155,20 @@ class Kernels:
 
         cp = self.cupy
         grid = (ceil_div(ops.n, TILE), ceil_div(ops.m, TILE), 1)
+        per_tensor_fn, block_fn, shared = self.per_tensor, self.block, self.shared
+        if self.skinny is not None and ops.m <= SKINNY_ROWS:
+            grid = (ceil_div(ops.n, SKINNY_COLS), 1, 1)
+            (per_tensor_fn, block_fn), shared = self.skinny, 0
         dims = (np.int32(ops.m), np.int32(ops.n), np.int32(ops.k))
         if per_tensor:
             args = (cp.asarray(ops.a), cp.asarray(ops.one_a), cp.asarray(ops.b))
             args += (cp.asarray(ops.one_b), cp.asarray(c), *dims)
-            self.per_tensor(grid, (THREADS, 1, 1), args, shared_mem=self.shared)
+            per_tensor_fn(grid, (THREADS, 1, 1), args, shared_mem=shared)
         else:
             args = (cp.asarray(ops.a), cp.asarray(ops.a_sinv), cp.asarray(ops.b))
             args += (cp.asarray(ops.b_sinv), cp.asarray(c), *dims)
             args += (np.int32(ops.a_dims), np.int32(ops.b_dims))
-            self.block(grid, (THREADS, 1, 1), args, shared_mem=self.shared)
+            block_fn(grid, (THREADS, 1, 1), args, shared_mem=shared)
 
 
 def event_ms(torch: Any, fn: Any, repeat: int = 20, batch: int = 1) -> float:
@@ -240,6 +264,67 @@ def check(torch: Any, kernels: dict[str, Kernels], rows: list[dict[str, Any]]) -
 def bench(torch: Any, kernels: dict[str, Kernels], rows: list[dict[str, Any]]) -> None:
     for size in BENCH_SIZES:
         bench_size(torch, kernels, size, rows)
+    bench_decode(torch, kernels, rows)
+
+
+def bench_decode(torch: Any, kernels: dict[str, Kernels], rows: list[dict[str, Any]]) -> None:
+    """A decode step's GEMMs (1 and 16 rows, a 1.1B Llama's projections): microseconds and the
+    weights' bytes over that time, beside a device-to-device copy's read + write rate, torch's
+    bf16 ``matmul`` and ``torch._scaled_mm`` (per tensor) on the same shapes."""
+    x = torch.empty(1 << 28, device="cuda")
+    y = torch.empty_like(x)
+    copy_ms = event_ms(torch, lambda: y.copy_(x))
+    copy = 2 * x.numel() * 4 / (copy_ms * 1e-3) / 1e9
+    print(f"decode GEMMs: copy {copy:.0f} GB/s (read + written)")
+    rows.append({"bench": "copy", "gbs": copy})
+    for m in (1, 16):
+        for n, k in DECODE_SHAPES:
+            weights = n * k  # E4M3 bytes the step reads (bf16: twice)
+            for per_tensor, label in ((True, "per_tensor"), (False, "block a1 b2")):
+                ops = Operands(torch, m, n, k, 1, 2, 11)
+                c = torch.empty((m, n), device="cuda")
+                for name, kern in kernels.items():
+                    ms = event_ms(
+                        torch, lambda k_=kern, o=ops, p=per_tensor, c=c: k_.launch(p, o, c)
+                    )
+                    gbs = weights / (ms * 1e-3) / 1e9
+                    rows.append(
+                        {
+                            "bench": f"decode {label}",
+                            "shape": [m, n, k],
+                            "variant": name,
+                            "us": ms * 1e3,
+                            "weight_gbs": gbs,
+                        }
+                    )
+                    print(
+                        f"decode {m}x{n}x{k} {label:12s} {name:8s} {ms * 1e3:8.1f} us "
+                        f"{gbs:7.0f} GB/s of weights ({gbs / copy * 2:.0%} of the copy's read)"
+                    )
+            _decode_baselines(torch, m, n, k, rows)
+
+
+def _decode_baselines(torch: Any, m: int, n: int, k: int, rows: list[dict[str, Any]]) -> None:
+    """torch's bf16 ``matmul`` and ``torch._scaled_mm`` (per tensor, f32 out) at one decode
+    shape."""
+    a16 = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b16 = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+    a8, b8 = a16.to(torch.float8_e4m3fn), b16.to(torch.float8_e4m3fn)
+    one = torch.tensor(1.0, device="cuda")
+    baselines = {
+        "torch.matmul bf16": lambda: torch.matmul(a16, b16.t()),
+        "torch._scaled_mm fp8": lambda: torch._scaled_mm(
+            a8, b8.t(), scale_a=one, scale_b=one, out_dtype=torch.float32
+        ),
+    }
+    for label, fn in baselines.items():
+        try:
+            ms = event_ms(torch, fn)
+        except (RuntimeError, ValueError) as e:
+            print(f"decode {m}x{n}x{k} {label}: {str(e).splitlines()[0][:80]}")
+            continue
+        print(f"decode {m}x{n}x{k} {label:22s} {ms * 1e3:8.1f} us")
+        rows.append({"bench": f"decode {label}", "shape": [m, n, k], "us": ms * 1e3})
 
 
 def bench_size(
@@ -315,7 +400,10 @@ def run(folder: Path, json_out: Path | None) -> int:
     kernels = {}
     for name in manifest:
         try:
-            kernels[name] = Kernels(cupy, folder / f"{name}.ptx", manifest[name]["shared"])
+            entry = manifest[name]
+            kernels[name] = Kernels(
+                cupy, folder / f"{name}.ptx", entry["shared"], entry.get("skinny", False)
+            )
             print(f"{name}: registers {kernels[name].regs}")
         except Exception as e:  # noqa: BLE001 - report and go on with the others
             print(f"{name}: does not load: {type(e).__name__}: {e}")
