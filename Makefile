@@ -42,6 +42,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format compiler passes runtime_kernels tests samples benchmarks
 
 bench: $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(PY) benchmarks/cpu.py
 	$(PY) benchmarks/quantize_throughput.py
 

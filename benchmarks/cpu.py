@@ -1,4 +1,4 @@
-"""CPU benchmark: torch eager f32 vs IREE `none` vs every recipe, measured in one run.
+"""CPU benchmark: torch eager, ONNX Runtime, OpenVINO, IREE `none` and every recipe, in one run.
 
     python benchmarks/cpu.py [--repeats 30] [--models mlp transformer_block] [--profile fp8-current]
 
@@ -7,11 +7,13 @@ child's whole process, torch and IREE imports included; the import-only baseline
 too). Latency: median over three rounds of `--repeats` back-to-back calls per variant after
 warm-up, the rounds alternating between variants (calling them interleaved one by one made
 IREE's thread pool wake up cold each time); inputs fixed; IREE uses the `local-task` driver on
-every core, torch its default threads; torch eager bf16 too on a host with native bf16. Prints
-a Markdown table (ratios against `none` in the same run; top-1 agreement with f32 for models
-whose output rows are logits); `--profile RECIPE` adds, per model, that artifact under IREE's
-profiler (10 calls): mean time per call of each dispatch family (GEMM, quantize, decode, pack,
-...).
+every core, torch its default threads; torch eager bf16 too on a host with native bf16; ONNX
+Runtime (f32, dynamic int8) and OpenVINO (f32, bf16 where native) on the model exported to ONNX
+from the same module (``benchmarks/cpu_peers.py``; the ``bench`` extra), every core. Prints
+a Markdown table (ratios against `none` in the same run; SQNR against torch f32 for every row,
+and top-1 agreement with f32 for models whose output rows are logits); `--profile RECIPE`
+adds, per model, that artifact under IREE's profiler (10 calls): mean time per call of each
+dispatch family (GEMM, quantize, decode, pack, ...).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from cpu_peers import first_output, peer_calls  # noqa: E402
 from peak_rss import peak_mb  # noqa: E402
 
 MODELS = {
@@ -167,6 +170,9 @@ def bench_model(
 
         calls["torch eager bf16"] = eager_bf16
     calls.update({f"IREE {r}": (lambda m=m: m.run_numpy(*arrays)) for r, m in modules.items()})
+    peers_dir = tmp / f"{name}.peers"
+    peers_dir.mkdir(exist_ok=True)
+    calls.update(peer_calls(model, inputs, source.input_names(), peers_dir, native_bf16()))
     times: dict[str, list[float]] = {k: [] for k in calls}
     for _ in range(3):  # three rounds of blocks: A B C A B C A B C
         for key, call in calls.items():
@@ -190,15 +196,16 @@ def bench_model(
             b = builds[label]
             size = b["path"].stat().st_size
             out = modules[label].run_numpy(*arrays)[0]
-            metrics = compare(ref, np.asarray(out, np.float64))
             row.update(
                 compile_s=b["compile_s"],
                 peak_mb=b["peak_mb"],
                 size_mb=size / 1e6,
                 size_vs_none=size / none_size,
-                sqnr_db=metrics.sqnr_db,
-                top1=metrics.top1 if name in LOGITS else None,
             )
+        else:  # torch eager and the peers: their first output
+            out = first_output(calls[key]())
+        metrics = compare(ref, np.asarray(out, np.float64).reshape(ref.shape))
+        row.update(sqnr_db=metrics.sqnr_db, top1=metrics.top1 if name in LOGITS else None)
         rows.append(row)
     if profile_label is not None:
         profiles[name] = profile(builds[profile_label]["path"], arrays, tmp)
