@@ -9,7 +9,9 @@
    the predicted output SQNR of a plan is ``-10 log10(Σ its layers' scores)``. Given a
    ``loss``, the score is ModelOpt ``auto_quantize``'s Fisher estimate instead
    (:func:`_fisher_scores`: one f32 forward and backward per batch, then each layer and recipe
-   on that layer's own output), and the "predicted SQNR" is ``-10 log10`` of its sum.
+   on that layer's own output), and the "predicted SQNR" is ``-10 log10`` of its sum;
+   ``metric="kl"`` scores by the KL divergence of the first output's softmax (logits) from the
+   f32 model's, mean per row, likewise.
 2. **Size.** A layer's weight costs ``numel x bits``, bits per recipe counting the weight's
    codes and its scales over its element count (:func:`weight_bits`: fp8-current 8 + 32/n,
    fp8-block 8 + 32 per 128x128 block, mxfp8 8 + 8/32, nvfp4 4 + 8/16 + 32/n, fp8-rowwise 8 +
@@ -57,9 +59,11 @@ from passes.ir.dialect import OpKind
 from passes.recipes import Role, ScalingRecipe, get_recipe
 
 MAX_STATES = 1 << 22  # the exact dynamic program's largest table
-OUTPUT, FISHER = "output", "fisher"
+OUTPUT, KL, FISHER = "sqnr", "kl", "fisher"
 METRICS = {
     OUTPUT: "output SQNR (noise-to-signal of the model's output, summed over layers)",
+    KL: "KL divergence of the first output's softmax from the f32 model's (mean per row, "
+    "summed over layers)",
     FISHER: "Fisher (sum of (dloss/dy * (y_q - y))^2 per layer output y, summed over layers)",
 }
 UNITS = 4096  # past it: the budget's resolution
@@ -246,11 +250,21 @@ def search_plan(
     batches: Sequence[Calibration] = (),
     measure: Callable[[dict[str, str]], Any] | None = None,
     loss: Loss | str | None = None,
+    metric: str | None = None,
 ) -> SearchPlan:
     """The search of the module's docstring on ``source`` (its example inputs, or ``batches``);
     ``measure`` compiles a plan (``compile(model, inputs, "none", layer_recipes=plan)``) for
-    its measured SQNR; ``loss`` scores by the Fisher metric (:func:`_fisher_scores`) in place
-    of the output's noise."""
+    its measured SQNR. ``metric``: ``sqnr`` (the output's noise, the default), ``kl`` (the KL
+    divergence of the first output's softmax over its last dim, logits, from the f32 model's)
+    or ``fisher`` (:func:`_fisher_scores` of ``loss``, default ``argmax-ce``; a ``loss`` alone
+    implies it)."""
+    metric = metric or (FISHER if loss is not None else OUTPUT)
+    if metric not in METRICS:
+        raise QmlirError(f"no search metric '{metric}' (choose from {', '.join(METRICS)})")
+    if loss is not None and metric != FISHER:
+        raise QmlirError(f"a loss scores by the fisher metric, not '{metric}'")
+    if metric == FISHER and loss is None:
+        loss = "argmax-ce"
     if isinstance(loss, str):
         if loss not in LOSSES:
             raise QmlirError(f"no loss named '{loss}' (choose from {', '.join(LOSSES)})")
@@ -268,7 +282,7 @@ def search_plan(
     default = next(iter(scaling.values()))
     decisions = matmul_decisions(program, default, (), (), False)
     quantized = {d["layer"] for d in decisions if d["matmul"] == OpKind.SCALED_MATMUL.value}
-    reference, layers = _run(program, runs, {})
+    reference, layers, firsts = _run(program, runs, {})
     candidates = [layer for layer in layers if layer.name in quantized]
     if not candidates:
         raise QmlirError("the model has no matmul with a weight that a recipe quantizes")
@@ -276,12 +290,16 @@ def search_plan(
         raise QmlirError("internal: two weight matmuls of one layer; search takes one each")
     signal = sum(float((y.double() ** 2).sum()) for y in reference) or 1.0
     scores: dict[str, dict[str, float]] = {layer.name: {"none": 0.0} for layer in candidates}
-    if loss is not None:
+    if metric == FISHER:
+        assert callable(loss)
         scores = _fisher_scores(program, runs, [c.name for c in candidates], scaling, loss)
     else:
         for layer in candidates:
             for name, recipe in scaling.items():
-                outputs, _ = _run(program, runs, {layer.name: recipe})
+                outputs, _, got = _run(program, runs, {layer.name: recipe})
+                if metric == KL:
+                    scores[layer.name][name] = _kl(got, firsts)
+                    continue
                 noise = sum(
                     float(((y.double() - r.double()) ** 2).sum())
                     for y, r in zip(outputs, reference, strict=True)
@@ -291,7 +309,7 @@ def search_plan(
     for layer in candidates:
         groups.setdefault(layer.activation, []).append(layer)
     result = _plan(list(groups.values()), names, scores, budget_bits)
-    result.metric = FISHER if loss is not None else OUTPUT
+    result.metric = metric
     if measure is not None:
         result.measured_sqnr_db = _measure(measure(dict(result)), runs, reference)
     return result
@@ -436,20 +454,36 @@ def _solve(
 
 def _run(
     program: torch.export.ExportedProgram, runs: list[tuple[Any, ...]], plan: dict
-) -> tuple[list[torch.Tensor], list[_Layer]]:
+) -> tuple[list[torch.Tensor], list[_Layer], list[torch.Tensor]]:
     """The program's outputs (flattened, f32) on every batch with ``plan``'s layers quantized,
-    and the weight matmuls of the first batch."""
+    the weight matmuls of the first batch, and each batch's first output as it is (f32)."""
     outputs: list[torch.Tensor] = []
+    firsts: list[torch.Tensor] = []
     layers: list[_Layer] = []
     for index, args in enumerate(runs):
         runner, lifted = _runner(program, args, plan)
         with torch.no_grad():
             out = runner.run(*lifted)
-        flat = [t.detach().float().reshape(-1) for t in _tensors(out)]
-        outputs.append(torch.cat(flat) if flat else torch.zeros(0))
+        tensors = [t.detach().float() for t in _tensors(out)]
+        outputs.append(torch.cat([t.reshape(-1) for t in tensors]) if tensors else torch.zeros(0))
+        firsts.append(tensors[0] if tensors else torch.zeros(0))
         if index == 0:
             layers = runner.layers
-    return outputs, layers
+    return outputs, layers, firsts
+
+
+def _kl(got: list[torch.Tensor], reference: list[torch.Tensor]) -> float:
+    """The mean over every row of every batch of ``KL(softmax(reference) || softmax(got))``,
+    the first output's last dim as logits."""
+    total, rows = 0.0, 0
+    for g, r in zip(got, reference, strict=True):
+        if r.dim() < 1 or r.shape[-1] < 2:
+            raise QmlirError("the kl metric reads the model's first output as logits: it has none")
+        p = torch.log_softmax(r.double().reshape(-1, r.shape[-1]), -1)
+        q = torch.log_softmax(g.double().reshape(-1, r.shape[-1]), -1)
+        total += float((p.exp() * (p - q)).sum())
+        rows += p.shape[0]
+    return max(total / max(rows, 1), 0.0)
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:

@@ -342,6 +342,7 @@ def search(
     dynamic_shapes: Any = None,
     measure: bool = True,
     loss: Callable[..., torch.Tensor] | str | None = None,
+    metric: str | None = None,
 ) -> SearchPlan:
     """One recipe per layer whose weights fit ``budget_bits`` per weight element (codes and
     scales), with the least loss of the model's output on ``calibration`` (as ``report``'s
@@ -353,7 +354,9 @@ def search(
     y))²`` per layer output ``y``, in place of the noise each adds to the output (``plan.metric``
     says which; ``predicted_sqnr_db`` is then ``-10 log10`` of the summed score);
     ``loss="argmax-ce"``: the cross-entropy of the first output as logits against its own argmax
-    (a classifier's or an LM's, without labels).
+    (a classifier's or an LM's, without labels). ``metric``: ``sqnr`` (default), ``kl`` (the KL
+    divergence of the first output's softmax, logits, from the f32 model's) or ``fisher``
+    (``loss``'s, default ``argmax-ce``).
     Scores, size rule and solver: ``compiler/analysis/recipe_search.py``."""
     from compiler.analysis.recipe_search import search_plan
 
@@ -365,7 +368,7 @@ def search(
 
     batches = calibration_batches(calibration)
     return search_plan(
-        source, budget_bits, recipes, batches, compile_plan if measure else None, loss
+        source, budget_bits, recipes, batches, compile_plan if measure else None, loss, metric
     )
 
 

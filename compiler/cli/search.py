@@ -41,11 +41,18 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         "(repeatable; default: the model's example inputs)",
     )
     c.add_argument(
+        "--metric",
+        choices=["sqnr", "kl", "fisher"],
+        default=None,
+        help="how a layer's recipe is scored: sqnr (the output's noise, default), kl (the KL "
+        "divergence of the first output's softmax, logits, from the f32 model's), fisher "
+        "(ModelOpt auto_quantize's: sum of (dloss/dy * (y_q - y))^2 per layer output, of --loss)",
+    )
+    c.add_argument(
         "--loss",
         choices=["argmax-ce"],
-        help="score by the Fisher metric of this loss (ModelOpt auto_quantize's: "
-        "sum of (dloss/dy * (y_q - y))^2 per layer output) in place of the output's noise; "
-        "argmax-ce: cross-entropy of the first output, as logits, against its own argmax",
+        help="the fisher metric's loss (implies --metric fisher): argmax-ce, the cross-entropy "
+        "of the first output, as logits, against its own argmax (the default)",
     )
     c.add_argument(
         "--no-measure", action="store_true", help="do not compile the plan to measure it"
@@ -86,14 +93,18 @@ def run(args: argparse.Namespace) -> int:
         return compile_model(module, inputs, "none", layer_recipes=layers)
 
     measure = None if args.no_measure else compile_plan
-    plan = search_plan(source, args.budget_bits, recipes, batches, measure, args.loss)
-    alone = "Fisher score alone (-dB)" if args.loss else "output SQNR alone (dB)"
+    plan = search_plan(source, args.budget_bits, recipes, batches, measure, args.loss, args.metric)
+    alone = {"sqnr": "output SQNR alone (dB)", "kl": "KL alone (-dB)"}.get(
+        plan.metric, "Fisher score alone (-dB)"
+    )
     rows = [("layer", "recipe", alone)]
     for layer, recipe in plan.items():
         score = plan.scores[layer][recipe]
         rows.append((layer, recipe, "-" if score <= 0 else f"{-10 * math.log10(score):.1f}"))
     print_table(rows)
-    predicted = "predicted, -dB of the Fisher score" if args.loss else "predicted SQNR (dB)"
+    predicted = {"sqnr": "predicted SQNR (dB)", "kl": "predicted, -dB of the KL"}.get(
+        plan.metric, "predicted, -dB of the Fisher score"
+    )
     print(f"\nrecipe      bits/weight  {predicted}")
     for recipe, (bits, db) in plan.uniform.items():
         print(f"{recipe:<11} {bits:>11.3f}  {db:>19.2f}   (every layer)")

@@ -174,7 +174,7 @@ def test_the_fisher_score_is_the_gradient_weighted_output_change() -> None:
 
     fisher = compiler.search(model, (x,), 6.0, RECIPES, measure=False, loss=loss)
     output = compiler.search(model, (x,), 6.0, RECIPES, measure=False)
-    assert fisher.metric == "fisher" and output.metric == "output"
+    assert fisher.metric == "fisher" and output.metric == "sqnr"
     assert fisher.to_json()["metric"].startswith("Fisher")
     for recipe in ("fp8-current", "nvfp4"):
         noise = output.scores["first"][recipe] * signal  # Σ (y_q - y)² of the first output
@@ -185,10 +185,38 @@ def test_the_fisher_score_is_the_gradient_weighted_output_change() -> None:
     assert fisher.at_budget(5.0).metric == "fisher"
     with pytest.raises(QmlirError, match="scalar"):
         compiler.search(model, (x,), 6.0, RECIPES, measure=False, loss=lambda out, _: out[0])
-    # argmax-ce (the CLI's --loss): the first output as logits against its own argmax
-    named = compiler.search(model, (x,), 6.0, RECIPES, measure=False, loss="argmax-ce")
+    # argmax-ce (the CLI's --loss, the fisher metric's default): the first output as logits
+    # against its own argmax
+    named = compiler.search(model, (x,), 6.0, RECIPES, measure=False, metric="fisher")
     assert named.metric == "fisher" and named.scores["second"]["nvfp4"] == 0.0
     assert named.scores["first"]["nvfp4"] > named.scores["first"]["fp8-current"] > 0
+
+
+def test_the_kl_metric_reads_the_first_output_as_logits() -> None:
+    """``metric="kl"``: the KL divergence of the first output's softmax from the f32 model's,
+    mean per row; a layer that only the second output reads adds none."""
+    torch.manual_seed(1)
+    model = Parallel().eval()
+    x = torch.randn(16, 64)
+    plan = compiler.search(model, (x,), 6.0, RECIPES, measure=False, metric="kl")
+    assert plan.metric == "kl" and plan.to_json()["metric"].startswith("KL")
+    assert plan.scores["second"]["nvfp4"] == 0.0
+    assert plan.scores["first"]["nvfp4"] > plan.scores["first"]["fp8-current"] > 0
+    # the score itself: the first layer on nvfp4-dequantized operands (compiler.quantize, the
+    # same compiled core), KL per row by torch, mean
+    w = model.first.weight.detach().numpy()
+    w_q = compiler.quantize(w, "nvfp4", role="weight").dequantize()
+    x_q = compiler.quantize(x.numpy(), "nvfp4").dequantize()
+    with torch.no_grad():
+        ref = torch.log_softmax(model(x)[0].double(), -1)
+        got = torch.from_numpy(x_q @ w_q.T).double() + model.first.bias.double()
+        got = torch.log_softmax(got, -1)
+    want = float((ref.exp() * (ref - got)).sum(-1).mean())
+    assert plan.scores["first"]["nvfp4"] == pytest.approx(want, rel=1e-4)
+    with pytest.raises(QmlirError, match="no search metric 'l2'"):
+        compiler.search(model, (x,), 6.0, RECIPES, measure=False, metric="l2")
+    with pytest.raises(QmlirError, match="a loss scores by the fisher metric, not 'kl'"):
+        compiler.search(model, (x,), 6.0, RECIPES, measure=False, metric="kl", loss="argmax-ce")
 
 
 def test_the_cli_scores_by_a_named_loss(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -206,3 +234,8 @@ def test_the_cli_scores_by_a_named_loss(tmp_path, capsys) -> None:  # type: igno
     assert code == 0 and "Fisher score alone" in stdout, stdout
     written = json.loads(out.read_text())
     assert written["metric"].startswith("Fisher") and written["effective_bits"] <= 7
+    code, stdout, _ = cli(
+        capsys, "search", f"{path}:build", *flags, "--metric", "kl", "-o", str(out)
+    )
+    assert code == 0 and "KL alone" in stdout, stdout
+    assert json.loads(out.read_text())["metric"].startswith("KL")
