@@ -47,6 +47,7 @@ def compile(  # noqa: A001 (the product's API name)
     gemm_operands: str = "auto",
     weights: str = "auto",
     parameters: str | Path | None = None,
+    pack_weights: str = "load",
     activation_scales: dict[str, float] | None = None,
     output_field: str | None = None,
     batch: int | None = None,
@@ -73,7 +74,9 @@ def compile(  # noqa: A001 (the product's API name)
     ``weights``: ``inline`` (the module holds them) or ``external`` (a parameter file, written
     one weight at a time to ``parameters``, else to a temporary file that ``save(path)`` moves
     beside the artifact as ``<name>.params.safetensors``); ``auto``: external for a checkpoint
-    folder, inline for a module.
+    folder, inline for a module. ``pack_weights`` (llvm-cpu): ``load`` (default: IREE packs the
+    weights into its GEMM tiles once, when the module loads, a second copy in memory) or
+    ``call`` (in every call: no second copy, slower calls).
 
     ``activation_scales`` fixes the scale of each named layer's activation (fp8-current, and
     nvfp4's global scale): the dequantizing multiplier ``scale_inv`` by module path, from
@@ -121,6 +124,7 @@ def compile(  # noqa: A001 (the product's API name)
             gemm_operands=gemm_operands,
             weights=weights,
             parameters=Path(parameters) if parameters is not None else None,
+            pack_weights=pack_weights,
             activation_scales=tuple(sorted((activation_scales or {}).items())),
         ),
     )
@@ -227,6 +231,7 @@ def compile_generator(
     gemm_operands: str = "auto",
     weights: str = "auto",
     parameters: str | Path | None = None,
+    pack_weights: str = "load",
     tokenizer: Any = None,
     **options: Any,
 ) -> Generator:
@@ -269,6 +274,7 @@ def compile_generator(
             gemm_operands=gemm_operands,
             weights=weights,
             parameters=Path(parameters) if parameters is not None else None,
+            pack_weights=pack_weights,
         ),
         max_seq=max_seq_len,
         max_batch=max_batch,

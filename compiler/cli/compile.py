@@ -88,6 +88,13 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         "(default): external for a checkpoint folder, inline otherwise",
     )
     w.add_argument(
+        "--pack-weights",
+        default="load",
+        choices=("load", "call"),
+        help="llvm-cpu: when IREE packs the weights into its GEMM tiles: load (default: once, "
+        "a second copy in memory beside the weights) or call (every call: less memory, slower)",
+    )
+    w.add_argument(
         "--output-field",
         metavar="NAME",
         help="a folder's model: the output field to compile (logits, pooler_output, ...; "
@@ -256,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
         allow_unquantized=args.allow_unquantized,
         gemm_operands=args.gemm_operands,
         weights=weights,
+        pack_weights=args.pack_weights,
         activation_scales=_activation_scales(args),
     )
     if weights == "external" and args.train:

@@ -34,6 +34,7 @@ from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.gemm_operands import GemmOperands
+from passes.host.flags import PACK_PER_CALL_FLAG
 from passes.ir.parameters import Reader
 from passes.kv_cache_codes import KvCacheCodes
 from passes.lower_named_ops import LowerNamedOps
@@ -151,7 +152,10 @@ def lower_and_compile(
     note("iree compile")
     dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
     external = metadata.parameters is not None
-    return seal(compile_module(module, target, options.iree_flags, dynamic, external), metadata)
+    flags = options.iree_flags
+    if options.pack_weights == "call" and not target.is_cuda:
+        flags = (PACK_PER_CALL_FLAG, *flags)
+    return seal(compile_module(module, target, flags, dynamic, external), metadata)
 
 
 def separates_gemm_operands(target: Target) -> bool:

@@ -19,7 +19,7 @@ from compiler.frontend.cached_decoder import KV_CACHES, CachedDecoder, is_causal
 from compiler.frontend.checkpoint import materialize, open_checkpoint
 from compiler.frontend.model_source import ModelSource
 from compiler.pipeline.inference import compile_model
-from compiler.pipeline.options import CompileOptions, Progress
+from compiler.pipeline.options import CompileOptions, Progress, check_weights
 from compiler.runtime.generator import Generator
 from compiler.runtime.metadata import Generation
 from compiler.runtime.tokenizer_store import pack_folder, pack_tokenizer
@@ -44,6 +44,7 @@ def compile_generator_model(
     cache's positions (prompt and new tokens; default and limit the config's
     ``max_position_embeddings``); ``tokenizer``: a transformers tokenizer or its folder, stored
     in the artifact (default: a folder model's own tokenizer files, if it has them)."""
+    check_weights(options)
     if kv_cache not in KV_CACHES:
         raise QmlirError(
             f"kv_cache '{kv_cache}' is not implemented (choose from {', '.join(KV_CACHES)})"

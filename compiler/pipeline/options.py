@@ -41,17 +41,25 @@ class CompileOptions:
     # where the weights go: inline (constants of the module) or external (a parameter file,
     # written to ``parameters``, else to a temporary file the artifact owns until saved)
     weights: str = "inline"
+    # llvm-cpu: when IREE packs the weights into its GEMM tiles: "load" (once, into the module's
+    # memory beside the weights: a second copy) or "call" (every call, no second copy)
+    pack_weights: str = "load"
     parameters: Path | None = None
     progress_bytes: Callable[[int, int, str], None] | None = None  # parameter file progress
 
 
 WEIGHT_MODES = ("inline", "external")
+PACK_MODES = ("load", "call")
 
 
 def check_weights(options: CompileOptions) -> None:
     if options.weights not in WEIGHT_MODES:
         raise QmlirError(
             f"unknown --weights '{options.weights}' (known: {', '.join(WEIGHT_MODES)})"
+        )
+    if options.pack_weights not in PACK_MODES:
+        raise QmlirError(
+            f"unknown --pack-weights '{options.pack_weights}' (known: {', '.join(PACK_MODES)})"
         )
     if options.parameters is not None and options.weights != "external":
         raise QmlirError("a parameter file path needs weights='external'")

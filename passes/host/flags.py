@@ -47,6 +47,10 @@ def cpu_flags(cpu: str = "host") -> list[str]:
 #   their tiles' either way.
 # Not in HOST_CPU_FLAGS: the named-op evaluator runs no GEMM and holds no weight.
 HOIST_ALL_FLAG = f"--iree-opt-const-expr-max-size-increase-threshold={1 << 40}"
+# `pack_weights="call"`: no constant expression is hoisted into the initializer, so the packs of
+# the weights into IREE's GEMM tiles are made in every call instead of once at load, beside
+# the weights (a second copy: 1.83x the parameter file's RSS for a 1.1B `none`, RESULTS.md)
+PACK_PER_CALL_FLAG = "--iree-opt-const-expr-hoisting=false"
 REASSOCIATE_FLAG = "--iree-llvmcpu-reassociate-fp-reductions=true"
 ARTIFACT_CPU_FLAGS = ("--iree-opt-data-tiling", HOIST_ALL_FLAG, REASSOCIATE_FLAG)
 

@@ -87,6 +87,31 @@ def test_sample_external_weights_give_the_inlined_outputs(sample: str, recipe: s
     np.testing.assert_array_equal(inline(*inputs).numpy(), external(*inputs).numpy())
 
 
+def test_weights_packed_in_every_call_give_the_same_outputs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``pack_weights="call"``: IREE packs the weights into its GEMM tiles in each call, not
+    once into the module's memory (no hoisted constant expressions: the flag reaches
+    iree-compile); the outputs are the packed-at-load artifact's, bit for bit. An unknown mode
+    is one line."""
+    from compiler.pipeline import core
+    from passes.host.flags import PACK_PER_CALL_FLAG
+
+    model, inputs = _sample("mlp")[:2]
+    seen: list[tuple[str, ...]] = []
+    compile_module = core.compile_module
+
+    def spy(module, target, flags=(), *args):  # type: ignore[no-untyped-def]
+        seen.append(tuple(flags))
+        return compile_module(module, target, flags, *args)
+
+    monkeypatch.setattr(core, "compile_module", spy)
+    load = compiler.compile(model, inputs, "mxfp8", weights="external")
+    call = compiler.compile(model, inputs, "mxfp8", weights="external", pack_weights="call")
+    assert [PACK_PER_CALL_FLAG in a for a in seen] == [False, True]
+    np.testing.assert_array_equal(load(*inputs).numpy(), call(*inputs).numpy())
+    with pytest.raises(QmlirError, match="unknown --pack-weights 'never'"):
+        compiler.compile(model, inputs, "mxfp8", pack_weights="never")
+
+
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory) -> tuple[Path, np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
     model, (x,) = tiny.build()
