@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cuda_paths import gen_prompt  # this script's folder is on the path
 
 ROOT = Path(__file__).resolve().parents[2]
 FLAG_SETS: dict[str, list[str]] = {
@@ -60,7 +61,7 @@ def measure(folder: Path, flags: list[str]) -> dict[str, float]:
     sys.path.insert(0, str(ROOT))
     from compiler.runtime import load
 
-    prompt = np.random.default_rng(1).integers(0, 1024, (1, 12)).astype(np.int64)
+    prompt = gen_prompt()  # the prompt cuda_paths.py built the generators with
     token = np.array([[5]], np.int64)
     rows: dict[str, float] = {}
     for name in GENERATORS:
@@ -83,7 +84,7 @@ def anatomy(folder: Path) -> None:
     sys.path.insert(0, str(ROOT))
     from compiler.runtime import load
 
-    prompt = np.random.default_rng(1).integers(0, 1024, (1, 12)).astype(np.int64)
+    prompt = gen_prompt()  # the prompt cuda_paths.py built the generators with
     cases = [(n, [np.array([[5]], np.int64), np.array([12], np.int64)], True) for n in GENERATORS]
     cases.append((MLP, [np.ones((64, 256), np.float32)], False))
     for name, args, is_gen in cases:
@@ -114,7 +115,7 @@ def steps_only(folder: Path, artifact: str, steps: int) -> None:
     from compiler.runtime import load
 
     gen = load(folder / f"{artifact}.vmfb", device="cuda")
-    prompt = np.random.default_rng(1).integers(0, 1024, (1, 12)).astype(np.int64)
+    prompt = gen_prompt()  # the prompt cuda_paths.py built the generators with
     gen.step(prompt, 0)
     for i in range(steps):
         gen.step(np.array([[5]], np.int64), 12 + i)

@@ -159,7 +159,7 @@ def _gen_lm() -> Any:
     return decoder_lm.make_lm(layers=GEN_LAYERS, vocab=GEN_VOCAB)
 
 
-def _gen_prompt() -> np.ndarray:
+def gen_prompt() -> np.ndarray:
     return np.random.default_rng(1).integers(0, GEN_VOCAB, (1, GEN_PROMPT)).astype(np.int64)
 
 
@@ -168,7 +168,7 @@ def _build_generators(out: Path, expected: dict[str, np.ndarray]) -> list[str]:
     and llvm-cpu (whose prompt logits and greedy tokens are the expected ones)."""
     import compiler
 
-    lm, prompt, names = _gen_lm(), _gen_prompt(), []
+    lm, prompt, names = _gen_lm(), gen_prompt(), []
     expected["gen.prompt"] = prompt
     for recipe, weights in GEN_CASES:
         gens = {}
@@ -223,7 +223,7 @@ def _torch_decode_ms(dtype_name: str) -> float | None:
     if not torch.cuda.is_available():
         return None
     lm = _gen_lm().to("cuda", getattr(torch, dtype_name))
-    return torch_generate_ms(lm, torch.from_numpy(_gen_prompt()).cuda(), GEN_NEW)[0]
+    return torch_generate_ms(lm, torch.from_numpy(gen_prompt()).cuda(), GEN_NEW)[0]
 
 
 def _run_generators(folder: Path, expected: Any, names: list[str], report: Any) -> bool:

@@ -81,7 +81,7 @@ class SearchPlan(dict):
 
     budget_bits: float
     effective_bits: float
-    metric: str  # OUTPUT or FISHER: what the scores are
+    metric: str  # what the scores are: OUTPUT, KL or FISHER
     predicted_sqnr_db: float
     measured_sqnr_db: float | None
     scores: dict[str, dict[str, float]]
@@ -173,8 +173,7 @@ class _Runner(torch.fx.Interpreter):
         self.layers: list[_Layer] = []
         self.weights: dict[tuple[str, str], torch.Tensor] = {}  # (layer, recipe): dequantized
         self.dtypes: dict[str, torch.dtype] = {}  # a weight node's dtype as the model holds it
-        # the Fisher pass: each weight matmul's layer, call, operands, weight side and result
-        self.record: list[tuple[str, MatmulCall, Any, Any, int, Any]] | None = None
+        self.record: list[_WeightMatmul] | None = None  # the Fisher pass: every weight matmul
 
     def run_node(self, n: torch.fx.Node) -> Any:
         result = super().run_node(n)
@@ -209,21 +208,43 @@ class _Runner(torch.fx.Interpreter):
                 nodes[1 - side].name,
             )
         )
+        matmul = _WeightMatmul(layer, call, a, b_rows, side)
         if self.record is not None:
-            self.record.append((layer, call, a, b_rows, side, result))
+            self.record.append(matmul)
         recipe = self.plan.get(layer)
         if recipe is None:
             return result
-        key = (layer, recipe.name)
-        if key not in self.weights:  # the same in every run: quantized once
-            self.weights[key] = quantize_operand(weight, recipe, Role.WEIGHT)[0]
-        x = (a, b_rows)[1 - side]
-        x_deq = quantize_operand(x, recipe, Role.ACTIVATION)[0]
-        a_deq, b_deq = (self.weights[key], x_deq) if side == 0 else (x_deq, self.weights[key])
-        return recompute_matmul(call, a_deq, b_deq if linear else b_deq.transpose(-1, -2))
+        return matmul.quantized(recipe, self.weights)
 
     def _weight(self, value: Any) -> bool:
         return isinstance(value, torch.fx.Node) and value.name in self.constants
+
+
+@dataclass
+class _WeightMatmul:
+    """A weight matmul as the program ran it: its operands as ``[..., rows, K]`` (``b_rows``:
+    the b operand with the contraction last) and which is the weight (``side``)."""
+
+    layer: str
+    call: MatmulCall
+    a: torch.Tensor
+    b_rows: torch.Tensor
+    side: int
+
+    def quantized(
+        self, recipe: ScalingRecipe, weights: dict[tuple[str, str], torch.Tensor]
+    ) -> torch.Tensor:
+        """The matmul on ``recipe``'s quantized-dequantized operands; the weight's kept in
+        ``weights`` (the same in every run: quantized once)."""
+        key = (self.layer, recipe.name)
+        operands = (self.a, self.b_rows)
+        if key not in weights:
+            weights[key] = quantize_operand(operands[self.side], recipe, Role.WEIGHT)[0]
+        x = quantize_operand(operands[1 - self.side], recipe, Role.ACTIVATION)[0]
+        a, b = (weights[key], x) if self.side == 0 else (x, weights[key])
+        return recompute_matmul(
+            self.call, a, b if self.call.op == "linear" else b.transpose(-1, -2)
+        )
 
 
 Loss = Callable[..., torch.Tensor]  # (the model's outputs, *its inputs) -> a scalar
@@ -349,21 +370,17 @@ def _fisher_scores(
             value = loss(outputs, *args)
             if not isinstance(value, torch.Tensor) or value.numel() != 1:
                 raise QmlirError("search's loss must return a scalar tensor")
-            records = [r for r in runner.record if r[0] in wanted and r[5].requires_grad]
+            records = [
+                r for r in runner.record if r.layer in wanted and r.call.output.requires_grad
+            ]
             grads = torch.autograd.grad(
-                value, [r[5] for r in records], allow_unused=True, materialize_grads=True
+                value, [r.call.output for r in records], allow_unused=True, materialize_grads=True
             )
-        for (layer, call, a, b_rows, side, result), grad in zip(records, grads, strict=True):
-            weight, x = (a, b_rows)[side].detach(), (a, b_rows)[1 - side].detach()
-            linear = call.op == "linear"
+        for matmul, grad in zip(records, grads, strict=True):
+            y = matmul.call.output.detach().double()
             for name, recipe in scaling.items():
-                if (layer, name) not in weights:
-                    weights[layer, name] = quantize_operand(weight, recipe, Role.WEIGHT)[0]
-                x_q = quantize_operand(x, recipe, Role.ACTIVATION)[0]
-                a_q, b_q = (weights[layer, name], x_q) if side == 0 else (x_q, weights[layer, name])
-                y_q = recompute_matmul(call, a_q, b_q if linear else b_q.transpose(-1, -2))
-                diff = y_q.double() - result.detach().double()
-                scores[layer][name] += float(((grad.double() * diff) ** 2).sum())
+                diff = matmul.quantized(recipe, weights).double() - y
+                scores[matmul.layer][name] += float(((grad.double() * diff) ** 2).sum())
     return scores
 
 
