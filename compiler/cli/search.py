@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         f"(budget {plan.budget_bits:g}{measured})"
     )
     curve = plan.curve()
-    print("\nthe best plan at each budget (bits/weight, predicted SQNR dB, recipes):")
+    print(f"\nthe best plan at each budget (bits/weight, {predicted}, recipes):")
     for point in curve:
         db = db_text(point.predicted_sqnr_db)
         print(f"  {point.effective_bits:7.3f}  {db:>7}  {recipe_mix(point)}")
