@@ -3,7 +3,9 @@ without IREE: a tuning round's probe (the full check with artifacts is ``gpu_che
 
 Here (no GPU): ``python benchmarks/gpu_probes/gemm_variants.py build --dir build/gemm-variants``
 compiles the family's PTX once per variant (``mma``: compute_90, the mma.sync path; ``wgmma``:
-compute_90a, Hopper's warpgroup MMA; more with ``--variant NAME:ARCH[:DEFINE,...]``).
+compute_90a, Hopper's warpgroup MMA; more with ``--variant NAME:ARCH[:DEFINE,...]``; the token
+``+few_rows`` among the defines launches the ``*_few_rows`` kernels at M <= 16, as the
+artifacts do; without it the tiles run at every M).
 
 On the GPU machine (torch and cupy, both in its image):
 ``python benchmarks/gpu_probes/gemm_variants.py run --dir build/gemm-variants`` loads each PTX
@@ -13,9 +15,10 @@ pair) against a float64 reference on random E4M3 codes and scales at odd sizes (
 8192^3 with CUDA events (median kernel time) beside ``torch._scaled_mm`` (per-tensor and
 1x128/128x128 blockwise) and bf16 ``torch.matmul`` in the same run, and a decode step's GEMMs
 (1 and 16 rows of a 1.1B Llama's projections) in microseconds and weight bytes per second. The
-``skinny`` variant (``-DQMLIR_GEMM_SKINNY``) adds the decode kernels ``*_skinny`` for M <= 16,
-which the run launches there in place of the tiled ones (grid ``ceil(N/16)``). Prints a table;
-``--json`` writes the rows.
+``few_rows`` variant launches the decode kernels ``*_few_rows`` at M <= 16 (grid
+``ceil(N/16)``) where ``mma`` runs the tiles. At these sizes the CUDA events time the host's
+launch rate, not the kernel: ``profile --decode`` under ``ncu --kernel-name regex:qmlir_gemm``
+gives the kernels' GPU times. Prints a table; ``--json`` writes the rows.
 """
 
 from __future__ import annotations
@@ -37,13 +40,13 @@ DEFAULT_VARIANTS = (
     "wgmma:compute_90a:QMLIR_GEMM_WGMMA",
     "wgmma_each:compute_90a:QMLIR_GEMM_WGMMA,QMLIR_WGMMA_PROMOTE_EACH",
     "wgmma_s6:compute_90a:QMLIR_GEMM_WGMMA,QMLIR_GEMM_STAGES=6",
-    "skinny:compute_90:QMLIR_GEMM_SKINNY",
+    "few_rows:compute_90:+few_rows",
 )
 CHECK_SHAPES = ((256, 384, 512), (200, 136, 320), (130, 260, 100), (384, 256, 1152))
-# a decode step's few rows (the skinny kernels take M <= 16; the others their tiles)
+# a decode step's few rows (M <= 16: the few-rows path; more: the tiles)
 CHECK_SHAPES += ((1, 384, 512), (7, 200, 320), (16, 260, 100), (3, 136, 1152))
 BENCH_SIZES = (4096, 8192)
-SKINNY_ROWS, SKINNY_COLS = 16, 16
+FEW_ROWS, FEW_ROWS_COLS = 16, 16
 # a 1.1B Llama's projections (N, K): q/o, gate/up, down; timed at 1 and 16 rows
 DECODE_SHAPES = ((2048, 2048), (5632, 2048), (2048, 5632))
 
@@ -57,19 +60,20 @@ def build(out: Path, variants: list[str]) -> int:
     source = (nvrtc.SOURCE_DIR / f"{FAMILY}.cu").read_bytes()
     manifest = {}
     for spec in variants:
-        name, arch, *defines = spec.split(":")
+        name, arch, *tokens = spec.split(":")
+        defines = [d for d in ",".join(tokens).split(",") if d and not d.startswith("+")]
         options = (*nvrtc.NVRTC_OPTIONS, f"--gpu-architecture={arch}")
-        options += tuple(f"-D{d}" for d in ",".join(defines).split(",") if d)
+        options += tuple(f"-D{d}" for d in defines)
         ptx = nvrtc._nvrtc_compile(lib, FAMILY, source, nvrtc._headers(), options)
         (out / f"{name}.ptx").write_bytes(ptx)
-        values = dict(d.split("=") for d in ",".join(defines).split(",") if "=" in d)
+        values = dict(d.split("=") for d in defines if "=" in d)
         stages = int(values.get("QMLIR_GEMM_STAGES", 3))
         shared = stages * 2 * TILE * int(values.get("QMLIR_GEMM_STAGE_BYTES", 64))
         manifest[name] = {
             "arch": arch,
             "options": list(options),
             "shared": shared,
-            "skinny": "QMLIR_GEMM_SKINNY" in defines,
+            "few_rows": "+few_rows" in ",".join(tokens).split(","),
         }
         print(f"{name}: {arch} {' '.join(defines)} ({len(ptx)} bytes of PTX)")
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
@@ -130,16 +134,16 @@ class Operands:
 
 
 class Kernels:
-    def __init__(self, cupy: Any, ptx: Path, shared: int, skinny: bool = False):
+    def __init__(self, cupy: Any, ptx: Path, shared: int, few_rows: bool = False):
         module = cupy.RawModule(path=str(ptx))
         self.cupy = cupy
         self.per_tensor = module.get_function("qmlir_gemm_fp8_per_tensor")
         self.block = module.get_function("qmlir_gemm_fp8_block")
-        self.skinny = None  # M <= 16: the decode kernels (-DQMLIR_GEMM_SKINNY), grid N/16
-        if skinny:
-            self.skinny = (
-                module.get_function("qmlir_gemm_fp8_per_tensor_skinny"),
-                module.get_function("qmlir_gemm_fp8_block_skinny"),
+        self.few_rows = None  # M <= 16: the decode kernels, grid N/16
+        if few_rows:
+            self.few_rows = (
+                module.get_function("qmlir_gemm_fp8_per_tensor_few_rows"),
+                module.get_function("qmlir_gemm_fp8_block_few_rows"),
             )
         self.shared = shared if shared > 48 * 1024 else 0  # dynamic shared memory
         for fn in (self.per_tensor, self.block):
@@ -156,9 +160,9 @@ class Kernels:
         cp = self.cupy
         grid = (ceil_div(ops.n, TILE), ceil_div(ops.m, TILE), 1)
         per_tensor_fn, block_fn, shared = self.per_tensor, self.block, self.shared
-        if self.skinny is not None and ops.m <= SKINNY_ROWS:
-            grid = (ceil_div(ops.n, SKINNY_COLS), 1, 1)
-            (per_tensor_fn, block_fn), shared = self.skinny, 0
+        if self.few_rows is not None and ops.m <= FEW_ROWS:
+            grid = (ceil_div(ops.n, FEW_ROWS_COLS), 1, 1)
+            (per_tensor_fn, block_fn), shared = self.few_rows, 0
         dims = (np.int32(ops.m), np.int32(ops.n), np.int32(ops.k))
         if per_tensor:
             args = (cp.asarray(ops.a), cp.asarray(ops.one_a), cp.asarray(ops.b))
@@ -368,22 +372,28 @@ def bench_size(
         print(f"bench {size}^3 {label:40s} {ms:8.3f} ms {tf:7.1f} TFLOP/s")
 
 
-def profile(folder: Path, variants: list[str], size: int) -> int:
-    """One launch of each GEMM of ``variants`` at ``size``^3 after one warm-up launch: run under
-    ``ncu --launch-skip ... --kernel-name regex:qmlir_gemm`` for the kernels' profiles."""
+def profile(folder: Path, variants: list[str], size: int, decode: bool) -> int:
+    """Two launches (a warm-up and one to read) of each GEMM of ``variants`` at ``size``^3, or
+    with ``decode`` at the decode shapes (1 and 16 rows): run under ``ncu --kernel-name
+    regex:qmlir_gemm`` for the kernels' GPU times (CUDA events around a launch measure the
+    host's launch rate at these sizes, not the kernel)."""
     import cupy
     import torch
 
     manifest = json.loads((folder / "manifest.json").read_text())
+    shapes = [(m, n, k) for m in (1, FEW_ROWS) for n, k in DECODE_SHAPES] if decode else []
     for name in variants:
-        kern = Kernels(cupy, folder / f"{name}.ptx", manifest[name]["shared"])
-        for per_tensor in (True, False):
-            ops = Operands(torch, size, size, size, 1, 2, 7)
-            c = torch.empty((size, size), device="cuda")
-            kern.launch(per_tensor, ops, c)
-            kern.launch(per_tensor, ops, c)
-            torch.cuda.synchronize()
-            print(f"profiled {name} {'per_tensor' if per_tensor else 'blockwise'} {size}^3")
+        entry = manifest[name]
+        kern = Kernels(cupy, folder / f"{name}.ptx", entry["shared"], entry.get("few_rows", False))
+        for m, n, k in shapes or [(size, size, size)]:
+            for per_tensor in (True, False):
+                ops = Operands(torch, m, n, k, 1, 2, 7)
+                c = torch.empty((m, n), device="cuda")
+                kern.launch(per_tensor, ops, c)
+                kern.launch(per_tensor, ops, c)
+                torch.cuda.synchronize()
+                kind = "per_tensor" if per_tensor else "blockwise"
+                print(f"profiled {name} {kind} {m}x{n}x{k}", flush=True)
     return 0
 
 
@@ -402,7 +412,7 @@ def run(folder: Path, json_out: Path | None) -> int:
         try:
             entry = manifest[name]
             kernels[name] = Kernels(
-                cupy, folder / f"{name}.ptx", entry["shared"], entry.get("skinny", False)
+                cupy, folder / f"{name}.ptx", entry["shared"], entry.get("few_rows", False)
             )
             print(f"{name}: registers {kernels[name].regs}")
         except Exception as e:  # noqa: BLE001 - report and go on with the others
@@ -422,11 +432,12 @@ def main() -> int:
     parser.add_argument("--variant", action="append", help="NAME:ARCH[:DEFINE,...] (build)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--size", type=int, default=8192, help="profile: M = N = K")
+    parser.add_argument("--decode", action="store_true", help="profile: the decode shapes")
     args = parser.parse_args()
     if args.mode == "build":
         return build(args.dir, args.variant or list(DEFAULT_VARIANTS))
     if args.mode == "profile":
-        return profile(args.dir, args.variant or ["mma"], args.size)
+        return profile(args.dir, args.variant or ["mma"], args.size, args.decode)
     return run(args.dir, args.json)
 
 

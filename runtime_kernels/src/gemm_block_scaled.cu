@@ -664,22 +664,22 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
 }  // namespace wg
 #endif  // QMLIR_WGMMA
 
-#if defined(QMLIR_GEMM_SKINNY)
-// ---- FP8 for a few rows (a decode step): a probe ---------------------------------------------
-// Built only with -DQMLIR_GEMM_SKINNY (benchmarks/gpu_probes/gemm_variants.py, variant
-// "skinny"): not yet run on a GPU. At M <= 16 the 128 x 128 tiles above launch N/128
-// workgroups, 16 for a 2048-wide projection, which stream the weights at a few percent of the
-// GPU's bandwidth (RESULTS.md, 2026-11-27: 7.3 of a 1.1B decode step's 10.2 ms). Here a
-// workgroup (the same 256 threads) computes 16 rows (M padded with zero rows) x 16 columns over
-// all of K, its 8 warps each taking every 8th 128-K block; entry points
-// qmlir_gemm_fp8_per_tensor_skinny / qmlir_gemm_fp8_block_skinny (the tiled kernels' bindings
-// and constants; M <= 16), grid (ceil(N/16), 1). Fragments come straight from global memory, 16 bytes a load: a
+// ---- FP8 for a few rows (a decode step) -------------------------------------------------------
+// At M <= 16 the 128 x 128 tiles above launch N/128 workgroups, 16 for a 2048-wide projection,
+// which stream the weights at a few percent of the GPU's bandwidth (RESULTS.md, 2026-11-27: 7.3
+// of a 1.1B decode step's 10.2 ms; 49 us for a 2048 x 2048 projection at one row, where this
+// path takes 7 us, 2026-11-27 sixth session). Here a workgroup (the same 256 threads) computes
+// 16 rows (M padded with zero rows) x 16 columns over all of K, its 8 warps each taking every
+// 8th 128-K block: entry points qmlir_gemm_fp8_per_tensor_few_rows / qmlir_gemm_fp8_block_few_rows
+// (the tiled kernels' bindings and constants; M <= 16), grid (ceil(N/16), 1), for a static M <=
+// 16; a dynamic M runs qmlir_gemm_fp8_*_any_rows below, which branch on m (see there for what
+// the branch costs). Fragments come straight from global memory, 16 bytes a load: a
 // thread's 4 lanes of a row read the 128-K block's bytes [16q, 16q+16) and [64+16q, 80+16q),
 // and the K positions within a block are permuted the same way for A and B (mma step s takes
 // words 2s and 2s+1 of both), which leaves each block's sum as it is, up to its order. Partial
 // sums per 128-K block are promoted with the block scales as the tiled kernels do; the warps'
 // sums are added in shared memory in warp order (deterministic).
-namespace skinny {
+namespace few_rows {
 
 constexpr int kRows = 16;
 constexpr int kCols = 16;  // two n8 tiles
@@ -710,12 +710,13 @@ __device__ __forceinline__ void load_block(uint32_t w[8], const uint8_t* p, int6
   w[4] = hi.x, w[5] = hi.y, w[6] = hi.z, w[7] = hi.w;
 }
 
+using Sums = float[kWarps][kRows][kCols];  // the warps' sums: 8 KiB
+
 template <ScaleMode kMode>
-__device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const uint8_t* b,
+__device__ __forceinline__ void body(const uint8_t* a, const Scales& sa, const uint8_t* b,
                                      const Scales& sb, float* c, int32_t m, int32_t n, int32_t k,
-                                     float factor) {
-  static_assert(kMode != kMx, "mxfp8 has no skinny path");
-  __shared__ float sums[kWarps][kRows][kCols];  // the warps' sums: 8 KiB
+                                     float factor, Sums& sums) {
+  static_assert(kMode != kMx, "mxfp8 has no few-rows path");
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const bool wide = k % 16 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
   const int64_t n0 = (int64_t)blockIdx.x * kCols;
@@ -771,25 +772,43 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
   if (row < m && n0 + col < n) c[(int64_t)row * n + n0 + col] = total * factor;
 }
 
-}  // namespace skinny
+// the few-rows kernels: their own 8 KiB of shared memory
+template <ScaleMode kMode>
+__device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const uint8_t* b,
+                                     const Scales& sb, float* c, int32_t m, int32_t n, int32_t k,
+                                     float factor) {
+  __shared__ Sums sums;
+  body<kMode>(a, sa, b, sb, c, m, n, k, factor, sums);
+}
+
+// inside the any-rows kernels: a call (its registers apart from the tiles' loop) whose sums
+// live in the tiles' shared memory (one allocation for both paths)
+template <ScaleMode kMode>
+__device__ __noinline__ void gemm_in_tiles(const uint8_t* a, const Scales& sa, const uint8_t* b,
+                                           const Scales& sb, float* c, int32_t m, int32_t n,
+                                           int32_t k, float factor) {
+  static_assert(sizeof(Sums) <= sizeof(fp8::Shared), "the sums fit the tiles' shared memory");
+  body<kMode>(a, sa, b, sb, c, m, n, k, factor, *reinterpret_cast<Sums*>(&fp8::shared()));
+}
+
+}  // namespace few_rows
 
 extern "C" __global__ void __launch_bounds__(fp8::kThreads)
-    qmlir_gemm_fp8_per_tensor_skinny(const uint8_t* a, const float* a_sinv, const uint8_t* b,
-                                     const float* b_sinv, float* c, int32_t m, int32_t n,
-                                     int32_t k) {
+    qmlir_gemm_fp8_per_tensor_few_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                       const float* b_sinv, float* c, int32_t m, int32_t n,
+                                       int32_t k) {
   const Scales none{nullptr, nullptr, 0, k, 0};
-  skinny::gemm<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
+  few_rows::gemm<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
 }
 
 extern "C" __global__ void __launch_bounds__(fp8::kThreads)
-    qmlir_gemm_fp8_block_skinny(const uint8_t* a, const float* a_sinv, const uint8_t* b,
-                                const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k,
-                                int32_t a_dims, int32_t b_dims) {
+    qmlir_gemm_fp8_block_few_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                  const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k,
+                                  int32_t a_dims, int32_t b_dims) {
   const Scales sa{a_sinv, nullptr, m, k, a_dims};
   const Scales sb{b_sinv, nullptr, n, k, b_dims};
-  skinny::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
+  few_rows::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
 }
-#endif  // QMLIR_GEMM_SKINNY
 
 // per tensor: no partial sums, so two workgroups per SM fit (128 registers; 6% faster at 8192^3
 // on an H200 than one workgroup of 246 registers)
@@ -819,6 +838,40 @@ extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
   fp8::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
 #endif
 }
+
+#if !QMLIR_WGMMA
+// A dynamic M: the few-rows path where m <= 16 (grid (ceil(N/16), 1)), the tiles otherwise
+// (grid (ceil(N/128), ceil(M/128))); the cuda lowering's count region picks the grid from M.
+// The branch costs the tiles: 8192^3 on an H200, block 150 against 180 TFLOP/s, per tensor
+// 273 against 282 (register spills in the tiles' loop; RESULTS.md, 2026-11-27 sixth session),
+// where a one-token decode step's GEMMs run 5-9x faster than on the tiles. A host-side choice
+// between two launches (scf.if) kept the tiles whole but broke IREE's command buffers at every
+// GEMM and gave the decode nothing back. A static M takes the kernels above.
+extern "C" __global__ void __launch_bounds__(fp8::kThreads, QMLIR_GEMM_PER_TENSOR_BLOCKS)
+    qmlir_gemm_fp8_per_tensor_any_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                       const float* b_sinv, float* c, int32_t m, int32_t n,
+                                       int32_t k) {
+  const Scales none{nullptr, nullptr, 0, k, 0};
+  if (m <= few_rows::kRows) {
+    few_rows::gemm_in_tiles<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
+    return;
+  }
+  fp8::gemm<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
+}
+
+extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
+    qmlir_gemm_fp8_block_any_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                  const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k,
+                                  int32_t a_dims, int32_t b_dims) {
+  const Scales sa{a_sinv, nullptr, m, k, a_dims};
+  const Scales sb{b_sinv, nullptr, n, k, b_dims};
+  if (m <= few_rows::kRows) {
+    few_rows::gemm_in_tiles<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
+    return;
+  }
+  fp8::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
+}
+#endif
 
 extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
     qmlir_gemm_mxfp8(const uint8_t* a, const uint8_t* a_scale, const uint8_t* b,

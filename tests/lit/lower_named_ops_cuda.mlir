@@ -39,8 +39,9 @@
 // CHECK: tensor.expand_shape %[[Q]]#0 {{\[\[}}0, 1]] output_shape [4, 8] : tensor<32xi8> into tensor<4x8xi8>
 
 // CHECK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.4x8.3x8(
-// The FP8 GEMMs run 256 threads a workgroup, one 128x128 output tile each.
-// CHECK: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor"
+// The FP8 GEMMs run 256 threads a workgroup; at 4 rows, the kernel for a few rows
+// (lower_gemm_cuda_few_rows.mlir).
+// CHECK: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_few_rows"
 // CHECK-SAME: -> tensor<4x3xf32>
 // CHECK: hal.return
 // CHECK: gemm_block_scaled.sm_90.ptx

@@ -5,7 +5,8 @@
 // hand-written kernels as a static one: each tensor of dynamic shape carries its dims, the
 // kernels' size constants are the index_cast of a tensor.dim, and the count region computes the
 // grid from the workload by the static grid's formula (1-D: ceil(n / 1024) in [1, cap]; tiles of
-// 128 rows for the FP8 GEMM, of 32 rows for the mxfp8 quantize).
+// 128 rows for the FP8 GEMM, whose x switches to 16-column tiles at M <= 16,
+// lower_gemm_cuda_few_rows.mlir; of 32 rows for the mxfp8 quantize).
 // CHECK-DAG: #[[ONE_D:.*]] = affine_map<()[s0] -> (s0 ceildiv 1024, 1)>
 // CHECK-DAG: #[[CAP_AMAX:.*]] = affine_map<()[s0] -> (s0, 1024)>
 // CHECK-DAG: #[[CAP_CAST:.*]] = affine_map<()[s0] -> (s0, 4096)>
@@ -39,8 +40,8 @@
 // CHECK: %[[A:.*]] = tensor.cast %arg0 : tensor<?x8xi8> to tensor<?x8xi8>
 // CHECK: %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x8xi8>
 // CHECK: %[[M32:.*]] = arith.index_cast %[[M]] : index to i32
-// CHECK: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor"[%[[M]]](%[[A]], %arg1, %arg2, %arg3, %[[M32]], %{{.*}}, %{{.*}}) : (tensor<?x8xi8>{%[[M]]}, tensor<f32>, tensor<3x8xi8>, tensor<f32>, i32, i32, i32) -> tensor<?x3xf32>{%[[M]]} count(%{{.*}}: !hal.device, %[[W:.*]]: index)
-// CHECK-NEXT: %[[X:.*]] = arith.constant 1 : index
+// CHECK: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_any_rows"[%[[M]]](%[[A]], %arg1, %arg2, %arg3, %[[M32]], %{{.*}}, %{{.*}}) : (tensor<?x8xi8>{%[[M]]}, tensor<f32>, tensor<3x8xi8>, tensor<f32>, i32, i32, i32) -> tensor<?x3xf32>{%[[M]]} count(%{{.*}}: !hal.device, %[[W:.*]]: index)
+// CHECK: %[[X:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: %[[Y:.*]] = affine.apply #[[GEMM_TILES]]()[%[[W]]]
 // CHECK: hal.return %[[X]], %[[Y]], %{{.*}} : index, index, index
 

@@ -155,3 +155,28 @@ def test_artifact_gemms_accumulate_in_f32_and_the_wgmma_probe_builds(tmp_path: P
             text=True,
         )
         assert done.returncode == 0, done.stderr
+
+
+@needs_nvrtc
+def test_the_few_rows_kernels_match_the_lowering_and_leave_the_tiles_as_they_were() -> None:
+    """The decode kernels (M <= 16) compute 16 columns a workgroup over 16 rows, the tile the
+    cuda lowering sizes their grid by (a mismatch would leave columns unwritten). The tiled
+    kernels, which a static M > 16 runs, carry no branch into them (one cost the 8192^3 block
+    GEMM 17% through spills); the any-rows kernels a dynamic M runs do, as a call."""
+    from passes.lowering.cuda import gemm
+
+    source = (nvrtc.SOURCE_DIR / "gemm_block_scaled.cu").read_text()
+    cols = re.search(r"constexpr int kCols = (\d+);", source)
+    rows = re.search(r"constexpr int kRows = (\d+);", source)
+    assert cols and rows
+    assert (int(rows.group(1)), int(cols.group(1))) == (gemm.FEW_ROWS, gemm.FEW_ROWS_COLS)
+    ptx = nvrtc.compile_ptx("gemm_block_scaled", "sm_90").decode()
+
+    def body(entry: str) -> str:
+        start = ptx.index(f".entry {entry}(")
+        return ptx[start : ptx.index("\n}\n", start)]
+
+    for name in ("qmlir_gemm_fp8_per_tensor", "qmlir_gemm_fp8_block"):
+        assert "call" not in body(name).split("{", 1)[1]
+        assert "call" not in body(f"{name}_few_rows").split("{", 1)[1]
+        assert re.search(r"call\.uni[^;]*few_rows\w*gemm_in_tiles", body(f"{name}_any_rows"))

@@ -3,7 +3,10 @@
 
 IREE's own f8 matmul on cuda does not compile with a dynamic dim (TOOLCHAIN.md); this kernel
 takes A with dynamic rows: M (``tensor.dim`` of A) is its ``m`` push constant and the workload of
-the grid's y (128-row tiles for FP8, 64 for NVFP4)."""
+the grid's y (128-row tiles for FP8, 64 for NVFP4). At M <= 16 (a decode step) the FP8 GEMMs
+run kernels of their own (``*_few_rows``: 16 columns a workgroup over all of K); a dynamic M
+runs ``*_any_rows``, which take that path or the tiles by their ``m``, on the grid the count
+region picks from M."""
 
 from __future__ import annotations
 
@@ -25,13 +28,35 @@ from passes.lowering.cuda.common import (
     tiles,
     ttype,
 )
-from passes.lowering.cuda.kernels import CudaLowering, Extern, definition, extern_text
+from passes.lowering.cuda.kernels import (
+    CudaLowering,
+    Extern,
+    GridDim,
+    RowSwitch,
+    definition,
+    extern_text,
+)
 from passes.lowering.definitions import head
-from passes.lowering.dims import Dim, Dims
+from passes.lowering.dims import Dim, Dims, Size
 
 # gemm_block_scaled.cu's launch per kernel: (output tile rows = columns, threads per workgroup)
 FP8_LAUNCH = (128, 256)  # 8 warps, 3-stage cp.async pipeline
 NVFP4_LAUNCH = (64, 128)  # 4 warps, dequantized to f16 in shared memory
+# FP8 at M <= FEW_ROWS (a decode step): 16 columns a workgroup over all of K, one workgroup row
+# (the 128-row tiles would launch N/128 workgroups and leave most SMs idle). A static M picks
+# the kernel here (few rows or tiles); a dynamic one runs the any-rows kernel, which branches on
+# its m, on a grid the count region picks from M (a RowSwitch).
+FEW_ROWS, FEW_ROWS_COLS = 16, 16
+FEW_ROWS_KERNELS = {  # tiles -> (few rows, any rows)
+    cuda_kernels.GEMM_FP8_PER_TENSOR: (
+        cuda_kernels.GEMM_FP8_PER_TENSOR_FEW_ROWS,
+        cuda_kernels.GEMM_FP8_PER_TENSOR_ANY_ROWS,
+    ),
+    cuda_kernels.GEMM_FP8_BLOCK: (
+        cuda_kernels.GEMM_FP8_BLOCK_FEW_ROWS,
+        cuda_kernels.GEMM_FP8_BLOCK_ANY_ROWS,
+    ),
+}
 
 
 def gemm_launch(kernel: CudaKernel) -> tuple[int, int]:
@@ -74,13 +99,14 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str:
     constants = [("%m", "i32"), ("%n", "i32"), ("%k", "i32")]
     constants += [(f"%{key}", "i32") for key in extra]
     tile, threads = gemm_launch(kernel)
+    kernel, grid_x = _rows_kernel(kernel, m, n, tile)
     ext = Extern(
         kernel.family.value,
         kernel.entry,
         (*operands, *constants),
         (dyn_type(c_2d, Dims({0: m_rows})),),
         "%c",
-        (ceil_div(n, tile), tiles(m, tile)),
+        (grid_x, tiles(m, tile)),
         block=threads,
     )
     return definition(
@@ -99,6 +125,20 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str:
         extern=extern_text(ext, arch),
         unflatten_c=reshape("%c", c_2d, out),
     )
+
+
+def _rows_kernel(kernel: CudaKernel, m: Size, n: int, tile: int) -> tuple[CudaKernel, GridDim]:
+    """The FP8 kernel for M rows and its workgroups along N: the tiles (``ceil(N / tile)``), the
+    few-rows kernel at a static M <= FEW_ROWS (``ceil(N / 16)``), or for a dynamic M the
+    any-rows kernel on the grid of the path its ``m`` takes. Other kernels: tiles at any M."""
+    many = ceil_div(n, tile)
+    if kernel not in FEW_ROWS_KERNELS:
+        return kernel, many
+    few_rows, any_rows = FEW_ROWS_KERNELS[kernel]
+    few = ceil_div(n, FEW_ROWS_COLS)
+    if isinstance(m, str):
+        return any_rows, RowSwitch(m, FEW_ROWS, few, many)
+    return (few_rows, few) if m <= FEW_ROWS else (kernel, many)
 
 
 def _gemm_kernel(op: NamedOp) -> tuple[CudaKernel | None, dict[str, int]]:

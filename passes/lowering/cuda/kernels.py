@@ -72,7 +72,28 @@ class Extent:
         return template(name).substitute(axis=axis, workload=workload, per=self.per, cap=self.cap)
 
 
-GridDim = int | Extent
+@dataclass(frozen=True)
+class RowSwitch:
+    """A grid dimension that depends on whether a dynamic row count ``size`` is at most
+    ``rows``: ``few`` workgroups then, ``many`` otherwise (the FP8 GEMMs' x for a dynamic M:
+    16-column tiles for a few rows, 128-column tiles for more; the kernel takes the same branch
+    on its ``m``)."""
+
+    size: str
+    rows: int
+    few: int
+    many: int
+
+    def __str__(self) -> str:
+        return f"{self.few} if {self.size} <= {self.rows} else {self.many}"
+
+    def count_text(self, axis: str, workload: str) -> str:
+        return template("grid_row_switch.mlir").substitute(
+            axis=axis, workload=workload, rows=self.rows, few=self.few, many=self.many
+        )
+
+
+GridDim = int | Extent | RowSwitch
 
 
 @dataclass(frozen=True)
@@ -83,7 +104,8 @@ class Extern:
     ``"%ssa"`` of a tensor operand the kernel updates in place (its binding is the operand's).
     ``name``: the results' SSA name in the surrounding function (``%q#0``, ``%q#1`` for several).
     A type of dynamic shape is followed by its dims (``tensor<?xf32>{%n}``, see ``dyn_type`` in
-    ``common.py``); ``grid``: numbers, or an :class:`Extent` per dynamic size.
+    ``common.py``); ``grid``: numbers, or an :class:`Extent` or :class:`RowSwitch` per dynamic
+    size.
     """
 
     family: str
@@ -109,7 +131,7 @@ class Extern:
 
     def workload(self) -> list[str]:
         """The dynamic sizes the grid reads, each once, in order."""
-        sizes = [g.size for g in self.grid if isinstance(g, Extent)]
+        sizes = [g.size for g in self.grid if isinstance(g, Extent | RowSwitch)]
         return list(dict.fromkeys(sizes))
 
     def count_text(self) -> str:
@@ -117,7 +139,7 @@ class Extern:
         workload = self.workload()
         lines = []
         for axis, g in zip("xy", self.grid, strict=True):
-            if isinstance(g, Extent):
+            if isinstance(g, Extent | RowSwitch):
                 lines.append(g.count_text(axis, f"%workload{workload.index(g.size)}"))
             else:
                 lines.append(template("grid_constant.mlir").substitute(axis=axis, count=g))

@@ -1,0 +1,90 @@
+// REQUIRES: nvrtc
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=PT
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=BLOCK
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=MX
+
+// A decode step's GEMM (M of at most 16 rows) runs the FP8 kernels for a few rows, 16 output
+// columns a workgroup over all of K, on the grid (ceil(N/16), 1); from 17 rows on, the 128x128
+// tiles on (ceil(N/128), ceil(M/128)). N = 300: 19 workgroups against 3. A static M picks the
+// kernel here; a dynamic one runs the any-rows kernel (which branches on its m) on the grid the
+// count region picks from the workload (M).
+
+// PT-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x64.300x64(
+// PT: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_few_rows"(
+// PT-SAME: -> tensor<1x300xf32> count(
+// PT-NEXT: %[[X:.*]] = arith.constant 19 : index
+// PT-NEXT: %[[Y:.*]] = arith.constant 1 : index
+// PT: hal.return %[[X]], %[[Y]], %{{.*}} : index, index, index
+// PT: <workgroup_size = [256 : index, 1 : index, 1 : index]>
+
+// PT-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.16x64.300x64(
+// PT: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_few_rows"(
+// PT-SAME: -> tensor<16x300xf32> count(
+// PT-NEXT: arith.constant 19 : index
+
+// PT-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.17x64.300x64(
+// PT: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor"(
+// PT-SAME: -> tensor<17x300xf32> count(
+// PT-NEXT: %[[X:.*]] = arith.constant 3 : index
+// PT-NEXT: %[[Y:.*]] = arith.constant 1 : index
+// PT: hal.return %[[X]], %[[Y]], %{{.*}} : index, index, index
+
+// PT-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx64.300x64(
+// PT: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_any_rows"[%[[M:.*]]](
+// PT-SAME: count(%{{.*}}: !hal.device, %[[W:.*]]: index)
+// PT-NEXT: %[[ROWS:.*]] = arith.constant 16 : index
+// PT-NEXT: %[[FEW:.*]] = arith.cmpi ule, %[[W]], %[[ROWS]] : index
+// PT-NEXT: %[[IF_FEW:.*]] = arith.constant 19 : index
+// PT-NEXT: %[[IF_MANY:.*]] = arith.constant 3 : index
+// PT-NEXT: %[[X:.*]] = arith.select %[[FEW]], %[[IF_FEW]], %[[IF_MANY]] : index
+// PT-NEXT: %[[Y:.*]] = affine.apply #{{.*}}()[%[[W]]]
+// PT: hal.return %[[X]], %[[Y]], %{{.*}} : index, index, index
+
+// BLOCK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x64.300x64(
+// BLOCK: hal.dispatch.extern "qmlir_gemm_fp8_block_few_rows"(
+// BLOCK-SAME: -> tensor<1x300xf32> count(
+// BLOCK-NEXT: arith.constant 19 : index
+// BLOCK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.17x64.300x64(
+// BLOCK: hal.dispatch.extern "qmlir_gemm_fp8_block"(
+// BLOCK-SAME: -> tensor<17x300xf32> count(
+// BLOCK-NEXT: arith.constant 3 : index
+// BLOCK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.Dx64.300x64(
+// BLOCK: hal.dispatch.extern "qmlir_gemm_fp8_block_any_rows"[
+// BLOCK: arith.select
+
+// mxfp8 has no kernel for a few rows: its tiles (128 columns) at any M.
+// MX-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x64.300x64(
+// MX: hal.dispatch.extern "qmlir_gemm_mxfp8"(
+// MX-SAME: -> tensor<1x300xf32> count(
+// MX-NEXT: arith.constant 3 : index
+// MX-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.Dx64.300x64(
+// MX-NOT: arith.select
+// MX: hal.return
+
+func.func @one_row(%x: !torch.vtensor<[1,64],f32>) -> !torch.vtensor<[1,300],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<300x64xf32>) : !torch.vtensor<[300,64],f32>
+  %none = torch.constant.none
+  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[1,64],f32>, !torch.vtensor<[300,64],f32>, !torch.none -> !torch.vtensor<[1,300],f32>
+  return %0 : !torch.vtensor<[1,300],f32>
+}
+
+func.func @sixteen_rows(%x: !torch.vtensor<[16,64],f32>) -> !torch.vtensor<[16,300],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<300x64xf32>) : !torch.vtensor<[300,64],f32>
+  %none = torch.constant.none
+  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[16,64],f32>, !torch.vtensor<[300,64],f32>, !torch.none -> !torch.vtensor<[16,300],f32>
+  return %0 : !torch.vtensor<[16,300],f32>
+}
+
+func.func @seventeen_rows(%x: !torch.vtensor<[17,64],f32>) -> !torch.vtensor<[17,300],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<300x64xf32>) : !torch.vtensor<[300,64],f32>
+  %none = torch.constant.none
+  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[17,64],f32>, !torch.vtensor<[300,64],f32>, !torch.none -> !torch.vtensor<[17,300],f32>
+  return %0 : !torch.vtensor<[17,300],f32>
+}
+
+func.func @any_rows(%x: !torch.vtensor<[?,64],f32>) -> !torch.vtensor<[?,300],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<300x64xf32>) : !torch.vtensor<[300,64],f32>
+  %none = torch.constant.none
+  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[?,64],f32>, !torch.vtensor<[300,64],f32>, !torch.none -> !torch.vtensor<[?,300],f32>
+  return %0 : !torch.vtensor<[?,300],f32>
+}
