@@ -3,6 +3,7 @@
     python benchmarks/generate.py [--sizes 0.35b 1.1b] [--recipes none fp8-current ...]
                                   [--work DIR] [--prompt 32] [--new 128] [--max-seq 512]
                                   [--weights external|inline] [--kv-caches model fp8]
+                                  [--pack-weights load|call|decoded]
 
 For each size the benchmark reuses (or writes, as ``llm_scale.py`` does) a random-weight bf16
 Llama checkpoint, then, each in a process of its own:
@@ -41,8 +42,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from llm_scale import SIZES, llama_config, write_checkpoint  # noqa: E402
-
-HOIST_ALL = f"--iree-opt-const-expr-max-size-increase-threshold={1 << 40}"
 
 _TORCH = r"""
 import json, sys, time, torch, numpy as np, transformers
@@ -165,10 +164,11 @@ def main() -> None:
     parser.add_argument("--max-seq", type=int, default=512)
     parser.add_argument("--weights", default="external", choices=("external", "inline"))
     parser.add_argument(
-        "--decode-at-load",
-        action="store_true",
-        help="external weights decoded once into the initializer (IREE's hoisting, through "
-        "--iree-flag): decode speed against 4x the FP8 bytes in memory",
+        "--pack-weights",
+        default="load",
+        choices=("load", "call", "decoded"),
+        help="qmlir compile's --pack-weights (decoded: external FP8/FP4 weights decoded once at "
+        "load, not in every step: decode speed against their decoded copies in memory)",
     )
     parser.add_argument(
         "--iree-flag",
@@ -207,7 +207,7 @@ def main() -> None:
         rows = [("torch eager bf16", torch, None, "model")]
         for recipe in args.recipes:
             for kv in args.kv_caches:
-                tag = recipe + (".at-load" if args.decode_at_load else "")
+                tag = recipe + ("" if args.pack_weights == "load" else f".{args.pack_weights}")
                 if args.weights == "inline":
                     tag += ".inline"
                 if kv != "model":
@@ -218,8 +218,7 @@ def main() -> None:
                 if not out.is_file():
                     flags = ["--generate", "--max-seq-len", str(args.max_seq), "--weights",
                              args.weights, "--kv-cache", kv, "-q"]  # fmt: skip
-                    if args.decode_at_load:
-                        flags.append(f"--iree-flag={HOIST_ALL}")
+                    flags += ["--pack-weights", args.pack_weights]
                     flags += [f"--iree-flag={f}" for f in args.iree_flag]
                     subprocess.run(
                         [sys.executable, "-m", "compiler.cli", "compile", str(folder),

@@ -34,7 +34,7 @@ from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.gemm_operands import GemmOperands
-from passes.host.flags import PACK_PER_CALL_FLAG
+from passes.host.flags import HOIST_ALL_FLAG, PACK_PER_CALL_FLAG
 from passes.ir.parameters import Reader
 from passes.kv_cache_codes import KvCacheCodes
 from passes.lower_named_ops import LowerNamedOps
@@ -155,6 +155,8 @@ def lower_and_compile(
     flags = options.iree_flags
     if options.pack_weights == "call" and not target.is_cuda:
         flags = (PACK_PER_CALL_FLAG, *flags)
+    elif options.pack_weights == "decoded" and external and not target.is_cuda:
+        flags = (HOIST_ALL_FLAG, *flags)  # what an inline artifact's "load" does already
     return seal(compile_module(module, target, flags, dynamic, external), metadata)
 
 

@@ -42,14 +42,15 @@ class CompileOptions:
     # written to ``parameters``, else to a temporary file the artifact owns until saved)
     weights: str = "inline"
     # llvm-cpu: when IREE packs the weights into its GEMM tiles: "load" (once, into the module's
-    # memory beside the weights: a second copy) or "call" (every call, no second copy)
+    # memory beside the weights: a second copy), "call" (every call, no second copy) or
+    # "decoded" (as load, and external FP8/FP4 weights decoded at load too, not in every call)
     pack_weights: str = "load"
     parameters: Path | None = None
     progress_bytes: Callable[[int, int, str], None] | None = None  # parameter file progress
 
 
 WEIGHT_MODES = ("inline", "external")
-PACK_MODES = ("load", "call")
+PACK_MODES = ("load", "call", "decoded")
 
 
 def check_weights(options: CompileOptions) -> None:

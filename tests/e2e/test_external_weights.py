@@ -87,13 +87,14 @@ def test_sample_external_weights_give_the_inlined_outputs(sample: str, recipe: s
     np.testing.assert_array_equal(inline(*inputs).numpy(), external(*inputs).numpy())
 
 
-def test_weights_packed_in_every_call_give_the_same_outputs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_weights_packed_in_every_call_or_decoded_at_load_give_the_same_outputs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """``pack_weights="call"``: IREE packs the weights into its GEMM tiles in each call, not
     once into the module's memory (no hoisted constant expressions: the flag reaches
-    iree-compile); the outputs are the packed-at-load artifact's, bit for bit. An unknown mode
-    is one line."""
+    iree-compile); ``"decoded"``: every constant expression over the parameters hoisted, the
+    FP8/FP4 decodes included (the size threshold lifted, as for inline weights). The outputs
+    are the packed-at-load artifact's, bit for bit. An unknown mode is one line."""
     from compiler.pipeline import core
-    from passes.host.flags import PACK_PER_CALL_FLAG
+    from passes.host.flags import HOIST_ALL_FLAG, PACK_PER_CALL_FLAG
 
     model, inputs = _sample("mlp")[:2]
     seen: list[tuple[str, ...]] = []
@@ -106,8 +107,11 @@ def test_weights_packed_in_every_call_give_the_same_outputs(monkeypatch) -> None
     monkeypatch.setattr(core, "compile_module", spy)
     load = compiler.compile(model, inputs, "mxfp8", weights="external")
     call = compiler.compile(model, inputs, "mxfp8", weights="external", pack_weights="call")
-    assert [PACK_PER_CALL_FLAG in a for a in seen] == [False, True]
+    decoded = compiler.compile(model, inputs, "mxfp8", weights="external", pack_weights="decoded")
+    assert [PACK_PER_CALL_FLAG in a for a in seen] == [False, True, False]
+    assert [HOIST_ALL_FLAG in a for a in seen] == [False, False, True]
     np.testing.assert_array_equal(load(*inputs).numpy(), call(*inputs).numpy())
+    np.testing.assert_array_equal(load(*inputs).numpy(), decoded(*inputs).numpy())
     with pytest.raises(QmlirError, match="unknown --pack-weights 'never'"):
         compiler.compile(model, inputs, "mxfp8", pack_weights="never")
 
