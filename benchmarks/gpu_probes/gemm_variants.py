@@ -4,8 +4,9 @@ without IREE: a tuning round's probe (the full check with artifacts is ``gpu_che
 Here (no GPU): ``python benchmarks/gpu_probes/gemm_variants.py build --dir build/gemm-variants``
 compiles the family's PTX once per variant (``mma``: compute_90, the mma.sync path; ``wgmma``:
 compute_90a, Hopper's warpgroup MMA; more with ``--variant NAME:ARCH[:DEFINE,...]``; the token
-``+few_rows`` among the defines launches the ``*_few_rows`` kernels at M <= 16, as the
-artifacts do; without it the tiles run at every M).
+``+few_rows`` among the defines launches the ``*_few_rows`` kernels at M <= 16, as a static
+M's artifacts do, ``+any_rows`` the ``*_any_rows`` ones at every M, as a dynamic M's do; without
+either the tiles run at every M).
 
 On the GPU machine (torch and cupy, both in its image):
 ``python benchmarks/gpu_probes/gemm_variants.py run --dir build/gemm-variants`` loads each PTX
@@ -16,9 +17,11 @@ pair) against a float64 reference on random E4M3 codes and scales at odd sizes (
 1x128/128x128 blockwise) and bf16 ``torch.matmul`` in the same run, and a decode step's GEMMs
 (1 and 16 rows of a 1.1B Llama's projections) in microseconds and weight bytes per second. The
 ``few_rows`` variant launches the decode kernels ``*_few_rows`` at M <= 16 (grid
-``ceil(N/16)``) where ``mma`` runs the tiles. At these sizes the CUDA events time the host's
-launch rate, not the kernel: ``profile --decode`` under ``ncu --kernel-name regex:qmlir_gemm``
-gives the kernels' GPU times. Prints a table; ``--json`` writes the rows.
+``ceil(N/16)``) where ``mma`` runs the tiles; ``any_rows`` runs the entry points a dynamic M
+runs (``*_any_rows``: that path by their m, the tiles above 16 rows) at every shape. At the
+decode sizes the CUDA events time the host's launch rate, not the kernel: ``profile --decode``
+under ``ncu --kernel-name regex:qmlir_gemm`` gives the kernels' GPU times. Prints a table;
+``--json`` writes the rows.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ DEFAULT_VARIANTS = (
     "wgmma_each:compute_90a:QMLIR_GEMM_WGMMA,QMLIR_WGMMA_PROMOTE_EACH",
     "wgmma_s6:compute_90a:QMLIR_GEMM_WGMMA,QMLIR_GEMM_STAGES=6",
     "few_rows:compute_90:+few_rows",
+    "any_rows:compute_90:+any_rows",
 )
 CHECK_SHAPES = ((256, 384, 512), (200, 136, 320), (130, 260, 100), (384, 256, 1152))
 # a decode step's few rows (M <= 16: the few-rows path; more: the tiles)
@@ -74,6 +78,7 @@ def build(out: Path, variants: list[str]) -> int:
             "options": list(options),
             "shared": shared,
             "few_rows": "+few_rows" in ",".join(tokens).split(","),
+            "any_rows": "+any_rows" in ",".join(tokens).split(","),
         }
         print(f"{name}: {arch} {' '.join(defines)} ({len(ptx)} bytes of PTX)")
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
@@ -134,11 +139,16 @@ class Operands:
 
 
 class Kernels:
-    def __init__(self, cupy: Any, ptx: Path, shared: int, few_rows: bool = False):
+    def __init__(
+        self, cupy: Any, ptx: Path, shared: int, few_rows: bool = False, any_rows: bool = False
+    ):
         module = cupy.RawModule(path=str(ptx))
         self.cupy = cupy
-        self.per_tensor = module.get_function("qmlir_gemm_fp8_per_tensor")
-        self.block = module.get_function("qmlir_gemm_fp8_block")
+        # any_rows: the entry points a dynamic M runs (the few-rows path by m, else the tiles)
+        suffix = "_any_rows" if any_rows else ""
+        self.per_tensor = module.get_function(f"qmlir_gemm_fp8_per_tensor{suffix}")
+        self.block = module.get_function(f"qmlir_gemm_fp8_block{suffix}")
+        self.any_rows = any_rows
         self.few_rows = None  # M <= 16: the decode kernels, grid N/16
         if few_rows:
             self.few_rows = (
@@ -160,7 +170,9 @@ class Kernels:
         cp = self.cupy
         grid = (ceil_div(ops.n, TILE), ceil_div(ops.m, TILE), 1)
         per_tensor_fn, block_fn, shared = self.per_tensor, self.block, self.shared
-        if self.few_rows is not None and ops.m <= FEW_ROWS:
+        if self.any_rows and ops.m <= FEW_ROWS:
+            grid = (ceil_div(ops.n, FEW_ROWS_COLS), 1, 1)
+        elif self.few_rows is not None and ops.m <= FEW_ROWS:
             grid = (ceil_div(ops.n, FEW_ROWS_COLS), 1, 1)
             (per_tensor_fn, block_fn), shared = self.few_rows, 0
         dims = (np.int32(ops.m), np.int32(ops.n), np.int32(ops.k))
@@ -384,7 +396,13 @@ def profile(folder: Path, variants: list[str], size: int, decode: bool) -> int:
     shapes = [(m, n, k) for m in (1, FEW_ROWS) for n, k in DECODE_SHAPES] if decode else []
     for name in variants:
         entry = manifest[name]
-        kern = Kernels(cupy, folder / f"{name}.ptx", entry["shared"], entry.get("few_rows", False))
+        kern = Kernels(
+            cupy,
+            folder / f"{name}.ptx",
+            entry["shared"],
+            entry.get("few_rows", False),
+            entry.get("any_rows", False),
+        )
         for m, n, k in shapes or [(size, size, size)]:
             for per_tensor in (True, False):
                 ops = Operands(torch, m, n, k, 1, 2, 7)
@@ -412,7 +430,11 @@ def run(folder: Path, json_out: Path | None) -> int:
         try:
             entry = manifest[name]
             kernels[name] = Kernels(
-                cupy, folder / f"{name}.ptx", entry["shared"], entry.get("few_rows", False)
+                cupy,
+                folder / f"{name}.ptx",
+                entry["shared"],
+                entry.get("few_rows", False),
+                entry.get("any_rows", False),
             )
             print(f"{name}: registers {kernels[name].regs}")
         except Exception as e:  # noqa: BLE001 - report and go on with the others

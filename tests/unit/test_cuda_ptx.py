@@ -180,3 +180,50 @@ def test_the_few_rows_kernels_match_the_lowering_and_leave_the_tiles_as_they_wer
         assert "call" not in body(name).split("{", 1)[1]
         assert "call" not in body(f"{name}_few_rows").split("{", 1)[1]
         assert re.search(r"call\.uni[^;]*few_rows\w*gemm_in_tiles", body(f"{name}_any_rows"))
+
+
+def test_the_gemm_probe_launches_each_variant_as_the_artifacts_do() -> None:
+    """``gemm_variants.py`` (run on a GPU only) launches, per variant, the entry point and grid
+    the cuda lowering gives the same M: the tiles at any M (``mma``), the few-rows kernels at
+    M <= 16 (``+few_rows``), the any-rows kernels at every M with the few-rows grid at M <= 16
+    (``+any_rows``). Checked here with a stand-in for cupy that records the launches."""
+    from types import SimpleNamespace
+
+    probe = _gemm_variants()
+    launched: list[tuple[str, tuple[int, int, int]]] = []
+
+    class Function:
+        def __init__(self, name: str) -> None:
+            self.name, self.num_regs = name, 0
+
+        def __call__(self, grid, block, args, shared_mem=0):  # type: ignore[no-untyped-def]
+            launched.append((self.name, grid))
+
+    cupy = SimpleNamespace(
+        RawModule=lambda path: SimpleNamespace(get_function=Function), asarray=lambda x: x
+    )
+
+    def shapes(m: int) -> object:
+        return SimpleNamespace(
+            m=m, n=300, k=256, a=0, one_a=0, b=0, one_b=0, a_sinv=0, b_sinv=0, a_dims=1, b_dims=2
+        )
+
+    variants = {"mma": (False, False), "few": (True, False), "any": (False, True)}
+    for few, any_rows in variants.values():
+        kernels = probe.Kernels(cupy, Path("x.ptx"), 0, few, any_rows)  # type: ignore[attr-defined]
+        for m in (1, 16, 17):
+            for per_tensor in (True, False):
+                kernels.launch(per_tensor, shapes(m), None)
+    tiles, narrow, tall = (3, 1, 1), (19, 1, 1), (3, 1, 1)
+    pt, bl = "qmlir_gemm_fp8_per_tensor", "qmlir_gemm_fp8_block"
+    assert launched == [
+        *[(pt, tiles), (bl, tiles)] * 2,
+        (pt, tall),
+        (bl, tall),
+        *[(f"{pt}_few_rows", narrow), (f"{bl}_few_rows", narrow)] * 2,
+        (pt, tall),
+        (bl, tall),
+        *[(f"{pt}_any_rows", narrow), (f"{bl}_any_rows", narrow)] * 2,
+        (f"{pt}_any_rows", tall),
+        (f"{bl}_any_rows", tall),
+    ]
