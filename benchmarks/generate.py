@@ -3,7 +3,7 @@
     python benchmarks/generate.py [--sizes 0.35b 1.1b] [--recipes none fp8-current ...]
                                   [--work DIR] [--prompt 32] [--new 128] [--max-seq 512]
                                   [--weights external|inline] [--kv-caches model fp8]
-                                  [--pack-weights load|call|decoded]
+                                  [--pack-weights load|call|decoded] [--malloc retain|default]
 
 For each size the benchmark reuses (or writes, as ``llm_scale.py`` does) a random-weight bf16
 Llama checkpoint, then, each in a process of its own:
@@ -13,7 +13,9 @@ Llama checkpoint, then, each in a process of its own:
   (the rest of ``generate``'s time over its new tokens but the first);
 - per recipe, ``qmlir compile DIR --generate --max-seq-len N`` and then a generation of the
   same length through ``Generator.generate`` (greedy), after one warm-up generation: prefill
-  and decode timed as ``Generator.last_stats`` reports them, peak RSS while generating.
+  and decode timed as ``Generator.last_stats`` reports them, peak RSS while generating. The
+  process keeps freed memory for reuse (``compiler.retain_freed_memory``), as ``qmlir
+  generate`` does, unless ``--malloc default``.
 
 ``--kv-caches model fp8`` compiles each recipe with each KV cache format (``fp8``: E4M3 codes
 with an E8M0 scale per 32 values), and says how many of the new tokens agree with the same
@@ -64,6 +66,8 @@ _QMLIR = r"""
 import json, sys, numpy as np
 sys.path.insert(0, sys.argv[1])
 import compiler
+if sys.argv[6] == "retain":
+    compiler.retain_freed_memory()  # as `qmlir generate` does
 gen = compiler.load(sys.argv[2])
 prompt, new = int(sys.argv[3]), int(sys.argv[4])
 vocab = gen.generation.vocab
@@ -171,6 +175,13 @@ def main() -> None:
         "load, not in every step: decode speed against their decoded copies in memory)",
     )
     parser.add_argument(
+        "--malloc",
+        default="retain",
+        choices=("retain", "default"),
+        help="retain (default): the qmlir processes keep freed memory for reuse, as `qmlir "
+        "generate` does (compiler.retain_freed_memory); default: glibc's own behaviour",
+    )
+    parser.add_argument(
         "--iree-flag",
         action="append",
         default=[],
@@ -226,12 +237,19 @@ def main() -> None:
                     )  # fmt: skip
                 logits = out.with_suffix(".logits.npy")
                 measured = child(
-                    _QMLIR, str(ROOT), str(out), str(args.prompt), str(args.new), str(logits)
+                    _QMLIR,
+                    str(ROOT),
+                    str(out),
+                    str(args.prompt),
+                    str(args.new),
+                    str(logits),
+                    args.malloc,
                 )
                 measured["logits"] = str(logits)
                 params = out.with_name(out.name.removesuffix(".vmfb") + ".params.safetensors")
                 weights = params.stat().st_size if params.is_file() else out.stat().st_size
-                rows.append((f"qmlir {tag}", measured, weights, kv))
+                label = f"qmlir {tag}" + (" (glibc malloc)" if args.malloc == "default" else "")
+                rows.append((label, measured, weights, kv))
         positions = args.prompt + args.new // 2  # the average decode step's
         print(f"## {size} ({folder})")
         print(

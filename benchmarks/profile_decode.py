@@ -2,6 +2,7 @@
 
     python benchmarks/profile_decode.py [--size 0.35b] [--recipes none fp8-current]
                                         [--work DIR] [--prompt 32] [--steps 64] [--max-seq 256]
+                                        [--malloc retain|default]
 
 ``iree-profile`` cannot read a generator (IREE 3.13's tools refuse its initializer: "indirect
 buffer reference slot 0 is out of range", RESULTS.md), so this samples the process with Linux
@@ -47,6 +48,8 @@ _CHILD = r"""
 import json, sys, time, numpy as np
 sys.path.insert(0, sys.argv[1])
 import compiler
+if sys.argv[5] == "retain":
+    compiler.retain_freed_memory()  # as `qmlir generate` does
 gen = compiler.load(sys.argv[2])
 prompt, steps = int(sys.argv[3]), int(sys.argv[4])
 ids = np.random.default_rng(3).integers(0, gen.generation.vocab, (1, prompt)).astype(np.int64)
@@ -71,11 +74,11 @@ def compile_generator(folder: Path, recipe: str, out: Path, max_seq: int) -> Non
     )  # fmt: skip
 
 
-def record(artifact: Path, prompt: int, steps: int, data: Path) -> float:
+def record(artifact: Path, prompt: int, steps: int, data: Path, malloc: str) -> float:
     """``perf record`` of ``steps`` decode steps of ``artifact`` (the prefill and a warm-up step
     before it attaches): the mean step's wall seconds."""
     child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, str(ROOT), str(artifact), str(prompt), str(steps)],
+        [sys.executable, "-c", _CHILD, str(ROOT), str(artifact), str(prompt), str(steps), malloc],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -167,6 +170,13 @@ def main() -> None:
     parser.add_argument("--prompt", type=int, default=32)
     parser.add_argument("--steps", type=int, default=64)
     parser.add_argument("--max-seq", type=int, default=256)
+    parser.add_argument(
+        "--malloc",
+        default="retain",
+        choices=("retain", "default"),
+        help="retain (default): the generator's process keeps freed memory, as `qmlir generate` "
+        "does; default: glibc's own (freed buffers page-faulted in again at every step)",
+    )
     args = parser.parse_args()
     if shutil.which("perf") is None:
         raise SystemExit("profile_decode: no 'perf' on PATH")
@@ -175,13 +185,16 @@ def main() -> None:
     folder = work / f"llama-{args.size}"
     if not (folder / "config.json").is_file():
         write_checkpoint(folder, args.size)
-    print(f"{args.size}, batch 1, a {args.prompt}-token prompt, {args.steps} decode steps sampled")
+    print(
+        f"{args.size}, batch 1, a {args.prompt}-token prompt, {args.steps} decode steps sampled, "
+        f"malloc: {args.malloc}"
+    )
     for recipe in args.recipes:
         artifact = work / f"prof-{args.size}.{recipe}.vmfb"
         if not artifact.is_file():
             compile_generator(folder, recipe, artifact, args.max_seq)
         data = artifact.with_suffix(".perf.data")
-        step = record(artifact, args.prompt, args.steps, data)
+        step = record(artifact, args.prompt, args.steps, data, args.malloc)
         by_function = attribute(samples(data), *library_symbols(artifact))
         total = sum(by_function.values())
         cpu_ms = 1e3 / FREQUENCY / args.steps  # CPU ms per step of one sample

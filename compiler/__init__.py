@@ -10,6 +10,7 @@ step = compiler.compile_training(model, (x, y), "fp8-current", optimizer="adamw"
 loss = step(x, y)  # one step: forward, backward, update; step.parameters(), step.gradients()
 gen = compiler.compile_generator("llama-folder/", recipe="fp8-current", max_seq_len=512)
 ids = gen.generate(prompt_ids, max_new_tokens=64)  # prefill + decode, the KV cache in the module
+compiler.retain_freed_memory()  # glibc keeps freed memory: CPU calls reuse their buffers' pages
 
 Loading and running an artifact (``load``, ``CompiledModule``) needs only the runtime:
 ``iree-base-runtime``, numpy and ml_dtypes. Compiling needs the ``compile`` extra (torch,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from compiler.export.compressed_tensors import export_checkpoint
     from compiler.pipeline.quantize import QuantizedTensor, quantize
     from compiler.runtime import CompiledModule, Generator, TrainingStep, load
+    from compiler.runtime.host_memory import retain_freed_memory
 
 # Names and the modules that define them, imported when first used: `import compiler;
 # compiler.load(...)` loads neither torch nor iree.compiler, and `import compiler` alone (what
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "CompiledModule": "compiler.runtime",
     "load": "compiler.runtime",
+    "retain_freed_memory": "compiler.runtime.host_memory",
     "TrainingStep": "compiler.runtime",
     "Generator": "compiler.runtime",
     "compile_generator": "compiler.api.compile",
@@ -98,5 +101,6 @@ __all__ = [
     "load",
     "quantize",
     "report",
+    "retain_freed_memory",
     "search",
 ]

@@ -1,0 +1,72 @@
+"""``retain_freed_memory``: after it, a large block freed and allocated again reuses its pages
+(no fresh page faults), where glibc's default hands the block back to the kernel and faults it
+in again. Each case runs in a process of its own, since the setting is process-wide."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+
+import pytest
+
+CHILD = r"""
+import ctypes, resource, sys
+sys.path.insert(0, sys.argv[1])
+from compiler.runtime.host_memory import retain_freed_memory
+applied = retain_freed_memory() if sys.argv[2] == "retain" else None
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = (ctypes.c_void_p,)
+size = 256 << 20
+def touch():
+    p = libc.malloc(size)
+    ctypes.memset(p, 1, size)
+    libc.free(p)
+touch()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+touch()
+print(applied, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+glibc = pytest.mark.skipif(
+    platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="glibc only"
+)
+
+
+def _faults(mode: str) -> tuple[str, int]:
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, root, mode], capture_output=True, text=True, check=True
+    ).stdout.split()
+    return out[0], int(out[1])
+
+
+@glibc
+def test_freed_memory_is_reused_without_page_faults() -> None:
+    pages = (256 << 20) // 4096
+    _, default = _faults("default")
+    assert default >= pages // 2  # the block came back from the kernel: faulted in again
+    applied, retained = _faults("retain")
+    assert applied == "True"
+    assert retained < pages // 100
+
+
+def test_qmlir_run_retains_freed_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands that call artifacts (run, generate, train) make the choice for their own
+    process before loading anything."""
+    from compiler.cli import generate, run, train
+
+    calls: list[str] = []
+
+    def retain() -> bool:
+        calls.append("retain")
+        raise SystemExit(0)  # stop before the command does anything else
+
+    for command in (run, generate, train):
+        monkeypatch.setattr(command, "retain_freed_memory", retain)
+        with pytest.raises(SystemExit):
+            command.run(None)  # type: ignore[arg-type]
+    assert calls == ["retain"] * 3
