@@ -26,6 +26,7 @@ import argparse
 import gzip
 import hashlib
 import json
+import lzma
 import sys
 import time
 from collections.abc import Callable
@@ -133,7 +134,8 @@ def random_operand(kind: str, shape: list[int], rng: np.random.Generator) -> np.
 def load(path: Path, config: Any) -> Callable[..., Any]:
     """The module's ``main`` in a context of its own (fresh module state) on ``config``'s device."""
     data = path.read_bytes()
-    raw = gzip.decompress(data) if path.suffix == ".gz" else data
+    unpack = {".gz": gzip.decompress, ".xz": lzma.decompress}.get(path.suffix)
+    raw = unpack(data) if unpack is not None else data
     # model artifacts are sealed (verified here); the quantize/GEMM modules are plain IREE ones
     vmfb = unseal(raw).vmfb if raw.endswith(MAGIC) else raw
     context, name = open_module(vmfb, config)
