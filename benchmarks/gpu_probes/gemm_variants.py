@@ -2,11 +2,11 @@
 without IREE: a tuning round's probe (the full check with artifacts is ``gpu_check_run.py``).
 
 Here (no GPU): ``python benchmarks/gpu_probes/gemm_variants.py build --dir build/gemm-variants``
-compiles the family's PTX once per variant (``mma``: compute_90, the mma.sync path; ``wgmma``:
-compute_90a, Hopper's warpgroup MMA; more with ``--variant NAME:ARCH[:DEFINE,...]``; the token
-``+few_rows`` among the defines launches the ``*_few_rows`` kernels at M <= 16, as a static
-M's artifacts do, ``+any_rows`` the ``*_any_rows`` ones at every M, as a dynamic M's do; without
-either the tiles run at every M).
+compiles the family's PTX (and ``gemm_few_rows``'s beside it) once per variant (``mma``:
+compute_90, the mma.sync path; ``wgmma``: compute_90a, Hopper's warpgroup MMA; more with
+``--variant NAME:ARCH[:DEFINE,...]``). The token ``+few_rows`` among the defines launches the
+``*_few_rows`` kernels at M <= 16, as a static M's artifacts do, ``+any_rows`` the
+``*_any_rows`` ones at every M, as a dynamic M's do; without either the tiles run at every M.
 
 On the GPU machine (torch and cupy, both in its image):
 ``python benchmarks/gpu_probes/gemm_variants.py run --dir build/gemm-variants`` loads each PTX
@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 FAMILY = "gemm_block_scaled"
+FEW_FAMILY = "gemm_few_rows"  # the *_few_rows and *_any_rows kernels, a PTX of their own
 THREADS, TILE = 256, 128
 DEFAULT_VARIANTS = (
     "mma:compute_90",
@@ -62,6 +63,7 @@ def build(out: Path, variants: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     lib = nvrtc._load_nvrtc()
     source = (nvrtc.SOURCE_DIR / f"{FAMILY}.cu").read_bytes()
+    few_source = (nvrtc.SOURCE_DIR / f"{FEW_FAMILY}.cu").read_bytes()
     manifest = {}
     for spec in variants:
         name, arch, *tokens = spec.split(":")
@@ -70,6 +72,8 @@ def build(out: Path, variants: list[str]) -> int:
         options += tuple(f"-D{d}" for d in defines)
         ptx = nvrtc._nvrtc_compile(lib, FAMILY, source, nvrtc._headers(), options)
         (out / f"{name}.ptx").write_bytes(ptx)
+        few_ptx = nvrtc._nvrtc_compile(lib, FEW_FAMILY, few_source, nvrtc._headers(), options)
+        (out / f"{name}.{FEW_FAMILY}.ptx").write_bytes(few_ptx)
         values = dict(d.split("=") for d in defines if "=" in d)
         stages = int(values.get("QMLIR_GEMM_STAGES", 3))
         shared = stages * 2 * TILE * int(values.get("QMLIR_GEMM_STAGE_BYTES", 64))
@@ -143,17 +147,19 @@ class Kernels:
         self, cupy: Any, ptx: Path, shared: int, few_rows: bool = False, any_rows: bool = False
     ):
         module = cupy.RawModule(path=str(ptx))
+        few = cupy.RawModule(path=str(ptx.with_suffix(f".{FEW_FAMILY}.ptx")))
         self.cupy = cupy
         # any_rows: the entry points a dynamic M runs (the few-rows path by m, else the tiles)
+        tiles = few if any_rows else module
         suffix = "_any_rows" if any_rows else ""
-        self.per_tensor = module.get_function(f"qmlir_gemm_fp8_per_tensor{suffix}")
-        self.block = module.get_function(f"qmlir_gemm_fp8_block{suffix}")
+        self.per_tensor = tiles.get_function(f"qmlir_gemm_fp8_per_tensor{suffix}")
+        self.block = tiles.get_function(f"qmlir_gemm_fp8_block{suffix}")
         self.any_rows = any_rows
         self.few_rows = None  # M <= 16: the decode kernels, grid N/16
         if few_rows:
             self.few_rows = (
-                module.get_function("qmlir_gemm_fp8_per_tensor_few_rows"),
-                module.get_function("qmlir_gemm_fp8_block_few_rows"),
+                few.get_function("qmlir_gemm_fp8_per_tensor_few_rows"),
+                few.get_function("qmlir_gemm_fp8_block_few_rows"),
             )
         self.shared = shared if shared > 48 * 1024 else 0  # dynamic shared memory
         for fn in (self.per_tensor, self.block):

@@ -24,6 +24,7 @@ class KernelFamily(enum.Enum):
     MXFP8 = "mxfp8"
     NVFP4 = "nvfp4"
     GEMM_BLOCK_SCALED = "gemm_block_scaled"
+    GEMM_FEW_ROWS = "gemm_few_rows"
 
     @property
     def source(self) -> str:
@@ -40,7 +41,7 @@ class CudaKernel:
     serves: str  # what it computes (docs/dialect.md)
 
 
-_PT, _FP8, _MX, _FP4, _GEMM = KernelFamily
+_PT, _FP8, _MX, _FP4, _GEMM, _FEW = KernelFamily
 AMAX = CudaKernel("qmlir_amax_f32", _PT, OpKind.AMAX, "per-tensor amax")
 FP8_SCALE = CudaKernel(
     "qmlir_fp8_scale_from_amax", _PT, OpKind.COMPUTE_SCALE, "rule fp8_per_tensor"
@@ -83,17 +84,17 @@ GEMM_FP8_BLOCK = CudaKernel(
 )
 # a decode step's few rows (M <= 16): 16 x 16 output tiles over all of K
 GEMM_FP8_PER_TENSOR_FEW_ROWS = CudaKernel(
-    "qmlir_gemm_fp8_per_tensor_few_rows", _GEMM, OpKind.SCALED_MATMUL, "per-tensor FP8, M <= 16"
+    "qmlir_gemm_fp8_per_tensor_few_rows", _FEW, OpKind.SCALED_MATMUL, "per-tensor FP8, M <= 16"
 )
 GEMM_FP8_BLOCK_FEW_ROWS = CudaKernel(
-    "qmlir_gemm_fp8_block_few_rows", _GEMM, OpKind.SCALED_MATMUL, "fp32 block scales, M <= 16"
+    "qmlir_gemm_fp8_block_few_rows", _FEW, OpKind.SCALED_MATMUL, "fp32 block scales, M <= 16"
 )
 # a dynamic M: the few-rows path where m <= 16, the tiles otherwise (a branch in the kernel)
 GEMM_FP8_PER_TENSOR_ANY_ROWS = CudaKernel(
-    "qmlir_gemm_fp8_per_tensor_any_rows", _GEMM, OpKind.SCALED_MATMUL, "per-tensor FP8, dynamic M"
+    "qmlir_gemm_fp8_per_tensor_any_rows", _FEW, OpKind.SCALED_MATMUL, "per-tensor FP8, dynamic M"
 )
 GEMM_FP8_BLOCK_ANY_ROWS = CudaKernel(
-    "qmlir_gemm_fp8_block_any_rows", _GEMM, OpKind.SCALED_MATMUL, "fp32 block scales, dynamic M"
+    "qmlir_gemm_fp8_block_any_rows", _FEW, OpKind.SCALED_MATMUL, "fp32 block scales, dynamic M"
 )
 GEMM_MXFP8 = CudaKernel("qmlir_gemm_mxfp8", _GEMM, OpKind.SCALED_MATMUL, "e8m0 scales, mx")
 GEMM_NVFP4 = CudaKernel("qmlir_gemm_nvfp4", _GEMM, OpKind.SCALED_MATMUL, "nvfp4 scales, mx")

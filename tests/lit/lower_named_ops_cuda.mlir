@@ -40,11 +40,12 @@
 
 // CHECK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.4x8.3x8(
 // The FP8 GEMMs run 256 threads a workgroup; at 4 rows, the kernel for a few rows
-// (lower_gemm_cuda_few_rows.mlir).
+// (lower_gemm_cuda_few_rows.mlir), whose family's PTX the module embeds.
 // CHECK: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_few_rows"
 // CHECK-SAME: -> tensor<4x3xf32>
 // CHECK: hal.return
-// CHECK: gemm_block_scaled.sm_90.ptx
+// CHECK-NEXT: } layout(
+// CHECK-NEXT: gemm_few_rows.sm_90.ptx
 // CHECK-NEXT: }) <workgroup_size = [256 : index, 1 : index, 1 : index]>
 
 // Per tensor with the scale from this call's amax (fp8-current): nothing to fuse.

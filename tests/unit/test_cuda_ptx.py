@@ -165,21 +165,23 @@ def test_the_few_rows_kernels_match_the_lowering_and_leave_the_tiles_as_they_wer
     GEMM 17% through spills); the any-rows kernels a dynamic M runs do, as a call."""
     from passes.lowering.cuda import gemm
 
-    source = (nvrtc.SOURCE_DIR / "gemm_block_scaled.cu").read_text()
+    source = (nvrtc.SOURCE_DIR / "gemm_few_rows.cu").read_text()
     cols = re.search(r"constexpr int kCols = (\d+);", source)
     rows = re.search(r"constexpr int kRows = (\d+);", source)
     assert cols and rows
     assert (int(rows.group(1)), int(cols.group(1))) == (gemm.FEW_ROWS, gemm.FEW_ROWS_COLS)
-    ptx = nvrtc.compile_ptx("gemm_block_scaled", "sm_90").decode()
+    tiles = nvrtc.compile_ptx("gemm_block_scaled", "sm_90").decode()
+    few = nvrtc.compile_ptx("gemm_few_rows", "sm_90").decode()
+    assert "few_rows" not in tiles  # the tiles' modules do not carry the decode kernels
 
-    def body(entry: str) -> str:
+    def body(ptx: str, entry: str) -> str:
         start = ptx.index(f".entry {entry}(")
         return ptx[start : ptx.index("\n}\n", start)]
 
     for name in ("qmlir_gemm_fp8_per_tensor", "qmlir_gemm_fp8_block"):
-        assert "call" not in body(name).split("{", 1)[1]
-        assert "call" not in body(f"{name}_few_rows").split("{", 1)[1]
-        assert re.search(r"call\.uni[^;]*few_rows\w*gemm_in_tiles", body(f"{name}_any_rows"))
+        assert "call" not in body(tiles, name).split("{", 1)[1]
+        assert "call" not in body(few, f"{name}_few_rows").split("{", 1)[1]
+        assert re.search(r"call\.uni[^;]*few_rows\w*gemm_in_tiles", body(few, f"{name}_any_rows"))
 
 
 def test_the_gemm_probe_launches_each_variant_as_the_artifacts_do() -> None:
@@ -199,9 +201,11 @@ def test_the_gemm_probe_launches_each_variant_as_the_artifacts_do() -> None:
         def __call__(self, grid, block, args, shared_mem=0):  # type: ignore[no-untyped-def]
             launched.append((self.name, grid))
 
-    cupy = SimpleNamespace(
-        RawModule=lambda path: SimpleNamespace(get_function=Function), asarray=lambda x: x
-    )
+    def module(path: str) -> object:  # an entry point's name says which family's PTX has it
+        family = "few" if path.endswith(".gemm_few_rows.ptx") else "tiles"
+        return SimpleNamespace(get_function=lambda name: Function(f"{family}:{name}"))
+
+    cupy = SimpleNamespace(RawModule=module, asarray=lambda x: x)
 
     def shapes(m: int) -> object:
         return SimpleNamespace(
@@ -215,15 +219,16 @@ def test_the_gemm_probe_launches_each_variant_as_the_artifacts_do() -> None:
             for per_tensor in (True, False):
                 kernels.launch(per_tensor, shapes(m), None)
     tiles, narrow, tall = (3, 1, 1), (19, 1, 1), (3, 1, 1)
-    pt, bl = "qmlir_gemm_fp8_per_tensor", "qmlir_gemm_fp8_block"
+    pt, bl = "tiles:qmlir_gemm_fp8_per_tensor", "tiles:qmlir_gemm_fp8_block"
+    fpt, fbl = "few:qmlir_gemm_fp8_per_tensor", "few:qmlir_gemm_fp8_block"
     assert launched == [
         *[(pt, tiles), (bl, tiles)] * 2,
         (pt, tall),
         (bl, tall),
-        *[(f"{pt}_few_rows", narrow), (f"{bl}_few_rows", narrow)] * 2,
+        *[(f"{fpt}_few_rows", narrow), (f"{fbl}_few_rows", narrow)] * 2,
         (pt, tall),
         (bl, tall),
-        *[(f"{pt}_any_rows", narrow), (f"{bl}_any_rows", narrow)] * 2,
-        (f"{pt}_any_rows", tall),
-        (f"{bl}_any_rows", tall),
+        *[(f"{fpt}_any_rows", narrow), (f"{fbl}_any_rows", narrow)] * 2,
+        (f"{fpt}_any_rows", tall),
+        (f"{fbl}_any_rows", tall),
     ]

@@ -1,0 +1,187 @@
+// gemm_few_rows.cu: the FP8 GEMMs of gemm_block_scaled.cu for a decode step's few rows (M <= 16),
+// C f32 [M, N] = A [M, K] x B [N, K]^T with the same bindings, constants and scales:
+//   qmlir_gemm_fp8_per_tensor_few_rows, qmlir_gemm_fp8_block_few_rows: a static M <= 16,
+//     grid (ceil(N/16), 1);
+//   qmlir_gemm_fp8_per_tensor_any_rows, qmlir_gemm_fp8_block_any_rows: a dynamic M, the
+//     few-rows path where m <= 16, gemm_block_scaled.cu's 128 x 128 tiles otherwise (their grid).
+// A family of its own so that the tiles' modules do not carry this PTX.
+#include "qmlir_device.cuh"
+#include "qmlir_gemm_fp8.cuh"
+
+// ---- FP8 for a few rows (a decode step) -------------------------------------------------------
+// At M <= 16 the 128 x 128 tiles above launch N/128 workgroups, 16 for a 2048-wide projection,
+// which stream the weights at a few percent of the GPU's bandwidth (RESULTS.md, 2026-11-27: 7.3
+// of a 1.1B decode step's 10.2 ms; 49 us for a 2048 x 2048 projection at one row, where this
+// path takes 7 us, 2026-11-27 sixth session). Here a workgroup (the same 256 threads) computes
+// 16 rows (M padded with zero rows) x 16 columns over all of K, its 8 warps each taking every
+// 8th 128-K block: entry points qmlir_gemm_fp8_per_tensor_few_rows / qmlir_gemm_fp8_block_few_rows
+// (the tiled kernels' bindings and constants; M <= 16), grid (ceil(N/16), 1), for a static M <=
+// 16; a dynamic M runs qmlir_gemm_fp8_*_any_rows below, which branch on m (see there for what
+// the branch costs). Fragments come straight from global memory, 16 bytes a load: a
+// thread's 4 lanes of a row read the 128-K block's bytes [16q, 16q+16) and [64+16q, 80+16q),
+// and the K positions within a block are permuted the same way for A and B (mma step s takes
+// words 2s and 2s+1 of both), which leaves each block's sum as it is, up to its order. Partial
+// sums per 128-K block are promoted with the block scales as the tiled kernels do; the warps'
+// sums are added in shared memory in warp order (deterministic).
+namespace few_rows {
+
+constexpr int kRows = 16;
+constexpr int kCols = 16;  // two n8 tiles
+constexpr int kWarps = fp8::kThreads / 32;
+
+// 16 bytes of an [rows, k] operand's row `row` from byte `col` (0 past its rows or its k)
+__device__ __forceinline__ uint4 load16(const uint8_t* p, int64_t row, int32_t rows, int32_t k,
+                                        int64_t col, bool wide) {
+  uint4 v = make_uint4(0, 0, 0, 0);
+  if (row >= rows) return v;
+  const uint8_t* src = p + row * k + col;
+  if (wide && col + 16 <= k) return *reinterpret_cast<const uint4*>(src);
+  uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    if (col + i < k) w[i / 4] |= (uint32_t)src[i] << (8 * (i % 4));
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// a 128-K block's 32 bytes of a row for this lane (q = lane % 4): 8 words
+__device__ __forceinline__ void load_block(uint32_t w[8], const uint8_t* p, int64_t row,
+                                           int32_t rows, int32_t k, int64_t k0, int q,
+                                           bool wide) {
+  const uint4 lo = load16(p, row, rows, k, k0 + 16 * q, wide);
+  const uint4 hi = load16(p, row, rows, k, k0 + 64 + 16 * q, wide);
+  w[0] = lo.x, w[1] = lo.y, w[2] = lo.z, w[3] = lo.w;
+  w[4] = hi.x, w[5] = hi.y, w[6] = hi.z, w[7] = hi.w;
+}
+
+using Sums = float[kWarps][kRows][kCols];  // the warps' sums: 8 KiB
+
+template <ScaleMode kMode>
+__device__ __forceinline__ void body(const uint8_t* a, const Scales& sa, const uint8_t* b,
+                                     const Scales& sb, float* c, int32_t m, int32_t n, int32_t k,
+                                     float factor, Sums& sums) {
+  static_assert(kMode != kMx, "mxfp8 has no few-rows path");
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
+  const bool wide = k % 16 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
+  const int64_t n0 = (int64_t)blockIdx.x * kCols;
+  const int blocks = (int)qmlir_ceil_div((uint32_t)k, 128);
+  float acc[2][4];
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc[j][e] = 0.0f;
+#pragma unroll 2
+  for (int kb = warp; kb < blocks; kb += kWarps) {
+    const int64_t k0 = (int64_t)kb * 128;
+    uint32_t a_lo[8], a_hi[8], bw[2][8];
+    load_block(a_lo, a, g, m, k, k0, q, wide);
+    load_block(a_hi, a, g + 8, m, k, k0, q, wide);
+#pragma unroll
+    for (int j = 0; j < 2; ++j) load_block(bw[j], b, n0 + 8 * j + g, n, k, k0, q, wide);
+    float part[2][4];
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) part[j][e] = 0.0f;
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+      const uint32_t af[4] = {a_lo[2 * s], a_hi[2 * s], a_lo[2 * s + 1], a_hi[2 * s + 1]};
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const uint32_t bf[2] = {bw[j][2 * s], bw[j][2 * s + 1]};
+        mma_e4m3(part[j], af, bf);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        float scale = 1.0f;
+        if (kMode == kBlock) {
+          const int64_t row = g + 8 * (e / 2), col = n0 + 8 * j + 2 * q + (e % 2);
+          scale = sa.at(row, (uint32_t)kb) * sb.at(col, (uint32_t)kb);
+        }
+        acc[j][e] += part[j][e] * scale;
+      }
+  }
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) sums[warp][g + 8 * (e / 2)][8 * j + 2 * q + (e % 2)] = acc[j][e];
+  __syncthreads();
+  const int row = threadIdx.x / kCols, col = threadIdx.x % kCols;  // 256 threads: every output
+  float total = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) total += sums[w][row][col];
+  if (row < m && n0 + col < n) c[(int64_t)row * n + n0 + col] = total * factor;
+}
+
+// the few-rows kernels: their own 8 KiB of shared memory
+template <ScaleMode kMode>
+__device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const uint8_t* b,
+                                     const Scales& sb, float* c, int32_t m, int32_t n, int32_t k,
+                                     float factor) {
+  __shared__ Sums sums;
+  body<kMode>(a, sa, b, sb, c, m, n, k, factor, sums);
+}
+
+// inside the any-rows kernels: a call (its registers apart from the tiles' loop) whose sums
+// live in the tiles' shared memory (one allocation for both paths)
+template <ScaleMode kMode>
+__device__ __noinline__ void gemm_in_tiles(const uint8_t* a, const Scales& sa, const uint8_t* b,
+                                           const Scales& sb, float* c, int32_t m, int32_t n,
+                                           int32_t k, float factor) {
+  static_assert(sizeof(Sums) <= sizeof(fp8::Shared), "the sums fit the tiles' shared memory");
+  body<kMode>(a, sa, b, sb, c, m, n, k, factor, *reinterpret_cast<Sums*>(&fp8::shared()));
+}
+
+}  // namespace few_rows
+
+extern "C" __global__ void __launch_bounds__(fp8::kThreads)
+    qmlir_gemm_fp8_per_tensor_few_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                       const float* b_sinv, float* c, int32_t m, int32_t n,
+                                       int32_t k) {
+  const Scales none{nullptr, nullptr, 0, k, 0};
+  few_rows::gemm<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
+}
+
+extern "C" __global__ void __launch_bounds__(fp8::kThreads)
+    qmlir_gemm_fp8_block_few_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                  const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k,
+                                  int32_t a_dims, int32_t b_dims) {
+  const Scales sa{a_sinv, nullptr, m, k, a_dims};
+  const Scales sb{b_sinv, nullptr, n, k, b_dims};
+  few_rows::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
+}
+
+// A dynamic M: the few-rows path where m <= 16 (grid (ceil(N/16), 1)), the tiles otherwise
+// (grid (ceil(N/128), ceil(M/128))); the cuda lowering's count region picks the grid from M.
+// The branch costs the tiles: 8192^3 on an H200, block 150 against 180 TFLOP/s, per tensor
+// 273 against 282 (register spills in the tiles' loop; RESULTS.md, 2026-11-27 sixth session),
+// where a one-token decode step's GEMMs run 5-9x faster than on the tiles. A host-side choice
+// between two launches (scf.if) kept the tiles whole but broke IREE's command buffers at every
+// GEMM and gave the decode nothing back. A static M takes the kernels above.
+extern "C" __global__ void __launch_bounds__(fp8::kThreads, QMLIR_GEMM_PER_TENSOR_BLOCKS)
+    qmlir_gemm_fp8_per_tensor_any_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                       const float* b_sinv, float* c, int32_t m, int32_t n,
+                                       int32_t k) {
+  const Scales none{nullptr, nullptr, 0, k, 0};
+  if (m <= few_rows::kRows) {
+    few_rows::gemm_in_tiles<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
+    return;
+  }
+  fp8::gemm<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
+}
+
+extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
+    qmlir_gemm_fp8_block_any_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                  const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k,
+                                  int32_t a_dims, int32_t b_dims) {
+  const Scales sa{a_sinv, nullptr, m, k, a_dims};
+  const Scales sb{b_sinv, nullptr, n, k, b_dims};
+  if (m <= few_rows::kRows) {
+    few_rows::gemm_in_tiles<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
+    return;
+  }
+  fp8::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
+}
