@@ -24,6 +24,9 @@
 // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32; C = acc * (a_sdec * b_sdec).
 // Constants m, n, k: the logical sizes (K in elements). C matches the CPU scaled_matmul up to
 // summation order (not bit for bit).
+// The FP8 tiles themselves live in include/qmlir_gemm_fp8.cuh, shared with gemm_few_rows.cu (the
+// kernels for M <= 16 and for a dynamic M), a family of its own so that a module launching only
+// these kernels does not carry that PTX.
 #include "qmlir_device.cuh"
 
 // A probe only (benchmarks/gpu_probes/gemm_variants.py, compute_90a with -DQMLIR_GEMM_WGMMA): the

@@ -9,8 +9,8 @@
 #include "qmlir_gemm_fp8.cuh"
 
 // ---- FP8 for a few rows (a decode step) -------------------------------------------------------
-// At M <= 16 the 128 x 128 tiles above launch N/128 workgroups, 16 for a 2048-wide projection,
-// which stream the weights at a few percent of the GPU's bandwidth (RESULTS.md, 2026-11-27: 7.3
+// At M <= 16 the 128 x 128 tiles (qmlir_gemm_fp8.cuh) launch N/128 workgroups, 16 for a
+// 2048-wide projection, which stream the weights at a few percent of the GPU's bandwidth (RESULTS.md, 2026-11-27: 7.3
 // of a 1.1B decode step's 10.2 ms; 49 us for a 2048 x 2048 projection at one row, where this
 // path takes 7 us, 2026-11-27 sixth session). Here a workgroup (the same 256 threads) computes
 // 16 rows (M padded with zero rows) x 16 columns over all of K, its 8 warps each taking every
@@ -160,7 +160,8 @@ extern "C" __global__ void __launch_bounds__(fp8::kThreads)
 // 273 against 282 (register spills in the tiles' loop; RESULTS.md, 2026-11-27 sixth session),
 // where a one-token decode step's GEMMs run 5-9x faster than on the tiles. A host-side choice
 // between two launches (scf.if) kept the tiles whole but broke IREE's command buffers at every
-// GEMM and gave the decode nothing back. A static M takes the kernels above.
+// GEMM and gave the decode nothing back. A static M takes the few-rows kernels above or
+// gemm_block_scaled.cu's tiled ones.
 extern "C" __global__ void __launch_bounds__(fp8::kThreads, QMLIR_GEMM_PER_TENSOR_BLOCKS)
     qmlir_gemm_fp8_per_tensor_any_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
                                        const float* b_sinv, float* c, int32_t m, int32_t n,
