@@ -9,20 +9,20 @@
 #include "qmlir_gemm_fp8.cuh"
 
 // ---- FP8 for a few rows (a decode step) -------------------------------------------------------
-// At M <= 16 the 128 x 128 tiles (qmlir_gemm_fp8.cuh) launch N/128 workgroups, 16 for a
-// 2048-wide projection, which stream the weights at a few percent of the GPU's bandwidth (RESULTS.md, 2026-11-27: 7.3
-// of a 1.1B decode step's 10.2 ms; 49 us for a 2048 x 2048 projection at one row, where this
-// path takes 7 us, 2026-11-27 sixth session). Here a workgroup (the same 256 threads) computes
-// 16 rows (M padded with zero rows) x 16 columns over all of K, its 8 warps each taking every
-// 8th 128-K block: entry points qmlir_gemm_fp8_per_tensor_few_rows / qmlir_gemm_fp8_block_few_rows
-// (the tiled kernels' bindings and constants; M <= 16), grid (ceil(N/16), 1), for a static M <=
-// 16; a dynamic M runs qmlir_gemm_fp8_*_any_rows below, which branch on m (see there for what
-// the branch costs). Fragments come straight from global memory, 16 bytes a load: a
-// thread's 4 lanes of a row read the 128-K block's bytes [16q, 16q+16) and [64+16q, 80+16q),
-// and the K positions within a block are permuted the same way for A and B (mma step s takes
-// words 2s and 2s+1 of both), which leaves each block's sum as it is, up to its order. Partial
-// sums per 128-K block are promoted with the block scales as the tiled kernels do; the warps'
-// sums are added in shared memory in warp order (deterministic).
+// At M <= 16 the 128 x 128 tiles (qmlir_gemm_fp8.cuh) launch N/128 workgroups, 16 for a 2048-wide
+// projection, which stream the weights at a few percent of the GPU's bandwidth (RESULTS.md,
+// 2026-11-27: 7.3 of a 1.1B decode step's 10.2 ms; 49 us for a 2048 x 2048 projection at one row,
+// where this path takes 7 us, 2026-11-27 sixth session). Here a workgroup (the same 256 threads)
+// computes 16 rows (M padded with zero rows) x 16 columns over all of K, its 8 warps each taking
+// every 8th 128-K block: entry points qmlir_gemm_fp8_per_tensor_few_rows /
+// qmlir_gemm_fp8_block_few_rows (the tiled kernels' bindings and constants; M <= 16), grid
+// (ceil(N/16), 1), for a static M <= 16; a dynamic M runs qmlir_gemm_fp8_*_any_rows below, which
+// branch on m (see there for what the branch costs). Fragments come straight from global memory, 16
+// bytes a load: a thread's 4 lanes of a row read the 128-K block's bytes [16q, 16q+16) and [64+16q,
+// 80+16q), and the K positions within a block are permuted the same way for A and B (mma step s
+// takes words 2s and 2s+1 of both), which leaves each block's sum as it is, up to its order.
+// Partial sums per 128-K block are promoted with the block scales as the tiled kernels do; the
+// warps' sums are added in shared memory in warp order (deterministic).
 namespace few_rows {
 
 constexpr int kRows = 16;
