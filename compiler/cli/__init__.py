@@ -3,7 +3,9 @@ recipes, inspect.
 
 Errors are one line (``qmlir: error: ...``) with a non-zero exit; ``--debug`` shows tracebacks.
 Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``,
-and ``NEEDS`` (the modules of the compile extra it imports) where it needs any. Command modules
+and ``NEEDS`` (the modules of the compile extra it imports) where it needs any; a command that
+calls artifacts (``CALLS_ARTIFACTS``) first makes its process keep freed memory for reuse
+(``compiler.runtime.host_memory``: each call reuses its buffers' pages). Command modules
 import only numpy, the stdlib, ``compiler.runtime``, ``compiler.extras`` and ``passes.base`` at
 their top, so ``qmlir run``, ``train`` and ``inspect`` work with just the runtime installed;
 in such an install a command with ``NEEDS`` says ``qmlir: error: qmlir compile needs the compile
@@ -103,6 +105,10 @@ def _main(argv: list[str] | None) -> int:
         feature = f"qmlir {args.command}"
         command = {command.NAME: command for command in commands()}[args.command]
         require(feature, getattr(command, "NEEDS", ()))
+        if getattr(command, "CALLS_ARTIFACTS", False):
+            from compiler.runtime.host_memory import retain_freed_memory
+
+            retain_freed_memory()
         return int(command.run(args))
     except MissingExtra as e:
         return _missing_extra(e, debug)

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from compiler.runtime import Generator, load
-from compiler.runtime.host_memory import retain_freed_memory
 from passes.base.errors import QmlirError
 
 NAME = "generate"
+CALLS_ARTIFACTS = True  # the command keeps freed memory for reuse (compiler/cli/__init__.py)
 HELP = "generate tokens with a generator artifact (qmlir compile --generate)"
 
 
@@ -61,7 +61,6 @@ def add_arguments(g: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    retain_freed_memory()  # this process calls the artifact: reuse its buffers' pages
     if args.prompt_ids is not None:
         prompts = [_ids(text) for text in args.prompt_ids]
         if len({len(p) for p in prompts}) > 1:

@@ -17,7 +17,6 @@ from compiler.analysis.metrics import compare
 from compiler.cli.common import check_output, print_table, read_inputs, write_npz
 from compiler.extras import TORCH, require
 from compiler.runtime import load, to_numpy, to_torch
-from compiler.runtime.host_memory import retain_freed_memory
 from compiler.runtime.input_check import (
     NUMPY_DTYPES,
     NonFiniteInputWarning,
@@ -30,6 +29,7 @@ from compiler.runtime.scaling_health import ScalingHealthWarning, summary_lines
 from passes.base.errors import QmlirError
 
 NAME = "run"
+CALLS_ARTIFACTS = True  # the command keeps freed memory for reuse (compiler/cli/__init__.py)
 HELP = "run a compiled .vmfb"
 
 
@@ -76,7 +76,6 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    retain_freed_memory()  # this process calls the artifact: reuse its buffers' pages
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ScalingHealthWarning)
         warnings.simplefilter("ignore", NonFiniteInputWarning)  # _warn_non_finite prints it

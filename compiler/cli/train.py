@@ -18,12 +18,12 @@ import numpy as np
 
 from compiler.cli.common import load_arrays
 from compiler.runtime import TrainingStep, load
-from compiler.runtime.host_memory import retain_freed_memory
 from compiler.runtime.input_check import arrays_by_name
 from compiler.runtime.tensor_files import npz_arrays, read_tensors, write_tensors
 from passes.base.errors import QmlirError
 
 NAME = "train"
+CALLS_ARTIFACTS = True  # the command keeps freed memory for reuse (compiler/cli/__init__.py)
 HELP = "run a compiled training step over batches"
 BAR = 24
 
@@ -49,7 +49,6 @@ def add_arguments(t: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    retain_freed_memory()  # this process calls the artifact: reuse its buffers' pages
     if args.steps < 1:
         raise QmlirError("--steps must be at least 1")
     if args.print_every < 1:
