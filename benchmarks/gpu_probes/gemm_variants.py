@@ -5,8 +5,9 @@ Here (no GPU): ``python benchmarks/gpu_probes/gemm_variants.py build --dir build
 compiles the family's PTX (and ``gemm_few_rows``'s beside it) once per variant (``mma``:
 compute_90, the mma.sync path; ``wgmma``: compute_90a, Hopper's warpgroup MMA; more with
 ``--variant NAME:ARCH[:DEFINE,...]``). The token ``+few_rows`` among the defines launches the
-``*_few_rows`` kernels at M <= 16, as a static M's artifacts do, ``+any_rows`` the
-``*_any_rows`` ones at every M, as a dynamic M's do; without either the tiles run at every M.
+``*_few_rows`` kernels at M <= 16, as a static M's artifacts do, ``+dynamic`` what a dynamic
+M's do at every M (``*_few_rows``, then ``*_many_rows`` on the same C); without either the
+tiles run at every M.
 
 On the GPU machine (torch and cupy, both in its image):
 ``python benchmarks/gpu_probes/gemm_variants.py run --dir build/gemm-variants`` loads each PTX
@@ -17,8 +18,8 @@ pair) against a float64 reference on random E4M3 codes and scales at odd sizes (
 1x128/128x128 blockwise) and bf16 ``torch.matmul`` in the same run, and a decode step's GEMMs
 (1 and 16 rows of a 1.1B Llama's projections) in microseconds and weight bytes per second. The
 ``few_rows`` variant launches the decode kernels ``*_few_rows`` at M <= 16 (grid
-``ceil(N/16)``) where ``mma`` runs the tiles; ``any_rows`` runs the entry points a dynamic M
-runs (``*_any_rows``: that path by their m, the tiles above 16 rows) at every shape. At the
+``ceil(N/16)``) where ``mma`` runs the tiles; ``dynamic`` launches both kernels at every
+shape, each on its grid where M is its case and on one workgroup (which returns) otherwise. At the
 decode sizes the CUDA events time the host's launch rate, not the kernel: ``profile --decode``
 under ``ncu --kernel-name regex:qmlir_gemm`` gives the kernels' GPU times. Prints a table;
 ``--json`` writes the rows.
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 FAMILY = "gemm_block_scaled"
-FEW_FAMILY = "gemm_few_rows"  # the *_few_rows and *_any_rows kernels, a PTX of their own
+FEW_FAMILY = "gemm_few_rows"  # the *_few_rows and *_many_rows kernels, a PTX of their own
 THREADS, TILE = 256, 128
 DEFAULT_VARIANTS = (
     "mma:compute_90",
@@ -45,7 +46,7 @@ DEFAULT_VARIANTS = (
     "wgmma_each:compute_90a:QMLIR_GEMM_WGMMA,QMLIR_WGMMA_PROMOTE_EACH",
     "wgmma_s6:compute_90a:QMLIR_GEMM_WGMMA,QMLIR_GEMM_STAGES=6",
     "few_rows:compute_90:+few_rows",
-    "any_rows:compute_90:+any_rows",
+    "dynamic:compute_90:+dynamic",
 )
 CHECK_SHAPES = ((256, 384, 512), (200, 136, 320), (130, 260, 100), (384, 256, 1152))
 # a decode step's few rows (M <= 16: the few-rows path; more: the tiles)
@@ -82,7 +83,7 @@ def build(out: Path, variants: list[str]) -> int:
             "options": list(options),
             "shared": shared,
             "few_rows": "+few_rows" in ",".join(tokens).split(","),
-            "any_rows": "+any_rows" in ",".join(tokens).split(","),
+            "dynamic": "+dynamic" in ",".join(tokens).split(","),
         }
         print(f"{name}: {arch} {' '.join(defines)} ({len(ptx)} bytes of PTX)")
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
@@ -144,19 +145,20 @@ class Operands:
 
 class Kernels:
     def __init__(
-        self, cupy: Any, ptx: Path, shared: int, few_rows: bool = False, any_rows: bool = False
+        self, cupy: Any, ptx: Path, shared: int, few_rows: bool = False, dynamic: bool = False
     ):
         module = cupy.RawModule(path=str(ptx))
         few = cupy.RawModule(path=str(ptx.with_suffix(f".{FEW_FAMILY}.ptx")))
         self.cupy = cupy
-        # any_rows: the entry points a dynamic M runs (the few-rows path by m, else the tiles)
-        tiles = few if any_rows else module
-        suffix = "_any_rows" if any_rows else ""
+        # dynamic: what a dynamic M launches, the few-rows kernel and then the many-rows one
+        # (the tiles), each on its grid where m is its case and on one workgroup otherwise
+        tiles = few if dynamic else module
+        suffix = "_many_rows" if dynamic else ""
         self.per_tensor = tiles.get_function(f"qmlir_gemm_fp8_per_tensor{suffix}")
         self.block = tiles.get_function(f"qmlir_gemm_fp8_block{suffix}")
-        self.any_rows = any_rows
+        self.dynamic = dynamic
         self.few_rows = None  # M <= 16: the decode kernels, grid N/16
-        if few_rows:
+        if few_rows or dynamic:
             self.few_rows = (
                 few.get_function("qmlir_gemm_fp8_per_tensor_few_rows"),
                 few.get_function("qmlir_gemm_fp8_block_few_rows"),
@@ -174,23 +176,28 @@ class Kernels:
         import numpy as np
 
         cp = self.cupy
+        few = ops.m <= FEW_ROWS
+        narrow = (ceil_div(ops.n, FEW_ROWS_COLS), 1, 1)
         grid = (ceil_div(ops.n, TILE), ceil_div(ops.m, TILE), 1)
-        per_tensor_fn, block_fn, shared = self.per_tensor, self.block, self.shared
-        if self.any_rows and ops.m <= FEW_ROWS:
-            grid = (ceil_div(ops.n, FEW_ROWS_COLS), 1, 1)
-        elif self.few_rows is not None and ops.m <= FEW_ROWS:
-            grid = (ceil_div(ops.n, FEW_ROWS_COLS), 1, 1)
-            (per_tensor_fn, block_fn), shared = self.few_rows, 0
         dims = (np.int32(ops.m), np.int32(ops.n), np.int32(ops.k))
         if per_tensor:
             args = (cp.asarray(ops.a), cp.asarray(ops.one_a), cp.asarray(ops.b))
             args += (cp.asarray(ops.one_b), cp.asarray(c), *dims)
-            per_tensor_fn(grid, (THREADS, 1, 1), args, shared_mem=shared)
         else:
             args = (cp.asarray(ops.a), cp.asarray(ops.a_sinv), cp.asarray(ops.b))
             args += (cp.asarray(ops.b_sinv), cp.asarray(c), *dims)
             args += (np.int32(ops.a_dims), np.int32(ops.b_dims))
-            block_fn(grid, (THREADS, 1, 1), args, shared_mem=shared)
+        tiled = self.per_tensor if per_tensor else self.block
+        if self.few_rows is not None:
+            narrow_fn = self.few_rows[0 if per_tensor else 1]
+            if self.dynamic:
+                narrow_fn(narrow if few else (1, 1, 1), (THREADS, 1, 1), args)
+                tiled((1, 1, 1) if few else grid, (THREADS, 1, 1), args, shared_mem=self.shared)
+                return
+            if few:
+                narrow_fn(narrow, (THREADS, 1, 1), args)
+                return
+        tiled(grid, (THREADS, 1, 1), args, shared_mem=self.shared)
 
 
 def event_ms(torch: Any, fn: Any, repeat: int = 20, batch: int = 1) -> float:
@@ -407,7 +414,7 @@ def profile(folder: Path, variants: list[str], size: int, decode: bool) -> int:
             folder / f"{name}.ptx",
             entry["shared"],
             entry.get("few_rows", False),
-            entry.get("any_rows", False),
+            entry.get("dynamic", False),
         )
         for m, n, k in shapes or [(size, size, size)]:
             for per_tensor in (True, False):
@@ -440,7 +447,7 @@ def run(folder: Path, json_out: Path | None) -> int:
                 folder / f"{name}.ptx",
                 entry["shared"],
                 entry.get("few_rows", False),
-                entry.get("any_rows", False),
+                entry.get("dynamic", False),
             )
             print(f"{name}: registers {kernels[name].regs}")
         except Exception as e:  # noqa: BLE001 - report and go on with the others

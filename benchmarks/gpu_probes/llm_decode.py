@@ -77,6 +77,47 @@ def build(out: Path, size: str, recipes: list[str]) -> int:
     return 0
 
 
+def build_one_token(out: Path, size: str, recipes: list[str]) -> int:
+    """Generators whose calls take exactly one token (``{size}-one-token-{recipe}``), built as
+    ``compile_generator`` builds them but with the token count static at 1: a probe of what a
+    decode step with static shapes gains (IREE records the command buffer of a static call once
+    and replays it; a dynamic call's is recorded at every call). The prompt goes in one token a
+    call. Not a product path: the generator's token count is dynamic."""
+    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import types
+
+    import llm_scale
+    import torch
+
+    import compiler
+    from compiler.pipeline import generation
+
+    def zeros(shape: Any, **kwargs: Any) -> Any:
+        if kwargs.get("dtype") is torch.int64 and isinstance(shape, tuple) and len(shape) == 2:
+            shape = (shape[0], 1)  # the example call: one token
+        return torch.zeros(shape, **kwargs)
+
+    export = types.SimpleNamespace(Dim=lambda name, **kw: None if name == "tokens" else None)
+    generation.torch = types.SimpleNamespace(zeros=zeros, int64=torch.int64, export=export)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "llama"
+        llm_scale.write_checkpoint(folder, size)
+        shutil.copy(folder / "config.json", out / "config.json")
+        for recipe in recipes:
+            gen = compiler.compile_generator(
+                folder, recipe=recipe, target="cuda", cuda_arch="sm_90", max_seq_len=MAX_SEQ
+            )
+            name = f"{size}-one-token-{recipe}"
+            gen.save(out / f"{name}.vmfb")
+            params = out / f"{name}.params.safetensors"
+            (out / f"{name}.params.header").write_bytes(_header(params))
+            params.unlink()
+            print(f"built {name}", flush=True)
+    return 0
+
+
 def _values(dtype: str, shape: list[int], name: str, rng: np.random.Generator) -> bytes:
     """Random bytes of a tensor: codes for integer and FP8/FP4 dtypes (never an E4M3 NaN),
     small normal values (norm weights 1) for floating ones."""
@@ -144,10 +185,15 @@ def _torch_decode(config: dict[str, Any], prompt: np.ndarray) -> tuple[float, fl
 
 def run(folder: Path) -> int:
     sys.path.insert(0, str(ROOT))
+    import os
+
     import torch
+    from iree.runtime import flags as iree_flags
 
     from compiler.runtime import load, module
 
+    if os.environ.get("IREE_CUDA_FLAGS"):  # e.g. --cuda_use_streams=false (CUDA graphs)
+        iree_flags.parse_flags(*os.environ["IREE_CUDA_FLAGS"].split())
     # the parameter files are random values in the sealed layout: their SHA-256 cannot match
     # the seal, which the runtime would refuse; the size and layout still have to
     module.verify_parameters = _same_size
@@ -168,21 +214,27 @@ def run(folder: Path) -> int:
             embed_bytes = embed * (2 if name.endswith("-none") else 4)
             t0 = time.perf_counter()
             gen = load(folder / f"{name}.vmfb", device="cuda")
-            gen.step(prompt, 0)
+            gen.step(prompt[:, :1] if "-one-token-" in name else prompt, 0)
             loaded = time.perf_counter() - t0
-            gen.generate(prompt, max_new_tokens=8, eos_token_id=[])  # warm-up
-            gen.generate(prompt, max_new_tokens=NEW, eos_token_id=[])
-            stats = gen.last_stats
-            assert stats is not None
-            decode = stats.decode_s / (NEW - 1) * 1e3
+            if "-one-token-" in name:
+                _one_token(gen, prompt, 8)  # warm-up
+                decode, prefill = _one_token(gen, prompt, NEW)
+            else:
+                gen.generate(prompt, max_new_tokens=8, eos_token_id=[])  # warm-up
+                gen.generate(prompt, max_new_tokens=NEW, eos_token_id=[])
+                stats = gen.last_stats
+                assert stats is not None
+                decode, prefill = stats.decode_s / (NEW - 1) * 1e3, stats.prefill_s * 1e3
             bound = max(total - embed_bytes, 0) / (copy / 2 * 1e9) * 1e3
-            rows.append((name, decode, stats.prefill_s * 1e3, total, bound, loaded))
+            rows.append((name, decode, prefill, total, bound, loaded))
             print(f"{name}: {rows[-1]}", flush=True)
             del gen
         except Exception as e:  # noqa: BLE001 - a failing artifact is a row
             print(f"{name}: ERROR {type(e).__name__}: {str(e).splitlines()[0][:300]}", flush=True)
         finally:
             params.unlink(missing_ok=True)
+    if os.environ.get("NO_TORCH"):
+        return 0
     decode, prefill, size = _torch_decode(config, prompt)
     torch_bound = (size - embed * 2) / (copy / 2 * 1e9) * 1e3
     rows.append(("torch eager bf16 generate", decode, prefill, size, torch_bound, float("nan")))
@@ -192,6 +244,20 @@ def run(folder: Path) -> int:
     for label, dec, pre, nbytes, bnd, _ in rows:
         print(f"{label:28s} {dec:9.3f} {pre:11.3f} {nbytes / 1e9:11.2f} {bnd:9.3f}")
     return 0
+
+
+def _one_token(gen: Any, prompt: np.ndarray, new: int) -> tuple[float, float]:
+    """A one-token generator's greedy generation: the prompt a token a call, then ``new`` - 1
+    decode steps; ms per decode step and ms for the prompt."""
+    t0 = time.perf_counter()
+    for i in range(prompt.shape[1]):
+        logits = gen.step(prompt[:, i : i + 1], i)
+    t1 = time.perf_counter()
+    for n in range(new - 1):
+        token = np.argmax(logits, axis=-1).astype(np.int64)
+        logits = gen.step(token[:, None], prompt.shape[1] + n)
+    t2 = time.perf_counter()
+    return (t2 - t1) / (new - 1) * 1e3, (t1 - t0) * 1e3
 
 
 def profile(folder: Path, name: str, steps: int) -> int:
@@ -219,10 +285,16 @@ def main() -> int:
     parser.add_argument("--recipes", nargs="+", default=list(RECIPES))
     parser.add_argument("--artifact", default="1.1b-fp8-current", help="profile: which one")
     parser.add_argument("--steps", type=int, default=2, help="profile: decode steps")
+    parser.add_argument(
+        "--one-token", action="store_true", help="build: generators of one token a call (a probe)"
+    )
     args = parser.parse_args()
     if args.mode == "profile":
         return profile(args.dir, args.artifact, args.steps)
-    return build(args.dir, args.size, args.recipes) if args.mode == "build" else run(args.dir)
+    if args.mode == "build":
+        builder = build_one_token if args.one_token else build
+        return builder(args.dir, args.size, args.recipes)
+    return run(args.dir)
 
 
 if __name__ == "__main__":

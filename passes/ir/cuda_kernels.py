@@ -82,19 +82,19 @@ GEMM_FP8_PER_TENSOR = CudaKernel(
 GEMM_FP8_BLOCK = CudaKernel(
     "qmlir_gemm_fp8_block", _GEMM, OpKind.SCALED_MATMUL, "fp32 scales, block1d/block2d"
 )
-# a decode step's few rows (M <= 16): 16 x 16 output tiles over all of K
+# a decode step's few rows (M <= 16): 16 x 16 output tiles over all of K (nothing at m > 16)
 GEMM_FP8_PER_TENSOR_FEW_ROWS = CudaKernel(
     "qmlir_gemm_fp8_per_tensor_few_rows", _FEW, OpKind.SCALED_MATMUL, "per-tensor FP8, M <= 16"
 )
 GEMM_FP8_BLOCK_FEW_ROWS = CudaKernel(
     "qmlir_gemm_fp8_block_few_rows", _FEW, OpKind.SCALED_MATMUL, "fp32 block scales, M <= 16"
 )
-# a dynamic M: the few-rows path where m <= 16, the tiles otherwise (a branch in the kernel)
-GEMM_FP8_PER_TENSOR_ANY_ROWS = CudaKernel(
-    "qmlir_gemm_fp8_per_tensor_any_rows", _FEW, OpKind.SCALED_MATMUL, "per-tensor FP8, dynamic M"
+# a dynamic M, after the few-rows kernel on the same C: the tiles where m > 16, nothing otherwise
+GEMM_FP8_PER_TENSOR_MANY_ROWS = CudaKernel(
+    "qmlir_gemm_fp8_per_tensor_many_rows", _FEW, OpKind.SCALED_MATMUL, "per-tensor FP8, M > 16"
 )
-GEMM_FP8_BLOCK_ANY_ROWS = CudaKernel(
-    "qmlir_gemm_fp8_block_any_rows", _FEW, OpKind.SCALED_MATMUL, "fp32 block scales, dynamic M"
+GEMM_FP8_BLOCK_MANY_ROWS = CudaKernel(
+    "qmlir_gemm_fp8_block_many_rows", _FEW, OpKind.SCALED_MATMUL, "fp32 block scales, M > 16"
 )
 GEMM_MXFP8 = CudaKernel("qmlir_gemm_mxfp8", _GEMM, OpKind.SCALED_MATMUL, "e8m0 scales, mx")
 GEMM_NVFP4 = CudaKernel("qmlir_gemm_nvfp4", _GEMM, OpKind.SCALED_MATMUL, "nvfp4 scales, mx")
@@ -115,8 +115,8 @@ KERNELS: tuple[CudaKernel, ...] = (
     GEMM_FP8_BLOCK,
     GEMM_FP8_PER_TENSOR_FEW_ROWS,
     GEMM_FP8_BLOCK_FEW_ROWS,
-    GEMM_FP8_PER_TENSOR_ANY_ROWS,
-    GEMM_FP8_BLOCK_ANY_ROWS,
+    GEMM_FP8_PER_TENSOR_MANY_ROWS,
+    GEMM_FP8_BLOCK_MANY_ROWS,
     GEMM_MXFP8,
     GEMM_NVFP4,
 )

@@ -2,7 +2,7 @@
 // scales (Scales, ScaleMode), the mma.sync wrappers, NVFP4's staging helpers, and the FP8 GEMM's
 // 128 x 128 tiles (namespace fp8; gemm_block_scaled.cu's header comment describes them). Two
 // families, so that a cuda module's GEMM dispatch embeds only the PTX of the kernels it may
-// launch: the tiles' family, or the few-rows one (whose any-rows kernels carry the tiles too).
+// launch: the tiles' family, or the few-rows one (whose many-rows kernels carry the tiles too).
 // Device code only; included after qmlir_device.cuh.
 #pragma once
 

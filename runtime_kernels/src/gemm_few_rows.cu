@@ -1,9 +1,10 @@
 // gemm_few_rows.cu: the FP8 GEMMs of gemm_block_scaled.cu for a decode step's few rows (M <= 16),
 // C f32 [M, N] = A [M, K] x B [N, K]^T with the same bindings, constants and scales:
-//   qmlir_gemm_fp8_per_tensor_few_rows, qmlir_gemm_fp8_block_few_rows: a static M <= 16,
-//     grid (ceil(N/16), 1);
-//   qmlir_gemm_fp8_per_tensor_any_rows, qmlir_gemm_fp8_block_any_rows: a dynamic M, the
-//     few-rows path where m <= 16, gemm_block_scaled.cu's 128 x 128 tiles otherwise (their grid).
+//   qmlir_gemm_fp8_per_tensor_few_rows, qmlir_gemm_fp8_block_few_rows: M <= 16 (nothing at a
+//     larger m), grid (ceil(N/16), 1);
+//   qmlir_gemm_fp8_per_tensor_many_rows, qmlir_gemm_fp8_block_many_rows: gemm_block_scaled.cu's
+//     128 x 128 tiles where m > 16, nothing otherwise: a dynamic M launches both kernels, one after
+//     the other on the same C, each on the grid its m needs, the other on one workgroup.
 // A family of its own so that the tiles' modules do not carry this PTX.
 #include "qmlir_device.cuh"
 #include "qmlir_gemm_fp8.cuh"
@@ -16,13 +17,13 @@
 // computes 16 rows (M padded with zero rows) x 16 columns over all of K, its 8 warps each taking
 // every 8th 128-K block: entry points qmlir_gemm_fp8_per_tensor_few_rows /
 // qmlir_gemm_fp8_block_few_rows (the tiled kernels' bindings and constants; M <= 16), grid
-// (ceil(N/16), 1), for a static M <= 16; a dynamic M runs qmlir_gemm_fp8_*_any_rows below, which
-// branch on m (see there for what the branch costs). Fragments come straight from global memory, 16
-// bytes a load: a thread's 4 lanes of a row read the 128-K block's bytes [16q, 16q+16) and [64+16q,
-// 80+16q), and the K positions within a block are permuted the same way for A and B (mma step s
-// takes words 2s and 2s+1 of both), which leaves each block's sum as it is, up to its order.
-// Partial sums per 128-K block are promoted with the block scales as the tiled kernels do; the
-// warps' sums are added in shared memory in warp order (deterministic).
+// (ceil(N/16), 1), for a static M <= 16, and for a dynamic M beside the many-rows kernels below.
+// Fragments come straight from global memory, 16 bytes a load: a thread's 4 lanes of a row read the
+// 128-K block's bytes [16q, 16q+16) and [64+16q, 80+16q), and the K positions within a block are
+// permuted the same way for A and B (mma step s takes words 2s and 2s+1 of both), which leaves each
+// block's sum as it is, up to its order. Partial sums per 128-K block are promoted with the block
+// scales as the tiled kernels do; the warps' sums are added in shared memory in warp order
+// (deterministic).
 namespace few_rows {
 
 constexpr int kRows = 16;
@@ -125,22 +126,13 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
   body<kMode>(a, sa, b, sb, c, m, n, k, factor, sums);
 }
 
-// inside the any-rows kernels: a call (its registers apart from the tiles' loop) whose sums
-// live in the tiles' shared memory (one allocation for both paths)
-template <ScaleMode kMode>
-__device__ __noinline__ void gemm_in_tiles(const uint8_t* a, const Scales& sa, const uint8_t* b,
-                                           const Scales& sb, float* c, int32_t m, int32_t n,
-                                           int32_t k, float factor) {
-  static_assert(sizeof(Sums) <= sizeof(fp8::Shared), "the sums fit the tiles' shared memory");
-  body<kMode>(a, sa, b, sb, c, m, n, k, factor, *reinterpret_cast<Sums*>(&fp8::shared()));
-}
-
 }  // namespace few_rows
 
 extern "C" __global__ void __launch_bounds__(fp8::kThreads)
     qmlir_gemm_fp8_per_tensor_few_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
                                        const float* b_sinv, float* c, int32_t m, int32_t n,
                                        int32_t k) {
+  if (m > few_rows::kRows) return;  // a dynamic M's many rows: the many-rows kernel's
   const Scales none{nullptr, nullptr, 0, k, 0};
   few_rows::gemm<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
 }
@@ -149,40 +141,36 @@ extern "C" __global__ void __launch_bounds__(fp8::kThreads)
     qmlir_gemm_fp8_block_few_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
                                   const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k,
                                   int32_t a_dims, int32_t b_dims) {
+  if (m > few_rows::kRows) return;
   const Scales sa{a_sinv, nullptr, m, k, a_dims};
   const Scales sb{b_sinv, nullptr, n, k, b_dims};
   few_rows::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
 }
 
-// A dynamic M: the few-rows path where m <= 16 (grid (ceil(N/16), 1)), the tiles otherwise
-// (grid (ceil(N/128), ceil(M/128))); the cuda lowering's count region picks the grid from M.
-// The branch costs the tiles: 8192^3 on an H200, block 150 against 180 TFLOP/s, per tensor
-// 273 against 282 (register spills in the tiles' loop; RESULTS.md, 2026-11-27 sixth session),
-// where a one-token decode step's GEMMs run 5-9x faster than on the tiles. A host-side choice
-// between two launches (scf.if) kept the tiles whole but broke IREE's command buffers at every
-// GEMM and gave the decode nothing back. A static M takes the few-rows kernels above or
-// gemm_block_scaled.cu's tiled ones.
+// A dynamic M: the few-rows kernel above on grid (ceil(N/16), 1) where m <= 16, else on one
+// workgroup that returns at once; then on the same C the tiles below on grid (ceil(N/128),
+// ceil(M/128)) where m > 16, else on one workgroup that returns at once (IREE's cuda runtime
+// refuses a dispatch of no workgroups). The cuda lowering's count regions pick both grids from M.
+// Each kernel keeps its own registers and shared memory: one entry point that branched between
+// the two paths cost the tiles 17% at 8192^3 (spills) and ran a one-row decode GEMM 1.5-1.8x
+// slower than the few-rows kernel (128 or 255 registers and 48 KiB of shared memory against 77 or
+// 94 and 8 KiB; RESULTS.md, 2026-11-27 seventh session); a host-side choice between the launches
+// (scf.if) broke IREE's command buffers at every GEMM. A static M takes one of the kernels.
 extern "C" __global__ void __launch_bounds__(fp8::kThreads, QMLIR_GEMM_PER_TENSOR_BLOCKS)
-    qmlir_gemm_fp8_per_tensor_any_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
-                                       const float* b_sinv, float* c, int32_t m, int32_t n,
-                                       int32_t k) {
+    qmlir_gemm_fp8_per_tensor_many_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                        const float* b_sinv, float* c, int32_t m, int32_t n,
+                                        int32_t k) {
+  if (m <= few_rows::kRows) return;  // the few-rows kernel's
   const Scales none{nullptr, nullptr, 0, k, 0};
-  if (m <= few_rows::kRows) {
-    few_rows::gemm_in_tiles<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
-    return;
-  }
   fp8::gemm<kPerTensor>(a, none, b, none, c, m, n, k, a_sinv[0] * b_sinv[0]);
 }
 
 extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
-    qmlir_gemm_fp8_block_any_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
-                                  const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k,
-                                  int32_t a_dims, int32_t b_dims) {
+    qmlir_gemm_fp8_block_many_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                   const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k,
+                                   int32_t a_dims, int32_t b_dims) {
+  if (m <= few_rows::kRows) return;
   const Scales sa{a_sinv, nullptr, m, k, a_dims};
   const Scales sb{b_sinv, nullptr, n, k, b_dims};
-  if (m <= few_rows::kRows) {
-    few_rows::gemm_in_tiles<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
-    return;
-  }
   fp8::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
 }

@@ -6,8 +6,9 @@
 // A decode step's GEMM (M of at most 16 rows) runs the FP8 kernels for a few rows, 16 output
 // columns a workgroup over all of K, on the grid (ceil(N/16), 1); from 17 rows on, the 128x128
 // tiles on (ceil(N/128), ceil(M/128)). N = 300: 19 workgroups against 3. A static M picks the
-// kernel here; a dynamic one runs the any-rows kernel (which branches on its m) on the grid the
-// count region picks from the workload (M).
+// kernel here; a dynamic one launches both, the few-rows kernel and then the many-rows one (the
+// tiles) on its C in place, each on its grid where M is its case and on one workgroup otherwise
+// (the kernel returns at once), the grids picked in the count regions from the workload (M).
 
 // PT-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x64.300x64(
 // PT: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_few_rows"(
@@ -30,15 +31,27 @@
 // PT: hal.return %[[X]], %[[Y]], %{{.*}} : index, index, index
 
 // PT-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx64.300x64(
-// PT: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_any_rows"[%[[M:.*]]](
-// PT-SAME: count(%{{.*}}: !hal.device, %[[W:.*]]: index)
+// PT: %[[C0:.*]] = hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_few_rows"[%[[M:.*]]](
+// PT-SAME: -> tensor<?x300xf32>{%[[M]]} count(%{{.*}}: !hal.device, %[[W:.*]]: index)
 // PT-NEXT: %[[ROWS:.*]] = arith.constant 16 : index
 // PT-NEXT: %[[FEW:.*]] = arith.cmpi ule, %[[W]], %[[ROWS]] : index
 // PT-NEXT: %[[IF_FEW:.*]] = arith.constant 19 : index
+// PT-NEXT: %[[IF_MANY:.*]] = arith.constant 1 : index
+// PT-NEXT: %[[X:.*]] = arith.select %[[FEW]], %[[IF_FEW]], %[[IF_MANY]] : index
+// PT-NEXT: %[[Y:.*]] = arith.constant 1 : index
+// PT: hal.return %[[X]], %[[Y]], %{{.*}} : index, index, index
+// PT: %[[C:.*]] = hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_many_rows"[%[[M]]](
+// PT-SAME: %[[C0]], %{{.*}}, %{{.*}}, %{{.*}}) :
+// PT-SAME: -> %[[C0]]{%[[M]]} count(%{{.*}}: !hal.device, %[[W:.*]]: index)
+// PT-NEXT: %[[ROWS:.*]] = arith.constant 16 : index
+// PT-NEXT: %[[FEW:.*]] = arith.cmpi ule, %[[W]], %[[ROWS]] : index
+// PT-NEXT: %[[IF_FEW:.*]] = arith.constant 1 : index
 // PT-NEXT: %[[IF_MANY:.*]] = arith.constant 3 : index
 // PT-NEXT: %[[X:.*]] = arith.select %[[FEW]], %[[IF_FEW]], %[[IF_MANY]] : index
 // PT-NEXT: %[[Y:.*]] = affine.apply #{{.*}}()[%[[W]]]
 // PT: hal.return %[[X]], %[[Y]], %{{.*}} : index, index, index
+// PT-NOT: hal.dispatch.extern
+// PT: return %{{.*}}
 
 // BLOCK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x64.300x64(
 // BLOCK: hal.dispatch.extern "qmlir_gemm_fp8_block_few_rows"(
@@ -49,7 +62,9 @@
 // BLOCK-SAME: -> tensor<17x300xf32> count(
 // BLOCK-NEXT: arith.constant 3 : index
 // BLOCK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.Dx64.300x64(
-// BLOCK: hal.dispatch.extern "qmlir_gemm_fp8_block_any_rows"[
+// BLOCK: hal.dispatch.extern "qmlir_gemm_fp8_block_few_rows"[
+// BLOCK: arith.select
+// BLOCK: hal.dispatch.extern "qmlir_gemm_fp8_block_many_rows"[
 // BLOCK: arith.select
 
 // mxfp8 has no kernel for a few rows: its tiles (128 columns) at any M.
@@ -82,7 +97,7 @@ func.func @seventeen_rows(%x: !torch.vtensor<[17,64],f32>) -> !torch.vtensor<[17
   return %0 : !torch.vtensor<[17,300],f32>
 }
 
-func.func @any_rows(%x: !torch.vtensor<[?,64],f32>) -> !torch.vtensor<[?,300],f32> {
+func.func @dynamic_rows(%x: !torch.vtensor<[?,64],f32>) -> !torch.vtensor<[?,300],f32> {
   %w = torch.vtensor.literal(dense<0.5> : tensor<300x64xf32>) : !torch.vtensor<[300,64],f32>
   %none = torch.constant.none
   %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[?,64],f32>, !torch.vtensor<[300,64],f32>, !torch.none -> !torch.vtensor<[?,300],f32>

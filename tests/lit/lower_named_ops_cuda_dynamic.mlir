@@ -40,7 +40,10 @@
 // CHECK: %[[A:.*]] = tensor.cast %arg0 : tensor<?x8xi8> to tensor<?x8xi8>
 // CHECK: %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x8xi8>
 // CHECK: %[[M32:.*]] = arith.index_cast %[[M]] : index to i32
-// CHECK: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_any_rows"[%[[M]]](%[[A]], %arg1, %arg2, %arg3, %[[M32]], %{{.*}}, %{{.*}}) : (tensor<?x8xi8>{%[[M]]}, tensor<f32>, tensor<3x8xi8>, tensor<f32>, i32, i32, i32) -> tensor<?x3xf32>{%[[M]]} count(%{{.*}}: !hal.device, %[[W:.*]]: index)
+// CHECK: %[[C0:.*]] = hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_few_rows"[%[[M]]](%[[A]], %arg1, %arg2, %arg3, %[[M32]], %{{.*}}, %{{.*}}) : (tensor<?x8xi8>{%[[M]]}, tensor<f32>, tensor<3x8xi8>, tensor<f32>, i32, i32, i32) -> tensor<?x3xf32>{%[[M]]} count(%{{.*}}: !hal.device, %[[W:.*]]: index)
+// CHECK: %[[X:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK: hal.return %[[X]], %{{.*}}, %{{.*}} : index, index, index
+// CHECK: hal.dispatch.extern "qmlir_gemm_fp8_per_tensor_many_rows"[%[[M]]](%[[A]], %arg1, %arg2, %arg3, %[[C0]], %[[M32]], %{{.*}}, %{{.*}}) : (tensor<?x8xi8>{%[[M]]}, tensor<f32>, tensor<3x8xi8>, tensor<f32>, tensor<?x3xf32>{%[[M]]}, i32, i32, i32) -> %[[C0]]{%[[M]]} count(%{{.*}}: !hal.device, %[[W:.*]]: index)
 // CHECK: %[[X:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: %[[Y:.*]] = affine.apply #[[GEMM_TILES]]()[%[[W]]]
 // CHECK: hal.return %[[X]], %[[Y]], %{{.*}} : index, index, index

@@ -162,7 +162,8 @@ def test_the_few_rows_kernels_match_the_lowering_and_leave_the_tiles_as_they_wer
     """The decode kernels (M <= 16) compute 16 columns a workgroup over 16 rows, the tile the
     cuda lowering sizes their grid by (a mismatch would leave columns unwritten). The tiled
     kernels, which a static M > 16 runs, carry no branch into them (one cost the 8192^3 block
-    GEMM 17% through spills); the any-rows kernels a dynamic M runs do, as a call."""
+    GEMM 17% through spills), nor do the few-rows kernels carry the tiles; each returns at once
+    where m is the other's case (a dynamic M launches both)."""
     from passes.lowering.cuda import gemm
 
     source = (nvrtc.SOURCE_DIR / "gemm_few_rows.cu").read_text()
@@ -181,14 +182,20 @@ def test_the_few_rows_kernels_match_the_lowering_and_leave_the_tiles_as_they_wer
     for name in ("qmlir_gemm_fp8_per_tensor", "qmlir_gemm_fp8_block"):
         assert "call" not in body(tiles, name).split("{", 1)[1]
         assert "call" not in body(few, f"{name}_few_rows").split("{", 1)[1]
-        assert re.search(r"call\.uni[^;]*few_rows\w*gemm_in_tiles", body(few, f"{name}_any_rows"))
+        many = body(few, f"{name}_many_rows").split("{", 1)[1]
+        assert "call" not in many
+        # the tiles' 48 KiB of shared memory (fp8::shared()) in the many-rows kernels only
+        tiles_shared = "_ZZN3fp86sharedEvE1s"
+        assert tiles_shared in many
+        assert tiles_shared not in body(few, f"{name}_few_rows")
 
 
 def test_the_gemm_probe_launches_each_variant_as_the_artifacts_do() -> None:
     """``gemm_variants.py`` (run on a GPU only) launches, per variant, the entry point and grid
     the cuda lowering gives the same M: the tiles at any M (``mma``), the few-rows kernels at
-    M <= 16 (``+few_rows``), the any-rows kernels at every M with the few-rows grid at M <= 16
-    (``+any_rows``). Checked here with a stand-in for cupy that records the launches."""
+    M <= 16 (``+few_rows``), both the few-rows and the many-rows kernels at every M, each on one
+    workgroup where M is the other's case (``+dynamic``). Checked here with a stand-in for cupy
+    that records the launches."""
     from types import SimpleNamespace
 
     probe = _gemm_variants()
@@ -212,13 +219,13 @@ def test_the_gemm_probe_launches_each_variant_as_the_artifacts_do() -> None:
             m=m, n=300, k=256, a=0, one_a=0, b=0, one_b=0, a_sinv=0, b_sinv=0, a_dims=1, b_dims=2
         )
 
-    variants = {"mma": (False, False), "few": (True, False), "any": (False, True)}
-    for few, any_rows in variants.values():
-        kernels = probe.Kernels(cupy, Path("x.ptx"), 0, few, any_rows)  # type: ignore[attr-defined]
+    variants = {"mma": (False, False), "few": (True, False), "dynamic": (False, True)}
+    for few, dynamic in variants.values():
+        kernels = probe.Kernels(cupy, Path("x.ptx"), 0, few, dynamic)  # type: ignore[attr-defined]
         for m in (1, 16, 17):
             for per_tensor in (True, False):
                 kernels.launch(per_tensor, shapes(m), None)
-    tiles, narrow, tall = (3, 1, 1), (19, 1, 1), (3, 1, 1)
+    tiles, narrow, tall, one = (3, 1, 1), (19, 1, 1), (3, 1, 1), (1, 1, 1)
     pt, bl = "tiles:qmlir_gemm_fp8_per_tensor", "tiles:qmlir_gemm_fp8_block"
     fpt, fbl = "few:qmlir_gemm_fp8_per_tensor", "few:qmlir_gemm_fp8_block"
     assert launched == [
@@ -228,7 +235,15 @@ def test_the_gemm_probe_launches_each_variant_as_the_artifacts_do() -> None:
         *[(f"{fpt}_few_rows", narrow), (f"{fbl}_few_rows", narrow)] * 2,
         (pt, tall),
         (bl, tall),
-        *[(f"{fpt}_any_rows", narrow), (f"{fbl}_any_rows", narrow)] * 2,
-        (f"{fpt}_any_rows", tall),
-        (f"{fbl}_any_rows", tall),
+        *[
+            (f"{fpt}_few_rows", narrow),
+            (f"{fpt}_many_rows", one),
+            (f"{fbl}_few_rows", narrow),
+            (f"{fbl}_many_rows", one),
+        ]
+        * 2,
+        (f"{fpt}_few_rows", one),
+        (f"{fpt}_many_rows", tall),
+        (f"{fbl}_few_rows", one),
+        (f"{fbl}_many_rows", tall),
     ]

@@ -5,8 +5,10 @@ IREE's own f8 matmul on cuda does not compile with a dynamic dim (TOOLCHAIN.md);
 takes A with dynamic rows: M (``tensor.dim`` of A) is its ``m`` push constant and the workload of
 the grid's y (128-row tiles for FP8, 64 for NVFP4). At M <= 16 (a decode step) the FP8 GEMMs
 run kernels of their own (``*_few_rows``: 16 columns a workgroup over all of K); a dynamic M
-runs ``*_any_rows``, which take that path or the tiles by their ``m``, on the grid the count
-region picks from M."""
+launches two kernels on the same C, ``*_few_rows`` and then ``*_many_rows`` (the tiles), each
+of which computes C where ``m`` is its case and returns at once otherwise, on the grid the
+count region picks from M: the full grid for the kernel whose case it is, one workgroup for the
+other."""
 
 from __future__ import annotations
 
@@ -44,17 +46,20 @@ FP8_LAUNCH = (128, 256)  # 8 warps, 3-stage cp.async pipeline
 NVFP4_LAUNCH = (64, 128)  # 4 warps, dequantized to f16 in shared memory
 # FP8 at M <= FEW_ROWS (a decode step): 16 columns a workgroup over all of K, one workgroup row
 # (the 128-row tiles would launch N/128 workgroups and leave most SMs idle). A static M picks
-# the kernel here (few rows or tiles); a dynamic one runs the any-rows kernel, which branches on
-# its m, on a grid the count region picks from M (a RowSwitch).
+# the kernel here (few rows or tiles); a dynamic one launches the few-rows kernel and then the
+# many-rows one (the tiles) on the same C, each on a grid the count region picks from M (a
+# RowSwitch): its own where M is its case, one workgroup (which returns at once) otherwise.
+# One kernel branching on m cost the tiles 17% (spills) and a one-row GEMM 1.5-1.8x (its
+# registers and shared memory); IREE refuses a dispatch of no workgroups (RESULTS.md).
 FEW_ROWS, FEW_ROWS_COLS = 16, 16
-FEW_ROWS_KERNELS = {  # tiles -> (few rows, any rows)
+FEW_ROWS_KERNELS = {  # tiles -> (few rows, many rows)
     cuda_kernels.GEMM_FP8_PER_TENSOR: (
         cuda_kernels.GEMM_FP8_PER_TENSOR_FEW_ROWS,
-        cuda_kernels.GEMM_FP8_PER_TENSOR_ANY_ROWS,
+        cuda_kernels.GEMM_FP8_PER_TENSOR_MANY_ROWS,
     ),
     cuda_kernels.GEMM_FP8_BLOCK: (
         cuda_kernels.GEMM_FP8_BLOCK_FEW_ROWS,
-        cuda_kernels.GEMM_FP8_BLOCK_ANY_ROWS,
+        cuda_kernels.GEMM_FP8_BLOCK_MANY_ROWS,
     ),
 }
 
@@ -99,21 +104,29 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str:
     constants = [("%m", "i32"), ("%n", "i32"), ("%k", "i32")]
     constants += [(f"%{key}", "i32") for key in extra]
     tile, threads = gemm_launch(kernel)
-    kernel, grid_x = _rows_kernel(kernel, m, n, tile)
-    ext = Extern(
-        kernel.family.value,
-        kernel.entry,
-        (*operands, *constants),
-        (dyn_type(c_2d, Dims({0: m_rows})),),
-        "%c",
-        (grid_x, tiles(m, tile)),
-        block=threads,
-    )
+    c_type = dyn_type(c_2d, Dims({0: m_rows}))
+    launches = _launches(kernel, m, n, tile)
+    externs = []
+    for i, (chosen, grid) in enumerate(launches):
+        last = i == len(launches) - 1
+        name = "%c" if last else f"%c_{i}"
+        # a launch after the first completes the previous one's C in place
+        c_in = [(f"%c_{i - 1}", c_type)] if i else []
+        ext = Extern(
+            chosen.family.value,
+            chosen.entry,
+            (*operands, *c_in, *constants),
+            (f"%c_{i - 1}" + c_type[len(c_type.split("{")[0]) :],) if i else (c_type,),
+            name,
+            grid,
+            block=threads,
+        )
+        externs.append(extern_text(ext, arch))
     return definition(
         "scaled_matmul.mlir",
         head(op),
         scaling=op.attrs.scaling.value,
-        kernel=kernel.entry,
+        kernel=" then ".join(chosen.entry for chosen, _ in launches),
         params=params,
         out_shape=shape_text(out.shape),
         flatten_a=reshape("%a", a, a_2d),
@@ -122,23 +135,29 @@ def lower_scaled_matmul(op: NamedOp, arch: str) -> str:
         N=n,
         K=k,
         extra_constants=i32_constants(extra),
-        extern=extern_text(ext, arch),
+        extern="".join(externs),
         unflatten_c=reshape("%c", c_2d, out),
     )
 
 
-def _rows_kernel(kernel: CudaKernel, m: Size, n: int, tile: int) -> tuple[CudaKernel, GridDim]:
-    """The FP8 kernel for M rows and its workgroups along N: the tiles (``ceil(N / tile)``), the
-    few-rows kernel at a static M <= FEW_ROWS (``ceil(N / 16)``), or for a dynamic M the
-    any-rows kernel on the grid of the path its ``m`` takes. Other kernels: tiles at any M."""
+def _launches(
+    kernel: CudaKernel, m: Size, n: int, tile: int
+) -> list[tuple[CudaKernel, tuple[GridDim, GridDim]]]:
+    """The kernels a GEMM of M rows launches, in order, with their grids (x along N, y along M):
+    the tiles (``ceil(N / tile)`` x ``ceil(M / tile)``), or for the FP8 kernels at a static M <=
+    FEW_ROWS the few-rows kernel (``ceil(N / 16)`` x 1), and at a dynamic M both, each on its
+    grid where M is its case and on one workgroup otherwise."""
     many = ceil_div(n, tile)
     if kernel not in FEW_ROWS_KERNELS:
-        return kernel, many
-    few_rows, any_rows = FEW_ROWS_KERNELS[kernel]
+        return [(kernel, (many, tiles(m, tile)))]
+    few_rows, many_rows = FEW_ROWS_KERNELS[kernel]
     few = ceil_div(n, FEW_ROWS_COLS)
     if isinstance(m, str):
-        return any_rows, RowSwitch(m, FEW_ROWS, few, many)
-    return (few_rows, few) if m <= FEW_ROWS else (kernel, many)
+        return [
+            (few_rows, (RowSwitch(m, FEW_ROWS, few, 1), 1)),
+            (many_rows, (RowSwitch(m, FEW_ROWS, 1, many), tiles(m, tile))),
+        ]
+    return [(few_rows, (few, 1))] if m <= FEW_ROWS else [(kernel, (many, tiles(m, tile)))]
 
 
 def _gemm_kernel(op: NamedOp) -> tuple[CudaKernel | None, dict[str, int]]:

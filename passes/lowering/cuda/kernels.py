@@ -101,7 +101,8 @@ class Extern:
     """One kernel launch.
 
     ``operands``: ``(ssa, type)`` pairs, tensors and ``i32`` scalars. ``results``: a type, or
-    ``"%ssa"`` of a tensor operand the kernel updates in place (its binding is the operand's).
+    ``"%ssa"`` of a tensor operand the kernel updates in place (its binding is the operand's;
+    ``"%ssa{%d0, ...}"`` where the operand's shape is dynamic).
     ``name``: the results' SSA name in the surrounding function (``%q#0``, ``%q#1`` for several).
     A type of dynamic shape is followed by its dims (``tensor<?xf32>{%n}``, see ``dyn_type`` in
     ``common.py``); ``grid``: numbers, or an :class:`Extent` or :class:`RowSwitch` per dynamic
@@ -117,7 +118,7 @@ class Extern:
     block: int = 256
 
     def bindings(self) -> list[str]:
-        tied = {r for r in self.results if r.startswith("%")}
+        tied = {r.split("{")[0] for r in self.results if r.startswith("%")}
         out = []
         for ssa, ty in self.operands:
             if ty.startswith("tensor<"):
