@@ -17,6 +17,11 @@ accuracy (``benchmarks/llm_scale.py`` measures that on the CPU).
     python benchmarks/gpu_probes/llm_decode.py run --dir build/llm-decode
     ncu --csv --metrics gpu__time_duration.sum \
         python benchmarks/gpu_probes/llm_decode.py profile --dir build/llm-decode --steps 2
+
+``build --one-token`` builds probe generators whose calls take exactly one token (static
+shapes: IREE records their command buffer once); ``run`` feeds them the prompt a token a call.
+``run`` reads IREE's cuda flags from ``IREE_CUDA_FLAGS`` (``--cuda_use_streams=false``: CUDA
+graphs) and leaves torch out under ``NO_TORCH=1``.
 """
 
 from __future__ import annotations
