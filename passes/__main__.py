@@ -11,6 +11,7 @@ import sys
 from iree.compiler import ir
 
 from passes import (  # noqa: F401 (each module registers its pass)
+    add_decode_step,
     check_indices,
     expose_scaling_state,
     externalize_weights,

@@ -89,18 +89,20 @@ class ExternalizeWeights(ModulePass):
         }
         planned = self._plan_calls(module, decls)
         symbols = _Symbols(module)
+        held: dict[CallResult, str] = {}  # a result two functions read: one global
         for call, index in planned:
             for i, result in enumerate(call.results):
                 if not _read_outside(result, {c for c, _ in planned}):
                     continue
                 source = CallResult(index, i)
-                weight = _first_weight(self.plan, index)
-                key = symbols.key(f"{weight}:{i}")
                 info = tensor_info(result.type)
                 assert info is not None, result.type
-                self.plan.tensors.append(PlannedTensor(key, info.dtype, info.shape, source))
+                if source not in held:
+                    key = symbols.key(f"{_first_weight(self.plan, index)}:{i}")
+                    self.plan.tensors.append(PlannedTensor(key, info.dtype, info.shape, source))
+                    held[source] = symbols.add(key, info)
                 with ir.InsertionPoint(call), call.location:
-                    result.replace_all_uses_with(load_global(symbols.add(key, info), result.type))
+                    result.replace_all_uses_with(load_global(held[source], result.type))
         for call, _ in reversed(planned):
             call.erase()
         erase_dead(module)
@@ -120,12 +122,19 @@ class ExternalizeWeights(ModulePass):
         module.operation.walk(collect)
         results: dict[ir.Value, CallResult] = {}
         planned: list[tuple[ir.Operation, int]] = []
+        seen: dict[tuple[object, ...], int] = {}  # a generator's @decode repeats @main's calls
         for call in calls:
             name = callee_name(call)
             if not decode_kind(decls[name]).pure:
                 continue
             args = [_argument(v, results) for v in call.operands]
             if any(a is None for a in args) or all(isinstance(a, np.ndarray) for a in args):
+                continue
+            same = (name, *(_identity(a) for a in args))
+            if same in seen:  # the same weight's same quantize: computed and stored once
+                planned.append((call, seen[same]))
+                for i, r in enumerate(call.results):
+                    results[r] = CallResult(seen[same], i)
                 continue
             if name not in self.plan.functions:
                 self.plan.functions[name] = lower_cpu(decls[name]).replace(
@@ -140,6 +149,7 @@ class ExternalizeWeights(ModulePass):
                     tuple(str(t) for t in function_type.results),
                 )
             index = len(self.plan.calls)
+            seen[same] = index
             self.plan.calls.append(PlannedCall(name, tuple(args)))  # type: ignore[arg-type]
             planned.append((call, index))
             for i, r in enumerate(call.results):
@@ -174,6 +184,13 @@ class ExternalizeWeights(ModulePass):
                 ).result
             op.results[0].replace_all_uses_with(value)
             op.erase()
+
+
+def _identity(argument: Argument | None) -> object:
+    """A planned call's argument as a key: equal for the same weight, constant or result."""
+    if isinstance(argument, np.ndarray):
+        return ("dense", argument.dtype.str, argument.shape, argument.tobytes())
+    return argument
 
 
 def _read_outside(value: ir.Value, planned: set[ir.Operation]) -> bool:

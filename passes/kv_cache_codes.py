@@ -24,7 +24,7 @@ from passes.base.numbers import ceil_div
 from passes.ir.dialect import BlockScaleDequantize, ScaleFormat
 from passes.ir.formats import FORMATS
 from passes.ir.named_ops import NamedOpBuilder, variant_suffix
-from passes.ir.torch_ops import collapse_to_2d, expand_from_2d, from_builtin
+from passes.ir.torch_ops import collapse_to_2d, expand_from_2d, from_builtin_as
 from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
 from passes.recipes.base import Role
 from passes.recipes.mxfp8 import BLOCK, Mxfp8BlockScaling
@@ -83,8 +83,8 @@ def _quantize(ops: NamedOpBuilder, op: ir.Operation) -> list[ir.Value]:
     grid = TensorInfo((*info.shape[:-1], ceil_div(info.shape[-1], BLOCK)), "i8")
     scales = expand_from_2d(q.scale_inv, grid, like=x)
     return [
-        from_builtin(codes, tensor_info(op.results[0].type, dynamic=True)),  # type: ignore[arg-type]
-        from_builtin(scales, tensor_info(op.results[1].type, dynamic=True)),  # type: ignore[arg-type]
+        from_builtin_as(codes, op.results[0].type),
+        from_builtin_as(scales, op.results[1].type),
     ]
 
 
@@ -106,4 +106,4 @@ def _dequantize(ops: NamedOpBuilder, op: ir.Operation) -> ir.Value:
         [flat_info.with_dtype("f32").builtin()],
     )
     result = expand_from_2d(out, info.with_dtype("f32"), like=codes)
-    return from_builtin(result, tensor_info(op.results[0].type, dynamic=True))  # type: ignore[arg-type]
+    return from_builtin_as(result, op.results[0].type)

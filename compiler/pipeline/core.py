@@ -58,6 +58,7 @@ def compile_core(
     *,
     before_recipe: Hook = _nothing,
     after_recipe: Hook = _nothing,
+    after_weights: Hook = _nothing,
     weights: Reader | None = None,
     stored: Any = None,
 ) -> bytes:
@@ -66,7 +67,9 @@ def compile_core(
     from the module after its weights are folded and its layers (called once). ``weights``:
     where a module imported with its weights outside (placeholders) reads them; its parameter
     file is written to ``options.parameters``; ``stored``: a quantized checkpoint's FP8 weights
-    (``compiler/frontend/prequantized.py``), written as stored rather than quantized."""
+    (``compiler/frontend/prequantized.py``), written as stored rather than quantized.
+    ``after_weights``: runs on the module after its weights are folded, before it is described
+    (a generator's decode function, ``passes/add_decode_step.py``)."""
     dump_stage(options, "01-import", module)
     note("recipe")
     run_pass(FoldWeightViews(), module)  # a frozen weight's views: a literal (a weight)
@@ -108,6 +111,7 @@ def compile_core(
     parameters = None
     if weights is not None:
         parameters = write_parameters(module, options, weights, note, stored)
+    after_weights(module)
     dump_stage(options, "03-fold-weights", module)
     metadata = dataclasses.replace(describe(module, layers), parameters=parameters)
     return lower_and_compile(module, options, metadata, note)

@@ -14,6 +14,7 @@ from compiler.backend.artifact import io_signature, public_functions
 from compiler.pipeline.options import CompileOptions
 from compiler.runtime.metadata import ArtifactMetadata, Layer, Signature, StateEntry, Training
 from compiler.version import IREE_VERSION, __version__
+from passes.base.abi import DECODE
 from passes.base.errors import QmlirError
 from passes.expose_scaling_state import state_globals
 from passes.ir.dialect import OpKind, decode_kind
@@ -47,7 +48,9 @@ def layer_map(module: ir.Module) -> tuple[Layer, ...]:
             out.append(Layer(layer_name(op), op.name, "none", text(KEPT_ATTR), gemm))
         return ir.WalkResult.ADVANCE
 
-    module.operation.walk(visit)
+    for op in module.body.operations:  # a generator's @decode repeats @main's layers
+        if op.operation.name != "func.func" or symbol_name(op.operation) != DECODE:
+            op.operation.walk(visit)
     return tuple(out)
 
 

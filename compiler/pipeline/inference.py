@@ -40,6 +40,8 @@ from compiler.runtime import CompiledModule, Generator
 from compiler.runtime.metadata import ArtifactMetadata, Generation, HeldBuffer, Layer
 from compiler.runtime.parameters import SUFFIX
 from passes.base.errors import QmlirError
+from passes.add_decode_step import AddDecodeStep
+from passes.base.abi import DECODE, ENTRY
 from passes.hold_buffers import HoldBuffers, buffer_types
 from passes.recipes import get_recipe
 
@@ -105,7 +107,13 @@ def compile_model(
 
     def hold_buffers(module: ir.Module) -> None:
         """The buffers the model mutates (a KV cache, a counter) held in the module."""
-        run_pass(HoldBuffers(held.inputs, held.outputs, initial=held.initial), module)
+        functions = (ENTRY, DECODE) if generation is not None else (ENTRY,)
+        run_pass(HoldBuffers(held.inputs, held.outputs, functions, held.initial), module)
+
+    def add_decode(module: ir.Module) -> None:
+        """A generator's decode function: ``@main`` with one token a call."""
+        if generation is not None:
+            run_pass(AddDecodeStep(decode=DECODE, arg=len(held.inputs)), module)
 
     def describe(module: ir.Module, layers: tuple[Layer, ...]) -> ArtifactMetadata:
         record = artifact_metadata(
@@ -135,6 +143,7 @@ def compile_model(
                 describe,
                 note,
                 after_recipe=hold_buffers,
+                before_recipe=add_decode,
                 weights=reader,
                 stored=stored,
             )

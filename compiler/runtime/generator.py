@@ -3,8 +3,10 @@
 token per step (the decode), choosing each token greedily or by sampling.
 
 ``@main(input_ids [max_batch, T], start [1])`` writes the T tokens' keys and values at
-positions ``start .. start+T-1`` of the cache and returns the last token's logits; every call
-goes through :meth:`Generator.step`, which checks that the positions fit the cache. A batch
+positions ``start .. start+T-1`` of the cache and returns the last token's logits; ``@decode``
+is the same with T = 1, its shapes static (a one-row GEMM, a command buffer IREE records once),
+which a call of one token runs. Every call goes through :meth:`Generator.step`, which checks
+that the positions fit the cache. A batch
 smaller than the compiled maximum runs as it is (its sequences are the cache's first rows); an
 artifact compiled before the batch was dynamic takes the maximum, and the runtime fills the other
 rows with copies of the first and drops their tokens.
@@ -22,6 +24,7 @@ import numpy as np
 from compiler.runtime.metadata import Generation
 from compiler.runtime.module import CompiledModule
 from compiler.runtime.tokenizer_store import unpack_tokenizer
+from passes.base.abi import DECODE, ENTRY
 from passes.base.errors import QmlirError
 
 Streamer = Callable[[np.ndarray], None]  # each step's new tokens, [batch]
@@ -109,11 +112,21 @@ class Generator(CompiledModule):
         ]
 
     def run_numpy(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        function = ENTRY
         if len(inputs) == 2:
             ids, start = np.asarray(inputs[0]), np.asarray(inputs[1])
             if ids.ndim == 2 and start.size == 1:
                 self._check_positions(int(start.reshape(-1)[0]), ids.shape[1])
-        return super().run_numpy(*inputs)
+                if ids.shape[1] == 1 and self.has_decode:
+                    function = DECODE  # one token: the decode function, its shapes static
+        return self._run_checked(function, inputs)
+
+    @property
+    def has_decode(self) -> bool:
+        """Whether the artifact has a decode function (``@decode``: ``@main`` with one token a
+        call, its shapes static; ``passes/add_decode_step.py``), which :meth:`step` calls for
+        one token; artifacts compiled before it call ``@main`` for every step."""
+        return DECODE in self.function_names
 
     @property
     def dynamic_batch(self) -> bool:

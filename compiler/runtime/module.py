@@ -200,6 +200,11 @@ class CompiledModule:
         write_atomically(target, self._artifact.data)
 
     def run_numpy(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        return self._run_checked(ENTRY, inputs)
+
+    def _run_checked(self, function: str, inputs: tuple[np.ndarray, ...]) -> list[np.ndarray]:
+        """``function`` (``@main``, or a function of its signature at narrower shapes) on
+        ``inputs`` checked against ``@main``'s signature."""
         arrays = check_inputs(inputs, self.signature["inputs"])
         if not self._warned_non_finite:
             found = non_finite_counts(arrays)
@@ -208,7 +213,9 @@ class CompiledModule:
                 warnings.warn(non_finite_message(*found[0]), NonFiniteInputWarning, stacklevel=3)
         outputs = [
             _as_dtype(o, spec["dtype"])
-            for o, spec in zip(self._call(ENTRY, *arrays), self.signature["outputs"], strict=False)
+            for o, spec in zip(
+                self._call(function, *arrays), self.signature["outputs"], strict=False
+            )
         ]
         if self.record.scaling_state and not self._warned_scales:
             self._calls_since_state += 1

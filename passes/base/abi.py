@@ -1,6 +1,7 @@
 """The names a compiled artifact and the runtime agree on (no MLIR needed to read them)."""
 
 ENTRY = "main"  # the model's function
+DECODE = "decode"  # a generator's @main with one token a call (passes/add_decode_step.py)
 METADATA_KEY = "qmlir.metadata"  # JSON in ``iree.reflection`` on @main
 GET_STATE = "qmlir.get_scaling_state"  # -> each state global, in metadata order
 SET_STATE = "qmlir.set_scaling_state"  # (each state global)

@@ -98,6 +98,21 @@ def from_builtin(value: ir.Value, info: TensorInfo) -> ir.Value:
     ).result
 
 
+def from_builtin_as(value: ir.Value, result: ir.Type) -> ir.Value:
+    """``value`` (a builtin tensor) as a ``!torch.vtensor`` of ``result``'s dtype and its own
+    shape, cast to ``result`` where the shapes' static dims differ (a result type the op it
+    replaces kept less refined than its operands: a generator's decode function)."""
+    want = tensor_info(result, dynamic=True)
+    have = tensor_info(value.type, dynamic=True)
+    assert want is not None and have is not None, (result, value.type)
+    out = from_builtin(value, have.with_dtype(want.dtype))
+    if out.type == result:
+        return out
+    return ir.Operation.create(
+        "torch.tensor_static_info_cast", results=[result], operands=[out]
+    ).result
+
+
 def add_tensors(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
     return ir.Operation.create(
         "torch.aten.add.Tensor", results=[lhs.type], operands=[lhs, rhs, constant_int(1)]

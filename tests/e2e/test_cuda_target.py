@@ -323,3 +323,21 @@ def test_training_step_compiles_for_cuda(recipe: str) -> None:
     missing = {k for k in TRAINING_KERNELS[recipe] if k.encode() not in names}
     assert not missing, missing
     assert {layer.get("gemm") for layer in step.metadata["layers"]} == {"fprop", "dgrad", "wgrad"}
+
+
+@needs_nvrtc
+def test_a_generators_decode_function_launches_the_few_rows_gemms_alone(tmp_path: Path) -> None:
+    """A generator's ``@decode`` (one token a call, its shapes static) runs each FP8 GEMM on the
+    few-rows kernel alone, at a static grid; ``@main`` (any number of tokens) launches the
+    few-rows and many-rows pair, its grids read from M."""
+    from samples import decoder_lm
+
+    lm = decoder_lm.make_lm(layers=1)
+    compiler.compile_generator(
+        lm, "fp8-block", target="cuda", cuda_arch="sm_90", max_seq_len=32, dump_ir=tmp_path
+    )
+    launches = [k for k in _launches(tmp_path / "04-lower.mlir") if "gemm" in k.kernel]
+    static = {k.kernel for k in launches if not k.dynamic}
+    dynamic = {k.kernel for k in launches if k.dynamic}
+    assert static == {"qmlir_gemm_fp8_block_few_rows"}, static
+    assert dynamic == {"qmlir_gemm_fp8_block_few_rows", "qmlir_gemm_fp8_block_many_rows"}

@@ -16,6 +16,7 @@ import torch
 
 import compiler
 from compiler.runtime import Generator
+from passes.base.abi import DECODE, ENTRY
 from passes.base.errors import QmlirError
 from tests.e2e import checkpoints
 from tests.e2e.cli_runner import run as cli
@@ -94,6 +95,30 @@ def test_decode_steps_match_the_prefill(lm, recipe: str) -> None:  # type: ignor
             np.testing.assert_array_equal(step, pre)
         else:
             assert _rel(step, full[p]) <= 1.5 * _rel(pre, full[p]) + 0.02, p
+
+
+@pytest.mark.parametrize("recipe", ["none", "fp8-block"])
+def test_a_step_of_one_token_runs_the_decode_function(lm, recipe: str) -> None:  # type: ignore[no-untyped-def]
+    """A generator has ``@decode`` (``@main`` with one token a call, its shapes static) beside
+    ``@main``; a step of one token runs it, a step of more runs ``@main``, and the two give
+    one token the same logits up to the order of their f32 sums (they compile apart)."""
+    gen = compiler.compile_generator(lm, recipe=recipe, max_seq_len=40)  # batch static: 1
+    assert gen.has_decode and gen.function_names[:2] == [ENTRY, DECODE]
+    called: list[str] = []
+    call = gen._call
+
+    def recording(name: str, *args: np.ndarray) -> list[np.ndarray]:
+        called.append(name)
+        return call(name, *args)
+
+    gen._call = recording  # type: ignore[method-assign]
+    ids = _prompt(seed=4, length=12)
+    gen.step(ids[:, :11], 0)
+    by_decode = gen.step(ids[:, 11:], 11)
+    gen.step(ids[:, :11], 0)
+    (by_main,) = gen._run_checked(ENTRY, (ids[:, 11:], np.array([11])))
+    assert called == [ENTRY, DECODE, ENTRY, ENTRY]
+    assert _rel(by_decode, by_main) < 1e-6, _rel(by_decode, by_main)
 
 
 def test_a_generator_saves_loads_and_generates_the_same(lm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,158 @@
+"""Pass ``add-decode-step``: a generator's decode function, ``@main`` with one token a call.
+
+A generator's ``@main(input_ids [batch, T], start [1])`` takes any number of tokens T (the
+prefill of a prompt, or one token of a decode step), so every shape that follows from T is
+dynamic: on llvm-cpu each GEMM is a dynamic-M matmul (packed and tiled for many rows), and IREE
+records the call's command buffer anew at every call. This pass adds ``@<name>`` (``decode``), a
+copy of ``@<function>`` whose argument ``arg`` has dim ``dim`` fixed at 1: its first op casts
+the static argument back to the dynamic type, and IREE's canonicalization carries the 1 through
+the copy (a one-row GEMM, static shapes where the batch is static, a command buffer recorded
+once). Both functions read and write the same held buffers (the KV cache's globals) and call
+the same named ops, so a decode step computes what ``@main`` computes for one token.
+
+Runs after ``hold-buffers`` (the copy loads and stores the same globals) and before the
+lowering. Options: ``function`` (``main``), ``name`` (``decode``), ``arg`` (0: ``input_ids``),
+``dim`` (1: the tokens).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from iree.compiler import ir
+from iree.compiler.passmanager import PassManager
+
+from passes.base.errors import QmlirError
+from passes.base.module_pass import ModulePass, register_pass
+from passes.ir.named_ops import entry_function
+from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
+
+CAST = "torch.tensor_static_info_cast"
+REFINE = "torch-shape-refinement-pipeline"
+LITERAL = "torch.vtensor.literal"
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class AddDecodeStep(ModulePass):
+    name = "add-decode-step"
+
+    function: str = "main"
+    decode: str = "decode"
+    arg: int = 0
+    dim: int = 1
+
+    def apply(self, module: ir.Module) -> None:
+        source = entry_function(module, self.function)
+        block = source.regions[0].blocks[0]
+        if self.arg >= len(block.arguments):
+            raise QmlirError(f"@{self.function} has no argument {self.arg}")
+        dynamic = block.arguments[self.arg].type
+        info = tensor_info(dynamic, dynamic=True)
+        if info is None or not 0 <= self.dim < info.rank or info.shape[self.dim] != DYNAMIC:
+            raise QmlirError(
+                f"@{self.function}'s argument {self.arg} ({dynamic}) has no dynamic dim {self.dim}"
+            )
+        shape = tuple(1 if i == self.dim else d for i, d in enumerate(info.shape))
+        static = TensorInfo(shape, info.dtype).vtensor()
+        with ir.InsertionPoint(module.body):
+            copy = source.clone()
+        copy.move_after(source)
+        copy.attributes["sym_name"] = ir.StringAttr.get(self.decode)
+        entry = copy.regions[0].blocks[0]
+        arg = entry.arguments[self.arg]
+        arg.set_type(static)
+        with ir.InsertionPoint.at_block_begin(entry), copy.location:
+            cast = ir.Operation.create(CAST, results=[dynamic], operands=[arg])
+        arg.replace_all_uses_except(cast.result, cast)
+        signature = ir.FunctionType(ir.TypeAttr(copy.attributes["function_type"]).value)
+        inputs = [static if i == self.arg else t for i, t in enumerate(signature.inputs)]
+        copy.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get(inputs, list(signature.results))
+        )
+        _refine(module, copy)
+
+
+def _name(op: ir.Operation) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
+
+
+def _refine(module: ir.Module, function: ir.Operation) -> None:
+    """``function``'s types refined from its arguments by torch-mlir's shape refinement (every
+    shape that follows from the static argument becomes static), run on a copy of the module
+    without the other functions' bodies, which stay as they are; the refined function then
+    takes the place of ``function``. Its literals (the weights, placeholders among them) are
+    arguments while it is refined, so that no fold computes on them: a placeholder is a zero
+    splat that names a tensor held outside (``passes/ir/parameters.py``), whose fold would be
+    zeros; they come back as they were."""
+    name = _name(function)
+    literals = _literals(function)
+    scratch = module.operation.clone()  # its attributes (the weights) shared, not copied
+    body = scratch.regions[0].blocks[0]
+    for op in list(body.operations):
+        op = op.operation
+        if op.name == "func.func" and _name(op) != name and len(op.regions[0].blocks) > 0:
+            op.erase()
+    hidden = _function(body, name)
+    base = _hide(hidden, _literals(hidden))
+    PassManager.parse(f"builtin.module({REFINE})").run(scratch)
+    refined = _function(body, name)
+    refined.move_after(function)
+    _restore(refined, literals, base)
+    function.erase()
+
+
+def _function(body: ir.Block, name: str) -> ir.Operation:
+    return next(
+        op.operation
+        for op in body.operations
+        if op.operation.name == "func.func" and _name(op.operation) == name
+    )
+
+
+def _literals(function: ir.Operation) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == LITERAL:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    function.walk(visit)
+    return found
+
+
+def _hide(function: ir.Operation, literals: list[ir.Operation]) -> int:
+    """Each of ``literals`` replaced by a new argument of ``function``, in order; the index of
+    the first."""
+    entry = function.regions[0].blocks[0]
+    base = len(entry.arguments)
+    for op in literals:
+        value = op.results[0]
+        value.replace_all_uses_with(entry.add_argument(value.type, op.location))
+        op.erase()
+    _retype(function)
+    return base
+
+
+def _restore(function: ir.Operation, literals: list[ir.Operation], base: int) -> None:
+    """The arguments from ``base`` on replaced by copies of ``literals`` again, and dropped."""
+    entry = function.regions[0].blocks[0]
+    for index, op in enumerate(literals):
+        copy = op.clone(ip=ir.InsertionPoint.at_block_begin(entry))
+        entry.arguments[base + index].replace_all_uses_with(copy.results[0])
+    for index in reversed(range(base, base + len(literals))):
+        entry.erase_argument(index)
+    _retype(function)
+
+
+def _retype(function: ir.Operation) -> None:
+    """``function``'s type from its entry block's arguments (its results as they were)."""
+    signature = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
+    inputs = [a.type for a in function.regions[0].blocks[0].arguments]
+    function.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get(inputs, list(signature.results))
+    )
+    for key in ("arg_attrs",):
+        if key in function.attributes:
+            del function.attributes[key]
