@@ -1,10 +1,12 @@
 """The compile of a generator (``compile_generator``): a causal LM with its KV cache held by the
-module, one function for prefill and decode steps (``compiler/frontend/cached_decoder.py``),
-compiled as an inference model whose mutated buffers the module keeps (``inference.py``).
+module (``compiler/frontend/cached_decoder.py``), compiled as an inference model whose mutated
+buffers the module keeps (``inference.py``).
 
 ``@main(input_ids [batch, T], start [1]) -> logits [batch, vocab] f32``: T is dynamic
 (1 .. ``max_seq``), and so is the batch (1 .. ``max_batch``; the call's sequences are the
-cache's first rows). The result is a :class:`~compiler.runtime.generator.Generator`.
+cache's first rows); ``@decode`` is the same with T = 1, its shapes static from it
+(``passes/add_decode_step.py``), for the decode steps. The result is a
+:class:`~compiler.runtime.generator.Generator`.
 """
 
 from __future__ import annotations

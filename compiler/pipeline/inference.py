@@ -39,9 +39,9 @@ from compiler.pipeline.pass_runner import run_pass
 from compiler.runtime import CompiledModule, Generator
 from compiler.runtime.metadata import ArtifactMetadata, Generation, HeldBuffer, Layer
 from compiler.runtime.parameters import SUFFIX
-from passes.base.errors import QmlirError
 from passes.add_decode_step import AddDecodeStep
 from passes.base.abi import DECODE, ENTRY
+from passes.base.errors import QmlirError
 from passes.hold_buffers import HoldBuffers, buffer_types
 from passes.recipes import get_recipe
 
