@@ -162,8 +162,9 @@ class HeldBuffer:
 class Generation:
     """A generator artifact (``compile_generator``): ``@main(input_ids [max_batch, T], start
     [1]) -> logits [max_batch, vocab]`` (and ``@decode``, the same at T = 1, where the artifact
-    has it) writes T tokens' keys and values into the KV cache the module holds (``layers`` caches of ``cache_dtype``, ``max_seq`` positions, ``kv_cache``
-    format) and returns the last token's logits; ``eos_token_ids`` end a sequence by default."""
+    has it) writes T tokens' keys and values into the KV cache the module holds (``layers``
+    caches of ``cache_dtype``, ``max_seq`` positions, ``kv_cache`` format) and returns the last
+    token's logits; ``eos_token_ids`` end a sequence by default."""
 
     max_batch: int
     max_seq: int
