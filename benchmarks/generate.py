@@ -4,6 +4,7 @@
                                   [--work DIR] [--prompt 32] [--new 128] [--max-seq 512]
                                   [--weights external|inline] [--kv-caches model fp8]
                                   [--pack-weights load|call|decoded] [--malloc retain|default]
+                                  [--recompile]
 
 For each size the benchmark reuses (or writes, as ``llm_scale.py`` does) a random-weight bf16
 Llama checkpoint, then, each in a process of its own:
@@ -196,6 +197,12 @@ def main() -> None:
         help="the KV cache formats each recipe is compiled with (default: model)",
     )
     parser.add_argument("--tag", default="", help="a suffix for the rows and artifact names")
+    parser.add_argument(
+        "--recompile",
+        action="store_true",
+        help="compile every artifact again (else one found in --work from an earlier run is "
+        "reused: an older compiler's, after a change)",
+    )
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     work = Path(args.work)
@@ -226,7 +233,7 @@ def main() -> None:
                 if args.tag:
                     tag += f".{args.tag}"
                 out = work / f"gen-{size}.{tag}.vmfb"
-                if not out.is_file():
+                if args.recompile or not out.is_file():
                     flags = ["--generate", "--max-seq-len", str(args.max_seq), "--weights",
                              args.weights, "--kv-cache", kv, "-q"]  # fmt: skip
                     flags += ["--pack-weights", args.pack_weights]
