@@ -233,7 +233,7 @@ def compile_generator(
     gemm_operands: str = "auto",
     weights: str = "auto",
     parameters: str | Path | None = None,
-    pack_weights: str = "load",
+    pack_weights: str = "auto",
     tokenizer: Any = None,
     **options: Any,
 ) -> Generator:
@@ -241,13 +241,15 @@ def compile_generator(
     holding one) into a generator: one artifact whose module holds a KV cache of
     ``max_seq_len`` positions (default: the config's ``max_position_embeddings``) for up to
     ``max_batch`` sequences, in the model's dtype (``kv_cache="model"``), and runs the prompt
-    (prefill) and then one token per step (decode) through the same compiled function, its
-    matmuls quantized by ``recipe``. ``gen.generate(ids, max_new_tokens=...)`` generates;
-    ``gen.save(path)``, and ``compiler.load(path)`` gives a :class:`Generator` back. The other
-    arguments are :func:`compile`'s (``weights``: ``auto`` is external for a folder).
+    (prefill, ``@main``) and then one token per step (decode, ``@decode``: the same with its
+    shapes static), its matmuls quantized by ``recipe``. ``gen.generate(ids,
+    max_new_tokens=...)`` generates; ``gen.save(path)``, and ``compiler.load(path)`` gives a
+    :class:`Generator` back. The other arguments are :func:`compile`'s (``weights``: ``auto``
+    is external for a folder).
     ``tokenizer`` (a transformers tokenizer or its folder; default: a folder model's own
     tokenizer files) is stored in the artifact: ``gen.generate_text("...")`` and ``qmlir
-    generate ART --prompt "..."`` use it.
+    generate ART --prompt "..."`` use it. ``pack_weights``: ``auto`` (default) is ``decoded``
+    for external weights on llvm-cpu (their decode and packing once, at load), else ``load``.
     """
     folder = isinstance(model, (str, Path))
     if folder and not Path(model).is_dir():

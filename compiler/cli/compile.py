@@ -89,12 +89,13 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
     )
     w.add_argument(
         "--pack-weights",
-        default="load",
-        choices=("load", "call", "decoded"),
-        help="llvm-cpu: when IREE packs the weights into its GEMM tiles: load (default: once, "
-        "a second copy in memory beside the weights), call (every call: less memory, slower) "
-        "or decoded (as load, and a parameter file's FP8/FP4 weights decoded once at load "
-        "instead of in every call: faster, the decoded copies in memory)",
+        default="auto",
+        choices=("auto", "load", "call", "decoded"),
+        help="llvm-cpu: when IREE packs the weights into its GEMM tiles: load (once, a second "
+        "copy in memory beside the weights), call (every call: less memory, slower) or "
+        "decoded (as load, and a parameter file's FP8/FP4 weights decoded once at load "
+        "instead of in every call: faster, the decoded copies in memory); auto (default): "
+        "decoded for --generate with --weights external, load otherwise",
     )
     w.add_argument(
         "--output-field",

@@ -34,6 +34,7 @@ from compiler.pipeline.options import (
     check_target_recipes,
     check_weights,
     gemm_operand_type,
+    resolve_pack_weights,
 )
 from compiler.pipeline.pass_runner import run_pass
 from compiler.runtime import CompiledModule, Generator
@@ -63,6 +64,7 @@ def compile_model(
     (``passes/hold_buffers.py``); ``generation`` records a generator's (``generation.py``)."""
     note = progress or (lambda stage: None)
     check_weights(options)
+    options = resolve_pack_weights(options, generator=generation is not None)
     check_target_recipes(options)
     external = options.weights == "external"
     stored = source.prequantized

@@ -3,6 +3,7 @@ anything is built: how SDPA is compiled, which element type the llvm-cpu scaled 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,14 +44,26 @@ class CompileOptions:
     weights: str = "inline"
     # llvm-cpu: when IREE packs the weights into its GEMM tiles: "load" (once, into the module's
     # memory beside the weights: a second copy), "call" (every call, no second copy) or
-    # "decoded" (as load, and external FP8/FP4 weights decoded at load too, not in every call)
+    # "decoded" (as load, and external FP8/FP4 weights decoded at load too, not in every call);
+    # "auto": decoded for a generator whose weights are external on llvm-cpu, else load
     pack_weights: str = "load"
     parameters: Path | None = None
     progress_bytes: Callable[[int, int, str], None] | None = None  # parameter file progress
 
 
 WEIGHT_MODES = ("inline", "external")
-PACK_MODES = ("load", "call", "decoded")
+PACK_MODES = ("auto", "load", "call", "decoded")
+
+
+def resolve_pack_weights(options: CompileOptions, generator: bool) -> CompileOptions:
+    """``pack_weights="auto"`` made a mode: ``decoded`` for a generator whose weights are in a
+    parameter file on llvm-cpu (its decode step reads every weight each token: decoded and
+    packed once at load it runs 2-6x faster than repacked in every step, benchmarks/RESULTS.md),
+    else ``load``."""
+    if options.pack_weights != "auto":
+        return options
+    decoded = generator and options.weights == "external" and not options.target.is_cuda
+    return dataclasses.replace(options, pack_weights="decoded" if decoded else "load")
 
 
 def check_weights(options: CompileOptions) -> None:

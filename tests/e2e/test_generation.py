@@ -189,7 +189,23 @@ def test_sampling_is_seeded_and_stays_in_the_top_k(lm) -> None:  # type: ignore[
     np.testing.assert_array_equal(np.concatenate(seen), greedy[0, PROMPT:])  # top_k=1: argmax
 
 
-def test_a_folder_generates_with_its_weights_outside(lm, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_a_folder_generates_with_its_weights_outside(
+    lm, tmp_path: Path, capsys, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A folder's generator keeps its weights in a parameter file and, by default
+    (``--pack-weights auto``), packs them once at load (``decoded``: IREE's flag that hoists
+    every expression over the parameters), not in every decode step."""
+    from compiler.pipeline import core
+    from passes.host.flags import HOIST_ALL_FLAG
+
+    seen: list[tuple[str, ...]] = []
+    compile_module = core.compile_module
+
+    def spy(module, target, flags=(), *args):  # type: ignore[no-untyped-def]
+        seen.append(tuple(flags))
+        return compile_module(module, target, flags, *args)
+
+    monkeypatch.setattr(core, "compile_module", spy)
     folder = checkpoints.save(lm, tmp_path / "llama")
     out = tmp_path / "gen.vmfb"
     code, stdout, err = cli(
@@ -198,6 +214,7 @@ def test_a_folder_generates_with_its_weights_outside(lm, tmp_path: Path, capsys)
         "-o", str(out),
     )  # fmt: skip
     assert code == 0, err
+    assert len(seen) == 1 and HOIST_ALL_FLAG in seen[0]
     assert "generator: 40 positions x 1 sequences" in stdout
     assert (tmp_path / "gen.params.safetensors").is_file()
     ids = _prompt(seed=8)
