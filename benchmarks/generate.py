@@ -3,7 +3,7 @@
     python benchmarks/generate.py [--sizes 0.35b 1.1b] [--recipes none fp8-current ...]
                                   [--work DIR] [--prompt 32] [--new 128] [--max-seq 512]
                                   [--weights external|inline] [--kv-caches model fp8]
-                                  [--pack-weights load|call|decoded] [--malloc retain|default]
+                                  [--pack-weights auto|load|call|decoded] [--malloc retain|default]
                                   [--recompile]
 
 For each size the benchmark reuses (or writes, as ``llm_scale.py`` does) a random-weight bf16
@@ -170,10 +170,11 @@ def main() -> None:
     parser.add_argument("--weights", default="external", choices=("external", "inline"))
     parser.add_argument(
         "--pack-weights",
-        default="load",
-        choices=("load", "call", "decoded"),
-        help="qmlir compile's --pack-weights (decoded: external FP8/FP4 weights decoded once at "
-        "load, not in every step: decode speed against their decoded copies in memory)",
+        default="auto",
+        choices=("auto", "load", "call", "decoded"),
+        help="qmlir compile's --pack-weights (auto, its default: decoded with --weights "
+        "external; decoded: external FP8/FP4 weights decoded once at load, not in every step: "
+        "decode speed against their decoded copies in memory)",
     )
     parser.add_argument(
         "--malloc",
@@ -225,7 +226,7 @@ def main() -> None:
         rows = [("torch eager bf16", torch, None, "model")]
         for recipe in args.recipes:
             for kv in args.kv_caches:
-                tag = recipe + ("" if args.pack_weights == "load" else f".{args.pack_weights}")
+                tag = recipe + ("" if args.pack_weights == "auto" else f".{args.pack_weights}")
                 if args.weights == "inline":
                     tag += ".inline"
                 if kv != "model":
