@@ -51,13 +51,15 @@ def _header(path: Path) -> bytes:
         return struct.pack("<Q", length) + f.read(length)
 
 
-def build(out: Path, size: str, recipes: list[str]) -> int:
+def build(out: Path, size: str, recipes: list[str], one_token: bool = False) -> int:
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import llm_scale
 
     import compiler
 
+    if one_token:
+        _one_token_export()
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "llama"
@@ -68,7 +70,7 @@ def build(out: Path, size: str, recipes: list[str]) -> int:
             gen = compiler.compile_generator(
                 folder, recipe=recipe, target="cuda", cuda_arch="sm_90", max_seq_len=MAX_SEQ
             )
-            name = f"{size}-{recipe}"
+            name = f"{size}-{'one-token-' if one_token else ''}{recipe}"
             gen.save(out / f"{name}.vmfb")
             params = out / f"{name}.params.safetensors"
             (out / f"{name}.params.header").write_bytes(_header(params))
@@ -82,20 +84,16 @@ def build(out: Path, size: str, recipes: list[str]) -> int:
     return 0
 
 
-def build_one_token(out: Path, size: str, recipes: list[str]) -> int:
-    """Generators whose calls take exactly one token (``{size}-one-token-{recipe}``), built as
-    ``compile_generator`` builds them but with the token count static at 1: a probe of what a
-    decode step with static shapes gains (IREE records the command buffer of a static call once
-    and replays it; a dynamic call's is recorded at every call). The prompt goes in one token a
-    call. Not a product path: the generator's token count is dynamic."""
-    sys.path.insert(0, str(ROOT))
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+def _one_token_export() -> None:
+    """Generators built from here on take exactly one token a call (``build --one-token``):
+    ``compile_generator``'s export with the token count static at 1, a probe of what a decode
+    step with static shapes gains (IREE records the command buffer of a static call once and
+    replays it). The prompt then goes in one token a call. Not a product path: a generator's
+    ``@main`` takes any number of tokens, its ``@decode`` one (``passes/add_decode_step.py``)."""
     import types
 
-    import llm_scale
     import torch
 
-    import compiler
     from compiler.pipeline import generation
 
     def zeros(shape: Any, **kwargs: Any) -> Any:
@@ -103,24 +101,8 @@ def build_one_token(out: Path, size: str, recipes: list[str]) -> int:
             shape = (shape[0], 1)  # the example call: one token
         return torch.zeros(shape, **kwargs)
 
-    export = types.SimpleNamespace(Dim=lambda name, **kw: None if name == "tokens" else None)
+    export = types.SimpleNamespace(Dim=lambda name, **kw: None)
     generation.torch = types.SimpleNamespace(zeros=zeros, int64=torch.int64, export=export)
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "llama"
-        llm_scale.write_checkpoint(folder, size)
-        shutil.copy(folder / "config.json", out / "config.json")
-        for recipe in recipes:
-            gen = compiler.compile_generator(
-                folder, recipe=recipe, target="cuda", cuda_arch="sm_90", max_seq_len=MAX_SEQ
-            )
-            name = f"{size}-one-token-{recipe}"
-            gen.save(out / f"{name}.vmfb")
-            params = out / f"{name}.params.safetensors"
-            (out / f"{name}.params.header").write_bytes(_header(params))
-            params.unlink()
-            print(f"built {name}", flush=True)
-    return 0
 
 
 def _values(dtype: str, shape: list[int], name: str, rng: np.random.Generator) -> bytes:
@@ -297,8 +279,7 @@ def main() -> int:
     if args.mode == "profile":
         return profile(args.dir, args.artifact, args.steps)
     if args.mode == "build":
-        builder = build_one_token if args.one_token else build
-        return builder(args.dir, args.size, args.recipes)
+        return build(args.dir, args.size, args.recipes, args.one_token)
     return run(args.dir)
 
 

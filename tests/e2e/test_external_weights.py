@@ -93,18 +93,11 @@ def test_weights_packed_in_every_call_or_decoded_at_load_give_the_same_outputs(m
     iree-compile); ``"decoded"``: every constant expression over the parameters hoisted, the
     FP8/FP4 decodes included (the size threshold lifted, as for inline weights). The outputs
     are the packed-at-load artifact's, bit for bit. An unknown mode is one line."""
-    from compiler.pipeline import core
     from passes.host.flags import HOIST_ALL_FLAG, PACK_PER_CALL_FLAG
+    from tests.e2e.iree_flags import record_iree_flags
 
     model, inputs = _sample("mlp")[:2]
-    seen: list[tuple[str, ...]] = []
-    compile_module = core.compile_module
-
-    def spy(module, target, flags=(), *args):  # type: ignore[no-untyped-def]
-        seen.append(tuple(flags))
-        return compile_module(module, target, flags, *args)
-
-    monkeypatch.setattr(core, "compile_module", spy)
+    seen = record_iree_flags(monkeypatch)
     load = compiler.compile(model, inputs, "mxfp8", weights="external")
     call = compiler.compile(model, inputs, "mxfp8", weights="external", pack_weights="call")
     decoded = compiler.compile(model, inputs, "mxfp8", weights="external", pack_weights="decoded")

@@ -195,17 +195,10 @@ def test_a_folder_generates_with_its_weights_outside(
     """A folder's generator keeps its weights in a parameter file and, by default
     (``--pack-weights auto``), packs them once at load (``decoded``: IREE's flag that hoists
     every expression over the parameters), not in every decode step."""
-    from compiler.pipeline import core
     from passes.host.flags import HOIST_ALL_FLAG
+    from tests.e2e.iree_flags import record_iree_flags
 
-    seen: list[tuple[str, ...]] = []
-    compile_module = core.compile_module
-
-    def spy(module, target, flags=(), *args):  # type: ignore[no-untyped-def]
-        seen.append(tuple(flags))
-        return compile_module(module, target, flags, *args)
-
-    monkeypatch.setattr(core, "compile_module", spy)
+    seen = record_iree_flags(monkeypatch)
     folder = checkpoints.save(lm, tmp_path / "llama")
     out = tmp_path / "gen.vmfb"
     code, stdout, err = cli(
