@@ -13,6 +13,7 @@ from compiler.runtime.input_check import shape_text
 from compiler.runtime.metadata import Parameters
 from compiler.runtime.parameters import parameters_beside, safetensors_header
 from compiler.runtime.summary import convolution_text
+from passes.base.abi import DECODE
 from passes.base.cpu_features import X86_CPUINFO_FLAGS, host_problem
 from passes.base.target import Cpu
 
@@ -41,6 +42,18 @@ def _describe_tensor(spec: dict[str, Any]) -> str:
         low, high = spec["index_range"]
         text += f" in {low}..{high - 1}"
     return f"{spec['name']}: {text}" if spec.get("name") else text
+
+
+def _one_token(spec: dict[str, Any]) -> dict[str, Any]:
+    """A generator's ``input_ids`` spec as ``@decode`` takes it: its tokens dim at 1."""
+    if spec.get("name") != "input_ids" or not spec.get("dims"):
+        return spec
+    dims = [None if d and d.get("name") == "tokens" else d for d in spec["dims"]]
+    shape = [
+        1 if d and d.get("name") == "tokens" else s
+        for s, d in zip(spec["shape"], spec["dims"], strict=True)
+    ]
+    return {**spec, "shape": shape, "dims": dims}
 
 
 def _count(shape: tuple[int, ...]) -> int:
@@ -135,7 +148,10 @@ def run(args: argparse.Namespace) -> int:
     print("\nfunctions")
     print(f"  main({describe(sig['inputs'])}) -> ({describe(sig['outputs'])})")
     for name in meta.functions:
-        if name != "main":
+        if name == DECODE:  # a generator's: main with one token a call, its shapes static
+            one = [_one_token(spec) for spec in sig["inputs"]]
+            print(f"  {name}({describe(one)}) -> ({describe(sig['outputs'])}): a decode step")
+        elif name != "main":
             print(f"  {name}")
     print(f"\nmatmuls ({len(meta.layers)})")
     print_layers([layer.to_json() for layer in meta.layers])

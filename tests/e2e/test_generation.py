@@ -222,6 +222,7 @@ def test_a_folder_generates_with_its_weights_outside(
     assert "prefill 8 tokens" in err and "decode 15 tokens" in err
     code, stdout, _ = cli(capsys, "inspect", str(out))
     assert code == 0 and "no tokenizer stored" in stdout
+    assert "decode(input_ids: si64[1, 1] in 0..255, start: si64[1])" in stdout
     code, _, err = cli(capsys, "generate", str(out), "--prompt", "hi")
     assert code != 0 and "stores no tokenizer" in err and len(err.strip().splitlines()) == 1
 
