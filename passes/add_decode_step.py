@@ -2,17 +2,21 @@
 
 A generator's ``@main(input_ids [batch, T], start [1])`` takes any number of tokens T (the
 prefill of a prompt, or one token of a decode step), so every shape that follows from T is
-dynamic: on llvm-cpu each GEMM is a dynamic-M matmul (packed and tiled for many rows), and IREE
-records the call's command buffer anew at every call. This pass adds ``@<name>`` (``decode``), a
-copy of ``@<function>`` whose argument ``arg`` has dim ``dim`` fixed at 1: its first op casts
-the static argument back to the dynamic type, and IREE's canonicalization carries the 1 through
-the copy (a one-row GEMM, static shapes where the batch is static, a command buffer recorded
-once). Both functions read and write the same held buffers (the KV cache's globals) and call
-the same named ops, so a decode step computes what ``@main`` computes for one token.
+dynamic: on llvm-cpu each GEMM is a dynamic-M matmul (packed and tiled for many rows), on cuda
+a dynamic-M GEMM's two launches, and IREE records the call's command buffer anew at every call.
+This pass adds ``@<decode>`` (``decode``), a copy of ``@<function>`` whose argument ``arg`` has
+its dim ``dim`` at 1, then refines the copy's types with torch-mlir's shape refinement, so that
+every shape that follows from that 1 is static (a one-row GEMM; a command buffer IREE records
+once where the batch is static too). The refinement runs on a scratch copy of the module
+without the other functions' bodies, the copy's literals (weights, placeholders of weights held
+outside among them) hidden as arguments so that no fold computes on them.
 
-Runs after ``hold-buffers`` (the copy loads and stores the same globals) and before the
-lowering. Options: ``function`` (``main``), ``name`` (``decode``), ``arg`` (0: ``input_ids``),
-``dim`` (1: the tokens).
+Runs on the imported torch IR before the recipe pass (which then quantizes both functions'
+matmuls with static named ops for ``@decode``) and before ``hold-buffers`` (which gives both the
+same buffers: ``arg`` counts the held buffers' arguments first). Where the refinement fails
+(an op torch-mlir's shape library does not know), it raises :class:`RefinementFailed` and
+leaves the module as it was: the compile goes on without ``@decode``. Options: ``function``
+(``main``), ``decode`` (``decode``), ``arg`` (0), ``dim`` (1: the tokens).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import dataclasses
 from iree.compiler import ir
 from iree.compiler.passmanager import PassManager
 
-from passes.base.errors import QmlirError
+from passes.base.errors import QmlirError, exception_summary
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir.named_ops import entry_function
 from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
@@ -73,6 +77,10 @@ class AddDecodeStep(ModulePass):
         _refine(module, copy)
 
 
+class RefinementFailed(QmlirError):
+    """The copy's shapes could not be refined; the module is left as it was (no copy)."""
+
+
 def _name(op: ir.Operation) -> str:
     return ir.StringAttr(op.attributes["sym_name"]).value
 
@@ -95,7 +103,13 @@ def _refine(module: ir.Module, function: ir.Operation) -> None:
             op.erase()
     hidden = _function(body, name)
     base = _hide(hidden, _literals(hidden))
-    PassManager.parse(f"builtin.module({REFINE})").run(scratch)
+    try:
+        PassManager.parse(f"builtin.module({REFINE})").run(scratch)
+    except Exception as e:  # the model has an op torch-mlir's shape library does not know
+        function.erase()
+        raise RefinementFailed(
+            f"torch-mlir's shape refinement could not make @{name} static: {exception_summary(e)}"
+        ) from e
     refined = _function(body, name)
     refined.move_after(function)
     _restore(refined, literals, base)

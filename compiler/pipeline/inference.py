@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import warnings
 from pathlib import Path
 
 from iree.compiler import ir
 
+from compiler.backend.artifact import public_functions
 from compiler.backend.inspection import weight_bytes
 from compiler.backend.scratch import params_dir
 from compiler.frontend.checkpoint import materialize
@@ -40,11 +42,15 @@ from compiler.pipeline.pass_runner import run_pass
 from compiler.runtime import CompiledModule, Generator
 from compiler.runtime.metadata import ArtifactMetadata, Generation, HeldBuffer, Layer
 from compiler.runtime.parameters import SUFFIX
-from passes.add_decode_step import AddDecodeStep
+from passes.add_decode_step import AddDecodeStep, RefinementFailed
 from passes.base.abi import DECODE, ENTRY
 from passes.base.errors import QmlirError
 from passes.hold_buffers import HoldBuffers, buffer_types
 from passes.recipes import get_recipe
+
+
+class DecodeStepWarning(UserWarning):
+    """A generator compiled without ``@decode`` (its decode steps run ``@main``)."""
 
 
 def compile_model(
@@ -109,13 +115,18 @@ def compile_model(
 
     def hold_buffers(module: ir.Module) -> None:
         """The buffers the model mutates (a KV cache, a counter) held in the module."""
-        functions = (ENTRY, DECODE) if generation is not None else (ENTRY,)
+        functions = (ENTRY, DECODE) if DECODE in public_functions(module) else (ENTRY,)
         run_pass(HoldBuffers(held.inputs, held.outputs, functions, held.initial), module)
 
     def add_decode(module: ir.Module) -> None:
-        """A generator's decode function: ``@main`` with one token a call."""
-        if generation is not None:
+        """A generator's decode function: ``@main`` with one token a call (where the model's
+        ops allow its shapes to be refined; else a warning, and the steps run ``@main``)."""
+        if generation is None:
+            return
+        try:
             run_pass(AddDecodeStep(decode=DECODE, arg=len(held.inputs)), module)
+        except RefinementFailed as e:
+            warnings.warn(f"{e}; the decode steps run @main", DecodeStepWarning, stacklevel=2)
 
     def describe(module: ir.Module, layers: tuple[Layer, ...]) -> ArtifactMetadata:
         record = artifact_metadata(

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -332,3 +333,26 @@ def test_a_mutated_buffer_keeps_its_state_across_calls() -> None:
     for thread in threads:
         thread.join()
     assert float(art.buffers()["count"]) == 100.0
+
+
+def test_a_model_whose_shapes_cannot_be_refined_generates_without_decode(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Where torch-mlir's shape refinement fails on a model (an op its shape library does not
+    know), the generator compiles without ``@decode``, with a warning that says so, and its
+    steps run ``@main``: the same tokens."""
+    from compiler.pipeline.inference import DecodeStepWarning
+    from passes import add_decode_step
+
+    lm = checkpoints.llama(max_position_embeddings=64)
+    ids = _prompt(seed=6)
+    want = compiler.compile_generator(lm, "none", max_seq_len=32).generate(ids, 8)
+
+    class Failing:
+        @staticmethod
+        def parse(pipeline: str) -> Any:
+            raise RuntimeError("no shape function for torch.aten.unknown_op")
+
+    monkeypatch.setattr(add_decode_step, "PassManager", Failing)
+    with pytest.warns(DecodeStepWarning, match="could not make @decode static.*run @main"):
+        gen = compiler.compile_generator(lm, "none", max_seq_len=32)
+    assert not gen.has_decode and DECODE not in gen.function_names
+    np.testing.assert_array_equal(gen.generate(ids, 8), want)
