@@ -265,8 +265,13 @@ def main() -> None:
             "| step / bound | peak RSS MB | same tokens as `none` | tokens as model cache |"
         )
         print("|---|---|---|---|---|---|---|---|---|---|")
-        reference = next(  # the `none` row of this run, whichever malloc it ran with
-            (m["tokens"] for name, m, _, _ in rows if name.split(" (")[0] == "qmlir none"), None
+        reference = next(  # the `none` row of this run, whichever malloc, mode or tag
+            (
+                m["tokens"]
+                for name, m, _, kv in rows
+                if kv == "model" and name.split(" (")[0].split(".")[0] == "qmlir none"
+            ),
+            None,
         )
         for name, m, weights, kv in rows:
             step = 1e3 / m["decode_tps"]
