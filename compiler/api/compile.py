@@ -249,7 +249,8 @@ def compile_generator(
     ``tokenizer`` (a transformers tokenizer or its folder; default: a folder model's own
     tokenizer files) is stored in the artifact: ``gen.generate_text("...")`` and ``qmlir
     generate ART --prompt "..."`` use it. ``pack_weights``: ``auto`` (default) is ``decoded``
-    for external weights on llvm-cpu (their decode and packing once, at load), else ``load``.
+    for external weights on llvm-cpu (their decode and packing once, at load) where the decoded
+    copies take at most half of this host's memory, else ``load``.
     """
     folder = isinstance(model, (str, Path))
     if folder and not Path(model).is_dir():

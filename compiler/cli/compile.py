@@ -95,7 +95,8 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         "copy in memory beside the weights), call (every call: less memory, slower) or "
         "decoded (as load, and a parameter file's FP8/FP4 weights decoded once at load "
         "instead of in every call: faster, the decoded copies in memory); auto (default): "
-        "decoded for --generate with --weights external, load otherwise",
+        "decoded for --generate with --weights external where the decoded copies take at most "
+        "half of this host's memory, load otherwise",
     )
     w.add_argument(
         "--output-field",

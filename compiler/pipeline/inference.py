@@ -70,7 +70,6 @@ def compile_model(
     (``passes/hold_buffers.py``); ``generation`` records a generator's (``generation.py``)."""
     note = progress or (lambda stage: None)
     check_weights(options)
-    options = resolve_pack_weights(options, generator=generation is not None)
     check_target_recipes(options)
     external = options.weights == "external"
     stored = source.prequantized
@@ -92,6 +91,9 @@ def compile_model(
         options = dataclasses.replace(options, model_layers=layers)
     as_matmuls = attention_as_matmuls(options)  # a contradictory attention mode, before export
     gemm = gemm_operand_type(options, options.target.cpu)
+    weights = sum(p.numel() for p in source.module.parameters())  # a folder's: on meta
+    decoded = weights * (2 if gemm == "bf16" else 4)  # llvm-cpu's decoded copies
+    options = resolve_pack_weights(options, generation is not None, decoded)
     if not external and source.reader is not None:
         materialize(source)  # a checkpoint folder's weights inline: the whole model in memory
     note("export")

@@ -4,6 +4,7 @@ anything is built: how SDPA is compiled, which element type the llvm-cpu scaled 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,15 +56,24 @@ WEIGHT_MODES = ("inline", "external")
 PACK_MODES = ("auto", "load", "call", "decoded")
 
 
-def resolve_pack_weights(options: CompileOptions, generator: bool) -> CompileOptions:
+def resolve_pack_weights(
+    options: CompileOptions, generator: bool, decoded_bytes: int = 0
+) -> CompileOptions:
     """``pack_weights="auto"`` made a mode: ``decoded`` for a generator whose weights are in a
     parameter file on llvm-cpu (its decode step reads every weight each token: decoded and
-    packed once at load it runs 2-6x faster than repacked in every step, benchmarks/RESULTS.md),
-    else ``load``."""
+    packed once at load it ran 2-6x faster than repacked in every step, benchmarks/RESULTS.md)
+    where those decoded copies (``decoded_bytes``) take at most half of this host's memory,
+    else ``load`` (an 8B model's bf16 copies beside its mapped file would not fit 24 GB)."""
     if options.pack_weights != "auto":
         return options
     decoded = generator and options.weights == "external" and not options.target.is_cuda
+    decoded = decoded and decoded_bytes <= host_memory_bytes() // 2
     return dataclasses.replace(options, pack_weights="decoded" if decoded else "load")
+
+
+def host_memory_bytes() -> int:
+    """This host's physical memory."""
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
 def check_weights(options: CompileOptions) -> None:
