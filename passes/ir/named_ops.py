@@ -82,6 +82,30 @@ class NamedOpBuilder:
         for op in module.body.operations:
             if is_named_op_decl(op.operation):
                 self._declared[symbol_name(op.operation)] = op.operation
+        self._occurrences: dict[tuple[str, str], int] = {}
+
+    def occurrence(self, key: str) -> int:
+        """How many times ``key`` came before in the function at the current insertion point
+        (0 the first time): the n-th use of a layer's state in one function is the n-th in
+        another (a generator's ``@main`` and ``@decode`` share each layer's state)."""
+        op = ir.InsertionPoint.current.block.owner
+        while op is not None and op.operation.name != "func.func":
+            op = op.operation.parent
+        function = symbol_name(op.operation) if op is not None else ""
+        n = self._occurrences.get((function, key), 0)
+        self._occurrences[(function, key)] = n + 1
+        return n
+
+    def global_attrs(self, name: str, tag: str = STATE_ATTR) -> ir.DictAttr | None:
+        """The ``tag`` attributes of global ``@name``, or None where no global has that name."""
+        for op in self.module.body.operations:
+            attrs = op.operation.attributes
+            if (
+                op.operation.name == "util.global"
+                and ir.StringAttr(attrs["sym_name"]).value == name
+            ):
+                return ir.DictAttr(attrs[tag]) if tag in attrs else None
+        return None
 
     def declare(
         self,

@@ -137,24 +137,35 @@ class Fp8DelayedScaling(ScalingRecipe):
         base_key = _symbol_safe(layer or "matmul")
         if role is not Role.ACTIVATION:
             base_key += f".{role.value}"
-        key, n = base_key, 1
-        while ops.symbol_taken(f"qmlir.state.{key}.scale"):
-            key, n = f"{base_key}_{n}", n + 1
+        # the n-th quantize of this layer's activation in this function: its n-th state,
+        # which another function's n-th shares (a generator's @decode steps and its prefill
+        # advance one history, as TE's module does over its forwards)
+        n = ops.occurrence(base_key)
+        key = base_key if n == 0 else f"{base_key}_{n}"
         base = f"qmlir.state.{key}"
-        history_name = ops.add_global(
-            base + ".amax_history",
-            ir.DenseElementsAttr.get(np.zeros(self.amax_history_len, np.float32)),
-            {
-                "key": str_attr(key),
-                "layer": str_attr(layer or ""),
-                "kind": str_attr("amax_history"),
-            },
-        )
-        scale_name = ops.add_global(
-            base + ".scale",
-            ir.DenseElementsAttr.get(np.array(1.0, np.float32), shape=[]),
-            {"key": str_attr(key), "layer": str_attr(layer or ""), "kind": str_attr("scale")},
-        )
+        shared = ops.global_attrs(base + ".scale")
+        if shared is not None and ir.StringAttr(shared["layer"]).value != (layer or ""):
+            shared, n = None, 1  # the name is another layer's: a new one after the taken ones
+            while ops.symbol_taken(f"qmlir.state.{base_key}_{n}.scale"):
+                n += 1
+            key = f"{base_key}_{n}"
+            base = f"qmlir.state.{key}"
+        history_name, scale_name = base + ".amax_history", base + ".scale"
+        if shared is None:
+            ops.add_global(
+                history_name,
+                ir.DenseElementsAttr.get(np.zeros(self.amax_history_len, np.float32)),
+                {
+                    "key": str_attr(key),
+                    "layer": str_attr(layer or ""),
+                    "kind": str_attr("amax_history"),
+                },
+            )
+            ops.add_global(
+                scale_name,
+                ir.DenseElementsAttr.get(np.array(1.0, np.float32), shape=[]),
+                {"key": str_attr(key), "layer": str_attr(layer or ""), "kind": str_attr("scale")},
+            )
         scale = load_global(scale_name, scalar)
         history = load_global(history_name, history_type)
         (amax,) = ops.call(Amax(), variant_suffix(info.shape), [x], [scalar], layer=layer)

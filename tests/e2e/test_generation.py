@@ -356,3 +356,19 @@ def test_a_model_whose_shapes_cannot_be_refined_generates_without_decode(monkeyp
         gen = compiler.compile_generator(lm, "none", max_seq_len=32)
     assert not gen.has_decode and DECODE not in gen.function_names
     np.testing.assert_array_equal(gen.generate(ids, 8), want)
+
+
+def test_fp8_delayed_prefill_and_decode_advance_one_history_per_layer() -> None:
+    """Under fp8-delayed, ``@main`` and ``@decode`` share each layer's amax history and scale
+    (TE's module keeps one over all its forwards): one state per quantized layer, and a prefill
+    then a decode step each add an amax to it."""
+    lm = checkpoints.llama(max_position_embeddings=64)
+    gen = compiler.compile_generator(lm, "fp8-delayed", max_seq_len=32)
+    assert gen.has_decode
+    quantized = {layer.layer for layer in gen.record.layers if layer.recipe != "none"}
+    assert {entry.key for entry in gen.record.scaling_state} == quantized
+    ids = _prompt(seed=7)
+    gen.step(ids, 0)  # @main
+    gen.step(ids[:, :1], PROMPT)  # @decode
+    for key, state in gen.scaling_state().items():
+        assert np.count_nonzero(state["amax_history"]) == 2, key
