@@ -149,6 +149,19 @@ __device__ __forceinline__ void store_c(float* c, const float acc[2][4][4], cons
       }
 }
 
+// Two adjacent elements of C's row, at p = &C[row][col]: one 8-byte store where C allows it
+// (``pairs``: N even and C 8-byte aligned) and both columns are within N, else each column
+// within N alone. The tiled FP8 GEMM's and the wgmma probe's epilogues.
+__device__ __forceinline__ void store_two(float* p, int64_t col, int32_t n, float v0, float v1,
+                                          bool pairs) {
+  if (pairs && col + 1 < n) {
+    *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+  } else {
+    if (col < n) p[0] = v0;
+    if (col + 1 < n) p[1] = v1;
+  }
+}
+
 }  // namespace
 
 // per tensor: no partial sums, so two workgroups per SM fit (128 registers; 6% faster at 8192^3
@@ -387,13 +400,7 @@ __device__ __forceinline__ void store_c(float* c, const float acc[4][4][4], cons
         const int64_t row = acc_row(w, mi, 2 * h), col = acc_col(w, ni, 2 * h);
         if (row >= m) continue;
         const float v0 = acc[mi][ni][2 * h] * factor, v1 = acc[mi][ni][2 * h + 1] * factor;
-        float* p = c + row * n + col;
-        if (pairs && col + 1 < n) {
-          *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
-        } else {
-          if (col < n) p[0] = v0;
-          if (col + 1 < n) p[1] = v1;
-        }
+        store_two(c + row * n + col, col, n, v0, v1, pairs);
       }
 }
 

@@ -144,14 +144,7 @@ __device__ __forceinline__ void store_c(float* c, const float acc[64], const Thr
   for (int i = 0; i < 64; i += 2) {
     const int64_t row = a_row0 + acc_row(t, (i % 4) / 2), col = b_row0 + acc_col(t, i);
     if (row >= m) continue;
-    const float v0 = acc[i] * factor, v1 = acc[i + 1] * factor;
-    float* p = c + row * n + col;
-    if (pairs && col + 1 < n) {
-      *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
-    } else {
-      if (col < n) p[0] = v0;
-      if (col + 1 < n) p[1] = v1;
-    }
+    store_two(c + row * n + col, col, n, acc[i] * factor, acc[i + 1] * factor, pairs);
   }
 }
 
