@@ -8,8 +8,8 @@ IREE cannot legalize), ``aten.index_copy`` (a static KV cache's update), ``aten.
 ``aten.einsum`` (into permutes, views and ``bmm``), so
 ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass;
 and, where the pipeline asks, ``scaled_dot_product_attention`` (as ``bmm → softmax → bmm``,
-``compiler/frontend/attention.py``). Mixture-of-experts layers export with every expert dense
-and masked (``compiler/frontend/moe.py``), and a small ``topk`` (a router's) as rounds of max
+``compiler/frontend/attention.py``). Mixture-of-experts layers export with each expert's
+matmuls over the tokens routed to it (``compiler/frontend/moe.py``), and a small ``topk`` (a router's) as rounds of max
 and first index (:func:`_topk`).
 """
 
@@ -27,7 +27,7 @@ from torch.export.graph_signature import OutputKind
 
 from compiler.frontend.attention import SDPA, sdpa_as_matmuls
 from compiler.frontend.model_source import ModelSource
-from compiler.frontend.moe import dense_experts
+from compiler.frontend.moe import experts_as_layers
 from passes.base.errors import QmlirError, exception_summary
 
 
@@ -43,7 +43,7 @@ def export_model(
             warnings.simplefilter("ignore", FutureWarning)  # torch's own deprecation chatter
             program = source.program
             if program is None:
-                with dense_experts(source.module):  # MoE layers: every expert dense, masked
+                with experts_as_layers(source.module):  # MoE layers: each expert over its tokens
                     program = torch.export.export(
                         source.module.eval(),
                         source.example_inputs,

@@ -1,4 +1,5 @@
-"""Mixture-of-experts layers for export: every expert as its own dense, masked matmuls.
+"""Mixture-of-experts layers for export: every expert's projections as matmuls of their own,
+run over the tokens routed to that expert (a grouped GEMM).
 
 transformers' experts modules (``@use_experts_implementation``: Mixtral, Qwen2-MoE, Qwen3-MoE,
 DeepSeek-V3, ...) hold each projection of all experts in one ``[experts, out, in]`` parameter
@@ -6,20 +7,31 @@ and run an expert over the tokens routed to it: a data-dependent loop (``nonzero
 which ``torch.export`` cannot trace), ``histc`` (which IREE cannot compile) or a gather of the
 weights by expert id (no operand is a weight, so nothing is quantized).
 
-While a model is exported, :func:`dense_experts` replaces each such module's forward with one
-that runs every expert over every token, its input rows masked to the tokens routed to it
-(zeros elsewhere) and its output weighted by the token's routing weight (zero where not routed),
-summed in expert order into the layer's dtype as transformers' ``index_add_`` does. Each
-expert's projection reads ``weight[e]``, a constant slice that ``fold-weight-views`` turns into
-a weight of its own, so the recipe quantizes every expert's GEMMs (its weights at compile time,
-its activations as any layer's) and the report names them (``experts.expert<e>.gate_up_proj``,
-``.down_proj``); the router beside them stays in high precision (:func:`moe_routers`).
+While a model is exported, :func:`experts_as_layers` replaces each such module's forward with
+one of two formulations, both calling expert ``e``'s projections as submodules
+``expert<e>.gate_up_proj`` (or ``up_proj``) and ``expert<e>.down_proj`` that read ``weight[e]``,
+a constant slice that ``fold-weight-views`` turns into a weight of its own, so the recipe
+quantizes every expert's GEMMs (its weights at compile time, its activations as any layer's)
+and the report names them; the router beside them stays in high precision (:func:`moe_routers`):
 
-Numerics: a routed token's expert output is the same function of its row as transformers'; an
-unrouted row is zero before the expert (an activation of 0 and a projection without bias keep
-it 0), so a per-tensor amax over an expert's input sees only the tokens routed to it, as the
-eager loop's does. Cost: every expert computes every token (``experts / top_k`` times the FLOPs
-of the routed tokens).
+- **routed** (the default, :func:`_routed_forward`): the (token, slot) pairs are ordered by
+  expert, stably (a one-hot count and prefix sum, then one scatter: no sort), each expert's
+  count read back as a size (``counts.tolist()``: an unbacked size to ``torch.export``, a
+  dynamic dimension to IREE), and expert ``e`` runs over exactly its rows, gathered in token
+  order; its outputs, times their routing weights, are added into the result in expert order
+  (``index_put`` with ``accumulate``), as transformers' ``index_add_`` loop does. GEMM work is
+  the routed tokens' only.
+- **dense** (:func:`_dense_forward`, kept as the reference): every expert over every token, its
+  input rows masked to the tokens routed to it (zeros elsewhere), its output weighted by the
+  routing weight (zero where not routed), summed in expert order. ``experts / top_k`` times the
+  routed GEMM work.
+
+Numerics, the same in both and per recipe: expert ``e``'s activation quantization sees exactly
+its routed rows (a per-tensor or global amax over them: the dense form's zero rows add nothing
+to an amax; block scales are per row), its weight is quantized by itself, a routed token's
+output row is the same function of its input row, and each token's sum runs in expert order
+from zero (the dense form adds exact zeros for unrouted experts). The two compile to bitwise
+equal outputs (``tests/e2e/test_moe.py``). An expert no token is routed to runs over zero rows.
 """
 
 from __future__ import annotations
@@ -83,9 +95,10 @@ class _Projection(nn.Module):
 
 
 @contextlib.contextmanager
-def dense_experts(model: nn.Module) -> Iterator[int]:
-    """Within the block, every experts module of ``model`` runs :func:`_dense_forward` through
-    per-expert submodules ``expert<e>``; yields how many experts modules there are."""
+def experts_as_layers(model: nn.Module, routed: bool = True) -> Iterator[int]:
+    """Within the block, every experts module of ``model`` runs :func:`_routed_forward` (or,
+    ``routed=False``, :func:`_dense_forward`) through per-expert submodules ``expert<e>``;
+    yields how many experts modules there are."""
     patched = [m for m in model.modules() if is_experts_module(m)]
     for module in patched:
         first = "gate_up_proj" if module.has_gate else "up_proj"
@@ -94,7 +107,8 @@ def dense_experts(model: nn.Module) -> Iterator[int]:
             for name in (first, "down_proj"):
                 expert.add_module(name, _Projection(module, name, e))
             module.add_module(f"expert{e}", expert)
-        module.forward = types.MethodType(_dense_forward, module)  # type: ignore[method-assign]
+        forward = _routed_forward if routed else _dense_forward
+        module.forward = types.MethodType(forward, module)  # type: ignore[method-assign]
     try:
         yield len(patched)
     finally:
@@ -102,6 +116,59 @@ def dense_experts(model: nn.Module) -> Iterator[int]:
             del module.forward
             for e in range(module.num_experts):
                 delattr(module, f"expert{e}")
+
+
+def _expert(self: nn.Module, expert: int, x: torch.Tensor) -> torch.Tensor:
+    """Expert ``expert``'s output for the rows ``x``, through its ``expert<e>`` submodules."""
+    projections = getattr(self, f"expert{expert}")
+    if self.has_gate:
+        h = self._apply_gate(projections.gate_up_proj(x))
+    else:
+        h = self.act_fn(projections.up_proj(x))
+    y = projections.down_proj(h)
+    if self.has_post_expert_norm:
+        y = self.post_expert_norm(y)
+    return y
+
+
+def _routed_forward(
+    self: nn.Module,
+    hidden_states: torch.Tensor,
+    top_k_index: torch.Tensor,
+    top_k_weights: torch.Tensor,
+) -> torch.Tensor:
+    tokens, top_k = top_k_index.shape
+    pairs = top_k_index.reshape(-1)  # pair p = token p // top_k, slot p % top_k
+    hits = F.one_hot(pairs, self.num_experts)  # [pairs, experts]
+    counts = hits.sum(dim=0)
+    rank = (hits.cumsum(dim=0) * hits).sum(dim=-1) - 1  # among the pairs of its expert
+    place = (counts.cumsum(dim=0) - counts)[pairs] + rank  # its position, ordered by expert
+    # ordered[place[p]] = p. The scatter writes every entry, so its init is ``place`` itself:
+    # IREE 3.13 miscompiles scatters that share one splat init (zeros) with dynamic dims.
+    ordered = place.index_put((place,), torch.arange(pairs.shape[0], device=pairs.device))
+    token_of = ordered // top_k
+    weight_of = top_k_weights.reshape(-1)[ordered]
+    outputs = []
+    start = 0
+    for expert, count in enumerate(counts.tolist()):
+        torch._check(count >= 0)
+        torch._check(start + count <= pairs.shape[0])
+        rows = token_of.narrow(0, start, count)
+        y = _expert(self, expert, hidden_states.index_select(0, rows))
+        y = y * weight_of.narrow(0, start, count).unsqueeze(-1)
+        outputs.append(y.to(hidden_states.dtype))
+        start = start + count
+    # back in pair order, each token's slots taken in expert order (their summation order in
+    # transformers' loop): slot ``by_expert[t, r]`` holds token t's r-th smallest expert id
+    routed = torch.cat(outputs).index_select(0, place)  # [pairs, hidden]
+    smaller = (top_k_index.unsqueeze(1) < top_k_index.unsqueeze(2)).sum(dim=-1)  # [tokens, k]
+    slots = torch.arange(top_k, device=pairs.device)
+    by_expert = ((smaller.unsqueeze(1) == slots.view(1, -1, 1)) * slots).sum(dim=-1)
+    first = torch.arange(tokens, device=pairs.device) * top_k  # each token's first pair
+    out = torch.zeros_like(hidden_states)
+    for r in range(top_k):
+        out = out + routed.index_select(0, first + by_expert[:, r])
+    return out
 
 
 def _dense_forward(
@@ -115,13 +182,6 @@ def _dense_forward(
         hit = top_k_index == expert  # [tokens, top_k]
         weight = (top_k_weights * hit).sum(dim=-1, keepdim=True)  # the routing weight, or 0
         x = hidden_states * hit.any(dim=-1, keepdim=True).to(hidden_states.dtype)
-        projections = getattr(self, f"expert{expert}")
-        if self.has_gate:
-            h = self._apply_gate(projections.gate_up_proj(x))
-        else:
-            h = self.act_fn(projections.up_proj(x))
-        y = projections.down_proj(h)
-        if self.has_post_expert_norm:
-            y = self.post_expert_norm(y)
+        y = _expert(self, expert, x)
         out = out + (y * weight).to(out.dtype)
     return out

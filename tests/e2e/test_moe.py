@@ -1,12 +1,15 @@
 """Mixture-of-experts models (Mixtral, Qwen2-MoE, Qwen3-MoE, DeepSeek-V3): they compile with
 transformers' default experts, every expert's two GEMMs quantized as a layer of its own (named
 ``experts.expert<e>.gate_up_proj``/``.down_proj``), the router kept in high precision; under
-``none`` the outputs are torch's (the dense, masked experts of ``compiler/frontend/moe.py``
-compute what transformers' routed loop does), under a recipe within its usual SQNR."""
+``none`` the outputs are torch's (each expert over its routed tokens, ``compiler/frontend/moe.py``,
+computes what transformers' routed loop does), under a recipe within its usual SQNR."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +17,8 @@ import torch
 
 import compiler
 from compiler.analysis.metrics import compare
-from compiler.frontend.moe import dense_experts, is_experts_module
+from compiler.frontend import moe
+from compiler.frontend.moe import experts_as_layers, is_experts_module
 from tests.e2e import checkpoints
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
@@ -42,20 +46,87 @@ def _experts(lm: torch.nn.Module) -> list[tuple[str, int]]:
     return [(n, m.num_experts) for n, m in lm.named_modules() if is_experts_module(m)]
 
 
-def test_dense_experts_compute_what_transformers_routing_does() -> None:
-    """In torch, before any compile: the dense forward's logits equal the routed loop's within
-    f32 rounding (measured 1.2e-7: a matmul over all rows may sum in another order than over
-    the routed ones), and the patch is undone afterwards."""
+def test_both_formulations_compute_what_transformers_routing_does() -> None:
+    """In torch, before any compile: the routed forward's logits equal transformers' routed
+    loop's, the dense forward's within f32 rounding (measured 1.2e-7: a matmul over all rows
+    may sum in another order than over the routed ones), and the patch is undone afterwards."""
     for arch in checkpoints.MOE:
         lm = checkpoints.moe(arch)
         ids = _ids(seed=3)
         with torch.no_grad():
-            routed = lm(ids).logits
-            with dense_experts(lm) as patched:
+            reference = lm(ids).logits
+            with experts_as_layers(lm) as patched:
+                routed = lm(ids).logits
+            with experts_as_layers(lm, routed=False):
                 dense = lm(ids).logits
         assert patched == len(_experts(lm)) > 0
-        torch.testing.assert_close(dense, routed, rtol=0, atol=1e-6)
+        torch.testing.assert_close(routed, reference, rtol=0, atol=1e-6)
+        torch.testing.assert_close(dense, reference, rtol=0, atol=1e-6)
         assert not any(n.endswith("expert0") for n, _ in lm.named_modules()), arch
+
+
+def _mixtral_block(hidden: int = 128) -> torch.nn.Module:
+    """One random Mixtral sparse-MoE block: 4 experts, top-2."""
+    import transformers
+
+    config = transformers.MixtralConfig(
+        hidden_size=hidden, intermediate_size=96, num_local_experts=4, num_experts_per_tok=2
+    )
+    torch.manual_seed(0)
+    block = transformers.models.mixtral.modeling_mixtral.MixtralSparseMoeBlock(config).eval()
+    for p in block.parameters():
+        torch.nn.init.normal_(p, std=0.1)
+    return block
+
+
+def test_each_expert_multiplies_only_its_routed_rows(tmp_path: Path) -> None:
+    """The grouped GEMM: with 16 tokens (static), each expert's quantize and scaled matmul run
+    over a dynamic number of rows, read back from the routing (``aten.item``), not over all 16."""
+    block = _mixtral_block()
+    compiler.compile(block, (torch.randn(1, 16, 128),), "fp8-current", dump_ir=tmp_path)
+    checks = tmp_path / "checks.txt"
+    checks.write_text(
+        "CHECK: torch.aten.item\n"
+        "CHECK: call @qmlir.quantize.e4m3.per_tensor.Dx128({{.*}}qmlir.layer = "
+        '"experts.expert0.gate_up_proj"{{.*}}(tensor<?x128xf32>\n'
+        "CHECK: call @qmlir.scaled_matmul.{{.*}}qmlir.layer = "
+        '"experts.expert0.gate_up_proj"{{.*}} -> tensor<?x192xf32>\n'
+        "CHECK: call @qmlir.scaled_matmul.{{.*}}qmlir.layer = "
+        '"experts.expert3.down_proj"{{.*}} -> tensor<?x128xf32>\n'
+        "CHECK-NOT: tensor<16x192xf32>\n"
+    )
+    filecheck = Path(sys.executable).with_name("filecheck")
+    recipe_ir = (tmp_path / "02-recipe.mlir").read_text()
+    done = subprocess.run(
+        [str(filecheck), str(checks)], input=recipe_ir, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("recipe", ["none", "fp8-current", "fp8-delayed", "fp8-block", "nvfp4"])
+def test_routed_experts_quantize_as_the_dense_ones(recipe: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The routed (grouped) experts compile to what the dense, masked ones compute: each
+    expert's activation scales come from the same rows (a different row set would move the
+    outputs by the FP8 step, ~1e-2; they agree to f32 accumulation order, the GEMMs' M
+    differing), at every token count of a dynamic dimension: one token leaves two of the four
+    experts without rows; fp8-delayed's per-expert amax histories advance alike."""
+    block = _mixtral_block()
+    tokens = torch.export.Dim("tokens", min=1, max=64)
+    example, dynamic = (torch.randn(1, 16, 128),), ({1: tokens},)
+    routed = compiler.compile(block, example, recipe, dynamic_shapes=dynamic)
+    monkeypatch.setattr(moe, "_routed_forward", moe._dense_forward)
+    dense = compiler.compile(block, example, recipe, dynamic_shapes=dynamic)
+    for n in (1, 3, 16, 64):
+        x = torch.randn(1, n, 128, generator=torch.Generator().manual_seed(n))
+        got, want = routed(x.numpy()), dense(x.numpy())
+        assert compare(want, got).rel_l2_error < 1e-6, (n, compare(want, got))
+        with torch.no_grad():
+            ref = block(x)
+        ref = ref[0] if isinstance(ref, tuple) else ref
+        # fp8-delayed: scales from past calls; nvfp4: one token's row measured 11.7 dB
+        floor = {"none": 100.0, **MIN_SQNR, "nvfp4": 10.0}.get(recipe)
+        if floor is not None:
+            assert compare(ref.numpy(), got).sqnr_db > floor, (n, compare(ref.numpy(), got))
 
 
 @pytest.mark.parametrize("arch", checkpoints.MOE)
