@@ -13,6 +13,7 @@ meta device.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import torch
@@ -48,11 +49,32 @@ _SIGNATURE_DTYPES = {
 
 
 class _DenseLiterals(fx_importer.FxImporterHooks):
+    """Tensors as dense ``torch.vtensor.literal`` ops, one per tensor and function.
+
+    ``import_frozen_program`` puts a parameter's tensor in place of every use of its
+    placeholder and asks for a literal at each use: a weight used E times (an MoE layer's
+    ``[experts, out, in]`` parameter, one slice per expert) would be copied into the module E
+    times, quadratic in the experts (32 experts of a 1024-wide layer: 13 GB to compile). The
+    first literal of a tensor is reused by its later uses in the same function (the first use
+    is created earlier in the same block, so it dominates them)."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[int, int], tuple[torch.Tensor, Any]] = {}
+
     def resolve_literal(self, gni, literal, info):  # type: ignore[no-untyped-def]
         if not isinstance(literal, torch.Tensor) or literal.dtype not in _ELEMENT_TYPES:
             return None
         if literal.numel() <= 1:
             return None
+        key = (id(gni), id(literal))
+        made = self._made.get(key)
+        if made is not None and made[0] is literal:  # the tensor is held: its id is not reused
+            return made[1]
+        value = self._dense(gni, literal)
+        self._made[key] = (literal, value)
+        return value
+
+    def _dense(self, gni, literal):  # type: ignore[no-untyped-def]
         data = literal.detach().contiguous()
         array = (
             data.view(torch.int16).numpy()
@@ -73,6 +95,7 @@ class _PlaceholderLiterals(_DenseLiterals):
     literals (lifted constants) dense, as :class:`_DenseLiterals` makes them."""
 
     def __init__(self, names: dict[int, str]) -> None:
+        super().__init__()
         self._names = names
 
     def resolve_literal(self, gni, literal, info):  # type: ignore[no-untyped-def]
