@@ -42,6 +42,7 @@ def compile(  # noqa: A001 (the product's API name)
     cuda_arch: str | None = None,
     cpu: str | None = None,
     attention: str = "auto",
+    experts: str = "auto",
     dynamic_shapes: Any = None,
     allow_unquantized: bool = False,
     gemm_operands: str = "auto",
@@ -65,7 +66,9 @@ def compile(  # noqa: A001 (the product's API name)
     an NVIDIA GPU of ``cuda_arch`` (``sm_89``, ``sm_90`` (default), ``sm_100``); no GPU needed.
     ``cpu`` (llvm-cpu): ``host`` (default), ``generic`` or an LLVM CPU name; the artifact records
     it and refuses to run on a host without its features. ``attention``: ``auto``, ``matmuls``
-    (SDPA as bmm + softmax + bmm) or ``fused`` (one IREE attention op).
+    (SDPA as bmm + softmax + bmm) or ``fused`` (one IREE attention op). ``experts`` (MoE
+    layers): ``auto`` (routed on llvm-cpu, dense on cuda), ``routed`` (each expert over the
+    tokens routed to it) or ``dense`` (every expert over every token, masked).
     ``dynamic_shapes`` is ``torch.export.export``'s argument (``Dim("batch", min=1, max=64)``,
     ``Dim.AUTO``, ...): the artifact takes any size in range. A quantizing recipe that quantizes
     none of the matmuls (e.g. shapes it cannot handle) is an error unless ``allow_unquantized``.
@@ -122,6 +125,7 @@ def compile(  # noqa: A001 (the product's API name)
             cuda_arch=cuda_arch,
             cpu=cpu,
             attention=attention,
+            experts=experts,
             allow_unquantized=allow_unquantized,
             gemm_operands=gemm_operands,
             weights=weights,

@@ -175,6 +175,13 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         "(fused); auto: matmuls on llvm-cpu and with --quantize-all-matmuls, fused otherwise",
     )
     c.add_argument(
+        "--experts",
+        default="auto",
+        choices=("auto", "routed", "dense"),
+        help="MoE experts each over the tokens routed to them (routed) or every expert over "
+        "every token, masked (dense); auto: routed on llvm-cpu, dense on cuda",
+    )
+    c.add_argument(
         "--exclude",
         action="append",
         default=[],
@@ -260,6 +267,7 @@ def run(args: argparse.Namespace) -> int:
         target=target,
         quantize_all_matmuls=args.quantize_all_matmuls,
         attention=args.attention,
+        experts=args.experts,
         iree_flags=tuple(args.iree_flag),
         dump_ir=Path(args.dump_ir) if args.dump_ir else None,
         exclude=tuple(args.exclude),

@@ -9,8 +9,8 @@ IREE cannot legalize), ``aten.index_copy`` (a static KV cache's update), ``aten.
 ``aten.linear``/``matmul`` survive in their dtypes for the recipe pass;
 and, where the pipeline asks, ``scaled_dot_product_attention`` (as ``bmm → softmax → bmm``,
 ``compiler/frontend/attention.py``). Mixture-of-experts layers export with each expert's
-matmuls over the tokens routed to it (``compiler/frontend/moe.py``), and a small ``topk`` (a router's) as rounds of max
-and first index (:func:`_topk`).
+matmuls over the tokens routed to it, or dense and masked (``compiler/frontend/moe.py``), and
+a small ``topk`` (a router's) as rounds of max and first index (:func:`_topk`).
 """
 
 from __future__ import annotations
@@ -32,18 +32,20 @@ from passes.base.errors import QmlirError, exception_summary
 
 
 def export_model(
-    source: ModelSource, attention_as_matmuls: bool = True
+    source: ModelSource, attention_as_matmuls: bool = True, routed_experts: bool = True
 ) -> torch.export.ExportedProgram:
     """``attention_as_matmuls``: SDPA becomes ``bmm → softmax → bmm``
     (``compiler/frontend/attention.py``);
-    otherwise it stays one op that IREE lowers to ``iree_linalg_ext.attention``."""
+    otherwise it stays one op that IREE lowers to ``iree_linalg_ext.attention``.
+    ``routed_experts``: MoE experts each over their routed tokens, else dense and masked
+    (``compiler/frontend/moe.py``)."""
     table = export_decompositions(attention_as_matmuls)
     try:
         with torch.no_grad(), warnings.catch_warnings(), _quiet_logging():
             warnings.simplefilter("ignore", FutureWarning)  # torch's own deprecation chatter
             program = source.program
             if program is None:
-                with experts_as_layers(source.module):  # MoE layers: each expert over its tokens
+                with experts_as_layers(source.module, routed=routed_experts):
                     program = torch.export.export(
                         source.module.eval(),
                         source.example_inputs,

@@ -37,6 +37,7 @@ from compiler.pipeline.options import (
     check_weights,
     gemm_operand_type,
     resolve_pack_weights,
+    routed_experts,
 )
 from compiler.pipeline.pass_runner import run_pass
 from compiler.runtime import CompiledModule, Generator
@@ -97,7 +98,7 @@ def compile_model(
     if not external and source.reader is not None:
         materialize(source)  # a checkpoint folder's weights inline: the whole model in memory
     note("export")
-    program = export_model(source, as_matmuls)
+    program = export_model(source, as_matmuls, routed_experts(options))
     options = dataclasses.replace(options, routers=moe_routers(source.module))
     names = dim_names(source.dynamic_shapes, source.input_names())
     roles, outputs = input_roles(program, names), output_dims(program, names)

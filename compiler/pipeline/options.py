@@ -17,6 +17,7 @@ from passes.recipes import Recipe
 Progress = Callable[[str], None]  # called with each stage's name as it starts
 
 ATTENTION_MODES = ("auto", "matmuls", "fused")
+EXPERTS_MODES = ("auto", "routed", "dense")
 GEMM_OPERAND_MODES = ("auto", *GEMM_OPERAND_TYPES)
 
 
@@ -37,6 +38,9 @@ class CompileOptions:
     # pooler nothing returns) is dropped, not taken for a typo
     model_layers: frozenset[str] = frozenset()
     attention: str = "auto"  # how SDPA is compiled: auto (per target), matmuls or fused
+    experts: str = (
+        "auto"  # MoE experts: auto (per target), routed or dense (compiler/frontend/moe.py)
+    )
     iree_flags: tuple[str, ...] = ()  # passed to iree-compile after qmlir's own (experiments)
     allow_unquantized: bool = False  # a quantizing recipe that quantizes no matmul: no error
     gemm_operands: str = "auto"  # llvm-cpu scaled GEMMs' decoded operands: auto, f32 or bf16
@@ -119,6 +123,21 @@ def gemm_operand_type(options: CompileOptions, cpu: Cpu | None) -> str:
     if mode == "auto":
         return "bf16" if "avx512bf16" in cpu.features else "f32"
     return mode
+
+
+def routed_experts(options: CompileOptions) -> bool:
+    """How transformers' MoE experts export (``compiler/frontend/moe.py``). ``auto``: routed
+    (each expert over its tokens) on llvm-cpu; dense (every expert over every token, masked) on
+    cuda, where the routed form's experts with no token (zero-row dispatches, which IREE's cuda
+    runtime refused in another case) have not yet run on a GPU. ``routed``/``dense`` force
+    one or the other."""
+    if options.experts not in EXPERTS_MODES:
+        raise QmlirError(
+            f"unknown experts mode '{options.experts}' (known: {', '.join(EXPERTS_MODES)})"
+        )
+    if options.experts != "auto":
+        return options.experts == "routed"
+    return not options.target.is_cuda
 
 
 def attention_as_matmuls(options: CompileOptions) -> bool:

@@ -6,6 +6,7 @@ computes what transformers' routed loop does), under a recipe within its usual S
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -223,3 +224,37 @@ def test_two_topk_with_dynamic_rows_give_torch_indices() -> None:
         y = torch.randn(n, 64, generator=torch.Generator().manual_seed(n))
         for got, want in zip(art(y.numpy()), TwoTopk()(y), strict=True):
             np.testing.assert_array_equal(got, want.numpy())
+
+
+@pytest.mark.parametrize(
+    ("target", "mode", "routed"),
+    [
+        ("llvm-cpu", "auto", True),
+        ("cuda", "auto", False),
+        ("cuda", "routed", True),
+        ("llvm-cpu", "dense", False),
+    ],
+)
+def test_the_experts_mode_picks_the_formulation(target: str, mode: str, routed: bool) -> None:
+    """``experts``: auto is routed on llvm-cpu and dense on cuda (the routed form's zero-row
+    experts not yet run on a GPU); the export then reads each expert's row count (``item``) or
+    not; an unknown mode is one line."""
+    from compiler.frontend.export import export_model
+    from compiler.frontend.model_source import ModelSource
+    from compiler.pipeline.options import CompileOptions, routed_experts
+    from compiler.pipeline.target import resolve_target
+    from passes.base.errors import QmlirError
+    from passes.recipes import get_recipe
+
+    options = CompileOptions(
+        recipe=get_recipe("fp8-current"),
+        target=resolve_target(target, None, None),
+        experts=mode,
+    )
+    assert routed_experts(options) is routed
+    source = ModelSource("moe", _mixtral_block(), (torch.randn(1, 8, 128),))
+    program = export_model(source, routed_experts=routed_experts(options))
+    items = [n for n in program.graph.nodes if n.target == torch.ops.aten.item.default]
+    assert len(items) == (4 if routed else 0)  # one row count per expert
+    with pytest.raises(QmlirError, match="unknown experts mode 'grouped'"):
+        routed_experts(dataclasses.replace(options, experts="grouped"))
