@@ -19,8 +19,8 @@ and the report names them; the router beside them stays in high precision (:func
   count read back as a size (``counts.tolist()``: an unbacked size to ``torch.export``, a
   dynamic dimension to IREE), and expert ``e`` runs over exactly its rows, gathered in token
   order; its outputs, times their routing weights, are added into the result in expert order
-  (``index_put`` with ``accumulate``), as transformers' ``index_add_`` loop does. GEMM work is
-  the routed tokens' only.
+  (``index_put`` with ``accumulate``, into zeros of the layer's own: :func:`_zeros_of_its_own`),
+  as transformers' ``index_add_`` loop does. GEMM work is the routed tokens' only.
 - **dense** (:func:`_dense_forward`, kept as the reference): every expert over every token, its
   input rows masked to the tokens routed to it (zeros elsewhere), its output weighted by the
   routing weight (zero where not routed), summed in expert order. ``experts / top_k`` times the
@@ -148,7 +148,7 @@ def _routed_forward(
     ordered = place.index_put((place,), torch.arange(pairs.shape[0], device=pairs.device))
     token_of = ordered // top_k
     weight_of = top_k_weights.reshape(-1)[ordered]
-    outputs = []
+    out = _zeros_of_its_own(hidden_states)
     start = 0
     for expert, count in enumerate(counts.tolist()):
         torch._check(count >= 0)
@@ -156,19 +156,19 @@ def _routed_forward(
         rows = token_of.narrow(0, start, count)
         y = _expert(self, expert, hidden_states.index_select(0, rows))
         y = y * weight_of.narrow(0, start, count).unsqueeze(-1)
-        outputs.append(y.to(hidden_states.dtype))
+        # added in expert order: each token's sum runs as transformers' ``index_add_`` loop's
+        out = out.index_put((rows,), y.to(out.dtype), accumulate=True)
         start = start + count
-    # back in pair order, each token's slots taken in expert order (their summation order in
-    # transformers' loop): slot ``by_expert[t, r]`` holds token t's r-th smallest expert id
-    routed = torch.cat(outputs).index_select(0, place)  # [pairs, hidden]
-    smaller = (top_k_index.unsqueeze(1) < top_k_index.unsqueeze(2)).sum(dim=-1)  # [tokens, k]
-    slots = torch.arange(top_k, device=pairs.device)
-    by_expert = ((smaller.unsqueeze(1) == slots.view(1, -1, 1)) * slots).sum(dim=-1)
-    first = torch.arange(tokens, device=pairs.device) * top_k  # each token's first pair
-    out = torch.zeros_like(hidden_states)
-    for r in range(top_k):
-        out = out + routed.index_select(0, first + by_expert[:, r])
     return out
+
+
+def _zeros_of_its_own(x: torch.Tensor) -> torch.Tensor:
+    """+0 of ``x``'s shape and dtype computed from ``x`` (``|x * 0|``, NaN from a non-finite
+    ``x`` replaced by 0): not a splat constant, so IREE cannot merge it with another layer's
+    zeros. With dynamic dims IREE 3.13 miscompiled scatters into one shared zeros tensor
+    (two layers' ``zeros_like`` of one shape, made one by CSE): both wrote into it."""
+    zeros = (x * 0).abs()
+    return torch.where(torch.isnan(zeros), torch.zeros_like(zeros), zeros)
 
 
 def _dense_forward(
