@@ -14,18 +14,19 @@ a constant slice that ``fold-weight-views`` turns into a weight of its own, so t
 quantizes every expert's GEMMs (its weights at compile time, its activations as any layer's)
 and the report names them; the router beside them stays in high precision (:func:`moe_routers`):
 
-- **routed** (:func:`_routed_forward`; the default on llvm-cpu, ``--experts``): the (token, slot) pairs are ordered by
-  expert, stably (a one-hot count and prefix sum, then one scatter: no sort), each expert's
-  count read back as a size (``counts.tolist()``: an unbacked size to ``torch.export``, a
-  dynamic dimension to IREE), and expert ``e`` runs over exactly its rows, gathered in token
-  order; its outputs, times their routing weights, are added into the result in expert order
-  (``index_put`` with ``accumulate``, into zeros of the layer's own: :func:`_zeros_of_its_own`),
-  as transformers' ``index_add_`` loop does. GEMM work is the routed tokens' only.
+- **routed** (:func:`_routed_forward`; the default on llvm-cpu, ``--experts``): the
+  (token, slot) pairs are ordered by expert, stably (a one-hot count and prefix sum, then one
+  scatter: no sort), each expert's count read back as a size (``counts.tolist()``: an
+  unbacked size to ``torch.export``, a dynamic dimension to IREE), and expert ``e`` runs over
+  exactly its rows, gathered in token order; its outputs, times their routing weights, are
+  added into the result in expert order (``index_put`` with ``accumulate``, into zeros of the
+  layer's own: :func:`_zeros_of_its_own`), as transformers' ``index_add_`` loop does. GEMM
+  work is the routed tokens' only.
 - **dense** (:func:`_dense_forward`; the reference, and cuda's default until the routed form's
-  zero-row experts have run on a GPU): every expert over every token, its
-  input rows masked to the tokens routed to it (zeros elsewhere), its output weighted by the
-  routing weight (zero where not routed), summed in expert order. ``experts / top_k`` times the
-  routed GEMM work.
+  zero-row experts have run on a GPU): every expert over every token, its input rows masked
+  to the tokens routed to it (zeros elsewhere), its output weighted by the routing weight
+  (zero where not routed), summed in expert order. ``experts / top_k`` times the routed GEMM
+  work.
 
 Numerics, the same in both and per recipe: expert ``e``'s activation quantization sees exactly
 its routed rows (a per-tensor or global amax over them: the dense form's zero rows add nothing
