@@ -104,7 +104,9 @@ def test_each_expert_multiplies_only_its_routed_rows(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize("recipe", ["none", "fp8-current", "fp8-delayed", "fp8-block", "nvfp4"])
+@pytest.mark.parametrize(
+    "recipe", ["none", "fp8-current", "fp8-delayed", "fp8-block", "fp8-rowwise", "mxfp8", "nvfp4"]
+)
 def test_routed_experts_quantize_as_the_dense_ones(recipe: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The routed (grouped) experts compile to what the dense, masked ones compute: each
     expert's activation scales come from the same rows (a different row set would move the
