@@ -7,6 +7,7 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
 - ``training-gemms`` (training): marks each linear's fprop, dgrad, wgrad and operand roles.
 - ``add-decode-step`` (generators): ``@decode``, ``@main`` with one token a call, its shapes static.
 - ``check-indices`` (inference, training): indices the model computes, bound-checked at the call.
+- ``unshare-scatter-inits`` (inference, training): a scatter into a fill (dynamic): its own init.
 - ``kv-cache-codes`` (inference): an FP8 KV cache's quantize and dequantize as named ops.
 - ``quantize-matmuls`` (inference, training): the recipe pass; matmuls become named-op chains.
 - ``probe-gemms`` (training, test hook only): keeps what each quantized GEMM read.

@@ -27,6 +27,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     quantize_matmuls,
     separate_gemm_operands,
     training_gemms,
+    unshare_scatter_inits,
 )
 from passes.base.errors import QmlirError
 from passes.base.module_pass import parse_pass

@@ -238,6 +238,7 @@ def compile_generator(
     weights: str = "auto",
     parameters: str | Path | None = None,
     pack_weights: str = "auto",
+    experts: str = "auto",
     tokenizer: Any = None,
     **options: Any,
 ) -> Generator:
@@ -284,6 +285,7 @@ def compile_generator(
             weights=weights,
             parameters=Path(parameters) if parameters is not None else None,
             pack_weights=pack_weights,
+            experts=experts,
         ),
         max_seq=max_seq_len,
         max_batch=max_batch,

@@ -40,6 +40,7 @@ from passes.kv_cache_codes import KvCacheCodes
 from passes.lower_named_ops import LowerNamedOps
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.separate_gemm_operands import SeparateGemmOperands
+from passes.unshare_scatter_inits import UnshareScatterInits
 
 Hook = Callable[[ir.Module], None]  # a compile's own stage between the core's (passes: run_pass)
 Describe = Callable[[ir.Module, tuple[Layer, ...]], ArtifactMetadata]
@@ -75,6 +76,7 @@ def compile_core(
     run_pass(FoldWeightViews(), module)  # a frozen weight's views: a literal (a weight)
     before_recipe(module)
     run_pass(CheckIndices(), module)  # indices the model computes: checked at the call
+    run_pass(UnshareScatterInits(), module)  # IREE: scatters into one shared fill miscompile
     run_pass(KvCacheCodes(), module)  # an FP8 KV cache's quantize and dequantize
     globs = [glob for glob, _ in options.layer_recipes]
     names = matmul_layer_names(module)

@@ -12,7 +12,18 @@ _VTENSOR = re.compile(r"^!torch\.vtensor<\[([0-9?,\s]*)\],(\w+)>$")
 DYNAMIC = -1  # a dynamic dim in TensorInfo.shape (``?`` in a type)
 
 # torch ScalarType codes, as torch.prims.convert_element_type takes them.
-TORCH_DTYPE_CODES = {"f16": 5, "f32": 6, "f64": 7, "bf16": 15}
+# torch's ScalarType codes (``torch.prims.convert_element_type``'s dtype operand)
+TORCH_DTYPE_CODES = {
+    "ui8": 0,
+    "si8": 1,
+    "si16": 2,
+    "si32": 3,
+    "si64": 4,
+    "f16": 5,
+    "f32": 6,
+    "f64": 7,
+    "bf16": 15,
+}
 FLOAT_DTYPES = ("f16", "bf16", "f32")
 
 
