@@ -105,20 +105,14 @@ def main() -> None:
             )
         )
         for routed, flops in ((True, routed_flops), (False, dense_flops)):
-            with moe.experts_as_layers(block, routed=routed):
+            with moe.experts_as_layers(block, "routed" if routed else "dense"):
                 ms = median_ms(lambda: block(x), args.repeats)
             form = "routed" if routed else "dense"
             rows.append((f"torch eager f32, qmlir's {form} formulation", ms, flops))
     xn = x.numpy()
-    routed_forward = moe._routed_forward
     for recipe in args.recipes:
         for form, flops in (("routed", routed_flops), ("dense", dense_flops)):
-            # the dense formulation: the export's routed forward swapped for the dense one
-            moe._routed_forward = routed_forward if form == "routed" else moe._dense_forward
-            try:
-                art = compiler.compile(block, (x,), recipe)
-            finally:
-                moe._routed_forward = routed_forward
+            art = compiler.compile(block, (x,), recipe, experts=form)
             ms = median_ms(lambda a=art: a(xn), args.repeats)
             rows.append((f"qmlir {recipe}, {form}", ms, flops))
     base = rows[0][1]

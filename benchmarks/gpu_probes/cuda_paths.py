@@ -7,10 +7,10 @@ fp8-current, fp8-block and mxfp8, and a training step of it under fp8-current an
 records the llvm-cpu outputs: the model at batches 3, 64 and 200; the step's loss and
 parameters after three steps on fixed inputs; and small MoE causal LMs (Mixtral, DeepSeek-V3,
 Qwen3-MoE: every expert's GEMMs quantized, ``compiler/frontend/moe.py``) with dynamic batch and
-sequence under fp8-block, mxfp8 and nvfp4, for cuda both with dense experts (cuda's default) and
-routed ones (``--experts routed``: each expert over its tokens, never run on a GPU before), their
-logits at three sizes (at 1x2 most experts get no token: routed GEMMs over zero rows, which
-IREE's cuda runtime may refuse); and generators
+sequence under fp8-block, mxfp8 and nvfp4, for cuda both with routed experts (the default: each
+expert over its tokens plus one spare zero row, never run on a GPU before) and dense ones
+(``--experts dense``), their logits at three sizes (at 1x2 most experts get no token); and
+generators
 (``compile_generator``: a 2-layer Llama from ``samples/decoder_lm.py``, its KV cache in the
 module) under fp8-block with its weights in a parameter file beside the artifact, and fp8-current,
 nvfp4 and ``none`` inline: the prompt's logits and 24 greedy tokens.
@@ -42,7 +42,7 @@ STEPS = 3
 TOLERANCE = 1e-3
 MOE_CASES = (("mixtral", "fp8-block"), ("deepseek_v3", "mxfp8"), ("qwen3_moe", "nvfp4"))
 MOE_SIZES = ((2, 16), (3, 20), (1, 2))  # 1x2: experts without a token (zero rows)
-MOE_EXPERTS = ("dense", "routed")
+MOE_EXPERTS = ("routed", "dense")
 GEN_CASES = (("fp8-block", "external"), ("fp8-current", "inline"), ("nvfp4", "inline"))
 GEN_CASES += (("none", "inline"),)
 GEN_LAYERS, GEN_VOCAB, GEN_PROMPT, GEN_NEW, GEN_MAX_SEQ = 2, 1024, 12, 24, 64
@@ -118,7 +118,7 @@ def build(out: Path) -> int:
             x = rng.integers(0, 256, (b, t)).astype(np.int64)
             expected[f"{name}.x{b}x{t}"] = x
             expected[f"{name}.y{b}x{t}"] = _logits(reference(x))
-        for experts in MOE_EXPERTS:  # cuda's default (dense) and the routed form
+        for experts in MOE_EXPERTS:  # cuda's default (routed, padded) and the dense form
             compiler.compile(
                 moe_lm.make(arch),
                 (ids,),

@@ -67,8 +67,9 @@ def compile(  # noqa: A001 (the product's API name)
     ``cpu`` (llvm-cpu): ``host`` (default), ``generic`` or an LLVM CPU name; the artifact records
     it and refuses to run on a host without its features. ``attention``: ``auto``, ``matmuls``
     (SDPA as bmm + softmax + bmm) or ``fused`` (one IREE attention op). ``experts`` (MoE
-    layers): ``auto`` (routed on llvm-cpu, dense on cuda), ``routed`` (each expert over the
-    tokens routed to it) or ``dense`` (every expert over every token, masked).
+    layers): ``auto`` or ``routed`` (each expert over the
+    tokens routed to it; on cuda with one spare zero row an expert) or ``dense`` (every expert
+    over every token, masked).
     ``dynamic_shapes`` is ``torch.export.export``'s argument (``Dim("batch", min=1, max=64)``,
     ``Dim.AUTO``, ...): the artifact takes any size in range. A quantizing recipe that quantizes
     none of the matmuls (e.g. shapes it cannot handle) is an error unless ``allow_unquantized``.

@@ -179,7 +179,7 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         default="auto",
         choices=("auto", "routed", "dense"),
         help="MoE experts each over the tokens routed to them (routed) or every expert over "
-        "every token, masked (dense); auto: routed on llvm-cpu, dense on cuda",
+        "every token, masked (dense); auto: routed (on cuda with one spare zero row an expert)",
     )
     c.add_argument(
         "--exclude",

@@ -32,20 +32,19 @@ from passes.base.errors import QmlirError, exception_summary
 
 
 def export_model(
-    source: ModelSource, attention_as_matmuls: bool = True, routed_experts: bool = True
+    source: ModelSource, attention_as_matmuls: bool = True, experts: str = "routed"
 ) -> torch.export.ExportedProgram:
     """``attention_as_matmuls``: SDPA becomes ``bmm → softmax → bmm``
     (``compiler/frontend/attention.py``);
     otherwise it stays one op that IREE lowers to ``iree_linalg_ext.attention``.
-    ``routed_experts``: MoE experts each over their routed tokens, else dense and masked
-    (``compiler/frontend/moe.py``)."""
+    ``experts``: how MoE experts export, ``compiler/frontend/moe.py``'s ``FORMS``."""
     table = export_decompositions(attention_as_matmuls)
     try:
         with torch.no_grad(), warnings.catch_warnings(), _quiet_logging():
             warnings.simplefilter("ignore", FutureWarning)  # torch's own deprecation chatter
             program = source.program
             if program is None:
-                with experts_as_layers(source.module, routed=routed_experts):
+                with experts_as_layers(source.module, experts):
                     program = torch.export.export(
                         source.module.eval(),
                         source.example_inputs,

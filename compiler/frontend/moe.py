@@ -22,8 +22,10 @@ and the report names them; the router beside them stays in high precision (:func
   added into the result in expert order (``index_put`` with ``accumulate``, into zeros of the
   layer's own: :func:`_zeros_of_its_own`), as transformers' ``index_add_`` loop does. GEMM
   work is the routed tokens' only.
-- **dense** (:func:`_dense_forward`; the reference, and cuda's default until the routed form's
-  zero-row experts have run on a GPU): every expert over every token, its input rows masked
+- **padded** (:func:`_padded_forward`; cuda's routed form): routed, with one spare zero row
+  in every expert's rows, so that no tensor has zero rows.
+- **dense** (:func:`_dense_forward`; the reference, ``--experts dense``): every expert over
+  every token, its input rows masked
   to the tokens routed to it (zeros elsewhere), its output weighted by the routing weight
   (zero where not routed), summed in expert order. ``experts / top_k`` times the routed GEMM
   work.
@@ -46,6 +48,10 @@ from collections.abc import Iterator
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+# how an experts module exports: each expert over its routed tokens, the same with one spare
+# zero row an expert (no zero-row tensor: cuda), or every expert over every token, masked
+FORMS = ("routed", "padded", "dense")
 
 
 def is_experts_module(module: nn.Module) -> bool:
@@ -98,10 +104,10 @@ class _Projection(nn.Module):
 
 
 @contextlib.contextmanager
-def experts_as_layers(model: nn.Module, routed: bool = True) -> Iterator[int]:
-    """Within the block, every experts module of ``model`` runs :func:`_routed_forward` (or,
-    ``routed=False``, :func:`_dense_forward`) through per-expert submodules ``expert<e>``;
-    yields how many experts modules there are."""
+def experts_as_layers(model: nn.Module, form: str = "routed") -> Iterator[int]:
+    """Within the block, every experts module of ``model`` runs the forward of ``form``
+    (:data:`FORMS`) through per-expert submodules ``expert<e>``; yields how many experts
+    modules there are."""
     patched = [m for m in model.modules() if is_experts_module(m)]
     for module in patched:
         first = "gate_up_proj" if module.has_gate else "up_proj"
@@ -110,7 +116,7 @@ def experts_as_layers(model: nn.Module, routed: bool = True) -> Iterator[int]:
             for name in (first, "down_proj"):
                 expert.add_module(name, _Projection(module, name, e))
             module.add_module(f"expert{e}", expert)
-        forward = _routed_forward if routed else _dense_forward
+        forward = {"routed": _routed_forward, "padded": _padded_forward}.get(form, _dense_forward)
         module.forward = types.MethodType(forward, module)  # type: ignore[method-assign]
     try:
         yield len(patched)
@@ -134,13 +140,12 @@ def _expert(self: nn.Module, expert: int, x: torch.Tensor) -> torch.Tensor:
     return y
 
 
-def _routed_forward(
-    self: nn.Module,
-    hidden_states: torch.Tensor,
-    top_k_index: torch.Tensor,
-    top_k_weights: torch.Tensor,
-) -> torch.Tensor:
-    tokens, top_k = top_k_index.shape
+def _routing(
+    self: nn.Module, top_k_index: torch.Tensor, top_k_weights: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, list[int]]:
+    """The (token, slot) pairs ordered by expert, stably: each pair's token and routing weight
+    in that order, and how many pairs each expert has (read back as sizes)."""
+    top_k = top_k_index.shape[1]
     pairs = top_k_index.reshape(-1)  # pair p = token p // top_k, slot p % top_k
     hits = F.one_hot(pairs, self.num_experts)  # [pairs, experts]
     counts = hits.sum(dim=0)
@@ -149,13 +154,25 @@ def _routed_forward(
     # ordered[place[p]] = p. The scatter writes every entry, so its init is ``place`` itself:
     # IREE 3.13 miscompiles scatters that share one splat init (zeros) with dynamic dims.
     ordered = place.index_put((place,), torch.arange(pairs.shape[0], device=pairs.device))
-    token_of = ordered // top_k
-    weight_of = top_k_weights.reshape(-1)[ordered]
-    out = _zeros_of_its_own(hidden_states)
+    sizes = counts.tolist()
     start = 0
-    for expert, count in enumerate(counts.tolist()):
+    for count in sizes:
         torch._check(count >= 0)
         torch._check(start + count <= pairs.shape[0])
+        start = start + count
+    return ordered // top_k, top_k_weights.reshape(-1)[ordered], sizes
+
+
+def _routed_forward(
+    self: nn.Module,
+    hidden_states: torch.Tensor,
+    top_k_index: torch.Tensor,
+    top_k_weights: torch.Tensor,
+) -> torch.Tensor:
+    token_of, weight_of, sizes = _routing(self, top_k_index, top_k_weights)
+    out = _zeros_of_its_own(hidden_states)
+    start = 0
+    for expert, count in enumerate(sizes):
         rows = token_of.narrow(0, start, count)
         y = _expert(self, expert, hidden_states.index_select(0, rows))
         y = y * weight_of.narrow(0, start, count).unsqueeze(-1)
@@ -163,6 +180,36 @@ def _routed_forward(
         out = out.index_put((rows,), y.to(out.dtype), accumulate=True)
         start = start + count
     return out
+
+
+def _padded_forward(
+    self: nn.Module,
+    hidden_states: torch.Tensor,
+    top_k_index: torch.Tensor,
+    top_k_weights: torch.Tensor,
+) -> torch.Tensor:
+    """:func:`_routed_forward` with one spare zero row in every expert's rows (past the
+    tokens, its output added into a spare row of the result that is cut off): no tensor has
+    zero rows, which cuda may refuse. The spare row changes no scale (a zero adds nothing to an
+    amax; block scales are per row); each expert then costs at least one row's GEMM (its
+    weights read even when no token reaches it)."""
+    tokens = hidden_states.shape[0]
+    token_of, weight_of, sizes = _routing(self, top_k_index, top_k_weights)
+    pairs = token_of.shape[0]
+    spare_token = torch.cat([token_of, token_of.new_zeros(1) + tokens])  # [pairs + 1]
+    spare_weight = torch.cat([weight_of, weight_of.new_zeros(1)])
+    x = torch.cat([hidden_states, _zeros_of_its_own(hidden_states.narrow(0, 0, 1))])
+    out = _zeros_of_its_own(x)
+    start = 0
+    for expert, count in enumerate(sizes):
+        j = torch.arange(count + 1, device=token_of.device)
+        pick = torch.where(j < count, j + start, pairs)  # its pairs, then the spare one
+        rows = spare_token.index_select(0, pick)
+        y = _expert(self, expert, x.index_select(0, rows))
+        y = y * spare_weight.index_select(0, pick).unsqueeze(-1)
+        out = out.index_put((rows,), y.to(out.dtype), accumulate=True)
+        start = start + count
+    return out.narrow(0, 0, tokens)
 
 
 def _zeros_of_its_own(x: torch.Tensor) -> torch.Tensor:

@@ -35,9 +35,9 @@ from compiler.pipeline.options import (
     attention_as_matmuls,
     check_target_recipes,
     check_weights,
+    experts_form,
     gemm_operand_type,
     resolve_pack_weights,
-    routed_experts,
 )
 from compiler.pipeline.pass_runner import run_pass
 from compiler.runtime import CompiledModule, Generator
@@ -98,7 +98,7 @@ def compile_model(
     if not external and source.reader is not None:
         materialize(source)  # a checkpoint folder's weights inline: the whole model in memory
     note("export")
-    program = export_model(source, as_matmuls, routed_experts(options))
+    program = export_model(source, as_matmuls, experts_form(options))
     options = dataclasses.replace(options, routers=moe_routers(source.module))
     names = dim_names(source.dynamic_shapes, source.input_names())
     roles, outputs = input_roles(program, names), output_dims(program, names)

@@ -125,19 +125,19 @@ def gemm_operand_type(options: CompileOptions, cpu: Cpu | None) -> str:
     return mode
 
 
-def routed_experts(options: CompileOptions) -> bool:
-    """How transformers' MoE experts export (``compiler/frontend/moe.py``). ``auto``: routed
-    (each expert over its tokens) on llvm-cpu; dense (every expert over every token, masked) on
-    cuda, where the routed form's experts with no token (zero-row dispatches, which IREE's cuda
-    runtime refused in another case) have not yet run on a GPU. ``routed``/``dense`` force
-    one or the other."""
+def experts_form(options: CompileOptions) -> str:
+    """How transformers' MoE experts export (``compiler/frontend/moe.py``'s ``FORMS``).
+    ``auto`` and ``routed``: each expert over the tokens routed to it; on cuda with one spare
+    zero row an expert (``padded``: no zero-row tensor, as an expert no token reaches would
+    give, which IREE's cuda runtime may refuse: its zero-size buffers were, in another case).
+    ``dense``: every expert over every token, masked (the reference)."""
     if options.experts not in EXPERTS_MODES:
         raise QmlirError(
             f"unknown experts mode '{options.experts}' (known: {', '.join(EXPERTS_MODES)})"
         )
-    if options.experts != "auto":
-        return options.experts == "routed"
-    return not options.target.is_cuda
+    if options.experts == "dense":
+        return "dense"
+    return "padded" if options.target.is_cuda else "routed"
 
 
 def attention_as_matmuls(options: CompileOptions) -> bool:

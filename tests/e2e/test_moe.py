@@ -47,22 +47,20 @@ def _experts(lm: torch.nn.Module) -> list[tuple[str, int]]:
     return [(n, m.num_experts) for n, m in lm.named_modules() if is_experts_module(m)]
 
 
-def test_both_formulations_compute_what_transformers_routing_does() -> None:
-    """In torch, before any compile: the routed forward's logits equal transformers' routed
-    loop's, the dense forward's within f32 rounding (measured 1.2e-7: a matmul over all rows
-    may sum in another order than over the routed ones), and the patch is undone afterwards."""
+def test_every_form_computes_what_transformers_routing_does() -> None:
+    """In torch, before any compile: the routed, padded and dense forwards' logits equal
+    transformers' routed loop's within f32 rounding (measured 1.2e-7: a matmul over other rows
+    may sum in another order), and the patch is undone afterwards."""
     for arch in checkpoints.MOE:
         lm = checkpoints.moe(arch)
         ids = _ids(seed=3)
         with torch.no_grad():
             reference = lm(ids).logits
-            with experts_as_layers(lm) as patched:
-                routed = lm(ids).logits
-            with experts_as_layers(lm, routed=False):
-                dense = lm(ids).logits
-        assert patched == len(_experts(lm)) > 0
-        torch.testing.assert_close(routed, reference, rtol=0, atol=1e-6)
-        torch.testing.assert_close(dense, reference, rtol=0, atol=1e-6)
+            for form in moe.FORMS:
+                with experts_as_layers(lm, form) as patched:
+                    logits = lm(ids).logits
+                assert patched == len(_experts(lm)) > 0
+                torch.testing.assert_close(logits, reference, rtol=0, atol=1e-6, msg=form)
         assert not any(n.endswith("expert0") for n, _ in lm.named_modules()), arch
 
 
@@ -108,21 +106,24 @@ def test_each_expert_multiplies_only_its_routed_rows(tmp_path: Path) -> None:
     "recipe", ["none", "fp8-current", "fp8-delayed", "fp8-block", "fp8-rowwise", "mxfp8", "nvfp4"]
 )
 def test_routed_experts_quantize_as_the_dense_ones(recipe: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The routed (grouped) experts compile to what the dense, masked ones compute: each
-    expert's activation scales come from the same rows (a different row set would move the
-    outputs by the FP8 step, ~1e-2; they agree to f32 accumulation order, the GEMMs' M
-    differing), at every token count of a dynamic dimension: one token leaves two of the four
-    experts without rows; fp8-delayed's per-expert amax histories advance alike."""
+    """The routed (grouped) experts compile to what the dense, masked ones compute, and so do
+    the padded ones (cuda's: a spare zero row an expert): each expert's activation scales come
+    from the same rows (a different row set would move the outputs by the FP8 step, ~1e-2; they
+    agree to f32 accumulation order, the GEMMs' M differing), at every token count of a dynamic
+    dimension: one token leaves two of the four experts without rows; fp8-delayed's per-expert
+    amax histories advance alike."""
     block = _mixtral_block()
     tokens = torch.export.Dim("tokens", min=1, max=64)
     example, dynamic = (torch.randn(1, 16, 128),), ({1: tokens},)
     routed = compiler.compile(block, example, recipe, dynamic_shapes=dynamic)
-    monkeypatch.setattr(moe, "_routed_forward", moe._dense_forward)
-    dense = compiler.compile(block, example, recipe, dynamic_shapes=dynamic)
+    dense = compiler.compile(block, example, recipe, dynamic_shapes=dynamic, experts="dense")
+    monkeypatch.setattr(moe, "_routed_forward", moe._padded_forward)  # cuda's form, here
+    padded = compiler.compile(block, example, recipe, dynamic_shapes=dynamic)
     for n in (1, 3, 16, 64):
         x = torch.randn(1, n, 128, generator=torch.Generator().manual_seed(n))
         got, want = routed(x.numpy()), dense(x.numpy())
         assert compare(want, got).rel_l2_error < 1e-6, (n, compare(want, got))
+        assert compare(want, padded(x.numpy())).rel_l2_error < 1e-6, n
         with torch.no_grad():
             ref = block(x)
         ref = ref[0] if isinstance(ref, tuple) else ref
@@ -229,21 +230,22 @@ def test_two_topk_with_dynamic_rows_give_torch_indices() -> None:
 
 
 @pytest.mark.parametrize(
-    ("target", "mode", "routed"),
+    ("target", "mode", "form"),
     [
-        ("llvm-cpu", "auto", True),
-        ("cuda", "auto", False),
-        ("cuda", "routed", True),
-        ("llvm-cpu", "dense", False),
+        ("llvm-cpu", "auto", "routed"),
+        ("cuda", "auto", "padded"),
+        ("cuda", "routed", "padded"),
+        ("llvm-cpu", "dense", "dense"),
+        ("cuda", "dense", "dense"),
     ],
 )
-def test_the_experts_mode_picks_the_formulation(target: str, mode: str, routed: bool) -> None:
-    """``experts``: auto is routed on llvm-cpu and dense on cuda (the routed form's zero-row
-    experts not yet run on a GPU); the export then reads each expert's row count (``item``) or
-    not; an unknown mode is one line."""
+def test_the_experts_mode_picks_the_form(target: str, mode: str, form: str) -> None:
+    """``experts``: auto and routed are routed, on cuda padded (no zero-row tensor); the
+    export then reads each expert's row count (``item``) or, dense, not; an unknown mode is
+    one line."""
     from compiler.frontend.export import export_model
     from compiler.frontend.model_source import ModelSource
-    from compiler.pipeline.options import CompileOptions, routed_experts
+    from compiler.pipeline.options import CompileOptions, experts_form
     from compiler.pipeline.target import resolve_target
     from passes.base.errors import QmlirError
     from passes.recipes import get_recipe
@@ -253,10 +255,10 @@ def test_the_experts_mode_picks_the_formulation(target: str, mode: str, routed: 
         target=resolve_target(target, None, None),
         experts=mode,
     )
-    assert routed_experts(options) is routed
+    assert experts_form(options) == form
     source = ModelSource("moe", _mixtral_block(), (torch.randn(1, 8, 128),))
-    program = export_model(source, routed_experts=routed_experts(options))
+    program = export_model(source, experts=form)
     items = [n for n in program.graph.nodes if n.target == torch.ops.aten.item.default]
-    assert len(items) == (4 if routed else 0)  # one row count per expert
+    assert len(items) == (0 if form == "dense" else 4)  # one row count per expert
     with pytest.raises(QmlirError, match="unknown experts mode 'grouped'"):
-        routed_experts(dataclasses.replace(options, experts="grouped"))
+        experts_form(dataclasses.replace(options, experts="grouped"))
