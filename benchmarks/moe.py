@@ -34,7 +34,6 @@ import statistics
 import subprocess
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +141,7 @@ def profile(art: Any, xn: Any, args: argparse.Namespace) -> None:
     dispatch family and the costliest dispatches."""
     import tempfile
 
-    from profile_decode import FREQUENCY, HOST, attribute, family, library_symbols, samples
+    from profile_decode import FREQUENCY, attribute, library_symbols, print_tables, samples
 
     with tempfile.TemporaryDirectory() as work:
         artifact, data = Path(work) / "moe.vmfb", Path(work) / "perf.data"
@@ -159,20 +158,9 @@ def profile(art: Any, xn: Any, args: argparse.Namespace) -> None:
         perf.send_signal(signal.SIGINT)
         perf.wait()
         by_function = attribute(samples(data), *library_symbols(artifact))
-    cpu_ms = 1e3 / FREQUENCY / args.repeats  # CPU ms per call of one sample
-    families: Counter[str] = Counter()
-    for name, n in by_function.items():
-        families[HOST if name == HOST else family(name)] += n
     total = sum(by_function.values())
     print(f"\n## {args.profile}, routed: {total} samples over {args.repeats} calls")
-    print("| dispatch family | share of CPU time | CPU ms per call |")
-    print("|---|---|---|")
-    for name, n in families.most_common():
-        print(f"| {name} | {100 * n / total:.1f}% | {n * cpu_ms:.1f} |")
-    print("\n| costliest dispatches | share | CPU ms per call |")
-    print("|---|---|---|")
-    for name, n in [(k, v) for k, v in by_function.most_common() if k != HOST][:12]:
-        print(f"| `{name}` | {100 * n / total:.1f}% | {n * cpu_ms:.2f} |")
+    print_tables(by_function, args.repeats, "call", 12)
 
 
 if __name__ == "__main__":

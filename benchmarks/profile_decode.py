@@ -197,19 +197,26 @@ def main() -> None:
         step = record(artifact, args.prompt, args.steps, data, args.malloc)
         by_function = attribute(samples(data), *library_symbols(artifact))
         total = sum(by_function.values())
-        cpu_ms = 1e3 / FREQUENCY / args.steps  # CPU ms per step of one sample
-        families: Counter[str] = Counter()
-        for name, n in by_function.items():
-            families[HOST if name == HOST else family(name)] += n
         print(f"\n## {recipe}: decode step {step * 1e3:.1f} ms wall, {total} samples")
-        print("| dispatch family | share of CPU time | CPU ms per step |")
-        print("|---|---|---|")
-        for name, n in families.most_common():
-            print(f"| {name} | {100 * n / total:.1f}% | {n * cpu_ms:.1f} |")
-        print("\n| costliest dispatches | share | CPU ms per step |")
-        print("|---|---|---|")
-        for name, n in [(k, v) for k, v in by_function.most_common() if k != HOST][:10]:
-            print(f"| `{name}` | {100 * n / total:.1f}% | {n * cpu_ms:.2f} |")
+        print_tables(by_function, args.steps, "step", 10)
+
+
+def print_tables(by_function: Counter[str], calls: int, unit: str, top: int) -> None:
+    """CPU time by dispatch family and the ``top`` costliest dispatches, per ``unit`` (one of
+    ``calls``), as markdown tables."""
+    total = sum(by_function.values())
+    cpu_ms = 1e3 / FREQUENCY / calls  # CPU ms per unit of one sample
+    families: Counter[str] = Counter()
+    for name, n in by_function.items():
+        families[HOST if name == HOST else family(name)] += n
+    print(f"| dispatch family | share of CPU time | CPU ms per {unit} |")
+    print("|---|---|---|")
+    for name, n in families.most_common():
+        print(f"| {name} | {100 * n / total:.1f}% | {n * cpu_ms:.1f} |")
+    print(f"\n| costliest dispatches | share | CPU ms per {unit} |")
+    print("|---|---|---|")
+    for name, n in [(k, v) for k, v in by_function.most_common() if k != HOST][:top]:
+        print(f"| `{name}` | {100 * n / total:.1f}% | {n * cpu_ms:.2f} |")
 
 
 if __name__ == "__main__":

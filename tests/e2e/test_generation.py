@@ -5,8 +5,6 @@ the recipe scales per token); the CLI generates; bad requests are one-line error
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from passes.base.abi import DECODE, ENTRY
 from passes.base.errors import QmlirError
 from tests.e2e import checkpoints
 from tests.e2e.cli_runner import run as cli
+from tests.e2e.filecheck import filecheck
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
@@ -150,19 +149,13 @@ def test_a_decode_step_waits_for_nothing_mid_call(lm, tmp_path: Path) -> None:  
     which ``check-indices`` knows): no ``torch.runtime.assert`` in ``@main``, whose reduction
     and host read would each stop the call for the device (0.4 ms apiece on an H200)."""
     compiler.compile_generator(lm, recipe="fp8-block", max_seq_len=32, dump_ir=tmp_path)
-    checks = tmp_path / "checks.txt"
-    checks.write_text(
+    filecheck(
         "CHECK-LABEL: func.func @main\n"
         "CHECK: torch.aten.remainder.Scalar\n"
         "CHECK-NOT: torch.runtime.assert\n"
-        "CHECK: return\n"
+        "CHECK: return\n",
+        tmp_path / "04-lower.mlir",
     )
-    filecheck = Path(sys.executable).with_name("filecheck")
-    lowered = (tmp_path / "04-lower.mlir").read_text()
-    done = subprocess.run(
-        [str(filecheck), str(checks)], input=lowered, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
 
 
 def test_a_smaller_batch_computes_only_its_rows(lm) -> None:  # type: ignore[no-untyped-def]
