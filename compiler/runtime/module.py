@@ -344,7 +344,11 @@ def open_module(
         for module in parameter_modules(context.instance, parameters):
             context.add_vm_module(module)
     vm_module = iree_runtime.VmModule.copy_buffer(context.instance, vmfb)
-    context.add_vm_module(vm_module)
+    try:
+        context.add_vm_module(vm_module)
+    except (IndexError, RuntimeError, ValueError) as e:  # IREE refuses an executable
+        first = next((line for line in str(e).splitlines() if line.strip()), type(e).__name__)
+        raise QmlirError(f"IREE cannot load the artifact: {first.strip()}") from e
     return context, vm_module.name
 
 

@@ -255,3 +255,34 @@ def test_the_experts_mode_picks_the_form(target: str, mode: str, form: str) -> N
     assert len(items) == (0 if form == "dense" else 4)  # one row count per expert
     with pytest.raises(QmlirError, match="unknown experts mode 'grouped'"):
         experts_form(dataclasses.replace(options, experts="grouped"))
+
+
+def test_dense_experts_past_irees_constant_limit_fail_in_one_line() -> None:
+    """32 dense experts with a dynamic token count: one fused dispatch of the dense form needs
+    more push constants than IREE's CPU loader takes (64), so the artifact cannot load; that
+    is one line (not IREE's traceback). The routed form (the default) loads and runs."""
+    import transformers
+
+    from passes.base.errors import QmlirError
+
+    config = transformers.MixtralConfig(
+        hidden_size=64, intermediate_size=32, num_local_experts=32, num_experts_per_tok=2
+    )
+    torch.manual_seed(0)
+    block = transformers.models.mixtral.modeling_mixtral.MixtralSparseMoeBlock(config).eval()
+    for p in block.parameters():
+        torch.nn.init.normal_(p, std=0.1)
+    tokens = torch.export.Dim("tokens", min=1, max=64)
+    example, dynamic = (torch.randn(1, 16, 64),), ({1: tokens},)
+    dense = compiler.compile(block, example, "none", dynamic_shapes=dynamic, experts="dense")
+    x = torch.randn(1, 5, 64)
+    with pytest.raises(
+        QmlirError, match=r"IREE cannot load the artifact: .*constants exceeds"
+    ) as e:
+        dense(x.numpy())  # the module loads at its first call
+    assert "\n" not in str(e.value)
+    art = compiler.compile(block, example, "none", dynamic_shapes=dynamic)
+    with torch.no_grad():
+        want = block(x)
+    want = want[0] if isinstance(want, tuple) else want
+    assert compare(want.numpy(), art(x.numpy())).rel_l2_error < 1e-5
