@@ -19,16 +19,15 @@ and the report names them; the router beside them stays in high precision (:func
   scatter: no sort), each expert's count read back as a size (``counts.tolist()``: an
   unbacked size to ``torch.export``, a dynamic dimension to IREE), and expert ``e`` runs over
   exactly its rows, gathered in token order; its outputs, times their routing weights, are
-  added into the result in expert order (``index_put`` with ``accumulate``, into zeros of the
-  layer's own: :func:`_zeros_of_its_own`), as transformers' ``index_add_`` loop does. GEMM
-  work is the routed tokens' only.
+  added into the result in expert order (``index_put`` with ``accumulate``; the pass
+  ``unshare-scatter-inits`` keeps two layers' zeros apart for IREE), as transformers'
+  ``index_add_`` loop does. GEMM work is the routed tokens' only.
 - **padded** (:func:`_padded_forward`; cuda's routed form): routed, with one spare zero row
   in every expert's rows, so that no tensor has zero rows.
 - **dense** (:func:`_dense_forward`; the reference, ``--experts dense``): every expert over
-  every token, its input rows masked
-  to the tokens routed to it (zeros elsewhere), its output weighted by the routing weight
-  (zero where not routed), summed in expert order. ``experts / top_k`` times the routed GEMM
-  work.
+  every token, its input rows masked to the tokens routed to it (zeros elsewhere), its output
+  weighted by the routing weight (zero where not routed), summed in expert order.
+  ``experts / top_k`` times the routed GEMM work.
 
 Numerics, the same in both and per recipe: expert ``e``'s activation quantization sees exactly
 its routed rows (a per-tensor or global amax over them: the dense form's zero rows add nothing
@@ -116,7 +115,9 @@ def experts_as_layers(model: nn.Module, form: str = "routed") -> Iterator[int]:
             for name in (first, "down_proj"):
                 expert.add_module(name, _Projection(module, name, e))
             module.add_module(f"expert{e}", expert)
-        forward = {"routed": _routed_forward, "padded": _padded_forward}.get(form, _dense_forward)
+        forward = {"routed": _routed_forward, "padded": _padded_forward, "dense": _dense_forward}[
+            form
+        ]
         module.forward = types.MethodType(forward, module)  # type: ignore[method-assign]
     try:
         yield len(patched)
@@ -151,8 +152,7 @@ def _routing(
     counts = hits.sum(dim=0)
     rank = (hits.cumsum(dim=0) * hits).sum(dim=-1) - 1  # among the pairs of its expert
     place = (counts.cumsum(dim=0) - counts)[pairs] + rank  # its position, ordered by expert
-    # ordered[place[p]] = p. The scatter writes every entry, so its init is ``place`` itself:
-    # IREE 3.13 miscompiles scatters that share one splat init (zeros) with dynamic dims.
+    # ordered[place[p]] = p: the scatter writes every entry, so any init of its size will do
     ordered = place.index_put((place,), torch.arange(pairs.shape[0], device=pairs.device))
     sizes = counts.tolist()
     start = 0
@@ -170,7 +170,7 @@ def _routed_forward(
     top_k_weights: torch.Tensor,
 ) -> torch.Tensor:
     token_of, weight_of, sizes = _routing(self, top_k_index, top_k_weights)
-    out = _zeros_of_its_own(hidden_states)
+    out = torch.zeros_like(hidden_states)
     start = 0
     for expert, count in enumerate(sizes):
         rows = token_of.narrow(0, start, count)
@@ -198,8 +198,8 @@ def _padded_forward(
     pairs = token_of.shape[0]
     spare_token = torch.cat([token_of, token_of.new_zeros(1) + tokens])  # [pairs + 1]
     spare_weight = torch.cat([weight_of, weight_of.new_zeros(1)])
-    x = torch.cat([hidden_states, _zeros_of_its_own(hidden_states.narrow(0, 0, 1))])
-    out = _zeros_of_its_own(x)
+    x = torch.cat([hidden_states, torch.zeros_like(hidden_states.narrow(0, 0, 1))])
+    out = torch.zeros_like(x)
     start = 0
     for expert, count in enumerate(sizes):
         j = torch.arange(count + 1, device=token_of.device)
@@ -210,15 +210,6 @@ def _padded_forward(
         out = out.index_put((rows,), y.to(out.dtype), accumulate=True)
         start = start + count
     return out.narrow(0, 0, tokens)
-
-
-def _zeros_of_its_own(x: torch.Tensor) -> torch.Tensor:
-    """+0 of ``x``'s shape and dtype computed from ``x`` (``|x * 0|``, NaN from a non-finite
-    ``x`` replaced by 0): not a splat constant, so IREE cannot merge it with another layer's
-    zeros. With dynamic dims IREE 3.13 miscompiled scatters into one shared zeros tensor
-    (two layers' ``zeros_like`` of one shape, made one by CSE): both wrote into it."""
-    zeros = (x * 0).abs()
-    return torch.where(torch.isnan(zeros), torch.zeros_like(zeros), zeros)
 
 
 def _dense_forward(

@@ -38,9 +38,7 @@ class CompileOptions:
     # pooler nothing returns) is dropped, not taken for a typo
     model_layers: frozenset[str] = frozenset()
     attention: str = "auto"  # how SDPA is compiled: auto (per target), matmuls or fused
-    experts: str = (
-        "auto"  # MoE experts: auto (per target), routed or dense (compiler/frontend/moe.py)
-    )
+    experts: str = "auto"  # MoE experts: auto, routed or dense (compiler/frontend/moe.py)
     iree_flags: tuple[str, ...] = ()  # passed to iree-compile after qmlir's own (experiments)
     allow_unquantized: bool = False  # a quantizing recipe that quantizes no matmul: no error
     gemm_operands: str = "auto"  # llvm-cpu scaled GEMMs' decoded operands: auto, f32 or bf16
