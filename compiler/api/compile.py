@@ -18,7 +18,7 @@ from compiler.frontend.optimizers import OptimizerOptions
 from compiler.frontend.quantized_formats import folder_recipe
 from compiler.pipeline.generation import compile_generator_model
 from compiler.pipeline.inference import compile_model
-from compiler.pipeline.options import CompileOptions
+from compiler.pipeline.options import CompileOptions, check_decode_gemv
 from compiler.pipeline.target import resolve_target
 from compiler.pipeline.training import compile_training_model
 from compiler.runtime import CompiledModule, Generator, TrainingStep
@@ -49,6 +49,7 @@ def compile(  # noqa: A001 (the product's API name)
     weights: str = "auto",
     parameters: str | Path | None = None,
     pack_weights: str = "load",
+    decode_gemv: str = "auto",
     activation_scales: dict[str, float] | None = None,
     output_field: str | None = None,
     batch: int | None = None,
@@ -83,6 +84,10 @@ def compile(  # noqa: A001 (the product's API name)
     (in every call: no second copy, slower calls) or ``decoded`` (as ``load``, and external
     FP8/FP4 weights decoded once at load rather than in every call: faster calls, the decoded
     copies in memory; inline weights are decoded at load under ``load`` already).
+    ``decode_gemv`` (llvm-cpu): ``auto`` (default) runs each one-row per-tensor FP8 GEMM (a
+    generator's decode step, a static one-row compile) as a matrix-vector product that decodes
+    the weight's FP8 codes in its loop, on a CPU with AVX512-BF16 and AVX512-VBMI; ``off`` keeps
+    the data-tiled GEMM (the same exact products, f32 sums in another order).
 
     ``activation_scales`` fixes the scale of each named layer's activation (fp8-current, and
     nvfp4's global scale): the dequantizing multiplier ``scale_inv`` by module path, from
@@ -132,6 +137,7 @@ def compile(  # noqa: A001 (the product's API name)
             weights=weights,
             parameters=Path(parameters) if parameters is not None else None,
             pack_weights=pack_weights,
+            decode_gemv=check_decode_gemv(decode_gemv),
             activation_scales=tuple(sorted((activation_scales or {}).items())),
         ),
     )
@@ -240,6 +246,7 @@ def compile_generator(
     parameters: str | Path | None = None,
     pack_weights: str = "auto",
     experts: str = "auto",
+    decode_gemv: str = "auto",
     tokenizer: Any = None,
     **options: Any,
 ) -> Generator:
@@ -256,7 +263,8 @@ def compile_generator(
     tokenizer files) is stored in the artifact: ``gen.generate_text("...")`` and ``qmlir
     generate ART --prompt "..."`` use it. ``pack_weights``: ``auto`` (default) is ``decoded``
     for external weights on llvm-cpu (their decode and packing once, at load) where the decoded
-    copies take at most half of this host's memory, else ``load``.
+    copies take at most half of this host's memory, else ``load``. ``decode_gemv``: as for
+    :func:`compile` (the decode step's GEMMs).
     """
     folder = isinstance(model, (str, Path))
     if folder and not Path(model).is_dir():
@@ -287,6 +295,7 @@ def compile_generator(
             parameters=Path(parameters) if parameters is not None else None,
             pack_weights=pack_weights,
             experts=experts,
+            decode_gemv=check_decode_gemv(decode_gemv),
         ),
         max_seq=max_seq_len,
         max_batch=max_batch,

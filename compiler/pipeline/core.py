@@ -33,11 +33,13 @@ from passes.externalize_weights import ExternalizeWeights
 from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
+from passes.decode_gemv import DecodeGemv
 from passes.gemm_operands import GemmOperands
 from passes.host.flags import HOIST_ALL_FLAG, PACK_PER_CALL_FLAG
 from passes.ir.parameters import Reader
 from passes.kv_cache_codes import KvCacheCodes
 from passes.lower_named_ops import LowerNamedOps
+from passes.lowering.cpu.gemv import GEMV_FEATURES
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.separate_gemm_operands import SeparateGemmOperands
 from passes.unshare_scatter_inits import UnshareScatterInits
@@ -152,6 +154,8 @@ def lower_and_compile(
         run_pass(FuseQuantizeCore(), module)
     elif separates_gemm_operands(target):
         run_pass(SeparateGemmOperands(), module)
+    if options.decode_gemv == "auto" and takes_decode_gemv(target):
+        run_pass(DecodeGemv(), module)
     run_pass(LowerNamedOps(target), module)
     dump_stage(options, "04-lower", module)
     embed_metadata(module, metadata)
@@ -164,6 +168,12 @@ def lower_and_compile(
     elif options.pack_weights == "decoded" and external and not target.is_cuda:
         flags = (HOIST_ALL_FLAG, *flags)  # what an inline artifact's "load" does already
     return seal(compile_module(module, target, flags, dynamic, external), metadata)
+
+
+def takes_decode_gemv(target: Target) -> bool:
+    """Whether an artifact for ``target`` can run the decoding matrix-vector product
+    (``passes/decode_gemv.py``): llvm-cpu code for a CPU with its instructions."""
+    return not target.is_cuda and all(f in target.features for f in GEMV_FEATURES)
 
 
 def separates_gemm_operands(target: Target) -> bool:

@@ -50,12 +50,17 @@ class CompileOptions:
     # "decoded" (as load, and external FP8/FP4 weights decoded at load too, not in every call);
     # "auto": decoded for a generator whose weights are external on llvm-cpu, else load
     pack_weights: str = "load"
+    # llvm-cpu: one-row per-tensor FP8 GEMMs (a generator's decode step) as matrix-vector
+    # products over the weights' codes (passes/decode_gemv.py): "auto" (where the CPU has
+    # AVX512-BF16 and AVX512-VBMI) or "off"
+    decode_gemv: str = "auto"
     parameters: Path | None = None
     progress_bytes: Callable[[int, int, str], None] | None = None  # parameter file progress
 
 
 WEIGHT_MODES = ("inline", "external")
 PACK_MODES = ("auto", "load", "call", "decoded")
+DECODE_GEMV_MODES = ("auto", "off")
 
 
 def resolve_pack_weights(
@@ -159,3 +164,11 @@ def attention_as_matmuls(options: CompileOptions) -> bool:
     if options.attention == "matmuls":
         return True
     return not options.target.is_cuda or options.quantize_all_matmuls
+
+
+def check_decode_gemv(mode: str) -> str:
+    if mode not in DECODE_GEMV_MODES:
+        raise QmlirError(
+            f"decode_gemv '{mode}' is not one of {', '.join(DECODE_GEMV_MODES)}"
+        )
+    return mode

@@ -57,10 +57,11 @@ def lower_declarations(
             # kept alive while its op moves (TOOLCHAIN.md)
             lowered = parse_definition(decl, text, line)
             line += text.count("\n") + 1
-            (definition,) = list(lowered.body.operations)
-            if cuda_arch:  # the llvm-cpu templates' tiling means nothing to the cuda backend
-                strip_cpu_tiling(definition.operation)
-            definition.operation.move_before(decl)
+            # the definition, after the executables it dispatches (gemv.py's) if any
+            for op in list(lowered.body.operations):
+                if cuda_arch:  # the llvm-cpu templates' tiling means nothing to the cuda backend
+                    strip_cpu_tiling(op.operation)
+                op.operation.move_before(decl)
             decl.erase()
             del lowered
 
