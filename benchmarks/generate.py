@@ -177,6 +177,13 @@ def main() -> None:
         "decode speed against their decoded copies in memory)",
     )
     parser.add_argument(
+        "--decode-gemv",
+        default="auto",
+        choices=("auto", "off"),
+        help="qmlir compile's --decode-gemv (off: the decode step's FP8 GEMMs data-tiled, the "
+        "rows tagged .gemv-off)",
+    )
+    parser.add_argument(
         "--malloc",
         default="retain",
         choices=("retain", "default"),
@@ -231,6 +238,8 @@ def main() -> None:
                     tag += ".inline"
                 if kv != "model":
                     tag += f".kv-{kv}"
+                if args.decode_gemv != "auto":
+                    tag += f".gemv-{args.decode_gemv}"
                 if args.tag:
                     tag += f".{args.tag}"
                 out = work / f"gen-{size}.{tag}.vmfb"
@@ -238,6 +247,7 @@ def main() -> None:
                     flags = ["--generate", "--max-seq-len", str(args.max_seq), "--weights",
                              args.weights, "--kv-cache", kv, "-q"]  # fmt: skip
                     flags += ["--pack-weights", args.pack_weights]
+                    flags += ["--decode-gemv", args.decode_gemv]
                     flags += [f"--iree-flag={f}" for f in args.iree_flag]
                     subprocess.run(
                         [sys.executable, "-m", "compiler.cli", "compile", str(folder),

@@ -77,6 +77,14 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         help="with --target llvm-cpu: the element type the scaled GEMMs multiply (decoded FP8/FP4 "
         "values, exact in both; f32 sums); auto: bf16 where the CPU has AVX512-BF16, else f32",
     )
+    c.add_argument(
+        "--decode-gemv",
+        default="auto",
+        choices=("auto", "off"),
+        help="with --target llvm-cpu: one-row per-tensor FP8 GEMMs (a generator's decode step) "
+        "as matrix-vector products that decode the weights' codes in their loop; auto "
+        "(default): where the CPU has AVX512-BF16 and AVX512-VBMI; off: the data-tiled GEMM",
+    )
     c.add_argument("--quantize-all-matmuls", action="store_true", help="also activation matmuls")
     w = c.add_argument_group("weights and checkpoint folders")
     w.add_argument(
@@ -276,6 +284,7 @@ def run(args: argparse.Namespace) -> int:
         gemm_operands=args.gemm_operands,
         weights=weights,
         pack_weights=args.pack_weights,
+        decode_gemv=args.decode_gemv,
         activation_scales=_activation_scales(args),
     )
     if weights == "external" and args.train:
