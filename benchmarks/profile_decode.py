@@ -2,7 +2,7 @@
 
     python benchmarks/profile_decode.py [--size 0.35b] [--recipes none fp8-current]
                                         [--work DIR] [--prompt 32] [--steps 64] [--max-seq 256]
-                                        [--malloc retain|default]
+                                        [--malloc retain|default] [--recompile]
 
 ``iree-profile`` cannot read a generator (IREE 3.13's tools refuse its initializer: "indirect
 buffer reference slot 0 is out of range", RESULTS.md), so this samples the process with Linux
@@ -177,6 +177,12 @@ def main() -> None:
         help="retain (default): the generator's process keeps freed memory, as `qmlir generate` "
         "does; default: glibc's own (freed buffers page-faulted in again at every step)",
     )
+    parser.add_argument(
+        "--recompile",
+        action="store_true",
+        help="compile every artifact again (else one found in --work from an earlier run is "
+        "reused: an older compiler's, after a change)",
+    )
     args = parser.parse_args()
     if shutil.which("perf") is None:
         raise SystemExit("profile_decode: no 'perf' on PATH")
@@ -191,7 +197,7 @@ def main() -> None:
     )
     for recipe in args.recipes:
         artifact = work / f"prof-{args.size}.{recipe}.vmfb"
-        if not artifact.is_file():
+        if args.recompile or not artifact.is_file():
             compile_generator(folder, recipe, artifact, args.max_seq)
         data = artifact.with_suffix(".perf.data")
         step = record(artifact, args.prompt, args.steps, data, args.malloc)

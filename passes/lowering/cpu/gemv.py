@@ -4,7 +4,7 @@ matrix-vector product that reads B's FP8 codes as stored and decodes them inside
 ``decode-gemv`` (``passes/decode_gemv.py``) marks the declarations that take it
 (:func:`gemv_shape`; ``qmlir.gemv``); :func:`lower_gemv` writes their definition and the
 hand-written executable it dispatches (``templates/gemv_fp8_executable.mlir``, one
-``gemv_fp8_row.mlir`` a row of its 4). The decode is two byte-table lookups (``vpermi2b``: the
+``gemv_fp8_chunk.mlir`` a 64 codes of a step). The decode is two byte-table lookups (``vpermi2b``: the
 high and low byte of each magnitude's bf16 value) and the sign bit: exact for every code,
 subnormals, infinities and NaN included (a bf16 holds each FP8 value; the tables are
 :func:`bf16_table`). Why: the data-tiled GEMM needs B decoded to bf16 and packed into its tiles,
@@ -25,16 +25,16 @@ from passes.lowering.definitions import head
 
 # What the executable's instructions need (LLVM's feature names, as the target lists them).
 GEMV_FEATURES = ("avx512bf16", "avx512vbmi")
-ROW_STEP = 4  # rows a step of the loop takes
-K_STEP = 64  # codes a row's step takes (one 512-bit load)
-MAX_ROWS = 32  # rows a workgroup takes at most
+CHUNK = 64  # codes a chunk takes (one 512-bit load)
+MAX_CHUNKS = 2  # chunks a step of a row's loop takes: 2 where K allows (4 accumulators)
+MAX_ROWS = 16  # rows a workgroup takes at most (16 streamed faster than 32, RESULTS.md)
 MIN_GROUPS = 8  # workgroups wanted at least, to spread over the CPU's threads
 
 
 def gemv_shape(op: NamedOp) -> tuple[int, int] | None:
     """``(N, K)`` of a scaled GEMM that can run as the decoding matrix-vector product: per-tensor
     FP8 operands, A static with one row, B ``[N, K]`` (stored transposed) with ``K`` a multiple
-    of 64 and ``N`` of 4; None otherwise."""
+    of 64; None otherwise."""
     attrs = op.attrs
     if attrs.scaling is Scaling.BLOCK or not attrs.b_transposed:
         return None
@@ -44,18 +44,24 @@ def gemv_shape(op: NamedOp) -> tuple[int, int] | None:
     if not a.is_static or not b.is_static or b.rank != 2 or math.prod(a.shape[:-1]) != 1:
         return None
     n, k = b.shape
-    if k % K_STEP or n % ROW_STEP or a.shape[-1] != k:
+    if k % CHUNK or a.shape[-1] != k:
         return None
     return n, k
 
 
 def workgroup_rows(n: int) -> int:
-    """Rows a workgroup takes: at most :data:`MAX_ROWS`, a multiple of :data:`ROW_STEP`
-    dividing ``n``, and small enough for :data:`MIN_GROUPS` workgroups where ``n`` allows."""
+    """Rows a workgroup takes: a power of two dividing ``n``, at most :data:`MAX_ROWS`, and
+    small enough for :data:`MIN_GROUPS` workgroups where ``n`` allows."""
     rows = MAX_ROWS
-    while rows > ROW_STEP and (n % rows or n // rows < MIN_GROUPS):
+    while rows > 1 and (n % rows or n // rows < MIN_GROUPS):
         rows //= 2
     return rows
+
+
+def chunk_count(k: int) -> int:
+    """Chunks of 64 codes a step of a row's loop takes: the most, up to :data:`MAX_CHUNKS`,
+    that divide ``k`` into whole steps."""
+    return next(c for c in range(MAX_CHUNKS, 0, -1) if k % (c * CHUNK) == 0)
 
 
 def code_value(fmt: FloatFormat, code: int) -> float:
@@ -107,19 +113,15 @@ def lower_gemv(op: NamedOp) -> str:
     high, low = [v >> 8 for v in table], [v & 0xFF for v in table]
     # byte 2j of the interleave is low[j], byte 2j+1 high[j]: 64 little-endian bf16 values
     interleave = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
-    rows = {
-        f"row{r}": fragment(
-            "gemv_fp8_row.mlir",
-            p=f"w{r}_",
-            N=n,
-            K=k,
-            row=f"%n{r}",
-            acc_a=f"%a{r}",
-            acc_b=f"%b{r}",
-            interleave=interleave,
-        )
-        for r in range(ROW_STEP)
-    }
+    chunks = chunk_count(k)
+    sums = [f"%acc{i}" for i in range(2 * chunks)]
+    nexts = [f"%c{c}_next_{ab}" for c in range(chunks) for ab in "ab"]
+    acc_types = ", ".join(["vector<16xf32>"] * len(sums))
+    lanes, last = [], "%sums#0"
+    for i in range(1, len(sums)):
+        name = "%lanes" if i == len(sums) - 1 else f"%lanes{i}"
+        lanes.append(f"        {name} = arith.addf {last}, %sums#{i} : vector<16xf32>")
+        last = name
     exe, fn = executable_names(op)
     executable = fragment(
         "gemv_fp8_executable.mlir",
@@ -128,11 +130,30 @@ def lower_gemv(op: NamedOp) -> str:
         N=n,
         K=k,
         rows=workgroup_rows(n),
+        step=chunks * CHUNK,
+        chunk_count=chunks,
+        accumulators=len(sums),
+        iter_args=", ".join(f"{acc} = %zero" for acc in sums),
+        acc_types=acc_types,
+        yields=", ".join(nexts),
+        lanes="\n".join(lanes),
+        chunks="\n".join(
+            fragment(
+                "gemv_fp8_chunk.mlir",
+                p=f"c{c}_",
+                N=n,
+                K=k,
+                offset=c * CHUNK,
+                acc_a=sums[2 * c],
+                acc_b=sums[2 * c + 1],
+                interleave=interleave,
+            )
+            for c in range(chunks)
+        ),
         hi0=_bytes(high[:64]),
         hi1=_bytes(high[64:]),
         lo0=_bytes(low[:64]),
         lo1=_bytes(low[64:]),
-        **rows,
     )
     body = definition(
         "scaled_matmul_gemv.mlir",
