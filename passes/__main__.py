@@ -13,6 +13,7 @@ from iree.compiler import ir
 from passes import (  # noqa: F401 (each module registers its pass)
     add_decode_step,
     check_indices,
+    decode_gemv,
     expose_scaling_state,
     externalize_weights,
     fold_constant_quantize,

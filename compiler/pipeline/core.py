@@ -28,12 +28,12 @@ from compiler.runtime.seal import seal
 from passes.base.errors import QmlirError
 from passes.base.target import Target
 from passes.check_indices import CheckIndices
+from passes.decode_gemv import DecodeGemv
 from passes.expose_scaling_state import ExposeScalingState
 from passes.externalize_weights import ExternalizeWeights
 from passes.fold_constant_quantize import FoldConstantQuantize
 from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
-from passes.decode_gemv import DecodeGemv
 from passes.gemm_operands import GemmOperands
 from passes.host.flags import HOIST_ALL_FLAG, PACK_PER_CALL_FLAG
 from passes.ir.parameters import Reader

@@ -168,7 +168,5 @@ def attention_as_matmuls(options: CompileOptions) -> bool:
 
 def check_decode_gemv(mode: str) -> str:
     if mode not in DECODE_GEMV_MODES:
-        raise QmlirError(
-            f"decode_gemv '{mode}' is not one of {', '.join(DECODE_GEMV_MODES)}"
-        )
+        raise QmlirError(f"decode_gemv '{mode}' is not one of {', '.join(DECODE_GEMV_MODES)}")
     return mode

@@ -4,27 +4,35 @@
 
 // decode-gemv marks the one-row per-tensor FP8 GEMM (a decode step's: A [1, 128], B [64, 128])
 // and no other: not a dynamic number of rows, not a K that is no multiple of 64, not two rows.
-// MARK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128
+// MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128
 // MARK-SAME: qmlir.gemv = true
-// MARK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128
+// MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128
 // MARK-NOT: qmlir.gemv
-// MARK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x96.64x96
+// MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x96.64x96
 // MARK-NOT: qmlir.gemv
-// MARK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.2x128.64x128
+// MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.2x128.64x128
 // MARK-NOT: qmlir.gemv
-// MARK-LABEL: func.func @one_row
 
 // lower-named-ops writes the marked GEMM as a dispatch of a hand-written executable of its own:
-// B's codes (i8) go in as stored, A decoded to bf16; the loop decodes 64 codes of each of 4 rows
-// with two byte-table lookups and multiplies them with vdpbf16ps; the scales multiply the sums.
-// CHECK: stream.executable private @[[EXE:"?qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128\$gemv_executable"?]]
-// CHECK: stream.executable.export public @[[FN:"?qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128\$gemv"?]] workgroups
-// CHECK: affine_map<()[s0] -> (s0 ceildiv 8)>
-// CHECK: memref<64x128xi8>
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64
-// CHECK-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.qi.512"
-// CHECK: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// B's codes (i8) go in as stored, A decoded to bf16; 8 rows a workgroup (64 rows: 8 workgroups),
+// one after another, each step 2 x 64 codes decoded with two byte-table lookups and multiplied
+// with vdpbf16ps; the lanes summed at the row's end; the scales multiply the sums.
+// CHECK: stream.executable private @[[EXE:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128\$gemv_executable]] {
+// CHECK: stream.executable.export public @[[FN:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128\$gemv]] workgroups
+// CHECK: func.func @[[FN]](%{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: !stream.binding)
+// CHECK: %[[W:.*]] = stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x128xi8>
+// CHECK: %[[ROW0:.*]] = arith.muli %workgroup_id_x, %c8 : index
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1 {
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c128 iter_args
+// CHECK: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<64xi8>
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.qi.512"
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// CHECK: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<64xi8>
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.qi.512"
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// CHECK: scf.yield
+// CHECK: vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
+// CHECK: memref.store
 // CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128
 // CHECK-SAME: qmlir.gemv = true
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
@@ -34,12 +42,10 @@
 // CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128
 // CHECK-NOT: flow.dispatch
 // CHECK: linalg.matmul
-// CHECK-LABEL: func.func @one_row
 
 // fp8-block's GEMMs keep the block-scaled lowering.
-// BLOCK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block
+// BLOCK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block
 // BLOCK-NOT: qmlir.gemv
-// BLOCK-LABEL: func.func @one_row
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>
   %none = torch.constant.none

@@ -118,6 +118,7 @@ SSA = r"%[\w.$-]+"
 RESULTS = re.compile(rf"^\s*({SSA}(?::\d+)?(?:\s*,\s*{SSA}(?::\d+)?)*)\s*=", re.M)
 BLOCK_ARGS = re.compile(r"\^bb\w*\(([^)]*)\)")
 FUNC_ARGS = re.compile(r"func\.func[^(]*\(([^)]*)\)")
+LOOP_VARS = re.compile(rf"scf\.for\s+({SSA})\s*=")
 ARG = re.compile(rf"({SSA})\s*:")
 
 
@@ -137,6 +138,7 @@ def definitions(text: str) -> Counter[str]:
     names = Counter(base(n) for m in RESULTS.finditer(code) for n in m[1].split(","))
     for block in BLOCK_ARGS.finditer(code):
         names.update(base(a) for a in ARG.findall(block[1]))
+    names.update(base(v) for v in LOOP_VARS.findall(code))
     return names
 
 
@@ -494,6 +496,14 @@ def _contraction(file: str, gemm: str = "f32") -> tuple[str, Callable[[str], obj
     return file, lambda _: fill(file).substitute(fields)
 
 
+def _gemv_fp8_chunk(p: str) -> str:
+    # as gemv.lower_gemv fills it: the second chunk of a step, [8, 128] codes
+    interleave = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
+    return fill("gemv_fp8_chunk.mlir").substitute(
+        p=p, N=8, K=128, offset=64, acc_a="%a0", acc_b="%a1", interleave=interleave
+    )
+
+
 # case -> (the snippet file it instantiates, a maker taking the prefix)
 CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "contraction_matmul": _contraction("contraction_matmul.mlir"),
@@ -567,6 +577,7 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "nvfp4_enc_torchao": ("nvfp4_enc_torchao.mlir", lambda _: _nvfp4_enc("torchao")),
     "reciprocal_f32": ("reciprocal_f32.mlir", lambda _: snippets.reciprocal()),
     "unswizzle_mx": ("unswizzle_mx.mlir", _unswizzle_mx),
+    "gemv_fp8_chunk": ("gemv_fp8_chunk.mlir", _gemv_fp8_chunk),
 }
 PREFIXED = [case for case, (file, _) in CASES.items() if prefix_field(file) is not None]
 

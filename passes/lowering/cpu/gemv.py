@@ -4,12 +4,13 @@ matrix-vector product that reads B's FP8 codes as stored and decodes them inside
 ``decode-gemv`` (``passes/decode_gemv.py``) marks the declarations that take it
 (:func:`gemv_shape`; ``qmlir.gemv``); :func:`lower_gemv` writes their definition and the
 hand-written executable it dispatches (``templates/gemv_fp8_executable.mlir``, one
-``gemv_fp8_chunk.mlir`` a 64 codes of a step). The decode is two byte-table lookups (``vpermi2b``: the
-high and low byte of each magnitude's bf16 value) and the sign bit: exact for every code,
-subnormals, infinities and NaN included (a bf16 holds each FP8 value; the tables are
-:func:`bf16_table`). Why: the data-tiled GEMM needs B decoded to bf16 and packed into its tiles,
-so a one-token step either rewrote every weight twice (1 byte read, 4 written: three quarters of
-an FP8 step's time, benchmarks/RESULTS.md) or kept decoded copies twice the codes' size.
+``gemv_fp8_chunk.mlir`` for each 64 codes of a loop step). The decode is two byte-table lookups
+(``vpermi2b``: the high and low byte of each magnitude's bf16 value) and the sign bit: exact
+for every code, subnormals, infinities and NaN included (a bf16 holds each FP8 value; the
+tables are :func:`bf16_table`). Why: the data-tiled GEMM needs B decoded to bf16 and packed
+into its tiles, so a one-token step either rewrote every weight twice (1 byte read, 4 written:
+three quarters of an FP8 step's time, benchmarks/RESULTS.md) or read decoded copies twice the
+codes' size.
 """
 
 from __future__ import annotations

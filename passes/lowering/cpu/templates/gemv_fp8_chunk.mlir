@@ -1,4 +1,4 @@
-          // snippet: reads %w:memref<${N}x${K}xi8> %x:memref<${K}xbf16> %n:index %k:index ${acc_a}:vector<16xf32> ${acc_b}:vector<16xf32> %sign:vector<64xi8> %hi_lo_table:vector<64xi8> %hi_hi_table:vector<64xi8> %lo_lo_table:vector<64xi8> %lo_hi_table:vector<64xi8>; defines %${p}next_a:vector<16xf32> %${p}next_b:vector<16xf32>
+          // snippet: reads %w:memref<${N}x${K}xi8> %x:memref<${K}xbf16> %n:index %k:index %c32:index ${acc_a}:vector<16xf32> ${acc_b}:vector<16xf32> %sign:vector<64xi8> %hi_lo_table:vector<64xi8> %hi_hi_table:vector<64xi8> %lo_lo_table:vector<64xi8> %lo_hi_table:vector<64xi8>; defines %${p}next_a:vector<16xf32> %${p}next_b:vector<16xf32>
           // the row's 64 codes at %k + ${offset}: their bf16 values from the byte tables, times x's 64
           %${p}offset = arith.constant ${offset} : index
           %${p}k = arith.addi %k, %${p}offset : index

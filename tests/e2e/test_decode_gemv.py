@@ -1,0 +1,95 @@
+"""``decode-gemv`` (llvm-cpu, a CPU with AVX512-BF16 and AVX512-VBMI): a one-row per-tensor FP8
+GEMM runs as a matrix-vector product that decodes the weight's codes in its loop
+(``passes/lowering/cpu/gemv.py``). Its decode is exact for every code (subnormals and NaN
+included): with one non-zero input each output is a single product, bit for bit the data-tiled
+GEMM's (``decode_gemv="off"``); with random inputs the two differ only in the order of their f32
+sums. A CPU without those instructions (``--cpu x86-64-v3``) never gets it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import compiler
+from compiler.pipeline.core import takes_decode_gemv
+from compiler.pipeline.target import resolve_target
+from passes.ir.formats import E4M3
+from passes.lowering.cpu.gemv import code_value
+from tests.e2e.filecheck import filecheck
+
+pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
+
+N = 256  # rows: with K columns, column j holds every code (n + j) % 256 once
+
+needs_gemv = pytest.mark.skipif(
+    not takes_decode_gemv(resolve_target("llvm-cpu", None, "host")),
+    reason="this CPU lacks AVX512-BF16 or AVX512-VBMI: no artifact for it takes decode-gemv",
+)
+
+
+def _every_code_linear(k: int) -> torch.nn.Linear:
+    """A linear whose weight holds E4M3 values: column j every code (n + j) % 256 down its
+    rows, 448 among them (so fp8-current's weight scale is 1 and its codes are these), one NaN
+    code in row 5 (its amax ignores it; row 5's outputs are NaN)."""
+    codes = (np.arange(N)[:, None] + np.arange(k)[None, :]) % 256
+    codes[(codes & 0x7F) == 0x7F] = 0x7E  # 448
+    codes[5, 3] = 0x7F
+    values = np.vectorize(lambda c: code_value(E4M3, int(c)))(codes).astype(np.float32)
+    linear = torch.nn.Linear(k, N, bias=False)
+    with torch.no_grad():
+        linear.weight.copy_(torch.from_numpy(values))
+    return linear.eval()
+
+
+def _compiled(linear: torch.nn.Linear, mode: str, dump: Path | None = None, cpu: str = "host"):  # type: ignore[no-untyped-def]
+    x = torch.zeros(1, linear.in_features)
+    return compiler.compile(
+        linear, (x,), recipe="fp8-current", decode_gemv=mode, cpu=cpu, dump_ir=dump
+    )
+
+
+@needs_gemv
+@pytest.mark.parametrize("k", [128, 192])  # two chunks of 64 a loop step; one
+def test_every_code_decodes_as_the_data_tiled_gemm_does(k: int, tmp_path: Path) -> None:
+    linear = _every_code_linear(k)
+    gemv = _compiled(linear, "auto", tmp_path)
+    filecheck(
+        f"""CHECK: stream.executable private @{{{{.*}}}}.1x{k}.{N}x{k}$gemv_executable
+CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x{k}.{N}x{k}
+CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv
+""",
+        tmp_path / "04-lower.mlir",
+    )
+    tiled = _compiled(linear, "off")
+    for j in (0, 1, k // 2, k - 1):  # one non-zero input: each output a single product
+        x = np.zeros((1, k), np.float32)
+        x[0, j] = 1.0
+        got, want = np.asarray(gemv(x)), np.asarray(tiled(x))
+        assert np.isnan(got[0, 5]) and np.isnan(want[0, 5])
+        np.testing.assert_array_equal(got, want)
+    x = np.random.default_rng(0).standard_normal((1, k)).astype(np.float32)
+    got, want = np.asarray(gemv(x)), np.asarray(tiled(x))
+    keep = np.arange(N) != 5
+    rel = np.linalg.norm(got[0, keep] - want[0, keep]) / np.linalg.norm(want[0, keep])
+    assert rel < 1e-6, rel  # the f32 sums in another order
+
+
+def test_a_cpu_without_its_instructions_keeps_the_data_tiled_gemm(tmp_path: Path) -> None:
+    linear = _every_code_linear(128)
+    _compiled(linear, "auto", tmp_path, cpu="x86-64-v3")
+    filecheck(
+        """CHECK-NOT: stream.executable
+CHECK-NOT: qmlir.gemv
+CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.256x128
+CHECK: linalg.matmul
+""",
+        tmp_path / "04-lower.mlir",
+    )
+
+
+def test_an_unknown_mode_is_an_error() -> None:
+    with pytest.raises(compiler.QmlirError, match="decode_gemv 'fast' is not one of auto, off"):
+        _compiled(_every_code_linear(64), "fast")
