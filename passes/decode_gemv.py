@@ -1,14 +1,16 @@
-"""Pass ``decode-gemv`` (llvm-cpu, AVX512-BF16 and AVX512-VBMI): marks every one-row
-per-tensor FP8 ``scaled_matmul`` (a generator's decode step, ``passes/add_decode_step.py``) with
+"""Pass ``decode-gemv`` (llvm-cpu, AVX512-BF16 and AVX512-VBMI): marks every one-row FP8
+``scaled_matmul`` (a generator's decode step, ``passes/add_decode_step.py``) with
 ``qmlir.gemv``, so that ``lower-named-ops`` writes it as a matrix-vector product that reads B's
 FP8 codes as stored and decodes them inside its loop (``passes/lowering/cpu/gemv.py``).
 
-Expects the recipe pass's output (after ``gemm-operands``). Which GEMMs: per-tensor FP8 operands
-(fp8-current, fp8-delayed, static activation scales), A static with one row, B stored ``[N,
-K]`` with ``K`` a multiple of 64 and ``N`` of 4 (``gemv.gemv_shape``); every other GEMM is left
-as it is. The values are the data-tiled GEMM's: the same exact products, f32 sums in another
-order. The pipeline runs it only for a CPU with the features the executable's instructions need
-(``gemv.GEMV_FEATURES``), unless ``decode_gemv="off"``.
+Expects the recipe pass's output (after ``gemm-operands``). Which GEMMs (``gemv.gemv_plan``): A
+static with one row, B stored ``[N, K]`` with ``K`` a multiple of 64, FP8 operands with
+per-tensor scales (fp8-current, fp8-delayed, static activation scales) or power-of-two block
+scales (``gemm_operands = "bf16"``: fp8-block's 1x128 and 128x128 blocks, ``K`` a multiple of
+128; mxfp8's 1x32); every other GEMM is left as it is. The values are the data-tiled GEMM's: the
+same exact products, f32 sums in another order. The pipeline runs it only for a CPU with the
+features the executable's instructions need (``gemv.GEMV_FEATURES``), unless
+``decode_gemv="off"``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""``decode-gemv`` (llvm-cpu, a CPU with AVX512-BF16 and AVX512-VBMI): a one-row per-tensor FP8
-GEMM runs as a matrix-vector product that decodes the weight's codes in its loop
+"""``decode-gemv`` (llvm-cpu, a CPU with AVX512-BF16 and AVX512-VBMI): a one-row FP8 GEMM
+(per-tensor scales, or power-of-two block scales: fp8-block, mxfp8) runs as a matrix-vector product that decodes the weight's codes in its loop
 (``passes/lowering/cpu/gemv.py``). Its decode is exact for every code (subnormals and NaN
 included): with one non-zero input each output is a single product, bit for bit the data-tiled
 GEMM's (``decode_gemv="off"``); with random inputs the two differ only in the order of their f32
@@ -44,26 +44,40 @@ def _every_code_linear(k: int) -> torch.nn.Linear:
     return linear.eval()
 
 
-def _compiled(linear: torch.nn.Linear, mode: str, dump: Path | None = None, cpu: str = "host"):  # type: ignore[no-untyped-def]
+def _compiled(  # type: ignore[no-untyped-def]
+    linear: torch.nn.Linear,
+    mode: str,
+    dump: Path | None = None,
+    cpu: str = "host",
+    recipe: str = "fp8-current",
+):
     x = torch.zeros(1, linear.in_features)
-    return compiler.compile(
-        linear, (x,), recipe="fp8-current", decode_gemv=mode, cpu=cpu, dump_ir=dump
-    )
+    return compiler.compile(linear, (x,), recipe=recipe, decode_gemv=mode, cpu=cpu, dump_ir=dump)
 
 
 @needs_gemv
-@pytest.mark.parametrize("k", [128, 192])  # two chunks of 64 a loop step; one
-def test_every_code_decodes_as_the_data_tiled_gemm_does(k: int, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("recipe", "k"),
+    [
+        ("fp8-current", 128),  # two chunks of 64 codes a loop step
+        ("fp8-current", 192),  # one
+        ("fp8-block", 256),  # 1 x 128 and 128 x 128 blocks, fp32 scales
+        ("mxfp8", 192),  # 1 x 32 blocks, E8M0 scales
+    ],
+)
+def test_every_code_decodes_as_the_data_tiled_gemm_does(
+    recipe: str, k: int, tmp_path: Path
+) -> None:
     linear = _every_code_linear(k)
-    gemv = _compiled(linear, "auto", tmp_path)
+    gemv = _compiled(linear, "auto", tmp_path, recipe=recipe)
     filecheck(
         f"""CHECK: stream.executable private @{{{{.*}}}}.1x{k}.{N}x{k}$gemv_executable
-CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x{k}.{N}x{k}
+CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.{{{{.*}}}}.nt.1x{k}.{N}x{k}
 CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv
 """,
         tmp_path / "04-lower.mlir",
     )
-    tiled = _compiled(linear, "off")
+    tiled = _compiled(linear, "off", recipe=recipe)
     for j in (0, 1, k // 2, k - 1):  # one non-zero input: each output a single product
         x = np.zeros((1, k), np.float32)
         x[0, j] = 1.0

@@ -1,6 +1,8 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv %s | FileCheck %s --check-prefix=MARK
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s
-// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p decode-gemv %s | FileCheck %s --check-prefix=BLOCK
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv %s | FileCheck %s --check-prefix=BLOCK
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block pow2_scales=false}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv %s | FileCheck %s --check-prefix=KEPT
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=MX
 
 // decode-gemv marks the one-row per-tensor FP8 GEMM (a decode step's: A [1, 128], B [64, 128])
 // and no other: not a dynamic number of rows, not a K that is no multiple of 64, not two rows.
@@ -43,9 +45,27 @@
 // CHECK-NOT: flow.dispatch
 // CHECK: linalg.matmul
 
-// fp8-block's GEMMs keep the block-scaled lowering.
-// BLOCK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block
+// Block scales that are powers of two (fp8-block's default, mxfp8's E8M0; bf16 GEMM operands)
+// take it too, K a multiple of the block (128, 32); fp8-block with f32 scales does not (its
+// products would round).
+// BLOCK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
+// BLOCK-SAME: qmlir.gemv = true
+// BLOCK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.Dx128.64x128
 // BLOCK-NOT: qmlir.gemv
+// KEPT: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
+// KEPT-NOT: qmlir.gemv
+
+// mxfp8: both operands' E8M0 scales unswizzled and decoded to f32 outside the executable, which
+// sums each 32 codes' products on their own and adds them times the two scales of their block.
+// MX: stream.executable private @[[EXE:qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x128.64x128\$gemv_executable]] {
+// MX: func.func @{{.*}}(%{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: !stream.binding)
+// MX: stream.binding.subspan %{{.*}} : !stream.binding -> memref<4xf32>
+// MX: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x4xf32>
+// MX: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"(%cst
+// MX: vector.fma
+// MX: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x128.64x128
+// MX: arith.shli %{{.*}}, %{{.*}} : i32
+// MX: flow.dispatch @[[EXE]]::@{{.*}}(%{{.*}}, %{{.*}}, %arg2, %{{.*}}) : (tensor<128xbf16>, tensor<4xf32>, tensor<64x128xi8>, tensor<64x4xf32>) -> tensor<64xf32>
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>
   %none = torch.constant.none

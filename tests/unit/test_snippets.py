@@ -496,11 +496,59 @@ def _contraction(file: str, gemm: str = "f32") -> tuple[str, Callable[[str], obj
     return file, lambda _: fill(file).substitute(fields)
 
 
-def _gemv_fp8_chunk(p: str) -> str:
-    # as gemv.lower_gemv fills it: the second chunk of a step, [8, 128] codes
-    interleave = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
-    return fill("gemv_fp8_chunk.mlir").substitute(
-        p=p, N=8, K=128, offset=64, acc_a="%a0", acc_b="%a1", interleave=interleave
+_INTERLEAVE = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
+
+
+def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
+    # as gemv.lower_gemv fills them: a second chunk of 64 codes over [8, 128] codes; fp8-block's
+    # scale grids (K blocks 1, B's block2d [4, 4]); mxfp8's (K blocks 4, B [8, 4])
+    fields: dict[str, object] = {
+        "gemv_fp8_decode.mlir": dict(N=8, K=128, offset=64, interleave=_INTERLEAVE),
+        "gemv_accumulate.mlir": dict(acc_a="%a0", acc_b="%a1"),
+        "gemv_accumulate_scaled.mlir": dict(acc_a="%a0", acc_b="%a1", KB=1, RB=4, WKB=4),
+    }[file]
+    return file, lambda p: fill(file).substitute(fields, p=p)
+
+
+def _gemv_scales(scale_format: str) -> Callable[[str], object]:
+    def make(_: str) -> object:
+        if scale_format == "fp32":
+            return fill("gemv_scales_fp32.mlir").substitute(
+                KB=2, RB=4, WKB=4, rb=128, sa_type="tensor<2x4xf32>", sb_type="tensor<4x4xf32>"
+            )
+
+        def unswizzled(p: str, swizzled: str, rows: int) -> str:  # as swizzle.unswizzle
+            offset = fill("mx_offset.mlir").substitute(
+                out=f"{p}off", row=f"%{p}r", col=f"%{p}c", col_tiles=2
+            )
+            return fill("unswizzle_mx.mlir").substitute(
+                p=p,
+                swizzled=swizzled,
+                swizzled_type="tensor<4096xi8>",
+                rows=rows,
+                rows_empty="",
+                cols=8,
+                offset=offset,
+            )
+
+        return fill("gemv_scales_e8m0.mlir").substitute(
+            KB=8,
+            RB=512,
+            WKB=8,
+            sa_type="tensor<4096xi8>",
+            sb_type="tensor<4096xi8>",
+            unswizzle_a=unswizzled("a_", "%sa", 1),
+            unswizzle_b=unswizzled("b_", "%sb", 512),
+            decode_x=fill("decode_e8m0_f32.mlir").substitute(p="x_", code="%x_code"),
+            decode_w=fill("decode_e8m0_f32.mlir").substitute(p="w_", code="%w_code"),
+        )
+
+    return make
+
+
+def _gemv_activation(p: str) -> object:
+    return fill("gemv_activation.mlir").substitute(
+        p=p, a_shape="1x128", K=128, a_dims="0, 1", decode_a=snippets.decode(p, E4M3)
     )
 
 
@@ -577,7 +625,16 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "nvfp4_enc_torchao": ("nvfp4_enc_torchao.mlir", lambda _: _nvfp4_enc("torchao")),
     "reciprocal_f32": ("reciprocal_f32.mlir", lambda _: snippets.reciprocal()),
     "unswizzle_mx": ("unswizzle_mx.mlir", _unswizzle_mx),
-    "gemv_fp8_chunk": ("gemv_fp8_chunk.mlir", _gemv_fp8_chunk),
+    "gemv_fp8_decode": _gemv("gemv_fp8_decode.mlir"),
+    "gemv_accumulate": _gemv("gemv_accumulate.mlir"),
+    "gemv_accumulate_scaled": _gemv("gemv_accumulate_scaled.mlir"),
+    "gemv_activation": ("gemv_activation.mlir", _gemv_activation),
+    "gemv_scales_fp32": ("gemv_scales_fp32.mlir", _gemv_scales("fp32")),
+    "gemv_scales_e8m0": ("gemv_scales_e8m0.mlir", _gemv_scales("e8m0")),
+    "decode_e8m0_f32": (
+        "decode_e8m0_f32.mlir",
+        lambda p: fill("decode_e8m0_f32.mlir").substitute(p=p, code="%a0"),
+    ),
 }
 PREFIXED = [case for case, (file, _) in CASES.items() if prefix_field(file) is not None]
 

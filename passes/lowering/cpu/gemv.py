@@ -1,10 +1,12 @@
-"""llvm-cpu: a one-row per-tensor FP8 ``scaled_matmul`` (a generator's decode step) as a
-matrix-vector product that reads B's FP8 codes as stored and decodes them inside its loop.
+"""llvm-cpu: a one-row FP8 ``scaled_matmul`` (a generator's decode step) as a matrix-vector
+product that reads B's FP8 codes as stored and decodes them inside its loop.
 
 ``decode-gemv`` (``passes/decode_gemv.py``) marks the declarations that take it
-(:func:`gemv_shape`; ``qmlir.gemv``); :func:`lower_gemv` writes their definition and the
-hand-written executable it dispatches (``templates/gemv_fp8_executable.mlir``, one
-``gemv_fp8_chunk.mlir`` for each 64 codes of a loop step). The decode is two byte-table lookups
+(:func:`gemv_plan`; ``qmlir.gemv``); :func:`lower_gemv` writes their definition and the
+hand-written executable it dispatches (``templates/gemv_fp8_executable.mlir``: for each 64
+codes of a loop step ``gemv_fp8_decode.mlir``, then ``gemv_accumulate.mlir`` for per-tensor
+scales or ``gemv_accumulate_scaled.mlir`` for block scales, given to the executable in f32:
+``gemv_scales_fp32.mlir``, ``gemv_scales_e8m0.mlir``). The decode is two byte-table lookups
 (``vpermi2b``: the high and low byte of each magnitude's bf16 value) and the sign bit: exact
 for every code, subnormals, infinities and NaN included (a bf16 holds each FP8 value; the
 tables are :func:`bf16_table`). Why: the data-tiled GEMM needs B decoded to bf16 and packed
@@ -17,12 +19,17 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import dataclass
 
-from passes.ir.dialect import NamedOp, Scaling
+from passes.ir.dialect import NamedOp, ScaleFormat, Scaling
 from passes.ir.formats import E4M3, E5M2, FloatFormat
+from passes.ir.layouts import ScaleLayout
+from passes.ir.types import shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import definition, fragment
+from passes.lowering.cpu.swizzle import unswizzle
 from passes.lowering.definitions import head
+from passes.lowering.dims import Dim
 
 # What the executable's instructions need (LLVM's feature names, as the target lists them).
 GEMV_FEATURES = ("avx512bf16", "avx512vbmi")
@@ -32,22 +39,57 @@ MAX_ROWS = 16  # rows a workgroup takes at most (16 streamed faster than 32, RES
 MIN_GROUPS = 8  # workgroups wanted at least, to spread over the CPU's threads
 
 
-def gemv_shape(op: NamedOp) -> tuple[int, int] | None:
-    """``(N, K)`` of a scaled GEMM that can run as the decoding matrix-vector product: per-tensor
-    FP8 operands, A static with one row, B ``[N, K]`` (stored transposed) with ``K`` a multiple
-    of 64; None otherwise."""
+@dataclass(frozen=True)
+class Gemv:
+    """A GEMM :func:`gemv_plan` takes: B ``[n, k]``; ``bk`` the K blocks' size (0: per-tensor
+    scales), ``scale_format`` the block scales' (``fp32``: fp8-block's 1x128 and 128x128
+    blocks; ``e8m0``: mxfp8's 1x32 blocks)."""
+
+    n: int
+    k: int
+    bk: int = 0
+    scale_format: ScaleFormat | None = None
+
+
+def gemv_plan(op: NamedOp) -> Gemv | None:
+    """The matrix-vector product of a scaled GEMM that can run as one: FP8 operands, A static
+    with one row, B ``[N, K]`` (stored transposed), ``K`` a multiple of 64; per-tensor scales,
+    or block scales whose decoded operands are exact in bf16 (``qmlir.gemm_operands = "bf16"``:
+    powers of two) as fp8-block (``K`` a multiple of 128) and mxfp8 give them; None otherwise."""
     attrs = op.attrs
-    if attrs.scaling is Scaling.BLOCK or not attrs.b_transposed:
+    if not attrs.b_transposed:
         return None
     if attrs.a_format not in (E4M3, E5M2) or attrs.b_format not in (E4M3, E5M2):
         return None
-    (a, _, b, _), _ = op.signature(dynamic=True)
-    if not a.is_static or not b.is_static or b.rank != 2 or math.prod(a.shape[:-1]) != 1:
+    (a, sa, b, sb), _ = op.signature(dynamic=True)
+    if not all(t.is_static for t in (a, sa, b, sb)):
+        return None
+    if b.rank != 2 or math.prod(a.shape[:-1]) != 1:
         return None
     n, k = b.shape
     if k % CHUNK or a.shape[-1] != k:
         return None
-    return n, k
+    if attrs.scaling is not Scaling.BLOCK:
+        return Gemv(n, k)
+    if attrs.operand_type != "bf16":
+        return None  # block scales not provably powers of two: the products would round
+    blocks = {
+        ScaleFormat.FP32: ((1, 128), (128, 128), ScaleLayout.BLOCK1D, ScaleLayout.BLOCK2D),
+        ScaleFormat.E8M0: ((1, 32), (1, 32), ScaleLayout.MX, ScaleLayout.MX),
+    }.get(attrs.scale_format)
+    wanted = (attrs.a_block, attrs.b_block, attrs.a_layout, attrs.b_layout)
+    if blocks is None or tuple(tuple(x) if isinstance(x, list) else x for x in wanted) != blocks:
+        return None
+    bk = blocks[0][1]
+    if k % bk:
+        return None
+    return Gemv(n, k, bk, attrs.scale_format)
+
+
+def gemv_shape(op: NamedOp) -> tuple[int, int] | None:
+    """``(N, K)`` of a GEMM :func:`gemv_plan` takes, else None."""
+    plan = gemv_plan(op)
+    return None if plan is None else (plan.n, plan.k)
 
 
 def workgroup_rows(n: int) -> int:
@@ -105,26 +147,98 @@ def executable_names(op: NamedOp) -> tuple[str, str]:
 
 
 def lower_gemv(op: NamedOp) -> str:
-    """The executable and the definition of a GEMM :func:`gemv_shape` takes."""
-    shape = gemv_shape(op)
-    assert shape is not None, f"@{op.name} is not a one-row per-tensor FP8 GEMM"
-    n, k = shape
-    (a, _, _, _), (out,) = op.signature()
-    table = bf16_table(op.attrs.b_format)
+    """The executable and the definition of a GEMM :func:`gemv_plan` takes."""
+    plan = gemv_plan(op)
+    assert plan is not None, f"@{op.name} is not a one-row FP8 GEMM over B's codes"
+    n, k = plan.n, plan.k
+    (a, sa, _, sb), (out,) = op.signature()
+    exe, fn = executable_names(op)
+    scaled = plan.bk != 0
+    rb, kb = (128 if plan.scale_format is ScaleFormat.FP32 else 1), k // max(plan.bk, 1)
+    w_grid = sb.shape if plan.scale_format is ScaleFormat.FP32 else (n, kb)
+    executable = _executable(plan, exe, fn, w_grid, rb, op.attrs.b_format)
+    fields = {
+        **head(op),
+        "exe": exe,
+        "fn": fn,
+        "N": n,
+        "K": k,
+        "a_shape": shape_text(a.shape),
+        "out_shape": shape_text(out.shape),
+        "out_dims": ", ".join(str(i) for i in range(out.rank)),
+        "out_sizes": ", ".join(str(d) for d in out.shape),
+        "activation": fragment(
+            "gemv_activation.mlir",
+            p="a_",
+            a_shape=shape_text(a.shape),
+            K=k,
+            a_dims=", ".join(str(i) for i in range(a.rank)),
+            decode_a=snippets.decode("a_", op.attrs.a_format),
+        ),
+    }
+    if not scaled:
+        body = definition("scaled_matmul_gemv.mlir", fields)
+        return f"{executable}\n{body}"
+    grid = {"KB": kb, "RB": w_grid[0], "WKB": w_grid[1], "sa_type": str(sa.builtin())}
+    grid["sb_type"] = str(sb.builtin())
+    if plan.scale_format is ScaleFormat.FP32:
+        scales = fragment("gemv_scales_fp32.mlir", **grid, rb=rb)
+        doc = "fp32 scales, A's 1 x 128 blocks (block1d), B's 128 x 128 (block2d)"
+    else:
+        scales = fragment(
+            "gemv_scales_e8m0.mlir",
+            **grid,
+            unswizzle_a=unswizzle("a_", "%sa", grid["sa_type"], Dim(1), kb),
+            unswizzle_b=unswizzle("b_", "%sb", grid["sb_type"], Dim(n), kb),
+            decode_x=fragment("decode_e8m0_f32.mlir", p="x_", code="%x_code"),
+            decode_w=fragment("decode_e8m0_f32.mlir", p="w_", code="%w_code"),
+        )
+        doc = "E8M0 scales of 1 x 32 blocks, mx layout"
+    body = definition("scaled_matmul_block_gemv.mlir", fields, **grid, scales=scales, scale_doc=doc)
+    return f"{executable}\n{body}"
+
+
+def _executable(
+    plan: Gemv, exe: str, fn: str, w_grid: tuple[int, ...], rb: int, fmt: FloatFormat
+) -> str:
+    """The ``stream.executable`` of ``plan``'s matrix-vector product over ``fmt`` codes."""
+    n, k = plan.n, plan.k
+    table = bf16_table(fmt)
     high, low = [v >> 8 for v in table], [v & 0xFF for v in table]
     # byte 2j of the interleave is low[j], byte 2j+1 high[j]: 64 little-endian bf16 values
     interleave = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
     chunks = chunk_count(k)
     sums = [f"%acc{i}" for i in range(2 * chunks)]
-    nexts = [f"%c{c}_next_{ab}" for c in range(chunks) for ab in "ab"]
-    acc_types = ", ".join(["vector<16xf32>"] * len(sums))
     lanes, last = [], "%sums#0"
     for i in range(1, len(sums)):
         name = "%lanes" if i == len(sums) - 1 else f"%lanes{i}"
         lanes.append(f"        {name} = arith.addf {last}, %sums#{i} : vector<16xf32>")
         last = name
-    exe, fn = executable_names(op)
-    executable = fragment(
+    kb = k // max(plan.bk, 1)
+    scale_fields = {"KB": kb, "RB": w_grid[0], "WKB": w_grid[1]}
+    parts = []
+    for c in range(chunks):
+        p = f"c{c}_"
+        parts.append(
+            fragment("gemv_fp8_decode.mlir", p=p, N=n, K=k, offset=c * CHUNK, interleave=interleave)
+        )
+        accumulate = "gemv_accumulate_scaled.mlir" if plan.bk else "gemv_accumulate.mlir"
+        parts.append(
+            fragment(accumulate, p=p, acc_a=sums[2 * c], acc_b=sums[2 * c + 1], **scale_fields)
+        )
+    scale_defs = row_defs = x_arg = w_arg = ""
+    if plan.bk:
+        x_arg, w_arg = "%xs_binding: !stream.binding, ", "%ws_binding: !stream.binding, "
+        xs_type = f"memref<{kb}xf32>"
+        ws_type = f"memref<{w_grid[0]}x{w_grid[1]}xf32>"
+        scale_defs = (
+            f"\n      %xs = stream.binding.subspan %xs_binding[%c0] : !stream.binding -> {xs_type}"
+            f"\n      %ws = stream.binding.subspan %ws_binding[%c0] : !stream.binding -> {ws_type}"
+            f"\n      %c_bk = arith.constant {plan.bk} : index"
+            f"\n      %c_rb = arith.constant {rb} : index"
+        )
+        row_defs = "\n        %nb = arith.divui %n, %c_rb : index"
+    return fragment(
         "gemv_fp8_executable.mlir",
         exe=exe,
         fn=fn,
@@ -135,39 +249,16 @@ def lower_gemv(op: NamedOp) -> str:
         chunk_count=chunks,
         accumulators=len(sums),
         iter_args=", ".join(f"{acc} = %zero" for acc in sums),
-        acc_types=acc_types,
-        yields=", ".join(nexts),
+        acc_types=", ".join(["vector<16xf32>"] * len(sums)),
+        yields=", ".join(f"%c{c}_next_{ab}" for c in range(chunks) for ab in "ab"),
         lanes="\n".join(lanes),
-        chunks="\n".join(
-            fragment(
-                "gemv_fp8_chunk.mlir",
-                p=f"c{c}_",
-                N=n,
-                K=k,
-                offset=c * CHUNK,
-                acc_a=sums[2 * c],
-                acc_b=sums[2 * c + 1],
-                interleave=interleave,
-            )
-            for c in range(chunks)
-        ),
+        chunks="\n".join(parts),
+        x_scales_arg=x_arg,
+        w_scales_arg=w_arg,
+        scale_defs=scale_defs,
+        row_defs=row_defs,
         hi0=_bytes(high[:64]),
         hi1=_bytes(high[64:]),
         lo0=_bytes(low[:64]),
         lo1=_bytes(low[64:]),
     )
-    body = definition(
-        "scaled_matmul_gemv.mlir",
-        head(op),
-        exe=exe,
-        fn=fn,
-        N=n,
-        K=k,
-        a_shape="x".join(str(d) for d in a.shape),
-        out_shape="x".join(str(d) for d in out.shape),
-        a_dims=", ".join(str(i) for i in range(a.rank)),
-        out_dims=", ".join(str(i) for i in range(out.rank)),
-        out_sizes=", ".join(str(d) for d in out.shape),
-        decode_a=snippets.decode("a_", op.attrs.a_format),
-    )
-    return f"{executable}\n{body}"

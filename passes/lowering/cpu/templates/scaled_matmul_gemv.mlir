@@ -5,17 +5,7 @@
 func.func private @${name}(%a: tensor<${a_shape}xi8>, %a_scale_inv: tensor<f32>,
                             %b: tensor<${N}x${K}xi8>, %b_scale_inv: tensor<f32>)
     -> tensor<${out_shape}xf32> attributes {${attrs}} {
-  %a_row = tensor.collapse_shape %a [[${a_dims}]] : tensor<${a_shape}xi8> into tensor<${K}xi8>
-  %a_empty = tensor.empty() : tensor<${K}xbf16>
-  %a_bf16 = linalg.generic {
-      indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
-      iterator_types = ["parallel"]}
-      ins(%a_row : tensor<${K}xi8>) outs(%a_empty : tensor<${K}xbf16>) {
-  ^bb0(%a_code: i8, %out: bf16):
-${decode_a}
-    %a_narrow = arith.truncf %a_val : f32 to bf16
-    linalg.yield %a_narrow : bf16
-  } -> tensor<${K}xbf16>
+${activation}
   %n = arith.constant ${N} : index
   %acc = flow.dispatch @${exe}::@${fn}[%n](%a_bf16, %b)
       : (tensor<${K}xbf16>, tensor<${N}x${K}xi8>) -> tensor<${N}xf32>
