@@ -81,7 +81,8 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         "--decode-gemv",
         default="auto",
         choices=("auto", "off"),
-        help="with --target llvm-cpu: one-row per-tensor FP8 GEMMs (a generator's decode step) "
+        help="with --target llvm-cpu: one-row FP8 GEMMs (a generator's decode step; per-tensor or "
+        "power-of-two block scales) "
         "as matrix-vector products that decode the weights' codes in their loop; auto "
         "(default): where the CPU has AVX512-BF16 and AVX512-VBMI; off: the data-tiled GEMM",
     )

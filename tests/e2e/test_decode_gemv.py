@@ -1,9 +1,10 @@
 """``decode-gemv`` (llvm-cpu, a CPU with AVX512-BF16 and AVX512-VBMI): a one-row FP8 GEMM
-(per-tensor scales, or power-of-two block scales: fp8-block, mxfp8) runs as a matrix-vector product that decodes the weight's codes in its loop
-(``passes/lowering/cpu/gemv.py``). Its decode is exact for every code (subnormals and NaN
-included): with one non-zero input each output is a single product, bit for bit the data-tiled
-GEMM's (``decode_gemv="off"``); with random inputs the two differ only in the order of their f32
-sums. A CPU without those instructions (``--cpu x86-64-v3``) never gets it."""
+(per-tensor scales, or power-of-two block scales: fp8-block, mxfp8) runs as a matrix-vector
+product that decodes the weight's codes in its loop (``passes/lowering/cpu/gemv.py``). Its decode
+is exact for every code (subnormals and NaN included): with one non-zero input each output is a
+single product, bit for bit the data-tiled GEMM's (``decode_gemv="off"``); with random inputs the
+two differ only in the order of their f32 sums. A CPU without those instructions (``--cpu
+x86-64-v3``) never gets it."""
 
 from __future__ import annotations
 
