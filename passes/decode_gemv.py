@@ -7,7 +7,8 @@ Expects the recipe pass's output (after ``gemm-operands``). Which GEMMs (``gemv.
 static with one row, B stored ``[N, K]`` with ``K`` a multiple of 64, FP8 operands with
 per-tensor scales (fp8-current, fp8-delayed, static activation scales) or power-of-two block
 scales (``gemm_operands = "bf16"``: fp8-block's 1x128 and 128x128 blocks, ``K`` a multiple of
-128; mxfp8's 1x32); every other GEMM is left as it is. The values are the data-tiled GEMM's: the
+128; mxfp8's 1x32), or nvfp4's E2M1 operands (``K`` a multiple of 128); every other GEMM is left
+as it is. The values are the data-tiled GEMM's: the
 same exact products, f32 sums in another order. The pipeline runs it only for a CPU with the
 features the executable's instructions need (``gemv.GEMV_FEATURES``), unless
 ``decode_gemv="off"``.

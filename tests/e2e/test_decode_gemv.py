@@ -1,10 +1,10 @@
-"""``decode-gemv`` (llvm-cpu, a CPU with AVX512-BF16 and AVX512-VBMI): a one-row FP8 GEMM
-(per-tensor scales, or power-of-two block scales: fp8-block, mxfp8) runs as a matrix-vector
-product that decodes the weight's codes in its loop (``passes/lowering/cpu/gemv.py``). Its decode
-is exact for every code (subnormals and NaN included): with one non-zero input each output is a
-single product, bit for bit the data-tiled GEMM's (``decode_gemv="off"``); with random inputs the
-two differ only in the order of their f32 sums. A CPU without those instructions (``--cpu
-x86-64-v3``) never gets it."""
+"""``decode-gemv`` (llvm-cpu, a CPU with AVX512-BF16 and AVX512-VBMI): a one-row FP8 or FP4
+GEMM (per-tensor scales, power-of-two block scales as fp8-block's and mxfp8's, nvfp4) runs as a
+matrix-vector product that decodes the weight's codes in its loop
+(``passes/lowering/cpu/gemv.py``). Its decode is exact for every code (subnormals and NaN
+included): with one non-zero input each output is a single product, bit for bit the data-tiled
+GEMM's (``decode_gemv="off"``); with random inputs the two differ only in the order of their f32
+sums. A CPU without those instructions (``--cpu x86-64-v3``) never gets it."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import torch
 import compiler
 from compiler.pipeline.core import takes_decode_gemv
 from compiler.pipeline.target import resolve_target
-from passes.ir.formats import E4M3
+from passes.ir.formats import E2M1, E4M3
 from passes.lowering.cpu.gemv import code_value
 from tests.e2e.filecheck import filecheck
 
@@ -45,6 +45,18 @@ def _every_code_linear(k: int) -> torch.nn.Linear:
     return linear.eval()
 
 
+def _every_fp4_code_linear(k: int) -> torch.nn.Linear:
+    """A linear whose weight holds E2M1 values: each 16 of a row every code (n + j) % 16, so
+    every block's amax is 6 and nvfp4's scales (448 a block, 448 x 6 / 6 global) give these
+    codes back."""
+    codes = (np.arange(N)[:, None] + np.arange(k)[None, :]) % 16
+    values = np.vectorize(lambda c: code_value(E2M1, int(c)))(codes).astype(np.float32)
+    linear = torch.nn.Linear(k, N, bias=False)
+    with torch.no_grad():
+        linear.weight.copy_(torch.from_numpy(values))
+    return linear.eval()
+
+
 def _compiled(  # type: ignore[no-untyped-def]
     linear: torch.nn.Linear,
     mode: str,
@@ -64,16 +76,19 @@ def _compiled(  # type: ignore[no-untyped-def]
         ("fp8-current", 192),  # one
         ("fp8-block", 256),  # 1 x 128 and 128 x 128 blocks, fp32 scales
         ("mxfp8", 192),  # 1 x 32 blocks, E8M0 scales
+        ("nvfp4", 256),  # E2M1 codes two a byte, E4M3 scales of 1 x 16 blocks
     ],
 )
 def test_every_code_decodes_as_the_data_tiled_gemm_does(
     recipe: str, k: int, tmp_path: Path
 ) -> None:
-    linear = _every_code_linear(k)
+    fp4 = recipe == "nvfp4"
+    linear = _every_fp4_code_linear(k) if fp4 else _every_code_linear(k)
     gemv = _compiled(linear, "auto", tmp_path, recipe=recipe)
+    kb = k // 2 if fp4 else k  # B's bytes a row
     filecheck(
-        f"""CHECK: stream.executable private @{{{{.*}}}}.1x{k}.{N}x{k}$gemv_executable
-CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.{{{{.*}}}}.nt.1x{k}.{N}x{k}
+        f"""CHECK: stream.executable private @{{{{.*}}}}.1x{kb}.{N}x{kb}$gemv_executable
+CHECK: func.func private @qmlir.scaled_matmul.{{{{.*}}}}.nt.1x{kb}.{N}x{kb}
 CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv
 """,
         tmp_path / "04-lower.mlir",
@@ -83,11 +98,11 @@ CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv
         x = np.zeros((1, k), np.float32)
         x[0, j] = 1.0
         got, want = np.asarray(gemv(x)), np.asarray(tiled(x))
-        assert np.isnan(got[0, 5]) and np.isnan(want[0, 5])
+        assert fp4 or (np.isnan(got[0, 5]) and np.isnan(want[0, 5]))
         np.testing.assert_array_equal(got, want)
     x = np.random.default_rng(0).standard_normal((1, k)).astype(np.float32)
     got, want = np.asarray(gemv(x)), np.asarray(tiled(x))
-    keep = np.arange(N) != 5
+    keep = np.arange(N) != (-1 if fp4 else 5)
     rel = np.linalg.norm(got[0, keep] - want[0, keep]) / np.linalg.norm(want[0, keep])
     assert rel < 1e-6, rel  # the f32 sums in another order
 

@@ -497,6 +497,7 @@ def _contraction(file: str, gemm: str = "f32") -> tuple[str, Callable[[str], obj
 
 
 _INTERLEAVE = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
+_ZEROS = "[" + ", ".join(["0"] * 64) + "]"
 
 
 def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
@@ -506,6 +507,10 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_fp8_decode.mlir": dict(N=8, K=128, offset=64, interleave=_INTERLEAVE),
         "gemv_accumulate.mlir": dict(acc_a="%a0", acc_b="%a1"),
         "gemv_accumulate_scaled.mlir": dict(acc_a="%a0", acc_b="%a1", KB=1, RB=4, WKB=4),
+        "gemv_fp4_decode.mlir": dict(N=8, K=128, XK=256, offset=64, interleave=_INTERLEAVE),
+        "gemv_accumulate_fp4.mlir": dict(acc_a="%a0", acc_b="%a1", KB=16, N=8),
+        "gemv_defs_block.mlir": dict(KB=2, RB=4, WKB=4, bk=128, rb=128),
+        "gemv_defs_fp4.mlir": dict(KB=16, N=8, K=128, fp4_hi=_ZEROS, fp4_lo=_ZEROS),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
 
@@ -544,6 +549,19 @@ def _gemv_scales(scale_format: str) -> Callable[[str], object]:
         )
 
     return make
+
+
+def _gemv_fp4_activation(p: str) -> object:  # as gemv.lower_gemv fills it for nvfp4
+    return fill("gemv_fp4_activation.mlir").substitute(
+        p=p,
+        a_shape="1x64",
+        a_dims="0, 1",
+        K=64,
+        XK=128,
+        KB=8,
+        decode_fp4=snippets.decode_e2m1(p, f"%{p}fp4"),
+        decode_scale=snippets.decode(f"{p}s_", E4M3),
+    )
 
 
 def _gemv_activation(p: str) -> object:
@@ -629,6 +647,11 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_accumulate": _gemv("gemv_accumulate.mlir"),
     "gemv_accumulate_scaled": _gemv("gemv_accumulate_scaled.mlir"),
     "gemv_activation": ("gemv_activation.mlir", _gemv_activation),
+    "gemv_fp4_activation": ("gemv_fp4_activation.mlir", _gemv_fp4_activation),
+    "gemv_fp4_decode": _gemv("gemv_fp4_decode.mlir"),
+    "gemv_accumulate_fp4": _gemv("gemv_accumulate_fp4.mlir"),
+    "gemv_defs_block": _gemv("gemv_defs_block.mlir"),
+    "gemv_defs_fp4": _gemv("gemv_defs_fp4.mlir"),
     "gemv_scales_fp32": ("gemv_scales_fp32.mlir", _gemv_scales("fp32")),
     "gemv_scales_e8m0": ("gemv_scales_e8m0.mlir", _gemv_scales("e8m0")),
     "decode_e8m0_f32": (

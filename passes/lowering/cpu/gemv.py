@@ -22,7 +22,7 @@ import struct
 from dataclasses import dataclass
 
 from passes.ir.dialect import NamedOp, ScaleFormat, Scaling
-from passes.ir.formats import E4M3, E5M2, FloatFormat
+from passes.ir.formats import E2M1, E4M3, E5M2, FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import shape_text
 from passes.lowering.cpu import snippets
@@ -41,47 +41,64 @@ MIN_GROUPS = 8  # workgroups wanted at least, to spread over the CPU's threads
 
 @dataclass(frozen=True)
 class Gemv:
-    """A GEMM :func:`gemv_plan` takes: B ``[n, k]``; ``bk`` the K blocks' size (0: per-tensor
-    scales), ``scale_format`` the block scales' (``fp32``: fp8-block's 1x128 and 128x128
-    blocks; ``e8m0``: mxfp8's 1x32 blocks)."""
+    """A GEMM :func:`gemv_plan` takes: B ``[n, k]`` (bytes: nvfp4 packs two codes a byte);
+    ``bk`` the K blocks' size in codes (0: per-tensor scales), ``scale_format`` the block
+    scales' (``fp32``: fp8-block's 1x128 and 128x128 blocks; ``e8m0``: mxfp8's 1x32;
+    ``nvfp4``: E4M3 scales of 1x16 blocks of E2M1 codes)."""
 
     n: int
     k: int
     bk: int = 0
     scale_format: ScaleFormat | None = None
 
+    @property
+    def fp4(self) -> bool:
+        return self.scale_format is ScaleFormat.NVFP4
+
+
+# each block-scale format's (A's block, B's block, A's layout, B's layout)
+_BLOCKS = {
+    ScaleFormat.FP32: ((1, 128), (128, 128), ScaleLayout.BLOCK1D, ScaleLayout.BLOCK2D),
+    ScaleFormat.E8M0: ((1, 32), (1, 32), ScaleLayout.MX, ScaleLayout.MX),
+    ScaleFormat.NVFP4: ((1, 16), (1, 16), ScaleLayout.MX, ScaleLayout.MX),
+}
+
 
 def gemv_plan(op: NamedOp) -> Gemv | None:
-    """The matrix-vector product of a scaled GEMM that can run as one: FP8 operands, A static
-    with one row, B ``[N, K]`` (stored transposed), ``K`` a multiple of 64; per-tensor scales,
-    or block scales whose decoded operands are exact in bf16 (``qmlir.gemm_operands = "bf16"``:
-    powers of two) as fp8-block (``K`` a multiple of 128) and mxfp8 give them; None otherwise."""
+    """The matrix-vector product of a scaled GEMM that can run as one: A static with one row, B
+    ``[N, K]`` (stored transposed), 64 bytes a row's loop step; FP8 operands with per-tensor
+    scales, or with block scales whose decoded operands are exact in bf16
+    (``qmlir.gemm_operands = "bf16"``: powers of two) as fp8-block (``K`` a multiple of 128) and
+    mxfp8 give them; or nvfp4's E2M1 operands; None otherwise."""
     attrs = op.attrs
     if not attrs.b_transposed:
         return None
-    if attrs.a_format not in (E4M3, E5M2) or attrs.b_format not in (E4M3, E5M2):
+    ins, _ = op.signature(dynamic=True)
+    if not all(t.is_static for t in ins):
         return None
-    (a, sa, b, sb), _ = op.signature(dynamic=True)
-    if not all(t.is_static for t in (a, sa, b, sb)):
-        return None
+    fp4 = attrs.scale_format is ScaleFormat.NVFP4
+    a, b = ins[0], ins[3 if fp4 else 2]
     if b.rank != 2 or math.prod(a.shape[:-1]) != 1:
         return None
     n, k = b.shape
     if k % CHUNK or a.shape[-1] != k:
         return None
+    fp8 = (E4M3, E5M2)
+    if fp4:
+        if attrs.a_format != E2M1 or attrs.b_format != E2M1:
+            return None
+    elif attrs.a_format not in fp8 or attrs.b_format not in fp8:
+        return None
     if attrs.scaling is not Scaling.BLOCK:
         return Gemv(n, k)
     if attrs.operand_type != "bf16":
         return None  # block scales not provably powers of two: the products would round
-    blocks = {
-        ScaleFormat.FP32: ((1, 128), (128, 128), ScaleLayout.BLOCK1D, ScaleLayout.BLOCK2D),
-        ScaleFormat.E8M0: ((1, 32), (1, 32), ScaleLayout.MX, ScaleLayout.MX),
-    }.get(attrs.scale_format)
+    blocks = _BLOCKS.get(attrs.scale_format)
     wanted = (attrs.a_block, attrs.b_block, attrs.a_layout, attrs.b_layout)
     if blocks is None or tuple(tuple(x) if isinstance(x, list) else x for x in wanted) != blocks:
         return None
     bk = blocks[0][1]
-    if k % bk:
+    if (2 * k if fp4 else k) % bk:
         return None
     return Gemv(n, k, bk, attrs.scale_format)
 
@@ -108,9 +125,11 @@ def chunk_count(k: int) -> int:
 
 
 def code_value(fmt: FloatFormat, code: int) -> float:
-    """The value of FP8 code ``code`` (0..255) of ``fmt``: E4M3 (magnitude 0x7F NaN) or E5M2
-    (the top exponent: inf or NaN)."""
-    sign = -1.0 if code & 0x80 else 1.0
+    """The value of code ``code`` of ``fmt``: E4M3 (magnitude 0x7F NaN), E5M2 (the top
+    exponent: inf or NaN), E2M1 (0..15, no inf or NaN)."""
+    sign_bit = 1 << (fmt.ebits + fmt.mbits)
+    sign = -1.0 if code & sign_bit else 1.0
+    code &= 2 * sign_bit - 1
     exponent = (code >> fmt.mbits) & ((1 << fmt.ebits) - 1)
     mantissa = code & ((1 << fmt.mbits) - 1)
     top = (1 << fmt.ebits) - 1
@@ -126,13 +145,13 @@ def code_value(fmt: FloatFormat, code: int) -> float:
 def bf16_table(fmt: FloatFormat) -> list[int]:
     """The bf16 bits of each magnitude code 0..127 of ``fmt`` (exact: every FP8 value is a
     bf16; NaN as 0x7FC0)."""
-    bits = []
-    for code in range(128):
-        value = code_value(fmt, code)
-        f32 = 0x7FC00000 if math.isnan(value) else struct.unpack("<I", struct.pack("<f", value))[0]
-        assert f32 & 0xFFFF == 0, f"{fmt.name} code {code} is not a bf16"
-        bits.append(f32 >> 16)
-    return bits
+    return [_bf16_bits(code_value(fmt, code)) for code in range(128)]
+
+
+def _bf16_bits(value: float) -> int:
+    f32 = 0x7FC00000 if math.isnan(value) else struct.unpack("<I", struct.pack("<f", value))[0]
+    assert f32 & 0xFFFF == 0, f"{value} is not a bf16"
+    return f32 >> 16
 
 
 def _bytes(values: list[int]) -> str:
@@ -149,15 +168,12 @@ def executable_names(op: NamedOp) -> tuple[str, str]:
 def lower_gemv(op: NamedOp) -> str:
     """The executable and the definition of a GEMM :func:`gemv_plan` takes."""
     plan = gemv_plan(op)
-    assert plan is not None, f"@{op.name} is not a one-row FP8 GEMM over B's codes"
+    assert plan is not None, f"@{op.name} is not a one-row GEMM over B's codes"
     n, k = plan.n, plan.k
-    (a, sa, _, sb), (out,) = op.signature()
+    ins, (out,) = op.signature()
+    a = ins[0]
     exe, fn = executable_names(op)
-    scaled = plan.bk != 0
-    rb, kb = (128 if plan.scale_format is ScaleFormat.FP32 else 1), k // max(plan.bk, 1)
-    w_grid = sb.shape if plan.scale_format is ScaleFormat.FP32 else (n, kb)
-    executable = _executable(plan, exe, fn, w_grid, rb, op.attrs.b_format)
-    fields = {
+    fields: dict[str, object] = {
         **head(op),
         "exe": exe,
         "fn": fn,
@@ -167,18 +183,51 @@ def lower_gemv(op: NamedOp) -> str:
         "out_shape": shape_text(out.shape),
         "out_dims": ", ".join(str(i) for i in range(out.rank)),
         "out_sizes": ", ".join(str(d) for d in out.shape),
-        "activation": fragment(
-            "gemv_activation.mlir",
-            p="a_",
-            a_shape=shape_text(a.shape),
-            K=k,
-            a_dims=", ".join(str(i) for i in range(a.rank)),
-            decode_a=snippets.decode("a_", op.attrs.a_format),
-        ),
     }
-    if not scaled:
-        body = definition("scaled_matmul_gemv.mlir", fields)
+    a_dims = ", ".join(str(i) for i in range(a.rank))
+    if plan.fp4:
+        sa, sb = ins[1], ins[4]
+        kb = 2 * k // plan.bk
+        executable = _executable(plan, exe, fn, (n, kb), 1, E2M1)
+        sa_type, sb_type = str(sa.builtin()), str(sb.builtin())
+        activation = fragment(
+            "gemv_fp4_activation.mlir",
+            p="x_",
+            a_shape=shape_text(a.shape),
+            a_dims=a_dims,
+            K=k,
+            XK=2 * k,
+            KB=kb,
+            decode_fp4=snippets.decode_e2m1("x_", "%x_fp4"),
+            decode_scale=snippets.decode("x_s_", E4M3),
+        )
+        body = definition(
+            "scaled_matmul_nvfp4_gemv.mlir",
+            fields,
+            XK=2 * k,
+            KB=kb,
+            sa_type=sa_type,
+            sb_type=sb_type,
+            unswizzle_a=unswizzle("x_", "%sa", sa_type, Dim(1), kb),
+            unswizzle_b=unswizzle("b_", "%sb", sb_type, Dim(n), kb),
+            activation=activation,
+        )
         return f"{executable}\n{body}"
+    sa, sb = ins[1], ins[3]
+    fields["activation"] = fragment(
+        "gemv_activation.mlir",
+        p="a_",
+        a_shape=shape_text(a.shape),
+        K=k,
+        a_dims=a_dims,
+        decode_a=snippets.decode("a_", op.attrs.a_format),
+    )
+    if not plan.bk:
+        executable = _executable(plan, exe, fn, (0, 0), 1, op.attrs.b_format)
+        return f"{executable}\n{definition('scaled_matmul_gemv.mlir', fields)}"
+    rb, kb = (128 if plan.scale_format is ScaleFormat.FP32 else 1), k // plan.bk
+    w_grid = sb.shape if plan.scale_format is ScaleFormat.FP32 else (n, kb)
+    executable = _executable(plan, exe, fn, w_grid, rb, op.attrs.b_format)
     grid = {"KB": kb, "RB": w_grid[0], "WKB": w_grid[1], "sa_type": str(sa.builtin())}
     grid["sb_type"] = str(sb.builtin())
     if plan.scale_format is ScaleFormat.FP32:
@@ -198,52 +247,78 @@ def lower_gemv(op: NamedOp) -> str:
     return f"{executable}\n{body}"
 
 
+def _tables(fmt: FloatFormat) -> dict[str, str]:
+    """The executable's byte tables of ``fmt``'s bf16 values: FP8's two 128-entry tables
+    (``hi0``/``hi1``, ``lo0``/``lo1``: magnitudes), E2M1's 16-entry ones (``fp4_hi``,
+    ``fp4_lo``: signed codes); the other format's left as zeros."""
+    zeros = _bytes([0] * 64)
+    if fmt == E2M1:
+        bits = [_bf16_bits(code_value(fmt, code)) for code in range(16)] + [0] * 48
+        return {
+            "hi0": zeros, "hi1": zeros, "lo0": zeros, "lo1": zeros,
+            "fp4_hi": _bytes([v >> 8 for v in bits]),
+            "fp4_lo": _bytes([v & 0xFF for v in bits]),
+        }  # fmt: skip
+    table = bf16_table(fmt)
+    high, low = [v >> 8 for v in table], [v & 0xFF for v in table]
+    return {
+        "hi0": _bytes(high[:64]),
+        "hi1": _bytes(high[64:]),
+        "lo0": _bytes(low[:64]),
+        "lo1": _bytes(low[64:]),
+    }
+
+
 def _executable(
     plan: Gemv, exe: str, fn: str, w_grid: tuple[int, ...], rb: int, fmt: FloatFormat
 ) -> str:
     """The ``stream.executable`` of ``plan``'s matrix-vector product over ``fmt`` codes."""
     n, k = plan.n, plan.k
-    table = bf16_table(fmt)
-    high, low = [v >> 8 for v in table], [v & 0xFF for v in table]
     # byte 2j of the interleave is low[j], byte 2j+1 high[j]: 64 little-endian bf16 values
     interleave = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
-    chunks = chunk_count(k)
+    chunks = 1 if plan.fp4 else chunk_count(k)
     sums = [f"%acc{i}" for i in range(2 * chunks)]
     lanes, last = [], "%sums#0"
     for i in range(1, len(sums)):
         name = "%lanes" if i == len(sums) - 1 else f"%lanes{i}"
         lanes.append(f"        {name} = arith.addf {last}, %sums#{i} : vector<16xf32>")
         last = name
-    kb = k // max(plan.bk, 1)
-    scale_fields = {"KB": kb, "RB": w_grid[0], "WKB": w_grid[1]}
+    kb = (2 * k if plan.fp4 else k) // max(plan.bk, 1)
+    scale_fields = {"KB": kb, "RB": w_grid[0], "WKB": w_grid[1], "N": n}
+    decode = "gemv_fp4_decode.mlir" if plan.fp4 else "gemv_fp8_decode.mlir"
+    accumulate = "gemv_accumulate.mlir"
+    if plan.bk:
+        accumulate = "gemv_accumulate_fp4.mlir" if plan.fp4 else "gemv_accumulate_scaled.mlir"
+    xk = 2 * k if plan.fp4 else k
     parts = []
     for c in range(chunks):
         p = f"c{c}_"
         parts.append(
-            fragment("gemv_fp8_decode.mlir", p=p, N=n, K=k, offset=c * CHUNK, interleave=interleave)
+            fragment(decode, p=p, N=n, K=k, XK=xk, offset=c * CHUNK, interleave=interleave)
         )
-        accumulate = "gemv_accumulate_scaled.mlir" if plan.bk else "gemv_accumulate.mlir"
         parts.append(
             fragment(accumulate, p=p, acc_a=sums[2 * c], acc_b=sums[2 * c + 1], **scale_fields)
         )
     scale_defs = row_defs = x_arg = w_arg = ""
     if plan.bk:
         x_arg, w_arg = "%xs_binding: !stream.binding, ", "%ws_binding: !stream.binding, "
-        xs_type = f"memref<{kb}xf32>"
-        ws_type = f"memref<{w_grid[0]}x{w_grid[1]}xf32>"
-        scale_defs = (
-            f"\n      %xs = stream.binding.subspan %xs_binding[%c0] : !stream.binding -> {xs_type}"
-            f"\n      %ws = stream.binding.subspan %ws_binding[%c0] : !stream.binding -> {ws_type}"
-            f"\n      %c_bk = arith.constant {plan.bk} : index"
-            f"\n      %c_rb = arith.constant {rb} : index"
-        )
-        row_defs = "\n        %nb = arith.divui %n, %c_rb : index"
+        tables = _tables(fmt)
+        if plan.fp4:
+            defs = fragment(
+                "gemv_defs_fp4.mlir", KB=kb, N=n, K=k, fp4_hi=tables["fp4_hi"],
+                fp4_lo=tables["fp4_lo"],
+            )  # fmt: skip
+        else:
+            defs = fragment("gemv_defs_block.mlir", **scale_fields, bk=plan.bk, rb=rb)
+            row_defs = "\n        %nb = arith.divui %n, %c_rb : index"
+        scale_defs = "\n" + defs
     return fragment(
         "gemv_fp8_executable.mlir",
         exe=exe,
         fn=fn,
         N=n,
         K=k,
+        XK=xk,
         rows=workgroup_rows(n),
         step=chunks * CHUNK,
         chunk_count=chunks,
@@ -257,8 +332,5 @@ def _executable(
         w_scales_arg=w_arg,
         scale_defs=scale_defs,
         row_defs=row_defs,
-        hi0=_bytes(high[:64]),
-        hi1=_bytes(high[64:]),
-        lo0=_bytes(low[:64]),
-        lo1=_bytes(low[64:]),
+        **{key: v for key, v in _tables(E4M3 if plan.fp4 else fmt).items() if "fp4" not in key},
     )

@@ -25,7 +25,7 @@ stream.executable private @${exe} {
       %c_step = arith.constant ${step} : index
       %cK = arith.constant ${K} : index
       %cR = arith.constant ${rows} : index
-      %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<${K}xbf16>
+      %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<${XK}xbf16>
       %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${K}xi8>
       %acc = stream.binding.subspan %acc_binding[%c0] : !stream.binding -> memref<${N}xf32>${scale_defs}
       %group = hal.interface.workgroup.id[0] : index

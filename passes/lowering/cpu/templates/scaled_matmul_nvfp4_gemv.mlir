@@ -1,0 +1,31 @@
+// scaled_matmul (NVFP4: E2M1 codes, E4M3 scales of 1 x 16 blocks in the mx layout, global decode
+// scales; one row of A, B stored [N, K/2]) as a matrix-vector product that reads B's packed codes
+// as stored and decodes them in its loop (the executable @${exe}, gemv_fp8_executable.mlir with
+// gemv_fp4_decode.mlir): each 16 codes' products summed in f32 (exact), times their two block
+// scales' product (exact), added up; the global scales multiply the sums; no decoded copy of B.
+func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type}, %ga: tensor<f32>,
+                            %b: tensor<${N}x${K}xi8>, %sb: ${sb_type}, %gb: tensor<f32>)
+    -> tensor<${out_shape}xf32> attributes {${attrs}} {
+${unswizzle_a}
+${unswizzle_b}
+${activation}
+  %n = arith.constant ${N} : index
+  %acc = flow.dispatch @${exe}::@${fn}[%n](%x_values, %x_scales, %b, %b_S)
+      : (tensor<${XK}xbf16>, tensor<${KB}xf32>, tensor<${N}x${K}xi8>, tensor<${N}x${KB}xi8>)
+      -> tensor<${N}xf32>
+  %out_empty = tensor.empty() : tensor<${N}xf32>
+  %scaled = linalg.generic {
+      indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>,
+                       affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>],
+      iterator_types = ["parallel"]}
+      ins(%acc, %ga, %gb : tensor<${N}xf32>, tensor<f32>, tensor<f32>)
+      outs(%out_empty : tensor<${N}xf32>) {
+  ^bb0(%v: f32, %g1: f32, %g2: f32, %o: f32):
+    %alpha = arith.mulf %g1, %g2 : f32
+    %r = arith.mulf %v, %alpha : f32
+    linalg.yield %r : f32
+  } -> tensor<${N}xf32>
+  %out = tensor.expand_shape %scaled [[${out_dims}]] output_shape [${out_sizes}]
+      : tensor<${N}xf32> into tensor<${out_shape}xf32>
+  return %out : tensor<${out_shape}xf32>
+}
