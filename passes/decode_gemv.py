@@ -20,10 +20,17 @@ import dataclasses
 
 from iree.compiler import ir
 
+from passes.base.abi import DECODE
 from passes.base.module_pass import ModulePass, register_pass
 from passes.fusion.calls import NamedCalls
+from passes.ir import torch_ops
 from passes.ir.dialect import NamedOp, OpKind
 from passes.lowering.cpu.gemv import gemv_shape
+
+# torch's matmuls (a high-precision one is left as the model wrote it)
+_MATMULS = ("torch.aten.linear", "torch.aten.mm", "torch.aten.matmul", "torch.aten.addmm")
+# where a weight comes from: a literal (inline) or a module global (a parameter)
+_WEIGHT_SOURCES = ("torch.vtensor.literal", "util.global.load")
 
 
 @register_pass
@@ -36,3 +43,44 @@ class DecodeGemv(ModulePass):
             op = NamedOp(decl)
             if op.kind is OpKind.SCALED_MATMUL and gemv_shape(op) is not None:
                 op.update(gemv=True)
+
+
+def decode_step_reads_codes(module: ir.Module) -> bool:
+    """Whether the module's ``@decode`` (a generator's decode step) multiplies every weight as
+    stored: each scaled GEMM marked ``qmlir.gemv`` and no weight left to a high-precision
+    matmul (an excluded layer, a shape the pass does not take). Such a step needs no decoded or
+    packed copy of the weights (``pack_weights="auto"`` then keeps none); False without
+    ``@decode``."""
+    calls = NamedCalls(module)
+    decode = next(
+        (
+            op.operation
+            for op in module.body.operations
+            if op.operation.name == "func.func"
+            and ir.StringAttr(op.operation.attributes["sym_name"]).value == DECODE
+        ),
+        None,
+    )
+    if decode is None:
+        return False
+    reads_codes = True
+
+    def check(op: ir.Operation) -> ir.WalkResult:
+        nonlocal reads_codes
+        gemm = calls.of_kind(op, OpKind.SCALED_MATMUL)
+        if gemm is not None and not gemm.attrs.gemv:
+            reads_codes = False
+        if op.name in _MATMULS and any(_weight(v) for v in op.operands):
+            reads_codes = False
+        return ir.WalkResult.ADVANCE
+
+    decode.walk(check)
+    return reads_codes
+
+
+def _weight(value: ir.Value) -> bool:
+    """Whether ``value`` is a weight: a literal or a global, through torch's conversions."""
+    op = torch_ops.defining_op(value)
+    while op is not None and op.name == "torch_c.from_builtin_tensor":
+        op = torch_ops.defining_op(op.operands[0])
+    return op is not None and op.name in _WEIGHT_SOURCES

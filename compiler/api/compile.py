@@ -263,7 +263,8 @@ def compile_generator(
     tokenizer files) is stored in the artifact: ``gen.generate_text("...")`` and ``qmlir
     generate ART --prompt "..."`` use it. ``pack_weights``: ``auto`` (default) is ``decoded``
     for external weights on llvm-cpu (their decode and packing once, at load) where the decoded
-    copies take at most half of this host's memory, else ``load``. ``decode_gemv``: as for
+    copies take at most half of this host's memory and the decode step does not multiply every
+    weight as stored (``decode_gemv``: then no decoded copies), else ``load``. ``decode_gemv``: as for
     :func:`compile` (the decode step's GEMMs).
     """
     folder = isinstance(model, (str, Path))

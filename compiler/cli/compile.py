@@ -105,7 +105,8 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         "decoded (as load, and a parameter file's FP8/FP4 weights decoded once at load "
         "instead of in every call: faster, the decoded copies in memory); auto (default): "
         "decoded for --generate with --weights external where the decoded copies take at most "
-        "half of this host's memory, load otherwise",
+        "half of this host's memory and the decode step does not read every weight's codes "
+        "as stored (--decode-gemv), load otherwise",
     )
     w.add_argument(
         "--output-field",

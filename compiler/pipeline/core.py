@@ -28,7 +28,7 @@ from compiler.runtime.seal import seal
 from passes.base.errors import QmlirError
 from passes.base.target import Target
 from passes.check_indices import CheckIndices
-from passes.decode_gemv import DecodeGemv
+from passes.decode_gemv import DecodeGemv, decode_step_reads_codes
 from passes.expose_scaling_state import ExposeScalingState
 from passes.externalize_weights import ExternalizeWeights
 from passes.fold_constant_quantize import FoldConstantQuantize
@@ -156,6 +156,8 @@ def lower_and_compile(
         run_pass(SeparateGemmOperands(), module)
     if options.decode_gemv == "auto" and takes_decode_gemv(target):
         run_pass(DecodeGemv(), module)
+    # an auto "decoded" keeps no decoded copies where the decode step reads none (decode-gemv)
+    keeps_decoded = not (options.pack_weights_auto and decode_step_reads_codes(module))
     run_pass(LowerNamedOps(target), module)
     dump_stage(options, "04-lower", module)
     embed_metadata(module, metadata)
@@ -165,7 +167,7 @@ def lower_and_compile(
     flags = options.iree_flags
     if options.pack_weights == "call" and not target.is_cuda:
         flags = (PACK_PER_CALL_FLAG, *flags)
-    elif options.pack_weights == "decoded" and external and not target.is_cuda:
+    elif options.pack_weights == "decoded" and external and not target.is_cuda and keeps_decoded:
         flags = (HOIST_ALL_FLAG, *flags)  # what an inline artifact's "load" does already
     return seal(compile_module(module, target, flags, dynamic, external), metadata)
 

@@ -50,6 +50,9 @@ class CompileOptions:
     # "decoded" (as load, and external FP8/FP4 weights decoded at load too, not in every call);
     # "auto": decoded for a generator whose weights are external on llvm-cpu, else load
     pack_weights: str = "load"
+    # pack_weights was "auto" when resolved: "decoded" then keeps no decoded copies where the
+    # decode step multiplies every weight as stored (core.lower_and_compile)
+    pack_weights_auto: bool = False
     # llvm-cpu: one-row per-tensor FP8 GEMMs (a generator's decode step) as matrix-vector
     # products over the weights' codes (passes/decode_gemv.py): "auto" (where the CPU has
     # AVX512-BF16 and AVX512-VBMI) or "off"
@@ -70,12 +73,17 @@ def resolve_pack_weights(
     parameter file on llvm-cpu (its decode step reads every weight each token: decoded and
     packed once at load it ran 2-6x faster than repacked in every step, benchmarks/RESULTS.md)
     where those decoded copies (``decoded_bytes``) take at most half of this host's memory,
-    else ``load`` (an 8B model's bf16 copies beside its mapped file would not fit 24 GB)."""
+    else ``load`` (an 8B model's bf16 copies beside its mapped file would not fit 24 GB). An
+    auto ``decoded`` keeps no decoded copies after all where the decode step multiplies every
+    weight as stored (``decode-gemv``): they would only speed up the prefill, at 2-3x the
+    memory (``compiler/pipeline/core.py``)."""
     if options.pack_weights != "auto":
         return options
     decoded = generator and options.weights == "external" and not options.target.is_cuda
     decoded = decoded and decoded_bytes <= host_memory_bytes() // 2
-    return dataclasses.replace(options, pack_weights="decoded" if decoded else "load")
+    return dataclasses.replace(
+        options, pack_weights="decoded" if decoded else "load", pack_weights_auto=True
+    )
 
 
 def host_memory_bytes() -> int:

@@ -13,12 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from iree.compiler import ir
 
 import compiler
 from compiler.pipeline.core import takes_decode_gemv
 from compiler.pipeline.target import resolve_target
+from passes.decode_gemv import DecodeGemv, decode_step_reads_codes
 from passes.ir.formats import E2M1, E4M3
 from passes.lowering.cpu.gemv import code_value
+from tests.e2e import checkpoints
 from tests.e2e.filecheck import filecheck
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
@@ -123,3 +126,24 @@ CHECK: linalg.matmul
 def test_an_unknown_mode_is_an_error() -> None:
     with pytest.raises(compiler.QmlirError, match="decode_gemv 'fast' is not one of auto, off"):
         _compiled(_every_code_linear(64), "fast")
+
+
+@needs_gemv
+def test_a_decode_step_that_reads_only_codes_keeps_no_decoded_copies(tmp_path: Path) -> None:
+    """``pack_weights="auto"`` (a generator, weights external) keeps decoded copies of the
+    weights only where the decode step multiplies some weight through them: not when every
+    GEMM of ``@decode`` reads its codes (fp8-current, hidden 128), but when a layer is left in
+    high precision (``--exclude``)."""
+    lm = checkpoints.llama(hidden_size=128, intermediate_size=256, max_position_embeddings=64)
+    seen = {}
+    for name, exclude in (("all", ()), ("excluded", ("*lm_head",))):
+        dump = tmp_path / name
+        compiler.compile_generator(
+            lm, recipe="fp8-current", max_seq_len=32, weights="external", exclude=exclude,
+            dump_ir=dump,
+        )  # fmt: skip
+        with ir.Context():
+            module = ir.Module.parse((dump / "03-fold-weights.mlir").read_text())
+            DecodeGemv().apply(module)
+            seen[name] = decode_step_reads_codes(module)
+    assert seen == {"all": True, "excluded": False}
