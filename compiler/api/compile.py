@@ -264,8 +264,8 @@ def compile_generator(
     generate ART --prompt "..."`` use it. ``pack_weights``: ``auto`` (default) is ``decoded``
     for external weights on llvm-cpu (their decode and packing once, at load) where the decoded
     copies take at most half of this host's memory and the decode step does not multiply every
-    weight as stored (``decode_gemv``: then no decoded copies), else ``load``. ``decode_gemv``: as for
-    :func:`compile` (the decode step's GEMMs).
+    weight as stored (``decode_gemv``: then no decoded copies), else ``load``.
+    ``decode_gemv``: as for :func:`compile` (the decode step's GEMMs).
     """
     folder = isinstance(model, (str, Path))
     if folder and not Path(model).is_dir():
