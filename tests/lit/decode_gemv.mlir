@@ -55,17 +55,20 @@
 // KEPT: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
 // KEPT-NOT: qmlir.gemv
 
-// mxfp8: both operands' E8M0 scales unswizzled and decoded to f32 outside the executable, which
-// sums each 32 codes' products on their own and adds them times the two scales of their block.
+// mxfp8: both operands' E8M0 scales unswizzled outside the executable, x's decoded to f32 there,
+// the rows' codes decoded in the loop; each 32 codes' products summed on their own and added
+// times the two scales of their block.
 // MX: stream.executable private @[[EXE:qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x128.64x128\$gemv_executable]] {
 // MX: func.func @{{.*}}(%{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: !stream.binding)
 // MX: stream.binding.subspan %{{.*}} : !stream.binding -> memref<4xf32>
-// MX: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x4xf32>
+// MX: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x4xi8>
+// MX: memref.load %{{.*}} : memref<64x4xi8>
+// MX: arith.shli
 // MX: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"(%cst
 // MX: vector.fma
 // MX: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x128.64x128
 // MX: arith.shli %{{.*}}, %{{.*}} : i32
-// MX: flow.dispatch @[[EXE]]::@{{.*}}(%{{.*}}, %{{.*}}, %arg2, %{{.*}}) : (tensor<128xbf16>, tensor<4xf32>, tensor<64x128xi8>, tensor<64x4xf32>) -> tensor<64xf32>
+// MX: flow.dispatch @[[EXE]]::@{{.*}}(%{{.*}}, %{{.*}}, %arg2, %{{.*}}) : (tensor<128xbf16>, tensor<4xf32>, tensor<64x128xi8>, tensor<64x4xi8>) -> tensor<64xf32>
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>
   %none = torch.constant.none

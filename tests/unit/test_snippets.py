@@ -506,10 +506,10 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
     fields: dict[str, object] = {
         "gemv_fp8_decode.mlir": dict(N=8, K=128, offset=64, interleave=_INTERLEAVE),
         "gemv_accumulate.mlir": dict(acc_a="%a0", acc_b="%a1"),
-        "gemv_accumulate_scaled.mlir": dict(acc_a="%a0", acc_b="%a1", KB=1, RB=4, WKB=4),
+        "gemv_scale_f32.mlir": dict(RB=4, WKB=4),
         "gemv_fp4_decode.mlir": dict(N=8, K=128, XK=256, offset=64, interleave=_INTERLEAVE),
         "gemv_accumulate_fp4.mlir": dict(acc_a="%a0", acc_b="%a1", KB=16, N=8),
-        "gemv_defs_block.mlir": dict(KB=2, RB=4, WKB=4, bk=128, rb=128),
+        "gemv_defs_block.mlir": dict(KB=2, RB=4, WKB=4, bk=128, rb=128, ws_elem="f32"),
         "gemv_defs_fp4.mlir": dict(KB=16, N=8, K=128, fp4_hi=_ZEROS, fp4_lo=_ZEROS),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
@@ -545,7 +545,6 @@ def _gemv_scales(scale_format: str) -> Callable[[str], object]:
             unswizzle_a=unswizzled("a_", "%sa", 1),
             unswizzle_b=unswizzled("b_", "%sb", 512),
             decode_x=fill("decode_e8m0_f32.mlir").substitute(p="x_", code="%x_code"),
-            decode_w=fill("decode_e8m0_f32.mlir").substitute(p="w_", code="%w_code"),
         )
 
     return make
@@ -561,6 +560,23 @@ def _gemv_fp4_activation(p: str) -> object:  # as gemv.lower_gemv fills it for n
         KB=8,
         decode_fp4=snippets.decode_e2m1(p, f"%{p}fp4"),
         decode_scale=snippets.decode(f"{p}s_", E4M3),
+    )
+
+
+def _gemv_accumulate_scaled(p: str) -> object:  # fp8-block's: its fp32 scales' loads inside
+    w_scales = fill("gemv_scale_f32.mlir").substitute(p=p, RB=4, WKB=4)
+    return fill("gemv_accumulate_scaled.mlir").substitute(
+        p=p, acc_a="%a0", acc_b="%a1", KB=1, RB=4, WKB=4, ws_elem="f32", w_scales=w_scales
+    )
+
+
+def _gemv_scale_e8m0(p: str) -> object:  # mxfp8's: two E8M0 codes decoded
+    return fill("gemv_scale_e8m0.mlir").substitute(
+        p=p,
+        RB=8,
+        WKB=4,
+        decode_a=fill("decode_e8m0_f32.mlir").substitute(p=f"{p}swa_", code=f"%{p}swc_a"),
+        decode_b=fill("decode_e8m0_f32.mlir").substitute(p=f"{p}swb_", code=f"%{p}swc_b"),
     )
 
 
@@ -645,7 +661,9 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "unswizzle_mx": ("unswizzle_mx.mlir", _unswizzle_mx),
     "gemv_fp8_decode": _gemv("gemv_fp8_decode.mlir"),
     "gemv_accumulate": _gemv("gemv_accumulate.mlir"),
-    "gemv_accumulate_scaled": _gemv("gemv_accumulate_scaled.mlir"),
+    "gemv_accumulate_scaled": ("gemv_accumulate_scaled.mlir", _gemv_accumulate_scaled),
+    "gemv_scale_f32": _gemv("gemv_scale_f32.mlir"),
+    "gemv_scale_e8m0": ("gemv_scale_e8m0.mlir", _gemv_scale_e8m0),
     "gemv_activation": ("gemv_activation.mlir", _gemv_activation),
     "gemv_fp4_activation": ("gemv_fp4_activation.mlir", _gemv_fp4_activation),
     "gemv_fp4_decode": _gemv("gemv_fp4_decode.mlir"),

@@ -230,6 +230,7 @@ def lower_gemv(op: NamedOp) -> str:
     executable = _executable(plan, exe, fn, w_grid, rb, op.attrs.b_format)
     grid = {"KB": kb, "RB": w_grid[0], "WKB": w_grid[1], "sa_type": str(sa.builtin())}
     grid["sb_type"] = str(sb.builtin())
+    grid["ws_elem"] = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
     if plan.scale_format is ScaleFormat.FP32:
         scales = fragment("gemv_scales_fp32.mlir", **grid, rb=rb)
         doc = "fp32 scales, A's 1 x 128 blocks (block1d), B's 128 x 128 (block2d)"
@@ -240,7 +241,6 @@ def lower_gemv(op: NamedOp) -> str:
             unswizzle_a=unswizzle("a_", "%sa", grid["sa_type"], Dim(1), kb),
             unswizzle_b=unswizzle("b_", "%sb", grid["sb_type"], Dim(n), kb),
             decode_x=fragment("decode_e8m0_f32.mlir", p="x_", code="%x_code"),
-            decode_w=fragment("decode_e8m0_f32.mlir", p="w_", code="%w_code"),
         )
         doc = "E8M0 scales of 1 x 32 blocks, mx layout"
     body = definition("scaled_matmul_block_gemv.mlir", fields, **grid, scales=scales, scale_doc=doc)
@@ -267,6 +267,22 @@ def _tables(fmt: FloatFormat) -> dict[str, str]:
         "lo0": _bytes(low[:64]),
         "lo1": _bytes(low[64:]),
     }
+
+
+def _w_scales(plan: Gemv, p: str, fields: dict[str, int]) -> str:
+    """A block-scaled step's loads of the row's two scales as f32 (``%<p>swa_f32``,
+    ``%<p>swb_f32``): fp32 as stored, E8M0 codes decoded in the loop."""
+    if plan.scale_format is ScaleFormat.FP32:
+        return fragment("gemv_scale_f32.mlir", p=p, **fields)
+    if plan.scale_format is ScaleFormat.E8M0:
+        return fragment(
+            "gemv_scale_e8m0.mlir",
+            p=p,
+            **fields,
+            decode_a=fragment("decode_e8m0_f32.mlir", p=f"{p}swa_", code=f"%{p}swc_a"),
+            decode_b=fragment("decode_e8m0_f32.mlir", p=f"{p}swb_", code=f"%{p}swc_b"),
+        )
+    return ""
 
 
 def _executable(
@@ -297,7 +313,15 @@ def _executable(
             fragment(decode, p=p, N=n, K=k, XK=xk, offset=c * CHUNK, interleave=interleave)
         )
         parts.append(
-            fragment(accumulate, p=p, acc_a=sums[2 * c], acc_b=sums[2 * c + 1], **scale_fields)
+            fragment(
+                accumulate,
+                p=p,
+                acc_a=sums[2 * c],
+                acc_b=sums[2 * c + 1],
+                w_scales=_w_scales(plan, p, scale_fields),
+                ws_elem="f32" if plan.scale_format is ScaleFormat.FP32 else "i8",
+                **scale_fields,
+            )
         )
     scale_defs = row_defs = x_arg = w_arg = ""
     if plan.bk:
@@ -309,7 +333,8 @@ def _executable(
                 fp4_lo=tables["fp4_lo"],
             )  # fmt: skip
         else:
-            defs = fragment("gemv_defs_block.mlir", **scale_fields, bk=plan.bk, rb=rb)
+            elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
+            defs = fragment("gemv_defs_block.mlir", **scale_fields, bk=plan.bk, rb=rb, ws_elem=elem)
             row_defs = "\n        %nb = arith.divui %n, %c_rb : index"
         scale_defs = "\n" + defs
     return fragment(
