@@ -1,18 +1,20 @@
-"""llvm-cpu: a one-row FP8 ``scaled_matmul`` (a generator's decode step) as a matrix-vector
-product that reads B's FP8 codes as stored and decodes them inside its loop.
+"""llvm-cpu: a one-row FP8 or NVFP4 ``scaled_matmul`` (a generator's decode step) as a
+matrix-vector product that reads B's codes as stored and decodes them inside its loop.
 
 ``decode-gemv`` (``passes/decode_gemv.py``) marks the declarations that take it
 (:func:`gemv_plan`; ``qmlir.gemv``); :func:`lower_gemv` writes their definition and the
-hand-written executable it dispatches (``templates/gemv_fp8_executable.mlir``: for each 64
-codes of a loop step ``gemv_fp8_decode.mlir``, then ``gemv_accumulate.mlir`` for per-tensor
-scales or ``gemv_accumulate_scaled.mlir`` for block scales, given to the executable in f32:
-``gemv_scales_fp32.mlir``, ``gemv_scales_e8m0.mlir``). The decode is two byte-table lookups
-(``vpermi2b``: the high and low byte of each magnitude's bf16 value) and the sign bit: exact
-for every code, subnormals, infinities and NaN included (a bf16 holds each FP8 value; the
-tables are :func:`bf16_table`). Why: the data-tiled GEMM needs B decoded to bf16 and packed
-into its tiles, so a one-token step either rewrote every weight twice (1 byte read, 4 written:
-three quarters of an FP8 step's time, benchmarks/RESULTS.md) or read decoded copies twice the
-codes' size.
+hand-written executable it dispatches (``templates/gemv_fp8_executable.mlir``: for each 64 bytes
+of a loop step ``gemv_fp8_decode.mlir`` or ``gemv_fp4_decode.mlir``, then ``gemv_accumulate.mlir``
+for per-tensor scales, ``gemv_accumulate_scaled.mlir`` for fp8-block's and mxfp8's block scales
+(fp32 as stored, E8M0 codes decoded in the loop) or ``gemv_accumulate_fp4.mlir`` for nvfp4's
+E4M3 ones; A's decode and scales beside the dispatch: ``gemv_activation.mlir``,
+``gemv_fp4_activation.mlir``, ``gemv_scales_*.mlir``). The decode is byte-table lookups of each
+code's bf16 value: ``vpermi2b`` over FP8's 128 magnitudes (the high and low byte; the sign bit
+or-ed in), ``vpermb`` over E2M1's 16 signed codes; exact for every code, subnormals, infinities
+and NaN included (a bf16 holds each value; :func:`bf16_table`). Why: the data-tiled GEMM needs B
+decoded to bf16 and packed into its tiles, so a one-token step either rewrote every weight
+twice (1 byte read, 4 written: three quarters of an FP8 step's time, benchmarks/RESULTS.md) or
+read decoded copies twice the codes' size (four times nvfp4's).
 """
 
 from __future__ import annotations
