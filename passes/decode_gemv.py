@@ -25,7 +25,7 @@ from passes.base.module_pass import ModulePass, register_pass
 from passes.fusion.calls import NamedCalls
 from passes.ir import torch_ops
 from passes.ir.dialect import NamedOp, OpKind
-from passes.lowering.cpu.gemv import gemv_shape
+from passes.lowering.cpu.gemv import gemv_plan
 
 # torch's matmuls (a high-precision one is left as the model wrote it)
 _MATMULS = ("torch.aten.linear", "torch.aten.mm", "torch.aten.matmul", "torch.aten.addmm")
@@ -41,7 +41,7 @@ class DecodeGemv(ModulePass):
     def apply(self, module: ir.Module) -> None:
         for decl in NamedCalls(module).decls.values():
             op = NamedOp(decl)
-            if op.kind is OpKind.SCALED_MATMUL and gemv_shape(op) is not None:
+            if op.kind is OpKind.SCALED_MATMUL and gemv_plan(op) is not None:
                 op.update(gemv=True)
 
 

@@ -671,6 +671,12 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_defs_block": _gemv("gemv_defs_block.mlir"),
     "gemv_defs_fp4": _gemv("gemv_defs_fp4.mlir"),
     "gemv_scales_fp32": ("gemv_scales_fp32.mlir", _gemv_scales("fp32")),
+    "gemv_alpha": (  # as gemv.lower_gemv fills it for per-tensor scales
+        "gemv_alpha.mlir",
+        lambda _: fill("gemv_alpha.mlir").substitute(
+            N=64, out_shape="1x64", out_dims="0, 1", out_sizes="1, 64", sa="%a0", sb="%a1"
+        ),
+    ),
     "gemv_scales_e8m0": ("gemv_scales_e8m0.mlir", _gemv_scales("e8m0")),
     "decode_e8m0_f32": (
         "decode_e8m0_f32.mlir",

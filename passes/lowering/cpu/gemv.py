@@ -96,19 +96,12 @@ def gemv_plan(op: NamedOp) -> Gemv | None:
     if attrs.operand_type != "bf16":
         return None  # block scales not provably powers of two: the products would round
     blocks = _BLOCKS.get(attrs.scale_format)
-    wanted = (attrs.a_block, attrs.b_block, attrs.a_layout, attrs.b_layout)
-    if blocks is None or tuple(tuple(x) if isinstance(x, list) else x for x in wanted) != blocks:
+    if blocks != (attrs.a_block, attrs.b_block, attrs.a_layout, attrs.b_layout):
         return None
     bk = blocks[0][1]
     if (2 * k if fp4 else k) % bk:
         return None
     return Gemv(n, k, bk, attrs.scale_format)
-
-
-def gemv_shape(op: NamedOp) -> tuple[int, int] | None:
-    """``(N, K)`` of a GEMM :func:`gemv_plan` takes, else None."""
-    plan = gemv_plan(op)
-    return None if plan is None else (plan.n, plan.k)
 
 
 def workgroup_rows(n: int) -> int:
@@ -187,6 +180,12 @@ def lower_gemv(op: NamedOp) -> str:
         "out_sizes": ", ".join(str(d) for d in out.shape),
     }
     a_dims = ", ".join(str(i) for i in range(a.rank))
+    alpha = {
+        "N": n,
+        "out_shape": fields["out_shape"],
+        "out_dims": fields["out_dims"],
+        "out_sizes": fields["out_sizes"],
+    }
     if plan.fp4:
         sa, sb = ins[1], ins[4]
         kb = 2 * k // plan.bk
@@ -213,6 +212,7 @@ def lower_gemv(op: NamedOp) -> str:
             unswizzle_a=unswizzle("x_", "%sa", sa_type, Dim(1), kb),
             unswizzle_b=unswizzle("b_", "%sb", sb_type, Dim(n), kb),
             activation=activation,
+            alpha=fragment("gemv_alpha.mlir", **alpha, sa="%ga", sb="%gb"),
         )
         return f"{executable}\n{body}"
     sa, sb = ins[1], ins[3]
@@ -226,7 +226,9 @@ def lower_gemv(op: NamedOp) -> str:
     )
     if not plan.bk:
         executable = _executable(plan, exe, fn, (0, 0), 1, op.attrs.b_format)
-        return f"{executable}\n{definition('scaled_matmul_gemv.mlir', fields)}"
+        scaled = fragment("gemv_alpha.mlir", **alpha, sa="%a_scale_inv", sb="%b_scale_inv")
+        body = definition("scaled_matmul_gemv.mlir", fields, alpha=scaled)
+        return f"{executable}\n{body}"
     rb, kb = (128 if plan.scale_format is ScaleFormat.FP32 else 1), k // plan.bk
     w_grid = sb.shape if plan.scale_format is ScaleFormat.FP32 else (n, kb)
     executable = _executable(plan, exe, fn, w_grid, rb, op.attrs.b_format)
@@ -325,10 +327,10 @@ def _executable(
                 **scale_fields,
             )
         )
+    tables = _tables(fmt)
     scale_defs = row_defs = x_arg = w_arg = ""
     if plan.bk:
         x_arg, w_arg = "%xs_binding: !stream.binding, ", "%ws_binding: !stream.binding, "
-        tables = _tables(fmt)
         if plan.fp4:
             defs = fragment(
                 "gemv_defs_fp4.mlir", KB=kb, N=n, K=k, fp4_hi=tables["fp4_hi"],
@@ -359,5 +361,5 @@ def _executable(
         w_scales_arg=w_arg,
         scale_defs=scale_defs,
         row_defs=row_defs,
-        **{key: v for key, v in _tables(E4M3 if plan.fp4 else fmt).items() if "fp4" not in key},
+        **{key: v for key, v in tables.items() if not key.startswith("fp4")},
     )

@@ -9,19 +9,6 @@ ${activation}
   %n = arith.constant ${N} : index
   %acc = flow.dispatch @${exe}::@${fn}[%n](%a_bf16, %b)
       : (tensor<${K}xbf16>, tensor<${N}x${K}xi8>) -> tensor<${N}xf32>
-  %out_empty = tensor.empty() : tensor<${N}xf32>
-  %scaled = linalg.generic {
-      indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>,
-                       affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>],
-      iterator_types = ["parallel"]}
-      ins(%acc, %a_scale_inv, %b_scale_inv : tensor<${N}xf32>, tensor<f32>, tensor<f32>)
-      outs(%out_empty : tensor<${N}xf32>) {
-  ^bb0(%v: f32, %sa: f32, %sb: f32, %o: f32):
-    %alpha = arith.mulf %sa, %sb : f32
-    %r = arith.mulf %v, %alpha : f32
-    linalg.yield %r : f32
-  } -> tensor<${N}xf32>
-  %out = tensor.expand_shape %scaled [[${out_dims}]] output_shape [${out_sizes}]
-      : tensor<${N}xf32> into tensor<${out_shape}xf32>
+${alpha}
   return %out : tensor<${out_shape}xf32>
 }

@@ -13,19 +13,6 @@ ${activation}
   %acc = flow.dispatch @${exe}::@${fn}[%n](%x_values, %x_scales, %b, %b_S)
       : (tensor<${XK}xbf16>, tensor<${KB}xf32>, tensor<${N}x${K}xi8>, tensor<${N}x${KB}xi8>)
       -> tensor<${N}xf32>
-  %out_empty = tensor.empty() : tensor<${N}xf32>
-  %scaled = linalg.generic {
-      indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>,
-                       affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>],
-      iterator_types = ["parallel"]}
-      ins(%acc, %ga, %gb : tensor<${N}xf32>, tensor<f32>, tensor<f32>)
-      outs(%out_empty : tensor<${N}xf32>) {
-  ^bb0(%v: f32, %g1: f32, %g2: f32, %o: f32):
-    %alpha = arith.mulf %g1, %g2 : f32
-    %r = arith.mulf %v, %alpha : f32
-    linalg.yield %r : f32
-  } -> tensor<${N}xf32>
-  %out = tensor.expand_shape %scaled [[${out_dims}]] output_shape [${out_sizes}]
-      : tensor<${N}xf32> into tensor<${out_shape}xf32>
+${alpha}
   return %out : tensor<${out_shape}xf32>
 }
