@@ -13,9 +13,16 @@ the upper triangle (top-left aligned) with -inf; a bool mask keeps where True, -
 a float mask is added; softmax over the last dim; then × V. With bf16/f16 inputs all of it is
 computed in f32 (Q, K, V widened exactly) and the result rounded back once, as torch's CPU
 attention kernels accumulate in f32; IREE also fails on the bf16 form with dynamic dims
-("exceeded stack allocation limit", measured on a bf16 Llama). GQA (``enable_gqa``) repeats each
-K/V head over its group of query heads. A row masked everywhere is NaN, as in torch's math path.
-Dropout must be 0 (inference).
+("exceeded stack allocation limit", measured on a bf16 Llama). A row masked everywhere is NaN, as
+in torch's math path. Dropout must be 0 (inference).
+
+GQA (``enable_gqa``, each K/V head shared by a group of query heads): the query heads are
+grouped by their K/V head, never K and V repeated. Each K/V head's GEMMs take its group's query
+rows together (``[kv_heads, group × L, E] · [kv_heads, S, E]ᵀ``), so K and V are read once, in
+their own dtype: IREE fuses the widening to f32 into the GEMM's operand. Repeated, a KV cache
+was widened and copied once per query head on every call: at a generator's decode step that
+copy and its pack were a third of the step (0.35B Llama, 4 query heads per K/V head,
+``benchmarks/RESULTS.md``). The sums are the same products in another order.
 """
 
 from __future__ import annotations
@@ -43,17 +50,26 @@ def sdpa_as_matmuls(
         raise QmlirError(f"scaled_dot_product_attention with dropout_p={dropout_p} (inference)")
     if is_causal and attn_mask is not None:
         raise QmlirError("scaled_dot_product_attention with both is_causal and attn_mask")
+    group = 1
     if enable_gqa and query.dim() >= 3 and key.size(-3) != query.size(-3):
         group = query.size(-3) // key.size(-3)
-        key = key.repeat_interleave(group, dim=-3)
-        value = value.repeat_interleave(group, dim=-3)
     factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
     dtype = value.dtype
     if dtype in (torch.bfloat16, torch.float16):
         query, key, value = query.float(), key.float(), value.float()
+    heads, length, source = query.size(-3) if query.dim() >= 3 else 1, query.size(-2), key.size(-2)
+    if group > 1:  # [..., heads, L, E] -> [..., kv_heads, group x L, E]: a group's rows together
+        query = query.reshape(*query.shape[:-3], heads // group, group * length, query.size(-1))
     scores = torch.matmul(query, key.transpose(-2, -1)) * factor
+    if group > 1:  # [..., kv_heads, group, L, S]: the masks broadcast over the heads as given
+        scores = scores.unflatten(-2, (group, length))
+        if attn_mask is not None and attn_mask.dim() >= 3:
+            attn_mask = (
+                attn_mask.unflatten(-3, (heads // group, group))
+                if attn_mask.size(-3) == heads and heads > 1
+                else attn_mask.unsqueeze(-3)
+            )
     if is_causal:
-        length, source = query.size(-2), key.size(-2)
         keep = torch.ones(length, source, dtype=torch.bool, device=query.device).tril()
         scores = scores.masked_fill(keep.logical_not(), float("-inf"))
     elif attn_mask is not None:
@@ -61,4 +77,10 @@ def sdpa_as_matmuls(
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask.to(scores.dtype)
-    return torch.matmul(torch.softmax(scores, dim=-1), value).to(dtype)
+    probabilities = torch.softmax(scores, dim=-1)
+    if group > 1:
+        probabilities = probabilities.flatten(-3, -2)
+    out = torch.matmul(probabilities, value)
+    if group > 1:  # back to [..., heads, L, E]
+        out = out.reshape(*out.shape[:-3], heads, length, out.size(-1))
+    return out.to(dtype)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import os
 import warnings
 from collections.abc import Iterator
 
@@ -44,7 +45,10 @@ def export_model(
             warnings.simplefilter("ignore", FutureWarning)  # torch's own deprecation chatter
             program = source.program
             if program is None:
-                with experts_as_layers(source.module, experts):
+                with (
+                    experts_as_layers(source.module, experts),
+                    _kv_heads_ungrouped(attention_as_matmuls),
+                ):
                     program = torch.export.export(
                         source.module.eval(),
                         source.example_inputs,
@@ -65,6 +69,30 @@ def export_model(
                 "compile a generator that keeps the cache in the module (qmlir compile --generate)"
             ) from e
         raise QmlirError(f"torch.export rejected the model: {exception_summary(e)}") from e
+
+
+@contextlib.contextmanager
+def _kv_heads_ungrouped(enabled: bool) -> Iterator[None]:
+    """transformers' SDPA attention given K and V with their own heads (``enable_gqa``) rather
+    than repeated once per query head (its ``repeat_kv``), which it does for a masked GQA layer
+    unless ``TRANSFORMERS_SDPA_FORCE_GQA`` is set: the decomposition then groups the query heads
+    (``compiler/frontend/attention.py``). Only where SDPA is decomposed: IREE's fused attention
+    op takes no grouped heads."""
+    if not enabled:
+        yield
+        return
+    saved = os.environ.get(FORCE_GQA)
+    os.environ[FORCE_GQA] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[FORCE_GQA]
+        else:
+            os.environ[FORCE_GQA] = saved
+
+
+FORCE_GQA = "TRANSFORMERS_SDPA_FORCE_GQA"
 
 
 def check_outputs(program: torch.export.ExportedProgram) -> None:

@@ -44,10 +44,50 @@ def test_matches_torch_sdpa(kwargs: dict[str, object]) -> None:
     torch.testing.assert_close(sdpa_as_matmuls(q, k, v, **kwargs), expected)  # type: ignore[arg-type]
 
 
-def test_grouped_query_attention() -> None:
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"is_causal": True},
+        {"attn_mask": torch.rand(L, S) > 0.3},
+        {"attn_mask": torch.randn(B, 1, L, S)},  # one mask for every head
+        {"attn_mask": torch.randn(B, H, L, S)},  # a mask per query head
+        {"attn_mask": torch.rand(1, H, L, S) > 0.3},
+    ],
+    ids=["plain", "causal", "bool-mask", "shared-mask", "per-head-mask", "per-head-bool"],
+)
+@pytest.mark.parametrize("heads_kv", [1, 2])
+def test_grouped_query_attention(kwargs: dict[str, object], heads_kv: int) -> None:
+    q, k, v = _qkv(heads_kv=heads_kv)
+    mask = kwargs.get("attn_mask")
+    if isinstance(mask, torch.Tensor) and mask.dtype == torch.bool:
+        mask[..., 0] = True
+    expected = F.scaled_dot_product_attention(q, k, v, enable_gqa=True, **kwargs)  # type: ignore[arg-type]
+    out = sdpa_as_matmuls(q, k, v, enable_gqa=True, **kwargs)  # type: ignore[arg-type]
+    torch.testing.assert_close(out, expected)
+
+
+def test_grouped_query_attention_reads_each_kv_head_once() -> None:
+    """The query heads are grouped by K/V head: K and V enter the GEMMs as given, never
+    repeated (a repeat would copy a KV cache once per query head at every decode step)."""
     q, k, v = _qkv(heads_kv=2)
-    expected = F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
-    torch.testing.assert_close(sdpa_as_matmuls(q, k, v, enable_gqa=True), expected)
+    graph = torch.fx.experimental.proxy_tensor.make_fx(
+        lambda q, k, v: sdpa_as_matmuls(q, k, v, enable_gqa=True)
+    )(q, k, v)
+    nodes = [n for n in graph.graph.nodes if n.op == "call_function"]
+    assert not [n for n in nodes if "repeat" in str(n.target)]
+    grown = [  # an expand that copies (the matmul's own expands keep their input's size)
+        n for n in nodes
+        if "expand" in str(n.target)
+        and n.meta["val"].numel() != n.args[0].meta["val"].numel()  # type: ignore[union-attr]
+    ]  # fmt: skip
+    assert not grown, grown
+    shapes = [
+        tuple(n.meta["val"].shape)
+        for n in graph.graph.nodes
+        if str(n.target) in ("aten.bmm.default", "aten.matmul.default")
+    ]
+    assert shapes == [(B * 2, 2 * L, S), (B * 2, 2 * L, E)], shapes
 
 
 def test_fully_masked_row_is_nan_like_torch_math() -> None:
