@@ -1,17 +1,19 @@
-"""Pass ``decode-gemv`` (llvm-cpu, AVX512-BF16 and AVX512-VBMI): marks every one-row FP8
-``scaled_matmul`` (a generator's decode step, ``passes/add_decode_step.py``) with
-``qmlir.gemv``, so that ``lower-named-ops`` writes it as a matrix-vector product that reads B's
-FP8 codes as stored and decodes them inside its loop (``passes/lowering/cpu/gemv.py``).
+"""Pass ``decode-gemv`` (llvm-cpu): marks every one-row FP8 ``scaled_matmul`` (a generator's
+decode step, ``passes/add_decode_step.py``) with ``qmlir.gemv`` (the instructions it is written
+for: ``isa``, ``avx512bf16`` or ``avx2``), so that ``lower-named-ops`` writes it as a
+matrix-vector product that reads B's codes as stored and decodes them inside its loop
+(``passes/lowering/cpu/gemv.py``).
 
-Expects the recipe pass's output (after ``gemm-operands``). Which GEMMs (``gemv.gemv_plan``): A
-static with one row, B stored ``[N, K]`` with ``K`` a multiple of 64, FP8 operands with
-per-tensor scales (fp8-current, fp8-delayed, static activation scales) or power-of-two block
-scales (``gemm_operands = "bf16"``: fp8-block's 1x128 and 128x128 blocks, ``K`` a multiple of
-128; mxfp8's 1x32), or nvfp4's E2M1 operands (``K`` a multiple of 128); every other GEMM is left
-as it is. The values are the data-tiled GEMM's: the
-same exact products, f32 sums in another order. The pipeline runs it only for a CPU with the
-features the executable's instructions need (``gemv.GEMV_FEATURES``), unless
-``decode_gemv="off"``.
+Expects the recipe pass's output, before ``fold-constant-quantize`` (a weight's scale chain
+proves its block scales powers of two). Which GEMMs (``gemv.gemv_plan``): A static with one row,
+B stored ``[N, K]`` with ``K`` a multiple of 64, FP8 operands with per-tensor scales
+(fp8-current, fp8-delayed, static activation scales) or block scales that are powers of two
+(fp8-block's 1x128 and 128x128 blocks with ``pow2_scales``, ``K`` a multiple of 128; mxfp8's
+1x32: ``fusion.scale_chains.exact_in_bf16``, the proof ``gemm-operands`` uses), or, for
+``avx512bf16``, nvfp4's E2M1 operands (``K`` a multiple of 128); every other GEMM is left as
+it is. The values are the data-tiled GEMM's: the same exact products, f32 sums in another
+order. The pipeline runs it only for a CPU with the features the executable's instructions
+need (``gemv.GEMV_FEATURES``; the first variant the CPU has), unless ``decode_gemv="off"``.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.base.abi import DECODE
+from passes.base.errors import QmlirError
 from passes.base.module_pass import ModulePass, register_pass
 from passes.fusion.calls import NamedCalls
+from passes.fusion.scale_chains import exact_in_bf16, scaled_matmul_sites
 from passes.ir import torch_ops
-from passes.ir.dialect import NamedOp, OpKind
+from passes.ir.dialect import GemvIsa, NamedOp, OpKind
 from passes.lowering.cpu.gemv import gemv_plan
 
 # torch's matmuls (a high-precision one is left as the model wrote it)
@@ -38,11 +42,22 @@ _WEIGHT_SOURCES = ("torch.vtensor.literal", "util.global.load")
 class DecodeGemv(ModulePass):
     name = "decode-gemv"
 
+    isa: str = GemvIsa.AVX512_BF16.value
+
     def apply(self, module: ir.Module) -> None:
-        for decl in NamedCalls(module).decls.values():
+        known = [i.value for i in GemvIsa]
+        if self.isa not in known:
+            raise QmlirError(f"decode-gemv isa must be one of {', '.join(known)}, not '{self.isa}'")
+        isa = GemvIsa(self.isa)
+        calls = NamedCalls(module)
+        sites = scaled_matmul_sites(module, calls)
+        for name, decl in calls.decls.items():
             op = NamedOp(decl)
-            if op.kind is OpKind.SCALED_MATMUL and gemv_plan(op) is not None:
-                op.update(gemv=True)
+            if op.kind is not OpKind.SCALED_MATMUL or gemv_plan(op, isa) is None:
+                continue
+            # block scales must be powers of two: the loop multiplies sums by them
+            if exact_in_bf16(op, calls, sites.get(name, [])):
+                op.update(gemv=isa)
 
 
 def decode_step_reads_codes(module: ir.Module) -> bool:

@@ -84,10 +84,11 @@ def compile(  # noqa: A001 (the product's API name)
     (in every call: no second copy, slower calls) or ``decoded`` (as ``load``, and external
     FP8/FP4 weights decoded once at load rather than in every call: faster calls, the decoded
     copies in memory; inline weights are decoded at load under ``load`` already).
-    ``decode_gemv`` (llvm-cpu): ``auto`` (default) runs each one-row per-tensor FP8 GEMM (a
-    generator's decode step, a static one-row compile) as a matrix-vector product that decodes
-    the weight's FP8 codes in its loop, on a CPU with AVX512-BF16 and AVX512-VBMI; ``off`` keeps
-    the data-tiled GEMM (the same exact products, f32 sums in another order).
+    ``decode_gemv`` (llvm-cpu): ``auto`` (default) runs each one-row FP8 GEMM (per-tensor or
+    power-of-two block scales; a generator's decode step, a static one-row compile) as a
+    matrix-vector product that decodes the weight's codes in its loop, on a CPU with AVX512-BF16
+    and AVX512-VBMI (nvfp4's too) or with AVX2, FMA and F16C; ``off`` keeps the data-tiled GEMM
+    (the same exact products, f32 sums in another order).
 
     ``activation_scales`` fixes the scale of each named layer's activation (fp8-current, and
     nvfp4's global scale): the dequantizing multiplier ``scale_inv`` by module path, from

@@ -36,10 +36,11 @@ from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.gemm_operands import GemmOperands
 from passes.host.flags import HOIST_ALL_FLAG, PACK_PER_CALL_FLAG
+from passes.ir.dialect import GemvIsa
 from passes.ir.parameters import Reader
 from passes.kv_cache_codes import KvCacheCodes
 from passes.lower_named_ops import LowerNamedOps
-from passes.lowering.cpu.gemv import GEMV_FEATURES
+from passes.lowering.cpu.gemv import gemv_isa
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.separate_gemm_operands import SeparateGemmOperands
 from passes.unshare_scatter_inits import UnshareScatterInits
@@ -106,6 +107,10 @@ def compile_core(
     after_recipe(module)
     run_pass(ExposeScalingState(), module)
     run_pass(GemmOperands(gemm_operands), module)
+    isa = decode_gemv_isa(options.target)
+    if options.decode_gemv == "auto" and isa is not None:
+        # before the weights are folded: a block scale's chain proves it a power of two
+        run_pass(DecodeGemv(isa.value), module)
     dump_stage(options, "02-recipe", module)
     layers = layer_map(module)
     check_quantized(options, layers)
@@ -154,8 +159,6 @@ def lower_and_compile(
         run_pass(FuseQuantizeCore(), module)
     elif separates_gemm_operands(target):
         run_pass(SeparateGemmOperands(), module)
-    if options.decode_gemv == "auto" and takes_decode_gemv(target):
-        run_pass(DecodeGemv(), module)
     # an auto "decoded" keeps no decoded copies where the decode step reads none (decode-gemv)
     keeps_decoded = not (options.pack_weights_auto and decode_step_reads_codes(module))
     run_pass(LowerNamedOps(target), module)
@@ -172,10 +175,11 @@ def lower_and_compile(
     return seal(compile_module(module, target, flags, dynamic, external), metadata)
 
 
-def takes_decode_gemv(target: Target) -> bool:
-    """Whether an artifact for ``target`` can run the decoding matrix-vector product
-    (``passes/decode_gemv.py``): llvm-cpu code for a CPU with its instructions."""
-    return not target.is_cuda and all(f in target.features for f in GEMV_FEATURES)
+def decode_gemv_isa(target: Target) -> GemvIsa | None:
+    """The variant of the decoding matrix-vector product (``passes/decode_gemv.py``) an artifact
+    for ``target`` runs: llvm-cpu code for a CPU with its instructions (AVX512-BF16 and -VBMI,
+    else AVX2 with FMA and F16C); None for any other target."""
+    return None if target.is_cuda else gemv_isa(target.features)
 
 
 def separates_gemm_operands(target: Target) -> bool:

@@ -55,7 +55,7 @@ class CompileOptions:
     pack_weights_auto: bool = False
     # llvm-cpu: one-row per-tensor FP8 GEMMs (a generator's decode step) as matrix-vector
     # products over the weights' codes (passes/decode_gemv.py): "auto" (where the CPU has
-    # AVX512-BF16 and AVX512-VBMI) or "off"
+    # AVX512-BF16 and AVX512-VBMI, or AVX2, FMA and F16C) or "off"
     decode_gemv: str = "auto"
     parameters: Path | None = None
     progress_bytes: Callable[[int, int, str], None] | None = None  # parameter file progress

@@ -86,3 +86,13 @@ class GemmOperandType(enum.Enum):
 
     F32 = "f32"
     BF16 = "bf16"
+
+
+class GemvIsa(enum.Enum):
+    """The instructions a one-row GEMM's matrix-vector product (``decode-gemv``,
+    ``passes/lowering/cpu/gemv.py``) is written for: AVX512-BF16 and AVX512-VBMI (byte-table
+    decode to bf16, ``vdpbf16ps``), or AVX2 with FMA and F16C (decode through f16,
+    ``vcvtph2ps``, f32 FMAs)."""
+
+    AVX512_BF16 = "avx512bf16"
+    AVX2 = "avx2"

@@ -29,6 +29,7 @@ from passes.ir.choices import (
     AmaxComputeAlgo,
     FusedOutputs,
     GemmOperandType,
+    GemvIsa,
     Nvfp4ScaleOrder,
     ScaleFormat,
     ScaleRule,
@@ -123,7 +124,7 @@ class ScaledMatmul:
     a_block: Block | None = None
     b_block: Block | None = None
     gemm_operands: GemmOperandType | None = None
-    gemv: bool | None = None  # llvm-cpu: one row, B's codes decoded in a matrix-vector product
+    gemv: GemvIsa | None = None  # llvm-cpu: one row, B's codes decoded in a matrix-vector product
 
     @property
     def operand_type(self) -> str:

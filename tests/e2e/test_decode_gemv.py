@@ -1,10 +1,12 @@
-"""``decode-gemv`` (llvm-cpu, a CPU with AVX512-BF16 and AVX512-VBMI): a one-row FP8 or FP4
-GEMM (per-tensor scales, power-of-two block scales as fp8-block's and mxfp8's, nvfp4) runs as a
-matrix-vector product that decodes the weight's codes in its loop
-(``passes/lowering/cpu/gemv.py``). Its decode is exact for every code (subnormals and NaN
-included): with one non-zero input each output is a single product, bit for bit the data-tiled
-GEMM's (``decode_gemv="off"``); with random inputs the two differ only in the order of their f32
-sums. A CPU without those instructions (``--cpu x86-64-v3``) never gets it."""
+"""``decode-gemv`` (llvm-cpu, a CPU with AVX512-BF16 and AVX512-VBMI, or with AVX2, FMA and
+F16C): a one-row FP8 or FP4 GEMM (per-tensor scales, power-of-two block scales as fp8-block's
+and mxfp8's; nvfp4 on AVX-512) runs as a matrix-vector product that decodes the weight's codes
+in its loop (``passes/lowering/cpu/gemv.py``). Its decode is exact for every code (subnormals
+and NaN included): with one non-zero input each output is a single product, bit for bit the
+data-tiled GEMM's (``decode_gemv="off"``); with random inputs the two differ only in the order
+of their f32 sums. Each variant this host can run is checked: the host's own and, on an
+AVX-512 host, AVX2 code (``--cpu x86-64-v3``). A CPU with neither (``--cpu x86-64-v2``) never
+gets it."""
 
 from __future__ import annotations
 
@@ -16,9 +18,10 @@ import torch
 from iree.compiler import ir
 
 import compiler
-from compiler.pipeline.core import takes_decode_gemv
+from compiler.pipeline.core import decode_gemv_isa
 from compiler.pipeline.target import resolve_target
-from passes.decode_gemv import DecodeGemv, decode_step_reads_codes
+from passes.decode_gemv import decode_step_reads_codes
+from passes.ir.dialect import GemvIsa
 from passes.ir.formats import E2M1, E4M3
 from passes.lowering.cpu.gemv import code_value
 from tests.e2e import checkpoints
@@ -28,9 +31,14 @@ pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
 N = 256  # rows: with K columns, column j holds every code (n + j) % 256 once
 
+HOST_ISA = decode_gemv_isa(resolve_target("llvm-cpu", None, "host"))
 needs_gemv = pytest.mark.skipif(
-    not takes_decode_gemv(resolve_target("llvm-cpu", None, "host")),
-    reason="this CPU lacks AVX512-BF16 or AVX512-VBMI: no artifact for it takes decode-gemv",
+    HOST_ISA is None,
+    reason="this CPU lacks AVX2, FMA or F16C: no artifact for it takes decode-gemv",
+)
+# the AVX2 variant on an AVX-512 host (x86-64-v3 code runs there; on an AVX2 host, 'host' is it)
+needs_avx512_host = pytest.mark.skipif(
+    HOST_ISA is not GemvIsa.AVX512_BF16, reason="AVX2 code is this host's own: 'host' runs it"
 )
 
 
@@ -71,32 +79,51 @@ def _compiled(  # type: ignore[no-untyped-def]
     return compiler.compile(linear, (x,), recipe=recipe, decode_gemv=mode, cpu=cpu, dump_ir=dump)
 
 
+CASES = [
+    ("fp8-current", 128),  # AVX-512: two chunks of 64 codes a loop step
+    ("fp8-current", 192),  # AVX-512: one
+    ("fp8-block", 256),  # 1 x 128 and 128 x 128 blocks, fp32 scales
+    ("mxfp8", 192),  # 1 x 32 blocks, E8M0 scales
+]
+
+
 @needs_gemv
 @pytest.mark.parametrize(
     ("recipe", "k"),
-    [
-        ("fp8-current", 128),  # two chunks of 64 codes a loop step
-        ("fp8-current", 192),  # one
-        ("fp8-block", 256),  # 1 x 128 and 128 x 128 blocks, fp32 scales
-        ("mxfp8", 192),  # 1 x 32 blocks, E8M0 scales
-        ("nvfp4", 256),  # E2M1 codes two a byte, E4M3 scales of 1 x 16 blocks
-    ],
+    [*CASES, ("nvfp4", 256)],  # nvfp4: E2M1 codes two a byte, E4M3 scales of 1 x 16 blocks
 )
 def test_every_code_decodes_as_the_data_tiled_gemm_does(
     recipe: str, k: int, tmp_path: Path
 ) -> None:
+    if recipe == "nvfp4" and HOST_ISA is not GemvIsa.AVX512_BF16:
+        pytest.skip("nvfp4's one-row GEMM has no AVX2 variant (test_nvfp4_in_avx2_code_...)")
+    _check_every_code(recipe, k, "host", tmp_path)
+
+
+@needs_avx512_host
+@pytest.mark.parametrize(("recipe", "k"), CASES[1:])
+def test_every_code_decodes_as_the_data_tiled_gemm_does_in_avx2_code(
+    recipe: str, k: int, tmp_path: Path
+) -> None:
+    _check_every_code(recipe, k, "x86-64-v3", tmp_path)
+
+
+def _check_every_code(recipe: str, k: int, cpu: str, tmp_path: Path) -> None:
     fp4 = recipe == "nvfp4"
     linear = _every_fp4_code_linear(k) if fp4 else _every_code_linear(k)
-    gemv = _compiled(linear, "auto", tmp_path, recipe=recipe)
+    gemv = _compiled(linear, "auto", tmp_path, cpu=cpu, recipe=recipe)
     kb = k // 2 if fp4 else k  # B's bytes a row
+    isa = decode_gemv_isa(resolve_target("llvm-cpu", None, cpu))
+    assert isa is not None
     filecheck(
         f"""CHECK: stream.executable private @{{{{.*}}}}.1x{kb}.{N}x{kb}$gemv_executable
 CHECK: func.func private @qmlir.scaled_matmul.{{{{.*}}}}.nt.1x{kb}.{N}x{kb}
+CHECK-SAME: qmlir.gemv = "{isa.value}"
 CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv
 """,
         tmp_path / "04-lower.mlir",
     )
-    tiled = _compiled(linear, "off", recipe=recipe)
+    tiled = _compiled(linear, "off", cpu=cpu, recipe=recipe)
     for j in (0, 1, k // 2, k - 1):  # one non-zero input: each output a single product
         x = np.zeros((1, k), np.float32)
         x[0, j] = 1.0
@@ -110,9 +137,21 @@ CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv
     assert rel < 1e-6, rel  # the f32 sums in another order
 
 
+def test_nvfp4_in_avx2_code_keeps_the_data_tiled_gemm(tmp_path: Path) -> None:
+    _compiled(_every_fp4_code_linear(256), "auto", tmp_path, cpu="x86-64-v3", recipe="nvfp4")
+    filecheck(
+        """CHECK-NOT: stream.executable
+CHECK-NOT: qmlir.gemv
+CHECK: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x128.256x128
+CHECK: linalg.matmul
+""",
+        tmp_path / "04-lower.mlir",
+    )
+
+
 def test_a_cpu_without_its_instructions_keeps_the_data_tiled_gemm(tmp_path: Path) -> None:
     linear = _every_code_linear(128)
-    _compiled(linear, "auto", tmp_path, cpu="x86-64-v3")
+    _compiled(linear, "auto", tmp_path, cpu="x86-64-v2")
     filecheck(
         """CHECK-NOT: stream.executable
 CHECK-NOT: qmlir.gemv
@@ -144,6 +183,5 @@ def test_a_decode_step_that_reads_only_codes_keeps_no_decoded_copies(tmp_path: P
         )  # fmt: skip
         with ir.Context():
             module = ir.Module.parse((dump / "03-fold-weights.mlir").read_text())
-            DecodeGemv().apply(module)
             seen[name] = decode_step_reads_codes(module)
     assert seen == {"all": True, "excluded": False}

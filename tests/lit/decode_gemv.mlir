@@ -3,11 +3,16 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv %s | FileCheck %s --check-prefix=BLOCK
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block pow2_scales=false}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv %s | FileCheck %s --check-prefix=KEPT
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=MX
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=AVX2
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'decode-gemv{isa=avx2}' %s | FileCheck %s --check-prefix=BLOCK2
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block pow2_scales=false}' -p 'decode-gemv{isa=avx2}' %s | FileCheck %s --check-prefix=KEPT
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p 'decode-gemv{isa=avx2}' %s | FileCheck %s --check-prefix=NOFP4
+// RUN: not %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'decode-gemv{isa=sse2}' %s 2>&1 | FileCheck %s --check-prefix=BADISA
 
 // decode-gemv marks the one-row per-tensor FP8 GEMM (a decode step's: A [1, 128], B [64, 128])
 // and no other: not a dynamic number of rows, not a K that is no multiple of 64, not two rows.
 // MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128
-// MARK-SAME: qmlir.gemv = true
+// MARK-SAME: qmlir.gemv = "avx512bf16"
 // MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128
 // MARK-NOT: qmlir.gemv
 // MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x96.64x96
@@ -36,7 +41,7 @@
 // CHECK: vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
 // CHECK: memref.store
 // CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128
-// CHECK-SAME: qmlir.gemv = true
+// CHECK-SAME: qmlir.gemv = "avx512bf16"
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: flow.dispatch @[[EXE]]::@[[FN]][%{{.*}}](%{{.*}}, %arg2) : (tensor<128xbf16>, tensor<64x128xi8>) -> tensor<64xf32>
 // CHECK: arith.mulf
@@ -49,7 +54,7 @@
 // take it too, K a multiple of the block (128, 32); fp8-block with f32 scales does not (its
 // products would round).
 // BLOCK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
-// BLOCK-SAME: qmlir.gemv = true
+// BLOCK-SAME: qmlir.gemv = "avx512bf16"
 // BLOCK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.Dx128.64x128
 // BLOCK-NOT: qmlir.gemv
 // KEPT: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
@@ -69,6 +74,35 @@
 // MX: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x128.64x128
 // MX: arith.shli %{{.*}}, %{{.*}} : i32
 // MX: flow.dispatch @[[EXE]]::@{{.*}}(%{{.*}}, %{{.*}}, %arg2, %{{.*}}) : (tensor<128xbf16>, tensor<4xf32>, tensor<64x128xi8>, tensor<64x4xi8>) -> tensor<64xf32>
+// AVX2 (decode-gemv{isa=avx2}): 32 codes a 256-bit load, each widened to 16 bits and moved into
+// an f16's exponent and mantissa (E4M3's value times 2^-8; magnitude 0x7F an f16 NaN), widened
+// to f32 (vcvtph2ps) and multiplied into 32-lane f32 accumulators with FMAs; one chunk of 64
+// codes a step (two accumulators); x decoded to f32 times 2^8. The gemm-operands pass need not
+// run: block scales are proven powers of two from their chains (BLOCK2), as for KEPT's.
+// AVX2: stream.executable private @[[EXE:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128\$gemv_executable]] {
+// AVX2: memref<128xf32>
+// AVX2: %[[W:.*]] = stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x128xi8>
+// AVX2: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<32xf32>, vector<32xf32>)
+// AVX2: vector.load %{{.*}}[%{{.*}}] : memref<128xf32>, vector<32xf32>
+// AVX2: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<32xi8>
+// AVX2: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<32xi8>
+// AVX2: arith.extui %{{.*}} : vector<32xi8> to vector<32xi16>
+// AVX2: arith.cmpi eq, %{{.*}}, %{{.*}} : vector<32xi16>
+// AVX2: arith.bitcast %{{.*}} : vector<32xi16> to vector<32xf16>
+// AVX2: arith.extf %{{.*}} : vector<32xf16> to vector<32xf32>
+// AVX2-COUNT-2: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<32xf32>
+// AVX2: vector.reduction <add>, %{{.*}} : vector<32xf32> into f32
+// AVX2-NOT: llvm.call_intrinsic
+// AVX2: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128
+// AVX2-SAME: qmlir.gemv = "avx2"
+// AVX2: arith.constant 2.560000e+02 : f32
+// AVX2: flow.dispatch @[[EXE]]::@{{.*}}(%{{.*}}, %arg2) : (tensor<128xf32>, tensor<64x128xi8>) -> tensor<64xf32>
+// BLOCK2: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
+// BLOCK2-SAME: qmlir.gemv = "avx2"
+// nvfp4 has no AVX2 variant: its one-row GEMM keeps the data-tiled one.
+// NOFP4: func.func private @qmlir.scaled_matmul.e2m1xe2m1.{{.*}}.nt.1x64.64x64
+// NOFP4-NOT: qmlir.gemv
+// BADISA: decode-gemv isa must be one of avx512bf16, avx2, not 'sse2'
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>
   %none = torch.constant.none

@@ -511,6 +511,13 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_accumulate_fp4.mlir": dict(acc_a="%a0", acc_b="%a1", KB=16, N=8),
         "gemv_defs_block.mlir": dict(KB=2, RB=4, WKB=4, bk=128, rb=128, ws_elem="f32"),
         "gemv_defs_fp4.mlir": dict(KB=16, N=8, K=128, fp4_hi=_ZEROS, fp4_lo=_ZEROS),
+        "gemv_defs_bf16_tables.mlir": dict(hi0=_ZEROS, hi1=_ZEROS, lo0=_ZEROS, lo1=_ZEROS),
+        "gemv_defs_f16.mlir": {},
+        "gemv_accumulate_f32.mlir": dict(acc_a="%a0", acc_b="%a1"),
+        "gemv_products_bf16.mlir": {},
+        "gemv_products_f32.mlir": {},
+        "gemv_x_bf16.mlir": {},
+        "gemv_x_f32.mlir": dict(factor=256.0),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
 
@@ -563,11 +570,31 @@ def _gemv_fp4_activation(p: str) -> object:  # as gemv.lower_gemv fills it for n
     )
 
 
-def _gemv_accumulate_scaled(p: str) -> object:  # fp8-block's: its fp32 scales' loads inside
-    w_scales = fill("gemv_scale_f32.mlir").substitute(p=p, RB=4, WKB=4)
-    return fill("gemv_accumulate_scaled.mlir").substitute(
-        p=p, acc_a="%a0", acc_b="%a1", KB=1, RB=4, WKB=4, ws_elem="f32", w_scales=w_scales
-    )
+def _gemv_accumulate_scaled(isa: str) -> Callable[[str], object]:
+    """fp8-block's: its fp32 scales' loads inside; AVX-512's accumulators or AVX2's."""
+
+    def make(p: str) -> object:
+        w_scales = fill("gemv_scale_f32.mlir").substitute(p=p, RB=4, WKB=4)
+        return fill("gemv_accumulate_scaled.mlir").substitute(
+            p=p, acc_a="%a0", acc_b="%a1", KB=1, RB=4, WKB=4, ws_elem="f32", w_scales=w_scales,
+            acc_type="vector<16xf32>" if isa == "avx512" else "vector<32xf32>",
+        )  # fmt: skip
+
+    return make
+
+
+def _gemv_e4m3_f16(p: str) -> object:  # one half of a chunk's codes, as gemv._chunk fills it
+    return fill("gemv_e4m3_f16.mlir").substitute(p=p, codes=f"%{p}codes", out=f"{p}w")
+
+
+def _gemv_fp8_decode_f16(p: str) -> object:  # AVX2: a second chunk of 64 codes over [8, 128]
+    halves = {
+        f"decode_{h}": fill("gemv_e4m3_f16.mlir").substitute(
+            p=f"{p}{h}_", codes=f"%{p}codes_{h}", out=f"{p}{h}"
+        )
+        for h in "ab"
+    }
+    return fill("gemv_fp8_decode_f16.mlir").substitute(p=p, N=8, K=128, offset=64, **halves)
 
 
 def _gemv_scale_e8m0(p: str) -> object:  # mxfp8's: two E8M0 codes decoded
@@ -580,10 +607,17 @@ def _gemv_scale_e8m0(p: str) -> object:  # mxfp8's: two E8M0 codes decoded
     )
 
 
-def _gemv_activation(p: str) -> object:
-    return fill("gemv_activation.mlir").substitute(
-        p=p, a_shape="1x128", K=128, a_dims="0, 1", decode_a=snippets.decode(p, E4M3)
-    )
+def _gemv_activation(x_elem: str) -> Callable[[str], object]:
+    """A's row as AVX-512's x (bf16) or AVX2's (f32, times 2^8)."""
+
+    def make(p: str) -> object:
+        to_x = fill(f"gemv_x_{x_elem}.mlir").substitute(p=p, factor=256.0)
+        return fill("gemv_activation.mlir").substitute(
+            p=p, a_shape="1x128", K=128, a_dims="0, 1", decode_a=snippets.decode(p, E4M3),
+            x_elem=x_elem, to_x=to_x,
+        )  # fmt: skip
+
+    return make
 
 
 # case -> (the snippet file it instantiates, a maker taking the prefix)
@@ -661,10 +695,24 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "unswizzle_mx": ("unswizzle_mx.mlir", _unswizzle_mx),
     "gemv_fp8_decode": _gemv("gemv_fp8_decode.mlir"),
     "gemv_accumulate": _gemv("gemv_accumulate.mlir"),
-    "gemv_accumulate_scaled": ("gemv_accumulate_scaled.mlir", _gemv_accumulate_scaled),
+    "gemv_accumulate_scaled": ("gemv_accumulate_scaled.mlir", _gemv_accumulate_scaled("avx512")),
+    "gemv_accumulate_scaled_f32": (
+        "gemv_accumulate_scaled.mlir",
+        _gemv_accumulate_scaled("avx2"),
+    ),
+    "gemv_accumulate_f32": _gemv("gemv_accumulate_f32.mlir"),
+    "gemv_products_bf16": _gemv("gemv_products_bf16.mlir"),
+    "gemv_products_f32": _gemv("gemv_products_f32.mlir"),
+    "gemv_defs_bf16_tables": _gemv("gemv_defs_bf16_tables.mlir"),
+    "gemv_defs_f16": _gemv("gemv_defs_f16.mlir"),
+    "gemv_e4m3_f16": ("gemv_e4m3_f16.mlir", _gemv_e4m3_f16),
+    "gemv_fp8_decode_f16": ("gemv_fp8_decode_f16.mlir", _gemv_fp8_decode_f16),
+    "gemv_x_bf16": _gemv("gemv_x_bf16.mlir"),
+    "gemv_x_f32": _gemv("gemv_x_f32.mlir"),
     "gemv_scale_f32": _gemv("gemv_scale_f32.mlir"),
     "gemv_scale_e8m0": ("gemv_scale_e8m0.mlir", _gemv_scale_e8m0),
-    "gemv_activation": ("gemv_activation.mlir", _gemv_activation),
+    "gemv_activation": ("gemv_activation.mlir", _gemv_activation("bf16")),
+    "gemv_activation_f32": ("gemv_activation.mlir", _gemv_activation("f32")),
     "gemv_fp4_activation": ("gemv_fp4_activation.mlir", _gemv_fp4_activation),
     "gemv_fp4_decode": _gemv("gemv_fp4_decode.mlir"),
     "gemv_accumulate_fp4": _gemv("gemv_accumulate_fp4.mlir"),

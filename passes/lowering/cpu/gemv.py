@@ -2,19 +2,29 @@
 matrix-vector product that reads B's codes as stored and decodes them inside its loop.
 
 ``decode-gemv`` (``passes/decode_gemv.py``) marks the declarations that take it
-(:func:`gemv_plan`; ``qmlir.gemv``); :func:`lower_gemv` writes their definition and the
-hand-written executable it dispatches (``templates/gemv_fp8_executable.mlir``: for each 64 bytes
-of a loop step ``gemv_fp8_decode.mlir`` or ``gemv_fp4_decode.mlir``, then ``gemv_accumulate.mlir``
-for per-tensor scales, ``gemv_accumulate_scaled.mlir`` for fp8-block's and mxfp8's block scales
-(fp32 as stored, E8M0 codes decoded in the loop) or ``gemv_accumulate_fp4.mlir`` for nvfp4's
-E4M3 ones; A's decode and scales beside the dispatch: ``gemv_activation.mlir``,
-``gemv_fp4_activation.mlir``, ``gemv_scales_*.mlir``). The decode is byte-table lookups of each
-code's bf16 value: ``vpermi2b`` over FP8's 128 magnitudes (the high and low byte; the sign bit
-or-ed in), ``vpermb`` over E2M1's 16 signed codes; exact for every code, subnormals, infinities
-and NaN included (a bf16 holds each value; :func:`bf16_table`). Why: the data-tiled GEMM needs B
-decoded to bf16 and packed into its tiles, so a one-token step either rewrote every weight
-twice (1 byte read, 4 written: three quarters of an FP8 step's time, benchmarks/RESULTS.md) or
-read decoded copies twice the codes' size (four times nvfp4's).
+(:func:`gemv_plan`; ``qmlir.gemv``, the instructions it is written for: :data:`GEMV_FEATURES`);
+:func:`lower_gemv` writes their definition and the hand-written executable it dispatches
+(``templates/gemv_fp8_executable.mlir``), for each 64 bytes of a loop step:
+
+- AVX512-BF16 and AVX512-VBMI: ``gemv_fp8_decode.mlir`` or ``gemv_fp4_decode.mlir``, byte-table
+  lookups of each code's bf16 value (``vpermi2b`` over FP8's 128 magnitudes, the high and the
+  low byte, the sign bit or-ed in; ``vpermb`` over E2M1's 16 signed codes), multiplied with
+  ``vdpbf16ps``: ``gemv_accumulate.mlir`` for per-tensor scales, ``gemv_accumulate_scaled.mlir``
+  for fp8-block's and mxfp8's block scales (fp32 as stored, E8M0 codes decoded in the loop) or
+  ``gemv_accumulate_fp4.mlir`` for nvfp4's E4M3 ones. x is bf16.
+- AVX2 with FMA and F16C: ``gemv_fp8_decode_f16.mlir``, each E4M3 code as an f16 whose bits are
+  the code's shifted (``gemv_e4m3_f16.mlir``: the code's value times 2^-8, subnormals included,
+  NaN re-coded), widened with ``vcvtph2ps``, multiplied with f32 FMAs
+  (``gemv_accumulate_f32.mlir``; block scales: ``gemv_accumulate_scaled.mlir``). x is f32, times
+  the 2^8 the decode leaves out. E4M3 weights only (every recipe's forward format); nvfp4 keeps
+  the data-tiled GEMM.
+
+Both decodes are exact for every code, subnormals, infinities and NaN included (a bf16 or an f16
+holds each value; :func:`bf16_table`). A's decode and scales sit beside the dispatch
+(``gemv_activation.mlir``, ``gemv_fp4_activation.mlir``, ``gemv_scales_*.mlir``). Why: the
+data-tiled GEMM needs B decoded and packed into its tiles, so a one-token step either rewrote
+every weight twice (1 byte read, 4 written: three quarters of an FP8 step's time,
+benchmarks/RESULTS.md) or read decoded copies twice the codes' size (four times nvfp4's).
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ import math
 import struct
 from dataclasses import dataclass
 
-from passes.ir.dialect import NamedOp, ScaleFormat, Scaling
+from passes.ir.dialect import GemvIsa, NamedOp, ScaleFormat, Scaling
 from passes.ir.formats import E2M1, E4M3, E5M2, FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import shape_text
@@ -33,10 +43,16 @@ from passes.lowering.cpu.swizzle import unswizzle
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim
 
-# What the executable's instructions need (LLVM's feature names, as the target lists them).
-GEMV_FEATURES = ("avx512bf16", "avx512vbmi")
-CHUNK = 64  # codes a chunk takes (one 512-bit load)
-MAX_CHUNKS = 2  # chunks a step of a row's loop takes: 2 where K allows (4 accumulators)
+# What each variant's instructions need (LLVM's feature names, as the target lists them), in
+# order of preference.
+GEMV_FEATURES = {
+    GemvIsa.AVX512_BF16: ("avx512bf16", "avx512vbmi"),
+    GemvIsa.AVX2: ("avx2", "fma", "f16c"),
+}
+CHUNK = 64  # bytes of a row a chunk takes (one 512-bit load; two 256-bit ones)
+# chunks a step of a row's loop takes at most: AVX-512 2 where K allows (4 accumulators of 16
+# lanes); AVX2 1 (2 accumulators of 32 lanes: 8 of its 16 registers)
+MAX_CHUNKS = {GemvIsa.AVX512_BF16: 2, GemvIsa.AVX2: 1}
 MAX_ROWS = 16  # rows a workgroup takes at most (16 streamed faster than 32, RESULTS.md)
 MIN_GROUPS = 8  # workgroups wanted at least, to spread over the CPU's threads
 
@@ -66,12 +82,17 @@ _BLOCKS = {
 }
 
 
-def gemv_plan(op: NamedOp) -> Gemv | None:
-    """The matrix-vector product of a scaled GEMM that can run as one: A static with one row, B
-    ``[N, K]`` (stored transposed), 64 bytes a row's loop step; FP8 operands with per-tensor
-    scales, or with block scales whose decoded operands are exact in bf16
-    (``qmlir.gemm_operands = "bf16"``: powers of two) as fp8-block (``K`` a multiple of 128) and
-    mxfp8 give them; or nvfp4's E2M1 operands; None otherwise."""
+def gemv_isa(features: tuple[str, ...]) -> GemvIsa | None:
+    """The variant a CPU with ``features`` runs (the first whose instructions it has), or None."""
+    return next((isa for isa, need in GEMV_FEATURES.items() if set(need) <= set(features)), None)
+
+
+def gemv_plan(op: NamedOp, isa: GemvIsa = GemvIsa.AVX512_BF16) -> Gemv | None:
+    """The matrix-vector product of a scaled GEMM that can run as one on ``isa``: A static with
+    one row, B ``[N, K]`` (stored transposed), 64 bytes a row's loop step; FP8 operands with
+    per-tensor scales, or with the block scales of fp8-block (``K`` a multiple of 128) and mxfp8
+    (the caller proves them powers of two: ``decode-gemv``); or, on AVX-512, nvfp4's E2M1
+    operands; None otherwise."""
     attrs = op.attrs
     if not attrs.b_transposed:
         return None
@@ -87,14 +108,14 @@ def gemv_plan(op: NamedOp) -> Gemv | None:
         return None
     fp8 = (E4M3, E5M2)
     if fp4:
-        if attrs.a_format != E2M1 or attrs.b_format != E2M1:
+        if isa is not GemvIsa.AVX512_BF16 or attrs.a_format != E2M1 or attrs.b_format != E2M1:
             return None
     elif attrs.a_format not in fp8 or attrs.b_format not in fp8:
         return None
+    elif isa is GemvIsa.AVX2 and attrs.b_format != E4M3:
+        return None  # the f16 decode is E4M3's (a forward weight's format in every recipe)
     if attrs.scaling is not Scaling.BLOCK:
         return Gemv(n, k)
-    if attrs.operand_type != "bf16":
-        return None  # block scales not provably powers of two: the products would round
     blocks = _BLOCKS.get(attrs.scale_format)
     if blocks != (attrs.a_block, attrs.b_block, attrs.a_layout, attrs.b_layout):
         return None
@@ -113,10 +134,10 @@ def workgroup_rows(n: int) -> int:
     return rows
 
 
-def chunk_count(k: int) -> int:
-    """Chunks of 64 codes a step of a row's loop takes: the most, up to :data:`MAX_CHUNKS`,
-    that divide ``k`` into whole steps."""
-    return next(c for c in range(MAX_CHUNKS, 0, -1) if k % (c * CHUNK) == 0)
+def chunk_count(k: int, isa: GemvIsa) -> int:
+    """Chunks of 64 codes a step of a row's loop takes: the most, up to ``isa``'s
+    :data:`MAX_CHUNKS`, that divide ``k`` into whole steps."""
+    return next(c for c in range(MAX_CHUNKS[isa], 0, -1) if k % (c * CHUNK) == 0)
 
 
 def code_value(fmt: FloatFormat, code: int) -> float:
@@ -161,8 +182,11 @@ def executable_names(op: NamedOp) -> tuple[str, str]:
 
 
 def lower_gemv(op: NamedOp) -> str:
-    """The executable and the definition of a GEMM :func:`gemv_plan` takes."""
-    plan = gemv_plan(op)
+    """The executable and the definition of a GEMM :func:`gemv_plan` takes (for the
+    instructions its ``qmlir.gemv`` names)."""
+    isa = op.attrs.gemv
+    assert isa is not None, f"@{op.name} is not marked for decode-gemv"
+    plan = gemv_plan(op, isa)
     assert plan is not None, f"@{op.name} is not a one-row GEMM over B's codes"
     n, k = plan.n, plan.k
     ins, (out,) = op.signature()
@@ -189,7 +213,7 @@ def lower_gemv(op: NamedOp) -> str:
     if plan.fp4:
         sa, sb = ins[1], ins[4]
         kb = 2 * k // plan.bk
-        executable = _executable(plan, exe, fn, (n, kb), 1, E2M1)
+        executable = _executable(plan, isa, exe, fn, (n, kb), 1, E2M1)
         sa_type, sb_type = str(sa.builtin()), str(sb.builtin())
         activation = fragment(
             "gemv_fp4_activation.mlir",
@@ -216,22 +240,26 @@ def lower_gemv(op: NamedOp) -> str:
         )
         return f"{executable}\n{body}"
     sa, sb = ins[1], ins[3]
+    fields["x_elem"] = _x_elem(isa)
     fields["activation"] = fragment(
         "gemv_activation.mlir",
         p="a_",
         a_shape=shape_text(a.shape),
         K=k,
         a_dims=a_dims,
+        x_elem=fields["x_elem"],
         decode_a=snippets.decode("a_", op.attrs.a_format),
+        to_x=_to_x(isa, op.attrs.b_format),
     )
+    fmt = op.attrs.b_format
     if not plan.bk:
-        executable = _executable(plan, exe, fn, (0, 0), 1, op.attrs.b_format)
+        executable = _executable(plan, isa, exe, fn, (0, 0), 1, fmt)
         scaled = fragment("gemv_alpha.mlir", **alpha, sa="%a_scale_inv", sb="%b_scale_inv")
         body = definition("scaled_matmul_gemv.mlir", fields, alpha=scaled)
         return f"{executable}\n{body}"
     rb, kb = (128 if plan.scale_format is ScaleFormat.FP32 else 1), k // plan.bk
     w_grid = sb.shape if plan.scale_format is ScaleFormat.FP32 else (n, kb)
-    executable = _executable(plan, exe, fn, w_grid, rb, op.attrs.b_format)
+    executable = _executable(plan, isa, exe, fn, w_grid, rb, fmt)
     grid = {"KB": kb, "RB": w_grid[0], "WKB": w_grid[1], "sa_type": str(sa.builtin())}
     grid["sb_type"] = str(sb.builtin())
     grid["ws_elem"] = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
@@ -251,18 +279,34 @@ def lower_gemv(op: NamedOp) -> str:
     return f"{executable}\n{body}"
 
 
+def _x_elem(isa: GemvIsa) -> str:
+    """The element type of x, the decoded activation, that ``isa``'s loop multiplies."""
+    return "bf16" if isa is GemvIsa.AVX512_BF16 else "f32"
+
+
+# the power of two E4M3's decode through f16 (AVX2) leaves out of a code's value
+F16_FACTOR = 2.0**8
+
+
+def _to_x(isa: GemvIsa, b_format: FloatFormat) -> str:
+    """A decoded activation value as ``isa``'s x (AVX2: times the factor B's decode leaves
+    out)."""
+    if isa is GemvIsa.AVX512_BF16:
+        return fragment("gemv_x_bf16.mlir", p="a_")
+    assert b_format == E4M3, b_format
+    return fragment("gemv_x_f32.mlir", p="a_", factor=F16_FACTOR)
+
+
 def _tables(fmt: FloatFormat) -> dict[str, str]:
-    """The executable's byte tables of ``fmt``'s bf16 values: FP8's two 128-entry tables
-    (``hi0``/``hi1``, ``lo0``/``lo1``: magnitudes), E2M1's 16-entry ones (``fp4_hi``,
-    ``fp4_lo``: signed codes); the other format's left as zeros."""
-    zeros = _bytes([0] * 64)
+    """The byte tables of ``fmt``'s bf16 values (AVX-512): FP8's two 128-entry tables
+    (``hi0``/``hi1``, ``lo0``/``lo1``: magnitudes) or E2M1's 16-entry ones (``fp4_hi``,
+    ``fp4_lo``: signed codes)."""
     if fmt == E2M1:
         bits = [_bf16_bits(code_value(fmt, code)) for code in range(16)] + [0] * 48
         return {
-            "hi0": zeros, "hi1": zeros, "lo0": zeros, "lo1": zeros,
             "fp4_hi": _bytes([v >> 8 for v in bits]),
             "fp4_lo": _bytes([v & 0xFF for v in bits]),
-        }  # fmt: skip
+        }
     table = bf16_table(fmt)
     high, low = [v >> 8 for v in table], [v & 0xFF for v in table]
     return {
@@ -289,49 +333,85 @@ def _w_scales(plan: Gemv, p: str, fields: dict[str, int]) -> str:
     return ""
 
 
-def _executable(
-    plan: Gemv, exe: str, fn: str, w_grid: tuple[int, ...], rb: int, fmt: FloatFormat
+def _chunk(
+    plan: Gemv,
+    isa: GemvIsa,
+    c: int,
+    acc: tuple[str, str],
+    scale_fields: dict[str, int],
 ) -> str:
-    """The ``stream.executable`` of ``plan``'s matrix-vector product over ``fmt`` codes."""
+    """Chunk ``c`` of a loop step: its 64 bytes decoded and their products accumulated into
+    ``acc`` (``%<p>next_a``, ``%<p>next_b``)."""
+    p, n, k = f"c{c}_", plan.n, plan.k
+    ws_elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
+    if isa is GemvIsa.AVX2:
+        decode = fragment(
+            "gemv_fp8_decode_f16.mlir", p=p, N=n, K=k, offset=c * CHUNK,
+            decode_a=fragment("gemv_e4m3_f16.mlir", p=f"{p}a_", codes=f"%{p}codes_a", out=f"{p}a"),
+            decode_b=fragment("gemv_e4m3_f16.mlir", p=f"{p}b_", codes=f"%{p}codes_b", out=f"{p}b"),
+        )  # fmt: skip
+        acc_type, products, plain = (
+            "vector<32xf32>",
+            "gemv_products_f32.mlir",
+            "gemv_accumulate_f32.mlir",
+        )
+    else:
+        # byte 2j of the interleave is low[j], byte 2j+1 high[j]: 64 little-endian bf16 values
+        interleave = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
+        decode_file = "gemv_fp4_decode.mlir" if plan.fp4 else "gemv_fp8_decode.mlir"
+        xk = 2 * k if plan.fp4 else k
+        decode = fragment(
+            decode_file, p=p, N=n, K=k, XK=xk, offset=c * CHUNK, interleave=interleave
+        )
+        acc_type, products, plain = (
+            "vector<16xf32>",
+            "gemv_products_bf16.mlir",
+            "gemv_accumulate.mlir",
+        )
+    if not plan.bk:
+        accumulate = fragment(plain, p=p, acc_a=acc[0], acc_b=acc[1])
+    elif plan.fp4:
+        accumulate = fragment(
+            "gemv_accumulate_fp4.mlir", p=p, acc_a=acc[0], acc_b=acc[1], **scale_fields
+        )
+    else:
+        accumulate = fragment(products, p=p) + "\n" + fragment(
+            "gemv_accumulate_scaled.mlir", p=p, acc_a=acc[0], acc_b=acc[1], acc_type=acc_type,
+            ws_elem=ws_elem, w_scales=_w_scales(plan, p, scale_fields), **scale_fields,
+        )  # fmt: skip
+    return f"{decode}\n{accumulate}"
+
+
+def _executable(
+    plan: Gemv,
+    isa: GemvIsa,
+    exe: str,
+    fn: str,
+    w_grid: tuple[int, ...],
+    rb: int,
+    fmt: FloatFormat,
+) -> str:
+    """The ``stream.executable`` of ``plan``'s matrix-vector product over ``fmt`` codes, in
+    ``isa``'s instructions."""
     n, k = plan.n, plan.k
-    # byte 2j of the interleave is low[j], byte 2j+1 high[j]: 64 little-endian bf16 values
-    interleave = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
-    chunks = 1 if plan.fp4 else chunk_count(k)
+    chunks = 1 if plan.fp4 else chunk_count(k, isa)
+    acc_type = "vector<16xf32>" if isa is GemvIsa.AVX512_BF16 else "vector<32xf32>"
     sums = [f"%acc{i}" for i in range(2 * chunks)]
     lanes, last = [], "%sums#0"
     for i in range(1, len(sums)):
         name = "%lanes" if i == len(sums) - 1 else f"%lanes{i}"
-        lanes.append(f"        {name} = arith.addf {last}, %sums#{i} : vector<16xf32>")
+        lanes.append(f"        {name} = arith.addf {last}, %sums#{i} : {acc_type}")
         last = name
     kb = (2 * k if plan.fp4 else k) // max(plan.bk, 1)
     scale_fields = {"KB": kb, "RB": w_grid[0], "WKB": w_grid[1], "N": n}
-    decode = "gemv_fp4_decode.mlir" if plan.fp4 else "gemv_fp8_decode.mlir"
-    accumulate = "gemv_accumulate.mlir"
-    if plan.bk:
-        accumulate = "gemv_accumulate_fp4.mlir" if plan.fp4 else "gemv_accumulate_scaled.mlir"
-    xk = 2 * k if plan.fp4 else k
-    parts = []
-    for c in range(chunks):
-        p = f"c{c}_"
-        parts.append(
-            fragment(decode, p=p, N=n, K=k, XK=xk, offset=c * CHUNK, interleave=interleave)
-        )
-        parts.append(
-            fragment(
-                accumulate,
-                p=p,
-                acc_a=sums[2 * c],
-                acc_b=sums[2 * c + 1],
-                w_scales=_w_scales(plan, p, scale_fields),
-                ws_elem="f32" if plan.scale_format is ScaleFormat.FP32 else "i8",
-                **scale_fields,
-            )
-        )
-    tables = _tables(fmt)
+    parts = [
+        _chunk(plan, isa, c, (sums[2 * c], sums[2 * c + 1]), scale_fields) for c in range(chunks)
+    ]
     scale_defs = row_defs = x_arg = w_arg = ""
     if plan.bk:
         x_arg, w_arg = "%xs_binding: !stream.binding, ", "%ws_binding: !stream.binding, "
         if plan.fp4:
+            tables = _tables(fmt)
             defs = fragment(
                 "gemv_defs_fp4.mlir", KB=kb, N=n, K=k, fp4_hi=tables["fp4_hi"],
                 fp4_lo=tables["fp4_lo"],
@@ -341,19 +421,29 @@ def _executable(
             defs = fragment("gemv_defs_block.mlir", **scale_fields, bk=plan.bk, rb=rb, ws_elem=elem)
             row_defs = "\n        %nb = arith.divui %n, %c_rb : index"
         scale_defs = "\n" + defs
+    if plan.fp4:
+        decode_defs, decode_doc = "", "16-entry byte tables of E2M1's bf16 values, vpermb"
+    elif isa is GemvIsa.AVX512_BF16:
+        decode_defs = fragment("gemv_defs_bf16_tables.mlir", **_tables(fmt))
+        decode_doc = "128-entry byte tables of the magnitudes' bf16 values, vpermi2b"
+    else:
+        decode_defs = fragment("gemv_defs_f16.mlir")
+        decode_doc = "each code as an f16 of its value's bits, vcvtph2ps"
     return fragment(
         "gemv_fp8_executable.mlir",
         exe=exe,
         fn=fn,
         N=n,
         K=k,
-        XK=xk,
+        XK=2 * k if plan.fp4 else k,
+        x_elem=_x_elem(isa),
         rows=workgroup_rows(n),
         step=chunks * CHUNK,
         chunk_count=chunks,
         accumulators=len(sums),
+        acc_type=acc_type,
         iter_args=", ".join(f"{acc} = %zero" for acc in sums),
-        acc_types=", ".join(["vector<16xf32>"] * len(sums)),
+        acc_types=", ".join([acc_type] * len(sums)),
         yields=", ".join(f"%c{c}_next_{ab}" for c in range(chunks) for ab in "ab"),
         lanes="\n".join(lanes),
         chunks="\n".join(parts),
@@ -361,5 +451,7 @@ def _executable(
         w_scales_arg=w_arg,
         scale_defs=scale_defs,
         row_defs=row_defs,
-        **{key: v for key, v in tables.items() if not key.startswith("fp4")},
+        decode_defs=decode_defs,
+        decode_doc=decode_doc,
+        needs=" and ".join(GEMV_FEATURES[isa]),
     )

@@ -1,7 +1,7 @@
-          // snippet: reads %${p}k:index %${p}k32:index %${p}xa:vector<32xbf16> %${p}xb:vector<32xbf16> %${p}a:vector<32xbf16> %${p}b:vector<32xbf16> ${acc_a}:vector<16xf32> ${acc_b}:vector<16xf32> %zero:vector<16xf32> %xs:memref<${KB}xf32> %ws:memref<${RB}x${WKB}x${ws_elem}> %nb:index %c_bk:index; defines %${p}next_a:vector<16xf32> %${p}next_b:vector<16xf32>; holes w_scales
-          // block scales: each 32 codes' products summed on their own, times x's and the row's
-          // scale of their K block (exact: powers of two; the row's from %ws, ${RB} x ${WKB}
-          // ${ws_elem}: w_scales), added to the accumulators
+          // snippet: reads %${p}k:index %${p}k32:index %${p}p_a:${acc_type} %${p}p_b:${acc_type} ${acc_a}:${acc_type} ${acc_b}:${acc_type} %xs:memref<${KB}xf32> %ws:memref<${RB}x${WKB}x${ws_elem}> %nb:index %c_bk:index; defines %${p}next_a:${acc_type} %${p}next_b:${acc_type}; holes w_scales
+          // block scales: each 32 codes' products (%${p}p_a, %${p}p_b: gemv_products_*.mlir),
+          // times x's and the row's scale of their K block (exact: powers of two; the row's
+          // from %ws, ${RB} x ${WKB} ${ws_elem}: w_scales), added to the accumulators
           %${p}kb_a = arith.divui %${p}k, %c_bk : index
           %${p}kb_b = arith.divui %${p}k32, %c_bk : index
           %${p}sx_a = memref.load %xs[%${p}kb_a] : memref<${KB}xf32>
@@ -9,9 +9,7 @@
 ${w_scales}
           %${p}s_a = arith.mulf %${p}sx_a, %${p}swa_f32 : f32
           %${p}s_b = arith.mulf %${p}sx_b, %${p}swb_f32 : f32
-          %${p}sv_a = vector.broadcast %${p}s_a : f32 to vector<16xf32>
-          %${p}sv_b = vector.broadcast %${p}s_b : f32 to vector<16xf32>
-          %${p}p_a = llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"(%zero, %${p}xa, %${p}a) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
-          %${p}p_b = llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"(%zero, %${p}xb, %${p}b) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
-          %${p}next_a = vector.fma %${p}p_a, %${p}sv_a, ${acc_a} : vector<16xf32>
-          %${p}next_b = vector.fma %${p}p_b, %${p}sv_b, ${acc_b} : vector<16xf32>
+          %${p}sv_a = vector.broadcast %${p}s_a : f32 to ${acc_type}
+          %${p}sv_b = vector.broadcast %${p}s_b : f32 to ${acc_type}
+          %${p}next_a = vector.fma %${p}p_a, %${p}sv_a, ${acc_a} : ${acc_type}
+          %${p}next_b = vector.fma %${p}p_b, %${p}sv_b, ${acc_b} : ${acc_type}

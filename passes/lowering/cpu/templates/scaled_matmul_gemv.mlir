@@ -1,14 +1,14 @@
 // scaled_matmul (per-tensor FP8, one row of A, B stored [N, K]) as a matrix-vector product that
 // reads B's codes as stored and decodes them in its loop (the executable @${exe},
 // gemv_fp8_executable.mlir): out = (decode(a) . decode(b)) * (a_scale_inv * b_scale_inv), the
-// products exact in f32 (FP8 values in bf16), f32 sums; no decoded copy of B exists.
+// products exact in f32, f32 sums; no decoded copy of B exists.
 func.func private @${name}(%a: tensor<${a_shape}xi8>, %a_scale_inv: tensor<f32>,
                             %b: tensor<${N}x${K}xi8>, %b_scale_inv: tensor<f32>)
     -> tensor<${out_shape}xf32> attributes {${attrs}} {
 ${activation}
   %n = arith.constant ${N} : index
-  %acc = flow.dispatch @${exe}::@${fn}[%n](%a_bf16, %b)
-      : (tensor<${K}xbf16>, tensor<${N}x${K}xi8>) -> tensor<${N}xf32>
+  %acc = flow.dispatch @${exe}::@${fn}[%n](%a_x, %b)
+      : (tensor<${K}x${x_elem}>, tensor<${N}x${K}xi8>) -> tensor<${N}xf32>
 ${alpha}
   return %out : tensor<${out_shape}xf32>
 }
