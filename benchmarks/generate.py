@@ -4,7 +4,7 @@
                                   [--work DIR] [--prompt 32] [--new 128] [--max-seq 512]
                                   [--weights external|inline] [--kv-caches model fp8]
                                   [--pack-weights auto|load|call|decoded] [--malloc retain|default]
-                                  [--recompile]
+                                  [--decode-gemv auto off] [--recompile]
 
 For each size the benchmark reuses (or writes, as ``llm_scale.py`` does) a random-weight bf16
 Llama checkpoint, then, each in a process of its own:
@@ -178,10 +178,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--decode-gemv",
-        default="auto",
+        nargs="+",
+        default=["auto"],
         choices=("auto", "off"),
-        help="qmlir compile's --decode-gemv (off: the decode step's FP8 GEMMs data-tiled, the "
-        "rows tagged .gemv-off)",
+        help="qmlir compile's --decode-gemv, each recipe compiled with each (off: the decode "
+        "step's FP8 GEMMs data-tiled, the rows tagged .gemv-off)",
     )
     parser.add_argument(
         "--malloc",
@@ -231,43 +232,45 @@ def main() -> None:
             write_checkpoint(folder, size)
         torch = child(_TORCH, str(folder), str(args.prompt), str(args.new))
         rows = [("torch eager bf16", torch, None, "model")]
-        for recipe in args.recipes:
-            for kv in args.kv_caches:
-                tag = recipe + ("" if args.pack_weights == "auto" else f".{args.pack_weights}")
-                if args.weights == "inline":
-                    tag += ".inline"
-                if kv != "model":
-                    tag += f".kv-{kv}"
-                if args.decode_gemv != "auto":
-                    tag += f".gemv-{args.decode_gemv}"
-                if args.tag:
-                    tag += f".{args.tag}"
-                out = work / f"gen-{size}.{tag}.vmfb"
-                if args.recompile or not out.is_file():
-                    flags = ["--generate", "--max-seq-len", str(args.max_seq), "--weights",
-                             args.weights, "--kv-cache", kv, "-q"]  # fmt: skip
-                    flags += ["--pack-weights", args.pack_weights]
-                    flags += ["--decode-gemv", args.decode_gemv]
-                    flags += [f"--iree-flag={f}" for f in args.iree_flag]
-                    subprocess.run(
-                        [sys.executable, "-m", "compiler.cli", "compile", str(folder),
-                         "--recipe", recipe, "-o", str(out), *flags], check=True, cwd=ROOT,
-                    )  # fmt: skip
-                logits = out.with_suffix(".logits.npy")
-                measured = child(
-                    _QMLIR,
-                    str(ROOT),
-                    str(out),
-                    str(args.prompt),
-                    str(args.new),
-                    str(logits),
-                    args.malloc,
-                )
-                measured["logits"] = str(logits)
-                params = out.with_name(out.name.removesuffix(".vmfb") + ".params.safetensors")
-                weights = params.stat().st_size if params.is_file() else out.stat().st_size
-                label = f"qmlir {tag}" + (" (glibc malloc)" if args.malloc == "default" else "")
-                rows.append((label, measured, weights, kv))
+        variants = [
+            (r, kv, g) for r in args.recipes for kv in args.kv_caches for g in args.decode_gemv
+        ]
+        for recipe, kv, gemv in variants:
+            tag = recipe + ("" if args.pack_weights == "auto" else f".{args.pack_weights}")
+            if args.weights == "inline":
+                tag += ".inline"
+            if kv != "model":
+                tag += f".kv-{kv}"
+            if gemv != "auto":
+                tag += f".gemv-{gemv}"
+            if args.tag:
+                tag += f".{args.tag}"
+            out = work / f"gen-{size}.{tag}.vmfb"
+            if args.recompile or not out.is_file():
+                flags = ["--generate", "--max-seq-len", str(args.max_seq), "--weights",
+                         args.weights, "--kv-cache", kv, "-q"]  # fmt: skip
+                flags += ["--pack-weights", args.pack_weights]
+                flags += ["--decode-gemv", gemv]
+                flags += [f"--iree-flag={f}" for f in args.iree_flag]
+                subprocess.run(
+                    [sys.executable, "-m", "compiler.cli", "compile", str(folder),
+                     "--recipe", recipe, "-o", str(out), *flags], check=True, cwd=ROOT,
+                )  # fmt: skip
+            logits = out.with_suffix(".logits.npy")
+            measured = child(
+                _QMLIR,
+                str(ROOT),
+                str(out),
+                str(args.prompt),
+                str(args.new),
+                str(logits),
+                args.malloc,
+            )
+            measured["logits"] = str(logits)
+            params = out.with_name(out.name.removesuffix(".vmfb") + ".params.safetensors")
+            weights = params.stat().st_size if params.is_file() else out.stat().st_size
+            label = f"qmlir {tag}" + (" (glibc malloc)" if args.malloc == "default" else "")
+            rows.append((label, measured, weights, kv))
         positions = args.prompt + args.new // 2  # the average decode step's
         print(f"## {size} ({folder})")
         print(
