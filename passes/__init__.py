@@ -21,7 +21,7 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
 - ``fuse-quantize-core`` (cuda only): each activation's quantize chain as one ``fused_quantize``.
 - ``separate-gemm-operands`` (llvm-cpu AVX-512 only): a weight GEMM's input apart from its pack.
 - ``decode-gemv`` (llvm-cpu with AVX512-BF16 and -VBMI, or AVX2, FMA and F16C; runs after
-  ``gemm-operands``, before the weights are folded): one-row FP8 (and, on AVX-512, NVFP4) GEMMs
+  ``gemm-operands``, before the weights are folded): one-row FP8 and NVFP4 GEMMs
   marked to run as matrix-vector products decoding the weights' codes in their loop.
 - ``lower-named-ops`` (always, last): each named op's body for the target, llvm-cpu or cuda.
 

@@ -1,6 +1,6 @@
-"""Pass ``decode-gemv`` (llvm-cpu): marks every one-row FP8 ``scaled_matmul`` (a generator's
-decode step, ``passes/add_decode_step.py``) with ``qmlir.gemv`` (the instructions it is written
-for: ``isa``, ``avx512bf16`` or ``avx2``), so that ``lower-named-ops`` writes it as a
+"""Pass ``decode-gemv`` (llvm-cpu): marks every one-row FP8 or NVFP4 ``scaled_matmul`` (a
+generator's decode step, ``passes/add_decode_step.py``) with ``qmlir.gemv`` (the instructions it
+is written for: ``isa``, ``avx512bf16`` or ``avx2``), so that ``lower-named-ops`` writes it as a
 matrix-vector product that reads B's codes as stored and decodes them inside its loop
 (``passes/lowering/cpu/gemv.py``).
 
@@ -9,8 +9,8 @@ proves its block scales powers of two). Which GEMMs (``gemv.gemv_plan``): A stat
 B stored ``[N, K]`` with ``K`` a multiple of 64, FP8 operands with per-tensor scales
 (fp8-current, fp8-delayed, static activation scales) or block scales that are powers of two
 (fp8-block's 1x128 and 128x128 blocks with ``pow2_scales``, ``K`` a multiple of 128; mxfp8's
-1x32: ``fusion.scale_chains.exact_in_bf16``, the proof ``gemm-operands`` uses), or, for
-``avx512bf16``, nvfp4's E2M1 operands (``K`` a multiple of 128); every other GEMM is left as
+1x32: ``fusion.scale_chains.exact_in_bf16``, the proof ``gemm-operands`` uses), or nvfp4's
+E2M1 operands (``K`` a multiple of 128); every other GEMM is left as
 it is. The values are the data-tiled GEMM's: the same exact products, f32 sums in another
 order. The pipeline runs it only for a CPU with the features the executable's instructions
 need (``gemv.GEMV_FEATURES``; the first variant the CPU has), unless ``decode_gemv="off"``.

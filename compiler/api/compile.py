@@ -87,7 +87,7 @@ def compile(  # noqa: A001 (the product's API name)
     ``decode_gemv`` (llvm-cpu): ``auto`` (default) runs each one-row FP8 GEMM (per-tensor or
     power-of-two block scales; a generator's decode step, a static one-row compile) as a
     matrix-vector product that decodes the weight's codes in its loop, on a CPU with AVX512-BF16
-    and AVX512-VBMI (nvfp4's too) or with AVX2, FMA and F16C; ``off`` keeps the data-tiled GEMM
+    and AVX512-VBMI or with AVX2, FMA and F16C (nvfp4's too); ``off`` keeps the data-tiled GEMM
     (the same exact products, f32 sums in another order).
 
     ``activation_scales`` fixes the scale of each named layer's activation (fp8-current, and

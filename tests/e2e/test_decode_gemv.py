@@ -1,6 +1,6 @@
 """``decode-gemv`` (llvm-cpu, a CPU with AVX512-BF16 and AVX512-VBMI, or with AVX2, FMA and
 F16C): a one-row FP8 or FP4 GEMM (per-tensor scales, power-of-two block scales as fp8-block's
-and mxfp8's; nvfp4 on AVX-512) runs as a matrix-vector product that decodes the weight's codes
+and mxfp8's, nvfp4) runs as a matrix-vector product that decodes the weight's codes
 in its loop (``passes/lowering/cpu/gemv.py``). Its decode is exact for every code (subnormals
 and NaN included): with one non-zero input each output is a single product, bit for bit the
 data-tiled GEMM's (``decode_gemv="off"``); with random inputs the two differ only in the order
@@ -84,19 +84,15 @@ CASES = [
     ("fp8-current", 192),  # AVX-512: one
     ("fp8-block", 256),  # 1 x 128 and 128 x 128 blocks, fp32 scales
     ("mxfp8", 192),  # 1 x 32 blocks, E8M0 scales
+    ("nvfp4", 256),  # E2M1 codes two a byte, E4M3 scales of 1 x 16 blocks
 ]
 
 
 @needs_gemv
-@pytest.mark.parametrize(
-    ("recipe", "k"),
-    [*CASES, ("nvfp4", 256)],  # nvfp4: E2M1 codes two a byte, E4M3 scales of 1 x 16 blocks
-)
+@pytest.mark.parametrize(("recipe", "k"), CASES)
 def test_every_code_decodes_as_the_data_tiled_gemm_does(
     recipe: str, k: int, tmp_path: Path
 ) -> None:
-    if recipe == "nvfp4" and HOST_ISA is not GemvIsa.AVX512_BF16:
-        pytest.skip("nvfp4's one-row GEMM has no AVX2 variant (test_nvfp4_in_avx2_code_...)")
     _check_every_code(recipe, k, "host", tmp_path)
 
 
@@ -135,18 +131,6 @@ CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv
     keep = np.arange(N) != (-1 if fp4 else 5)
     rel = np.linalg.norm(got[0, keep] - want[0, keep]) / np.linalg.norm(want[0, keep])
     assert rel < 1e-6, rel  # the f32 sums in another order
-
-
-def test_nvfp4_in_avx2_code_keeps_the_data_tiled_gemm(tmp_path: Path) -> None:
-    _compiled(_every_fp4_code_linear(256), "auto", tmp_path, cpu="x86-64-v3", recipe="nvfp4")
-    filecheck(
-        """CHECK-NOT: stream.executable
-CHECK-NOT: qmlir.gemv
-CHECK: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x128.256x128
-CHECK: linalg.matmul
-""",
-        tmp_path / "04-lower.mlir",
-    )
 
 
 def test_a_cpu_without_its_instructions_keeps_the_data_tiled_gemm(tmp_path: Path) -> None:

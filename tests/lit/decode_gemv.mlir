@@ -6,7 +6,7 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=AVX2
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'decode-gemv{isa=avx2}' %s | FileCheck %s --check-prefix=BLOCK2
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block pow2_scales=false}' -p 'decode-gemv{isa=avx2}' %s | FileCheck %s --check-prefix=KEPT
-// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p 'decode-gemv{isa=avx2}' %s | FileCheck %s --check-prefix=NOFP4
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=NVF
 // RUN: not %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'decode-gemv{isa=sse2}' %s 2>&1 | FileCheck %s --check-prefix=BADISA
 
 // decode-gemv marks the one-row per-tensor FP8 GEMM (a decode step's: A [1, 128], B [64, 128])
@@ -99,9 +99,20 @@
 // AVX2: flow.dispatch @[[EXE]]::@{{.*}}(%{{.*}}, %arg2) : (tensor<128xf32>, tensor<64x128xi8>) -> tensor<64xf32>
 // BLOCK2: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
 // BLOCK2-SAME: qmlir.gemv = "avx2"
-// nvfp4 has no AVX2 variant: its one-row GEMM keeps the data-tiled one.
-// NOFP4: func.func private @qmlir.scaled_matmul.e2m1xe2m1.{{.*}}.nt.1x64.64x64
-// NOFP4-NOT: qmlir.gemv
+// nvfp4 in AVX2 code, each 32 bytes' low and high nibbles as f16 bits (E2M1's value times 2^-14),
+// widened to f32; a lane sums an even and an odd code's products, times its block's scales
+// (8 lanes a block of 16 codes).
+// NVF: stream.executable private @[[EXE:qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64\$gemv_executable]] {
+// NVF: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<32xf32>, vector<32xf32>)
+// NVF-COUNT-4: arith.extf %{{.*}} : vector<32xf16> to vector<32xf32>
+// NVF: arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
+// NVF: vector.shuffle %{{.*}}, %{{.*}} [0, 0, 0, 0, 0, 0, 0, 0, 1,
+// NVF-COUNT-4: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<32xf32>
+// NVF-NOT: llvm.call_intrinsic
+// NVF: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64
+// NVF-SAME: qmlir.gemv = "avx2"
+// NVF: arith.constant 1.638400e+04 : f32
+// NVF: flow.dispatch @[[EXE]]::@{{.*}} : (tensor<128xf32>, tensor<8xf32>, tensor<64x64xi8>, tensor<64x8xi8>) -> tensor<64xf32>
 // BADISA: decode-gemv isa must be one of avx512bf16, avx2, not 'sse2'
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>

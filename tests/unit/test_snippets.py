@@ -508,16 +508,20 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_accumulate.mlir": dict(acc_a="%a0", acc_b="%a1"),
         "gemv_scale_f32.mlir": dict(RB=4, WKB=4),
         "gemv_fp4_decode.mlir": dict(N=8, K=128, XK=256, offset=64, interleave=_INTERLEAVE),
-        "gemv_accumulate_fp4.mlir": dict(acc_a="%a0", acc_b="%a1", KB=16, N=8),
+        "gemv_accumulate_fp4.mlir": dict(acc_a="%a0", acc_b="%a1"),
+        "gemv_accumulate_fp4_f32.mlir": dict(acc_a="%a0", acc_b="%a1"),
+        "gemv_fp4_scales.mlir": dict(KB=16, N=8),
+        "gemv_defs_fp4_tables.mlir": dict(fp4_hi=_ZEROS, fp4_lo=_ZEROS),
+        "gemv_defs_fp4_f16.mlir": {},
         "gemv_defs_block.mlir": dict(KB=2, RB=4, WKB=4, bk=128, rb=128, ws_elem="f32"),
-        "gemv_defs_fp4.mlir": dict(KB=16, N=8, K=128, fp4_hi=_ZEROS, fp4_lo=_ZEROS),
+        "gemv_defs_fp4.mlir": dict(KB=16, N=8, K=128),
         "gemv_defs_bf16_tables.mlir": dict(hi0=_ZEROS, hi1=_ZEROS, lo0=_ZEROS, lo1=_ZEROS),
         "gemv_defs_f16.mlir": {},
         "gemv_accumulate_f32.mlir": dict(acc_a="%a0", acc_b="%a1"),
         "gemv_products_bf16.mlir": {},
         "gemv_products_f32.mlir": {},
-        "gemv_x_bf16.mlir": {},
-        "gemv_x_f32.mlir": dict(factor=256.0),
+        "gemv_x_bf16.mlir": dict(val="%v"),
+        "gemv_x_f32.mlir": dict(val="%v", factor=256.0),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
 
@@ -557,17 +561,39 @@ def _gemv_scales(scale_format: str) -> Callable[[str], object]:
     return make
 
 
-def _gemv_fp4_activation(p: str) -> object:  # as gemv.lower_gemv fills it for nvfp4
-    return fill("gemv_fp4_activation.mlir").substitute(
-        p=p,
-        a_shape="1x64",
-        a_dims="0, 1",
-        K=64,
-        XK=128,
-        KB=8,
-        decode_fp4=snippets.decode_e2m1(p, f"%{p}fp4"),
-        decode_scale=snippets.decode(f"{p}s_", E4M3),
+def _gemv_fp4_activation(x_elem: str) -> Callable[[str], object]:
+    """nvfp4's A as AVX-512's x (bf16) or AVX2's (f32, times 2^14)."""
+
+    def make(p: str) -> object:
+        to_x = fill(f"gemv_x_{x_elem}.mlir").substitute(p=p, val=f"%{p}fp4", factor=16384.0)
+        return fill("gemv_fp4_activation.mlir").substitute(
+            p=p, a_shape="1x64", a_dims="0, 1", K=64, XK=128, KB=8, x_elem=x_elem, to_x=to_x,
+            decode_fp4=snippets.decode_e2m1(p, f"%{p}fp4"),
+            decode_scale=snippets.decode(f"{p}s_", E4M3),
+        )  # fmt: skip
+
+    return make
+
+
+def _gemv_e2m1_f16(p: str) -> object:  # the odd nibbles of 32 bytes, as gemv._chunk fills it
+    return fill("gemv_e2m1_f16.mlir").substitute(
+        p=p, wide=f"%{p}wide", mag_shift="%fp4_odd_mag", sign_shift="%fp4_odd_sign", out=f"{p}o"
     )
+
+
+def _gemv_fp4_decode_f16(p: str) -> object:  # AVX2: 64 bytes of a row of [8, 128] bytes
+    nibbles = {
+        f"decode_{half}{i}": fill("gemv_e2m1_f16.mlir").substitute(
+            p=f"{p}{half}{i}_",
+            wide=f"%{p}wide{i}",
+            mag_shift=f"%fp4_{side}_mag",
+            sign_shift=f"%fp4_{side}_sign",
+            out=f"{p}{half}{i}",
+        )  # fmt: skip
+        for i in (0, 1)
+        for half, side in (("e", "even"), ("o", "odd"))
+    }
+    return fill("gemv_fp4_decode_f16.mlir").substitute(p=p, N=8, K=128, XK=256, offset=0, **nibbles)
 
 
 def _gemv_accumulate_scaled(isa: str) -> Callable[[str], object]:
@@ -611,7 +637,7 @@ def _gemv_activation(x_elem: str) -> Callable[[str], object]:
     """A's row as AVX-512's x (bf16) or AVX2's (f32, times 2^8)."""
 
     def make(p: str) -> object:
-        to_x = fill(f"gemv_x_{x_elem}.mlir").substitute(p=p, factor=256.0)
+        to_x = fill(f"gemv_x_{x_elem}.mlir").substitute(p=p, val=f"%{p}val", factor=256.0)
         return fill("gemv_activation.mlir").substitute(
             p=p, a_shape="1x128", K=128, a_dims="0, 1", decode_a=snippets.decode(p, E4M3),
             x_elem=x_elem, to_x=to_x,
@@ -713,7 +739,14 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_scale_e8m0": ("gemv_scale_e8m0.mlir", _gemv_scale_e8m0),
     "gemv_activation": ("gemv_activation.mlir", _gemv_activation("bf16")),
     "gemv_activation_f32": ("gemv_activation.mlir", _gemv_activation("f32")),
-    "gemv_fp4_activation": ("gemv_fp4_activation.mlir", _gemv_fp4_activation),
+    "gemv_fp4_activation": ("gemv_fp4_activation.mlir", _gemv_fp4_activation("bf16")),
+    "gemv_fp4_activation_f32": ("gemv_fp4_activation.mlir", _gemv_fp4_activation("f32")),
+    "gemv_fp4_decode_f16": ("gemv_fp4_decode_f16.mlir", _gemv_fp4_decode_f16),
+    "gemv_e2m1_f16": ("gemv_e2m1_f16.mlir", _gemv_e2m1_f16),
+    "gemv_accumulate_fp4_f32": _gemv("gemv_accumulate_fp4_f32.mlir"),
+    "gemv_fp4_scales": _gemv("gemv_fp4_scales.mlir"),
+    "gemv_defs_fp4_tables": _gemv("gemv_defs_fp4_tables.mlir"),
+    "gemv_defs_fp4_f16": _gemv("gemv_defs_fp4_f16.mlir"),
     "gemv_fp4_decode": _gemv("gemv_fp4_decode.mlir"),
     "gemv_accumulate_fp4": _gemv("gemv_accumulate_fp4.mlir"),
     "gemv_defs_block": _gemv("gemv_defs_block.mlir"),

@@ -12,12 +12,13 @@ matrix-vector product that reads B's codes as stored and decodes them inside its
   ``vdpbf16ps``: ``gemv_accumulate.mlir`` for per-tensor scales, ``gemv_accumulate_scaled.mlir``
   for fp8-block's and mxfp8's block scales (fp32 as stored, E8M0 codes decoded in the loop) or
   ``gemv_accumulate_fp4.mlir`` for nvfp4's E4M3 ones. x is bf16.
-- AVX2 with FMA and F16C: ``gemv_fp8_decode_f16.mlir``, each E4M3 code as an f16 whose bits are
-  the code's shifted (``gemv_e4m3_f16.mlir``: the code's value times 2^-8, subnormals included,
-  NaN re-coded), widened with ``vcvtph2ps``, multiplied with f32 FMAs
-  (``gemv_accumulate_f32.mlir``; block scales: ``gemv_accumulate_scaled.mlir``). x is f32, times
-  the 2^8 the decode leaves out. E4M3 weights only (every recipe's forward format); nvfp4 keeps
-  the data-tiled GEMM.
+- AVX2 with FMA and F16C: ``gemv_fp8_decode_f16.mlir`` or ``gemv_fp4_decode_f16.mlir``, each
+  code as an f16 whose bits are the code's shifted (``gemv_e4m3_f16.mlir``: E4M3's value times
+  2^-8, subnormals included, NaN re-coded; ``gemv_e2m1_f16.mlir``: E2M1's times 2^-14), widened
+  with ``vcvtph2ps``, multiplied with f32 FMAs (``gemv_accumulate_f32.mlir``; block scales:
+  ``gemv_products_f32.mlir`` and ``gemv_accumulate_scaled.mlir``, nvfp4's
+  ``gemv_accumulate_fp4_f32.mlir``). x is f32, times the power of two the decode leaves out.
+  FP8 weights in E4M3 only (every recipe's forward format).
 
 Both decodes are exact for every code, subnormals, infinities and NaN included (a bf16 or an f16
 holds each value; :func:`bf16_table`). A's decode and scales sit beside the dispatch
@@ -50,6 +51,7 @@ GEMV_FEATURES = {
     GemvIsa.AVX2: ("avx2", "fma", "f16c"),
 }
 CHUNK = 64  # bytes of a row a chunk takes (one 512-bit load; two 256-bit ones)
+ACC_TYPE = {GemvIsa.AVX512_BF16: "vector<16xf32>", GemvIsa.AVX2: "vector<32xf32>"}
 # chunks a step of a row's loop takes at most: AVX-512 2 where K allows (4 accumulators of 16
 # lanes); AVX2 1 (2 accumulators of 32 lanes: 8 of its 16 registers)
 MAX_CHUNKS = {GemvIsa.AVX512_BF16: 2, GemvIsa.AVX2: 1}
@@ -91,8 +93,8 @@ def gemv_plan(op: NamedOp, isa: GemvIsa = GemvIsa.AVX512_BF16) -> Gemv | None:
     """The matrix-vector product of a scaled GEMM that can run as one on ``isa``: A static with
     one row, B ``[N, K]`` (stored transposed), 64 bytes a row's loop step; FP8 operands with
     per-tensor scales, or with the block scales of fp8-block (``K`` a multiple of 128) and mxfp8
-    (the caller proves them powers of two: ``decode-gemv``); or, on AVX-512, nvfp4's E2M1
-    operands; None otherwise."""
+    (the caller proves them powers of two: ``decode-gemv``), E4M3 weights on AVX2; or nvfp4's
+    E2M1 operands; None otherwise."""
     attrs = op.attrs
     if not attrs.b_transposed:
         return None
@@ -108,7 +110,7 @@ def gemv_plan(op: NamedOp, isa: GemvIsa = GemvIsa.AVX512_BF16) -> Gemv | None:
         return None
     fp8 = (E4M3, E5M2)
     if fp4:
-        if isa is not GemvIsa.AVX512_BF16 or attrs.a_format != E2M1 or attrs.b_format != E2M1:
+        if attrs.a_format != E2M1 or attrs.b_format != E2M1:
             return None
     elif attrs.a_format not in fp8 or attrs.b_format not in fp8:
         return None
@@ -175,6 +177,10 @@ def _bytes(values: list[int]) -> str:
     return "[" + ", ".join(str(v - 256 if v > 127 else v) for v in values) + "]"
 
 
+# byte 2j of the interleave is low[j], byte 2j+1 high[j]: 64 little-endian bf16 values (AVX-512)
+_INTERLEAVE = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
+
+
 def executable_names(op: NamedOp) -> tuple[str, str]:
     """The executable's symbol and its function's: IREE links every CPU executable into one,
     so each function's name is its op's own."""
@@ -224,11 +230,14 @@ def lower_gemv(op: NamedOp) -> str:
             XK=2 * k,
             KB=kb,
             decode_fp4=snippets.decode_e2m1("x_", "%x_fp4"),
+            x_elem=_x_elem(isa),
+            to_x=_to_x(isa, E2M1, "x_", "%x_fp4"),
             decode_scale=snippets.decode("x_s_", E4M3),
         )
         body = definition(
             "scaled_matmul_nvfp4_gemv.mlir",
             fields,
+            x_elem=_x_elem(isa),
             XK=2 * k,
             KB=kb,
             sa_type=sa_type,
@@ -249,7 +258,7 @@ def lower_gemv(op: NamedOp) -> str:
         a_dims=a_dims,
         x_elem=fields["x_elem"],
         decode_a=snippets.decode("a_", op.attrs.a_format),
-        to_x=_to_x(isa, op.attrs.b_format),
+        to_x=_to_x(isa, op.attrs.b_format, "a_", "%a_val"),
     )
     fmt = op.attrs.b_format
     if not plan.bk:
@@ -284,17 +293,16 @@ def _x_elem(isa: GemvIsa) -> str:
     return "bf16" if isa is GemvIsa.AVX512_BF16 else "f32"
 
 
-# the power of two E4M3's decode through f16 (AVX2) leaves out of a code's value
-F16_FACTOR = 2.0**8
+# the power of two each format's decode through f16 (AVX2) leaves out of a code's value
+F16_FACTOR = {E4M3: 2.0**8, E2M1: 2.0**14}
 
 
-def _to_x(isa: GemvIsa, b_format: FloatFormat) -> str:
-    """A decoded activation value as ``isa``'s x (AVX2: times the factor B's decode leaves
-    out)."""
+def _to_x(isa: GemvIsa, b_format: FloatFormat, p: str, val: str) -> str:
+    """A decoded activation value ``val`` as ``isa``'s x (AVX2: times the factor B's decode
+    leaves out)."""
     if isa is GemvIsa.AVX512_BF16:
-        return fragment("gemv_x_bf16.mlir", p="a_")
-    assert b_format == E4M3, b_format
-    return fragment("gemv_x_f32.mlir", p="a_", factor=F16_FACTOR)
+        return fragment("gemv_x_bf16.mlir", p=p, val=val)
+    return fragment("gemv_x_f32.mlir", p=p, val=val, factor=F16_FACTOR[b_format])
 
 
 def _tables(fmt: FloatFormat) -> dict[str, str]:
@@ -343,43 +351,53 @@ def _chunk(
     """Chunk ``c`` of a loop step: its 64 bytes decoded and their products accumulated into
     ``acc`` (``%<p>next_a``, ``%<p>next_b``)."""
     p, n, k = f"c{c}_", plan.n, plan.k
-    ws_elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
+    common = {"p": p, "N": n, "K": k, "XK": 2 * k if plan.fp4 else k, "offset": c * CHUNK}
+    accs = {"p": p, "acc_a": acc[0], "acc_b": acc[1]}
+    if plan.fp4:
+        scales = fragment("gemv_fp4_scales.mlir", p=p, **scale_fields)
+        if isa is GemvIsa.AVX2:
+            nibbles = {
+                f"decode_{half}{i}": fragment(
+                    "gemv_e2m1_f16.mlir",
+                    p=f"{p}{half}{i}_",
+                    wide=f"%{p}wide{i}",
+                    mag_shift=f"%fp4_{side}_mag",
+                    sign_shift=f"%fp4_{side}_sign",
+                    out=f"{p}{half}{i}",
+                )  # fmt: skip
+                for i in (0, 1)
+                for half, side in (("e", "even"), ("o", "odd"))
+            }
+            decode = fragment("gemv_fp4_decode_f16.mlir", **common, **nibbles)
+            accumulate = fragment("gemv_accumulate_fp4_f32.mlir", **accs)
+        else:
+            decode = fragment("gemv_fp4_decode.mlir", **common, interleave=_INTERLEAVE)
+            accumulate = fragment("gemv_accumulate_fp4.mlir", **accs)
+        return f"{decode}\n{scales}\n{accumulate}"
     if isa is GemvIsa.AVX2:
-        decode = fragment(
-            "gemv_fp8_decode_f16.mlir", p=p, N=n, K=k, offset=c * CHUNK,
-            decode_a=fragment("gemv_e4m3_f16.mlir", p=f"{p}a_", codes=f"%{p}codes_a", out=f"{p}a"),
-            decode_b=fragment("gemv_e4m3_f16.mlir", p=f"{p}b_", codes=f"%{p}codes_b", out=f"{p}b"),
-        )  # fmt: skip
+        halves = {
+            f"decode_{h}": fragment(
+                "gemv_e4m3_f16.mlir", p=f"{p}{h}_", codes=f"%{p}codes_{h}", out=f"{p}{h}"
+            )
+            for h in "ab"
+        }
+        decode = fragment("gemv_fp8_decode_f16.mlir", **common, **halves)
         acc_type, products, plain = (
-            "vector<32xf32>",
+            ACC_TYPE[isa],
             "gemv_products_f32.mlir",
             "gemv_accumulate_f32.mlir",
         )
     else:
-        # byte 2j of the interleave is low[j], byte 2j+1 high[j]: 64 little-endian bf16 values
-        interleave = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
-        decode_file = "gemv_fp4_decode.mlir" if plan.fp4 else "gemv_fp8_decode.mlir"
-        xk = 2 * k if plan.fp4 else k
-        decode = fragment(
-            decode_file, p=p, N=n, K=k, XK=xk, offset=c * CHUNK, interleave=interleave
-        )
-        acc_type, products, plain = (
-            "vector<16xf32>",
-            "gemv_products_bf16.mlir",
-            "gemv_accumulate.mlir",
-        )
+        decode = fragment("gemv_fp8_decode.mlir", **common, interleave=_INTERLEAVE)
+        acc_type, products, plain = ACC_TYPE[isa], "gemv_products_bf16.mlir", "gemv_accumulate.mlir"
     if not plan.bk:
-        accumulate = fragment(plain, p=p, acc_a=acc[0], acc_b=acc[1])
-    elif plan.fp4:
-        accumulate = fragment(
-            "gemv_accumulate_fp4.mlir", p=p, acc_a=acc[0], acc_b=acc[1], **scale_fields
-        )
-    else:
-        accumulate = fragment(products, p=p) + "\n" + fragment(
-            "gemv_accumulate_scaled.mlir", p=p, acc_a=acc[0], acc_b=acc[1], acc_type=acc_type,
-            ws_elem=ws_elem, w_scales=_w_scales(plan, p, scale_fields), **scale_fields,
-        )  # fmt: skip
-    return f"{decode}\n{accumulate}"
+        return f"{decode}\n{fragment(plain, **accs)}"
+    ws_elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
+    scaled = fragment(
+        "gemv_accumulate_scaled.mlir", **accs, acc_type=acc_type, ws_elem=ws_elem,
+        w_scales=_w_scales(plan, p, scale_fields), **scale_fields,
+    )  # fmt: skip
+    return f"{decode}\n{fragment(products, p=p)}\n{scaled}"
 
 
 def _executable(
@@ -395,7 +413,7 @@ def _executable(
     ``isa``'s instructions."""
     n, k = plan.n, plan.k
     chunks = 1 if plan.fp4 else chunk_count(k, isa)
-    acc_type = "vector<16xf32>" if isa is GemvIsa.AVX512_BF16 else "vector<32xf32>"
+    acc_type = ACC_TYPE[isa]
     sums = [f"%acc{i}" for i in range(2 * chunks)]
     lanes, last = [], "%sums#0"
     for i in range(1, len(sums)):
@@ -411,18 +429,18 @@ def _executable(
     if plan.bk:
         x_arg, w_arg = "%xs_binding: !stream.binding, ", "%ws_binding: !stream.binding, "
         if plan.fp4:
-            tables = _tables(fmt)
-            defs = fragment(
-                "gemv_defs_fp4.mlir", KB=kb, N=n, K=k, fp4_hi=tables["fp4_hi"],
-                fp4_lo=tables["fp4_lo"],
-            )  # fmt: skip
+            defs = fragment("gemv_defs_fp4.mlir", KB=kb, N=n, K=k)
         else:
             elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
             defs = fragment("gemv_defs_block.mlir", **scale_fields, bk=plan.bk, rb=rb, ws_elem=elem)
             row_defs = "\n        %nb = arith.divui %n, %c_rb : index"
         scale_defs = "\n" + defs
-    if plan.fp4:
-        decode_defs, decode_doc = "", "16-entry byte tables of E2M1's bf16 values, vpermb"
+    if plan.fp4 and isa is GemvIsa.AVX512_BF16:
+        decode_defs = fragment("gemv_defs_fp4_tables.mlir", **_tables(fmt))
+        decode_doc = "16-entry byte tables of E2M1's bf16 values, vpermb"
+    elif plan.fp4:
+        decode_defs = fragment("gemv_defs_fp4_f16.mlir")
+        decode_doc = "each code as an f16 of its value's bits, vcvtph2ps"
     elif isa is GemvIsa.AVX512_BF16:
         decode_defs = fragment("gemv_defs_bf16_tables.mlir", **_tables(fmt))
         decode_doc = "128-entry byte tables of the magnitudes' bf16 values, vpermi2b"

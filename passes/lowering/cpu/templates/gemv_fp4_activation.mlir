@@ -1,13 +1,14 @@
-  // snippet: reads %a:tensor<${a_shape}xi8> %${p}S:tensor<1x${KB}xi8>; defines %${p}values:tensor<${XK}xbf16> %${p}scales:tensor<${KB}xf32>; holes decode_fp4 decode_scale
-  // nvfp4's A: its E2M1 codes' values in bf16 (exact), its even elements (each byte's low
-  // nibble) then its odd ones; its E4M3 block scales (unswizzled: %${p}S) decoded to f32 (exact)
+  // snippet: reads %a:tensor<${a_shape}xi8> %${p}S:tensor<1x${KB}xi8>; defines %${p}values:tensor<${XK}x${x_elem}> %${p}scales:tensor<${KB}xf32>; holes decode_fp4 to_x decode_scale
+  // nvfp4's A: its E2M1 codes' values in ${x_elem} (exact; to_x), its even elements (each
+  // byte's low nibble) then its odd ones; its E4M3 block scales (unswizzled: %${p}S) decoded to
+  // f32 (exact)
   %${p}codes = tensor.collapse_shape %a [[${a_dims}]] : tensor<${a_shape}xi8> into tensor<${K}xi8>
-  %${p}split = tensor.empty() : tensor<2x${K}xbf16>
+  %${p}split = tensor.empty() : tensor<2x${K}x${x_elem}>
   %${p}even_odd = linalg.generic {
       indexing_maps = [affine_map<(h, j) -> (j)>, affine_map<(h, j) -> (h, j)>],
       iterator_types = ["parallel", "parallel"]}
-      ins(%${p}codes : tensor<${K}xi8>) outs(%${p}split : tensor<2x${K}xbf16>) {
-  ^bb0(%${p}byte: i8, %${p}out: bf16):
+      ins(%${p}codes : tensor<${K}xi8>) outs(%${p}split : tensor<2x${K}x${x_elem}>) {
+  ^bb0(%${p}byte: i8, %${p}out: ${x_elem}):
     %${p}which = linalg.index 0 : index
     %${p}which32 = arith.index_cast %${p}which : index to i32
     %${p}c4 = arith.constant 4 : i32
@@ -17,10 +18,10 @@
     %${p}sh = arith.shrui %${p}b32, %${p}shift : i32
     %${p}nib = arith.andi %${p}sh, %${p}c15 : i32
 ${decode_fp4}
-    %${p}narrow = arith.truncf %${p}fp4 : f32 to bf16
-    linalg.yield %${p}narrow : bf16
-  } -> tensor<2x${K}xbf16>
-  %${p}values = tensor.collapse_shape %${p}even_odd [[0, 1]] : tensor<2x${K}xbf16> into tensor<${XK}xbf16>
+${to_x}
+    linalg.yield %${p}narrow : ${x_elem}
+  } -> tensor<2x${K}x${x_elem}>
+  %${p}values = tensor.collapse_shape %${p}even_odd [[0, 1]] : tensor<2x${K}x${x_elem}> into tensor<${XK}x${x_elem}>
   %${p}scale_codes = tensor.collapse_shape %${p}S [[0, 1]] : tensor<1x${KB}xi8> into tensor<${KB}xi8>
   %${p}scale_empty = tensor.empty() : tensor<${KB}xf32>
   %${p}scales = linalg.generic {

@@ -11,7 +11,7 @@ ${unswizzle_b}
 ${activation}
   %n = arith.constant ${N} : index
   %acc = flow.dispatch @${exe}::@${fn}[%n](%x_values, %x_scales, %b, %b_S)
-      : (tensor<${XK}xbf16>, tensor<${KB}xf32>, tensor<${N}x${K}xi8>, tensor<${N}x${KB}xi8>)
+      : (tensor<${XK}x${x_elem}>, tensor<${KB}xf32>, tensor<${N}x${K}xi8>, tensor<${N}x${KB}xi8>)
       -> tensor<${N}xf32>
 ${alpha}
   return %out : tensor<${out_shape}xf32>
