@@ -75,23 +75,25 @@
 // MX: arith.shli %{{.*}}, %{{.*}} : i32
 // MX: flow.dispatch @[[EXE]]::@{{.*}}(%{{.*}}, %{{.*}}, %arg2, %{{.*}}) : (tensor<128xbf16>, tensor<4xf32>, tensor<64x128xi8>, tensor<64x4xi8>) -> tensor<64xf32>
 // AVX2 (decode-gemv{isa=avx2}): 32 codes a 256-bit load, each widened to 16 bits and moved into
-// an f16's exponent and mantissa (E4M3's value times 2^-8; magnitude 0x7F an f16 NaN), widened
-// to f32 (vcvtph2ps) and multiplied into 32-lane f32 accumulators with FMAs; one chunk of 64
-// codes a step (two accumulators); x decoded to f32 times 2^8. The gemm-operands pass need not
-// run: block scales are proven powers of two from their chains (BLOCK2), as for KEPT's.
+// an f16's exponent and mantissa (E4M3's value times 2^-8; magnitude 0x7F an f16 NaN by a carry,
+// no compare or blend), widened to f32 (vcvtph2ps) and multiplied into two 16-lane f32
+// accumulators with FMAs (two a step each); one chunk of 64 codes a step; x decoded to f32
+// times 2^8. The gemm-operands pass need not run: block scales are proven powers of two from
+// their chains (BLOCK2), as for KEPT's.
 // AVX2: stream.executable private @[[EXE:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128\$gemv_executable]] {
 // AVX2: memref<128xf32>
 // AVX2: %[[W:.*]] = stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x128xi8>
-// AVX2: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<32xf32>, vector<32xf32>)
+// AVX2: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>)
 // AVX2: vector.load %{{.*}}[%{{.*}}] : memref<128xf32>, vector<32xf32>
 // AVX2: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<32xi8>
 // AVX2: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<32xi8>
-// AVX2: arith.extui %{{.*}} : vector<32xi8> to vector<32xi16>
-// AVX2: arith.cmpi eq, %{{.*}}, %{{.*}} : vector<32xi16>
+// AVX2: arith.extsi %{{.*}} : vector<32xi8> to vector<32xi16>
+// AVX2: arith.addi %{{.*}}, %{{.*}} : vector<32xi16>
+// AVX2-NOT: arith.select
 // AVX2: arith.bitcast %{{.*}} : vector<32xi16> to vector<32xf16>
 // AVX2: arith.extf %{{.*}} : vector<32xf16> to vector<32xf32>
-// AVX2-COUNT-2: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<32xf32>
-// AVX2: vector.reduction <add>, %{{.*}} : vector<32xf32> into f32
+// AVX2-COUNT-4: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
+// AVX2: vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
 // AVX2-NOT: llvm.call_intrinsic
 // AVX2: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128
 // AVX2-SAME: qmlir.gemv = "avx2"
@@ -103,11 +105,12 @@
 // widened to f32; a lane sums an even and an odd code's products, times its block's scales
 // (8 lanes a block of 16 codes).
 // NVF: stream.executable private @[[EXE:qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64\$gemv_executable]] {
-// NVF: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<32xf32>, vector<32xf32>)
+// NVF: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>)
 // NVF-COUNT-4: arith.extf %{{.*}} : vector<32xf16> to vector<32xf32>
 // NVF: arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
+// NVF-COUNT-2: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<32xf32>
 // NVF: vector.shuffle %{{.*}}, %{{.*}} [0, 0, 0, 0, 0, 0, 0, 0, 1,
-// NVF-COUNT-4: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<32xf32>
+// NVF-COUNT-4: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
 // NVF-NOT: llvm.call_intrinsic
 // NVF: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64
 // NVF-SAME: qmlir.gemv = "avx2"

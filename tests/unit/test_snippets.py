@@ -596,17 +596,11 @@ def _gemv_fp4_decode_f16(p: str) -> object:  # AVX2: 64 bytes of a row of [8, 12
     return fill("gemv_fp4_decode_f16.mlir").substitute(p=p, N=8, K=128, XK=256, offset=0, **nibbles)
 
 
-def _gemv_accumulate_scaled(isa: str) -> Callable[[str], object]:
-    """fp8-block's: its fp32 scales' loads inside; AVX-512's accumulators or AVX2's."""
-
-    def make(p: str) -> object:
-        w_scales = fill("gemv_scale_f32.mlir").substitute(p=p, RB=4, WKB=4)
-        return fill("gemv_accumulate_scaled.mlir").substitute(
-            p=p, acc_a="%a0", acc_b="%a1", KB=1, RB=4, WKB=4, ws_elem="f32", w_scales=w_scales,
-            acc_type="vector<16xf32>" if isa == "avx512" else "vector<32xf32>",
-        )  # fmt: skip
-
-    return make
+def _gemv_accumulate_scaled(p: str) -> object:  # fp8-block's: its fp32 scales' loads inside
+    w_scales = fill("gemv_scale_f32.mlir").substitute(p=p, RB=4, WKB=4)
+    return fill("gemv_accumulate_scaled.mlir").substitute(
+        p=p, acc_a="%a0", acc_b="%a1", KB=1, RB=4, WKB=4, ws_elem="f32", w_scales=w_scales
+    )
 
 
 def _gemv_e4m3_f16(p: str) -> object:  # one half of a chunk's codes, as gemv._chunk fills it
@@ -721,11 +715,7 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "unswizzle_mx": ("unswizzle_mx.mlir", _unswizzle_mx),
     "gemv_fp8_decode": _gemv("gemv_fp8_decode.mlir"),
     "gemv_accumulate": _gemv("gemv_accumulate.mlir"),
-    "gemv_accumulate_scaled": ("gemv_accumulate_scaled.mlir", _gemv_accumulate_scaled("avx512")),
-    "gemv_accumulate_scaled_f32": (
-        "gemv_accumulate_scaled.mlir",
-        _gemv_accumulate_scaled("avx2"),
-    ),
+    "gemv_accumulate_scaled": ("gemv_accumulate_scaled.mlir", _gemv_accumulate_scaled),
     "gemv_accumulate_f32": _gemv("gemv_accumulate_f32.mlir"),
     "gemv_products_bf16": _gemv("gemv_products_bf16.mlir"),
     "gemv_products_f32": _gemv("gemv_products_f32.mlir"),

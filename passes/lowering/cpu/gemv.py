@@ -51,9 +51,10 @@ GEMV_FEATURES = {
     GemvIsa.AVX2: ("avx2", "fma", "f16c"),
 }
 CHUNK = 64  # bytes of a row a chunk takes (one 512-bit load; two 256-bit ones)
-ACC_TYPE = {GemvIsa.AVX512_BF16: "vector<16xf32>", GemvIsa.AVX2: "vector<32xf32>"}
+
 # chunks a step of a row's loop takes at most: AVX-512 2 where K allows (4 accumulators of 16
-# lanes); AVX2 1 (2 accumulators of 32 lanes: 8 of its 16 registers)
+# lanes); AVX2 1 (2 accumulators of 16 lanes, 4 of its 16 registers: with 32 lanes or 2 chunks
+# the loop spilled registers and ran slower)
 MAX_CHUNKS = {GemvIsa.AVX512_BF16: 2, GemvIsa.AVX2: 1}
 MAX_ROWS = 16  # rows a workgroup takes at most (16 streamed faster than 32, RESULTS.md)
 MIN_GROUPS = 8  # workgroups wanted at least, to spread over the CPU's threads
@@ -382,19 +383,15 @@ def _chunk(
             for h in "ab"
         }
         decode = fragment("gemv_fp8_decode_f16.mlir", **common, **halves)
-        acc_type, products, plain = (
-            ACC_TYPE[isa],
-            "gemv_products_f32.mlir",
-            "gemv_accumulate_f32.mlir",
-        )
+        products, plain = "gemv_products_f32.mlir", "gemv_accumulate_f32.mlir"
     else:
         decode = fragment("gemv_fp8_decode.mlir", **common, interleave=_INTERLEAVE)
-        acc_type, products, plain = ACC_TYPE[isa], "gemv_products_bf16.mlir", "gemv_accumulate.mlir"
+        products, plain = "gemv_products_bf16.mlir", "gemv_accumulate.mlir"
     if not plan.bk:
         return f"{decode}\n{fragment(plain, **accs)}"
     ws_elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
     scaled = fragment(
-        "gemv_accumulate_scaled.mlir", **accs, acc_type=acc_type, ws_elem=ws_elem,
+        "gemv_accumulate_scaled.mlir", **accs, ws_elem=ws_elem,
         w_scales=_w_scales(plan, p, scale_fields), **scale_fields,
     )  # fmt: skip
     return f"{decode}\n{fragment(products, p=p)}\n{scaled}"
@@ -413,12 +410,11 @@ def _executable(
     ``isa``'s instructions."""
     n, k = plan.n, plan.k
     chunks = 1 if plan.fp4 else chunk_count(k, isa)
-    acc_type = ACC_TYPE[isa]
     sums = [f"%acc{i}" for i in range(2 * chunks)]
     lanes, last = [], "%sums#0"
     for i in range(1, len(sums)):
         name = "%lanes" if i == len(sums) - 1 else f"%lanes{i}"
-        lanes.append(f"        {name} = arith.addf {last}, %sums#{i} : {acc_type}")
+        lanes.append(f"        {name} = arith.addf {last}, %sums#{i} : vector<16xf32>")
         last = name
     kb = (2 * k if plan.fp4 else k) // max(plan.bk, 1)
     scale_fields = {"KB": kb, "RB": w_grid[0], "WKB": w_grid[1], "N": n}
@@ -459,9 +455,8 @@ def _executable(
         step=chunks * CHUNK,
         chunk_count=chunks,
         accumulators=len(sums),
-        acc_type=acc_type,
         iter_args=", ".join(f"{acc} = %zero" for acc in sums),
-        acc_types=", ".join([acc_type] * len(sums)),
+        acc_types=", ".join(["vector<16xf32>"] * len(sums)),
         yields=", ".join(f"%c{c}_next_{ab}" for c in range(chunks) for ab in "ab"),
         lanes="\n".join(lanes),
         chunks="\n".join(parts),
