@@ -51,7 +51,7 @@ from iree.compiler import ir
 
 from passes.ir.formats import E2M1, E4M3, E5M2
 from passes.ir.types import TensorInfo
-from passes.lowering.cpu import snippets
+from passes.lowering.cpu import gemv, snippets
 from passes.lowering.cpu.common import TEMPLATES, contraction_fields, template
 
 # ---------------------------------------------------------------------------------------------
@@ -582,18 +582,9 @@ def _gemv_e2m1_f16(p: str) -> object:  # the odd nibbles of 32 bytes, as gemv._c
 
 
 def _gemv_fp4_decode_f16(p: str) -> object:  # AVX2: 64 bytes of a row of [8, 128] bytes
-    nibbles = {
-        f"decode_{half}{i}": fill("gemv_e2m1_f16.mlir").substitute(
-            p=f"{p}{half}{i}_",
-            wide=f"%{p}wide{i}",
-            mag_shift=f"%fp4_{side}_mag",
-            sign_shift=f"%fp4_{side}_sign",
-            out=f"{p}{half}{i}",
-        )  # fmt: skip
-        for i in (0, 1)
-        for half, side in (("e", "even"), ("o", "odd"))
-    }
-    return fill("gemv_fp4_decode_f16.mlir").substitute(p=p, N=8, K=128, XK=256, offset=0, **nibbles)
+    return fill("gemv_fp4_decode_f16.mlir").substitute(
+        p=p, N=8, K=128, XK=256, offset=0, **gemv.e2m1_nibble_decodes(p)
+    )
 
 
 def _gemv_accumulate_scaled(p: str) -> object:  # fp8-block's: its fp32 scales' loads inside

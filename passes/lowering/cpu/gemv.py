@@ -342,6 +342,23 @@ def _w_scales(plan: Gemv, p: str, fields: dict[str, int]) -> str:
     return ""
 
 
+def e2m1_nibble_decodes(p: str) -> dict[str, str]:
+    """The holes of ``gemv_fp4_decode_f16.mlir`` (prefix ``p``): each 32 bytes' low (even) and
+    high (odd) nibbles decoded through f16 (``gemv_e2m1_f16.mlir``)."""
+    return {
+        f"decode_{half}{i}": fragment(
+            "gemv_e2m1_f16.mlir",
+            p=f"{p}{half}{i}_",
+            wide=f"%{p}wide{i}",
+            mag_shift=f"%fp4_{side}_mag",
+            sign_shift=f"%fp4_{side}_sign",
+            out=f"{p}{half}{i}",
+        )
+        for i in (0, 1)
+        for half, side in (("e", "even"), ("o", "odd"))
+    }
+
+
 def _chunk(
     plan: Gemv,
     isa: GemvIsa,
@@ -357,19 +374,7 @@ def _chunk(
     if plan.fp4:
         scales = fragment("gemv_fp4_scales.mlir", p=p, **scale_fields)
         if isa is GemvIsa.AVX2:
-            nibbles = {
-                f"decode_{half}{i}": fragment(
-                    "gemv_e2m1_f16.mlir",
-                    p=f"{p}{half}{i}_",
-                    wide=f"%{p}wide{i}",
-                    mag_shift=f"%fp4_{side}_mag",
-                    sign_shift=f"%fp4_{side}_sign",
-                    out=f"{p}{half}{i}",
-                )  # fmt: skip
-                for i in (0, 1)
-                for half, side in (("e", "even"), ("o", "odd"))
-            }
-            decode = fragment("gemv_fp4_decode_f16.mlir", **common, **nibbles)
+            decode = fragment("gemv_fp4_decode_f16.mlir", **common, **e2m1_nibble_decodes(p))
             accumulate = fragment("gemv_accumulate_fp4_f32.mlir", **accs)
         else:
             decode = fragment("gemv_fp4_decode.mlir", **common, interleave=_INTERLEAVE)
