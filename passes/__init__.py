@@ -19,7 +19,8 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
 - ``externalize-weights`` (inference, ``weights="external"``): weights become parameters of the
   module, read from a parameter file; their quantize is planned for the file's writer.
 - ``fuse-quantize-core`` (cuda only): each activation's quantize chain as one ``fused_quantize``.
-- ``separate-gemm-operands`` (llvm-cpu AVX-512 only): a weight GEMM's input apart from its pack.
+- ``separate-gemm-operands`` (llvm-cpu; AVX2 code: dynamic rows only): a weight GEMM's input
+  apart from its pack.
 - ``decode-gemv`` (llvm-cpu with AVX512-BF16 and -VBMI, or AVX2, FMA and F16C; runs after
   ``gemm-operands``, before the weights are folded): one-row FP8 and NVFP4 GEMMs
   marked to run as matrix-vector products decoding the weights' codes in their loop.

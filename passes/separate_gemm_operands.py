@@ -18,10 +18,13 @@ call still submits its work in one go. The values are unchanged: the pass only m
 boundaries. The scaled GEMMs of the recipes do the same in their lowering
 (``lowering/cpu/templates/contraction_matmul.mlir``).
 
-The pipeline runs it for AVX-512 targets only
-(``compiler.pipeline.core.separates_gemm_operands``): in
-AVX2 code the fused producer-and-pack was no slower, and the pack on its own cost MiniLM and the
-decoder 4-9% (benchmarks/RESULTS.md).
+The pipeline runs it for every GEMM on AVX-512 targets
+(``compiler.pipeline.core.separates_gemm_operands``); in AVX2 code, where the fused
+producer-and-pack was no slower and the pack on its own cost MiniLM and the decoder 4-9%
+(benchmarks/RESULTS.md), only for GEMMs whose activation has a dynamic dim (``dynamic_only``):
+there IREE 3.13 failed to compile the fused dispatch of a dynamic number of rows
+("'iree_codegen.workgroup_count_hint' op failed to resolve workgroup count hint in terms of
+workload ordinals"; cuda's padded MoE experts compiled for the CPU, tests/e2e/test_moe.py).
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ def _separated(value: ir.Value) -> ir.Value:
 class SeparateGemmOperands(ModulePass):
     name = "separate-gemm-operands"
 
+    # only the GEMMs whose activation has a dynamic dim (the pipeline's choice for AVX2 code)
+    dynamic_only: bool = False
+
     def apply(self, module: ir.Module) -> None:
         found: list[ir.Operation] = []
 
@@ -80,7 +86,8 @@ class SeparateGemmOperands(ModulePass):
             if torch_ops.is_literal(a) == torch_ops.is_literal(b):
                 continue  # no weight, or two (IREE folds that GEMM)
             activation = b if torch_ops.is_literal(a) else a
-            if tensor_info(activation.type, dynamic=True) is None:
+            info = tensor_info(activation.type, dynamic=True)
+            if info is None or (self.dynamic_only and DYNAMIC not in info.shape):
                 continue
             with ir.InsertionPoint(op), op.location:
                 separated = _separated(activation)

@@ -157,8 +157,8 @@ def lower_and_compile(
     target = options.target
     if target.is_cuda:
         run_pass(FuseQuantizeCore(), module)
-    elif separates_gemm_operands(target):
-        run_pass(SeparateGemmOperands(), module)
+    else:  # every weight GEMM on AVX-512; in AVX2 code those of a dynamic number of rows
+        run_pass(SeparateGemmOperands(dynamic_only=not separates_gemm_operands(target)), module)
     # an auto "decoded" keeps no decoded copies where the decode step reads none (decode-gemv)
     keeps_decoded = not (options.pack_weights_auto and decode_step_reads_codes(module))
     run_pass(LowerNamedOps(target), module)
@@ -183,10 +183,12 @@ def decode_gemv_isa(target: Target) -> GemvIsa | None:
 
 
 def separates_gemm_operands(target: Target) -> bool:
-    """Whether an llvm-cpu artifact for ``target`` takes ``separate-gemm-operands``: on an
-    AVX-512 target, where a producer fused into a GEMM operand's pack ran 2-3x slower than apart
-    (MiniLM `none` 150 -> 129 ms); not on AVX2 code, where the fused dispatch was no slower and
-    the separate pack cost MiniLM and the decoder 4-9% (benchmarks/RESULTS.md)."""
+    """Whether an llvm-cpu artifact for ``target`` takes ``separate-gemm-operands`` for every
+    weight GEMM: on an AVX-512 target, where a producer fused into a GEMM operand's pack ran
+    2-3x slower than apart (MiniLM `none` 150 -> 129 ms); in AVX2 code, where the fused dispatch
+    was no slower and the separate pack cost MiniLM and the decoder 4-9% (benchmarks/RESULTS.md),
+    only for the GEMMs with a dynamic number of rows, whose fused dispatch IREE failed to
+    compile."""
     return not target.is_cuda and "avx512f" in target.features
 
 

@@ -1,6 +1,7 @@
 // RUN: %qmlir-opt -p separate-gemm-operands %s | FileCheck %s
 // RUN: %qmlir-opt -p separate-gemm-operands %s | %iree-compile-cpu --compile-to=flow - | FileCheck %s --check-prefix=FLOW
 // RUN: %iree-compile-cpu --compile-to=flow %s | FileCheck %s --check-prefix=FUSED
+// RUN: %qmlir-opt -p 'separate-gemm-operands{dynamic_only=true}' %s | FileCheck %s --check-prefix=DYNONLY
 
 // The activation of a high-precision weight GEMM reaches it through a compute barrier, so that
 // IREE packs it for the GEMM in a dispatch of its own instead of in its producer's.
@@ -44,6 +45,14 @@ func.func @addmm_dynamic(%x: !torch.vtensor<[?,32],f32>) -> !torch.vtensor<[?,16
   %y = torch.aten.addmm %bias, %x, %w, %one, %one : !torch.vtensor<[16],f32>, !torch.vtensor<[?,32],f32>, !torch.vtensor<[32,16],f32>, !torch.int, !torch.int -> !torch.vtensor<[?,16],f32>
   return %y : !torch.vtensor<[?,16],f32>
 }
+
+// dynamic_only (AVX2 code): a static activation keeps its fused producer-and-pack, one with a
+// dynamic row count is separated (IREE failed to compile that fused dispatch).
+// DYNONLY-LABEL: func.func @gelu_linear
+// DYNONLY-NOT: compute_barrier
+// DYNONLY-LABEL: func.func @addmm_dynamic
+// DYNONLY: iree_tensor_ext.compute_barrier.start %{{.*}} : tensor<?x32xf32>
+// DYNONLY: torch.aten.addmm
 
 // Two activations (attention's Q·Kᵀ) or two constants: left as they are.
 // CHECK-LABEL: func.func @untouched
