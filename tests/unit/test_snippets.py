@@ -599,13 +599,9 @@ def _gemv_e4m3_f16(p: str) -> object:  # one half of a chunk's codes, as gemv._c
 
 
 def _gemv_fp8_decode_f16(p: str) -> object:  # AVX2: a second chunk of 64 codes over [8, 128]
-    halves = {
-        f"decode_{h}": fill("gemv_e4m3_f16.mlir").substitute(
-            p=f"{p}{h}_", codes=f"%{p}codes_{h}", out=f"{p}{h}"
-        )
-        for h in "ab"
-    }
-    return fill("gemv_fp8_decode_f16.mlir").substitute(p=p, N=8, K=128, offset=64, **halves)
+    return fill("gemv_fp8_decode_f16.mlir").substitute(
+        p=p, N=8, K=128, offset=64, **gemv.e4m3_half_decodes(p)
+    )
 
 
 def _gemv_scale_e8m0(p: str) -> object:  # mxfp8's: two E8M0 codes decoded

@@ -90,7 +90,7 @@ def gemv_isa(features: tuple[str, ...]) -> GemvIsa | None:
     return next((isa for isa, need in GEMV_FEATURES.items() if set(need) <= set(features)), None)
 
 
-def gemv_plan(op: NamedOp, isa: GemvIsa = GemvIsa.AVX512_BF16) -> Gemv | None:
+def gemv_plan(op: NamedOp, isa: GemvIsa) -> Gemv | None:
     """The matrix-vector product of a scaled GEMM that can run as one on ``isa``: A static with
     one row, B ``[N, K]`` (stored transposed), 64 bytes a row's loop step; FP8 operands with
     per-tensor scales, or with the block scales of fp8-block (``K`` a multiple of 128) and mxfp8
@@ -342,6 +342,17 @@ def _w_scales(plan: Gemv, p: str, fields: dict[str, int]) -> str:
     return ""
 
 
+def e4m3_half_decodes(p: str) -> dict[str, str]:
+    """The holes of ``gemv_fp8_decode_f16.mlir`` (prefix ``p``): each 32 codes of a chunk
+    decoded through f16 (``gemv_e4m3_f16.mlir``)."""
+    return {
+        f"decode_{h}": fragment(
+            "gemv_e4m3_f16.mlir", p=f"{p}{h}_", codes=f"%{p}codes_{h}", out=f"{p}{h}"
+        )
+        for h in "ab"
+    }
+
+
 def e2m1_nibble_decodes(p: str) -> dict[str, str]:
     """The holes of ``gemv_fp4_decode_f16.mlir`` (prefix ``p``): each 32 bytes' low (even) and
     high (odd) nibbles decoded through f16 (``gemv_e2m1_f16.mlir``)."""
@@ -381,13 +392,7 @@ def _chunk(
             accumulate = fragment("gemv_accumulate_fp4.mlir", **accs)
         return f"{decode}\n{scales}\n{accumulate}"
     if isa is GemvIsa.AVX2:
-        halves = {
-            f"decode_{h}": fragment(
-                "gemv_e4m3_f16.mlir", p=f"{p}{h}_", codes=f"%{p}codes_{h}", out=f"{p}{h}"
-            )
-            for h in "ab"
-        }
-        decode = fragment("gemv_fp8_decode_f16.mlir", **common, **halves)
+        decode = fragment("gemv_fp8_decode_f16.mlir", **common, **e4m3_half_decodes(p))
         products, plain = "gemv_products_f32.mlir", "gemv_accumulate_f32.mlir"
     else:
         decode = fragment("gemv_fp8_decode.mlir", **common, interleave=_INTERLEAVE)
@@ -400,6 +405,21 @@ def _chunk(
         w_scales=_w_scales(plan, p, scale_fields), **scale_fields,
     )  # fmt: skip
     return f"{decode}\n{fragment(products, p=p)}\n{scaled}"
+
+
+# each variant's decode constants (a snippet) and how its loop decodes, by (isa, nvfp4)
+_DECODE_DEFS = {
+    (GemvIsa.AVX512_BF16, False): (
+        "gemv_defs_bf16_tables.mlir",
+        "128-entry byte tables of the magnitudes' bf16 values, vpermi2b",
+    ),
+    (GemvIsa.AVX512_BF16, True): (
+        "gemv_defs_fp4_tables.mlir",
+        "16-entry byte tables of E2M1's bf16 values, vpermb",
+    ),
+    (GemvIsa.AVX2, False): ("gemv_defs_f16.mlir", "each code as an f16 of its bits, vcvtph2ps"),
+    (GemvIsa.AVX2, True): ("gemv_defs_fp4_f16.mlir", "each code as an f16 of its bits, vcvtph2ps"),
+}
 
 
 def _executable(
@@ -436,18 +456,9 @@ def _executable(
             defs = fragment("gemv_defs_block.mlir", **scale_fields, bk=plan.bk, rb=rb, ws_elem=elem)
             row_defs = "\n        %nb = arith.divui %n, %c_rb : index"
         scale_defs = "\n" + defs
-    if plan.fp4 and isa is GemvIsa.AVX512_BF16:
-        decode_defs = fragment("gemv_defs_fp4_tables.mlir", **_tables(fmt))
-        decode_doc = "16-entry byte tables of E2M1's bf16 values, vpermb"
-    elif plan.fp4:
-        decode_defs = fragment("gemv_defs_fp4_f16.mlir")
-        decode_doc = "each code as an f16 of its value's bits, vcvtph2ps"
-    elif isa is GemvIsa.AVX512_BF16:
-        decode_defs = fragment("gemv_defs_bf16_tables.mlir", **_tables(fmt))
-        decode_doc = "128-entry byte tables of the magnitudes' bf16 values, vpermi2b"
-    else:
-        decode_defs = fragment("gemv_defs_f16.mlir")
-        decode_doc = "each code as an f16 of its value's bits, vcvtph2ps"
+    defs_file, decode_doc = _DECODE_DEFS[(isa, plan.fp4)]
+    tables = _tables(fmt) if isa is GemvIsa.AVX512_BF16 else {}
+    decode_defs = fragment(defs_file, **tables)
     return fragment(
         "gemv_fp8_executable.mlir",
         exe=exe,
