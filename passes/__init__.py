@@ -15,6 +15,8 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
 - ``hold-training-state`` (training): parameters, optimizer state, gradients as module globals.
 - ``expose-scaling-state`` (inference, training): public get/set of the module's scaling state.
 - ``gemm-operands`` (inference, training): bf16 GEMM operands where exact, on AVX512-BF16 CPUs.
+- ``widen-bf16-matmuls`` (llvm-cpu with f32 GEMM operands): bf16 matmuls kept in high precision
+  multiply f32, their operands widened exactly.
 - ``fold-constant-quantize`` (inference, training): weights quantized at compile time.
 - ``externalize-weights`` (inference, ``weights="external"``): weights become parameters of the
   module, read from a parameter file; their quantize is planned for the file's writer.

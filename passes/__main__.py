@@ -29,6 +29,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     separate_gemm_operands,
     training_gemms,
     unshare_scatter_inits,
+    widen_bf16_matmuls,
 )
 from passes.base.errors import QmlirError
 from passes.base.module_pass import parse_pass

@@ -44,6 +44,7 @@ from passes.lowering.cpu.gemv import gemv_isa
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.separate_gemm_operands import SeparateGemmOperands
 from passes.unshare_scatter_inits import UnshareScatterInits
+from passes.widen_bf16_matmuls import WidenBf16Matmuls
 
 Hook = Callable[[ir.Module], None]  # a compile's own stage between the core's (passes: run_pass)
 Describe = Callable[[ir.Module, tuple[Layer, ...]], ArtifactMetadata]
@@ -107,6 +108,8 @@ def compile_core(
     after_recipe(module)
     run_pass(ExposeScalingState(), module)
     run_pass(GemmOperands(gemm_operands), module)
+    if not options.target.is_cuda and gemm_operands == "f32":
+        run_pass(WidenBf16Matmuls(), module)  # bf16 GEMMs without bf16 instructions: f32 ones
     isa = decode_gemv_isa(options.target)
     if options.decode_gemv == "auto" and isa is not None:
         # before the weights are folded: a block scale's chain proves it a power of two
