@@ -29,6 +29,7 @@ from passes.fusion.calls import NamedCalls
 from passes.fusion.scale_chains import exact_in_bf16, scaled_matmul_sites
 from passes.ir import torch_ops
 from passes.ir.dialect import GemvIsa, NamedOp, OpKind
+from passes.ir.widening import widened_from
 from passes.lowering.cpu.gemv import gemv_plan
 
 # torch's matmuls (a high-precision one is left as the model wrote it)
@@ -94,8 +95,10 @@ def decode_step_reads_codes(module: ir.Module) -> bool:
 
 
 def _weight(value: ir.Value) -> bool:
-    """Whether ``value`` is a weight: a literal or a global, through torch's conversions."""
+    """Whether ``value`` is a weight: a literal or a global, through torch's conversions and
+    a bf16 weight's widening."""
     op = torch_ops.defining_op(value)
     while op is not None and op.name == "torch_c.from_builtin_tensor":
-        op = torch_ops.defining_op(op.operands[0])
+        widened = widened_from(op.operands[0])  # a bf16 weight widened (widen-bf16-matmuls)
+        op = torch_ops.defining_op(op.operands[0] if widened is None else widened)
     return op is not None and op.name in _WEIGHT_SOURCES

@@ -8,12 +8,15 @@ This pass gives each such matmul f32 operands and rounds its f32 result to bf16 
 
     y = bf16(linear(f32(x), f32(w), f32(b)))
 
-Each bf16 operand is widened exactly, by its bits (``bf16 -> i16 -> i32 << 16 -> f32``), not by
-an ``extf``: IREE folds an ``extf`` back into the GEMM as a ``bf16 x bf16 -> f32`` one, and
-nothing folds the bit shift. The products and sums are f32 (as in IREE's bf16 GEMM and torch's),
-the bias is added in f32 before the one rounding (torch-mlir's bf16 ``linear`` rounds the product
-first, then adds the bias in bf16). A weight's widened copy is a constant expression: an inline
-artifact widens and packs it once, at load.
+Each bf16 operand is widened exactly, by its bits (``bf16 -> i16 -> i32 << 16 -> f32``, a
+function per tensor type, ``passes/ir/widening.py``), not by an ``extf``: IREE folds an ``extf``
+back into the GEMM as a ``bf16 x bf16 -> f32`` one, and nothing folds the bit shift. The products
+and sums are f32 (as in IREE's bf16 GEMM and torch's), the bias is added in f32 before the one
+rounding (torch-mlir's bf16 ``linear`` rounds the product first, then adds the bias in bf16). A
+weight's widening is a constant expression: IREE widens and packs it once, at load, as it packs
+a bf16 weight (``--pack-weights``: a generator's weights outside the module are widened at load
+under ``decoded``, its default, or in every call under ``call``); the f32 copy takes twice the
+bf16 one's memory.
 
 An f32 matmul of operands converted from bf16 (``x.float() @ w.float()`` in a bf16 model, which
 IREE folds into the same bf16 GEMM) takes the bit widening of those operands instead.
@@ -31,7 +34,8 @@ from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
-from passes.ir.types import TORCH_DTYPE_CODES, tensor_info
+from passes.ir.types import tensor_info
+from passes.ir.widening import Widener
 
 # the imported forms of ``tensor.to(dtype)``, their source first
 CONVERSIONS = ("torch.aten._to_copy", "torch.prims.convert_element_type", "torch.aten.to.dtype")
@@ -40,28 +44,6 @@ CONVERSIONS = ("torch.aten._to_copy", "torch.prims.convert_element_type", "torch
 def _dtype(value: ir.Value) -> str | None:
     info = tensor_info(value.type, dynamic=True)
     return None if info is None else info.dtype
-
-
-def _view_dtype(value: ir.Value, dtype: str) -> ir.Value:
-    info = tensor_info(value.type, dynamic=True)
-    assert info is not None
-    return ir.Operation.create(
-        "torch.aten.view.dtype",
-        results=[info.with_dtype(dtype).vtensor()],
-        operands=[value, torch_ops.constant_int(TORCH_DTYPE_CODES[dtype])],
-    ).result
-
-
-def widen_bf16(value: ir.Value) -> ir.Value:
-    """A bf16 tensor as f32, exactly, through its bits: ``f32(i32(i16(v)) << 16)`` (the sign
-    extension's high half is shifted out)."""
-    wide = torch_ops.convert_dtype(_view_dtype(value, "si16"), "si32")
-    shifted = ir.Operation.create(
-        "torch.aten.__lshift__.Scalar",
-        results=[wide.type],
-        operands=[wide, torch_ops.constant_int(16)],
-    ).result
-    return _view_dtype(shifted, "f32")
 
 
 def widened_source(value: ir.Value) -> ir.Value | None:
@@ -89,28 +71,29 @@ class WidenBf16Matmuls(ModulePass):
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(collect)
+        widener = Widener(module)
         for op in found:
             if _dtype(op.results[0]) == "bf16":
-                self._widen(op)
+                self._widen(op, widener)
             else:
-                self._widen_converted(op)
+                self._widen_converted(op, widener)
 
     @staticmethod
-    def _widen_converted(op: ir.Operation) -> None:
+    def _widen_converted(op: ir.Operation, widener: Widener) -> None:
         """An f32 matmul: each operand converted from bf16 is widened from it by its bits."""
         for i, value in enumerate(op.operands):
             source = widened_source(value)
             if source is not None:
                 with ir.InsertionPoint(op), op.location:
-                    op.operands[i] = widen_bf16(source)
+                    op.operands[i] = widener.widen(source)
 
     @staticmethod
-    def _widen(op: ir.Operation) -> None:
+    def _widen(op: ir.Operation, widener: Widener) -> None:
         result = op.results[0]
         info = tensor_info(result.type, dynamic=True)
         assert info is not None
         with ir.InsertionPoint(op), op.location:
-            operands = [widen_bf16(v) if _dtype(v) == "bf16" else v for v in op.operands]
+            operands = [widener.widen(v) if _dtype(v) == "bf16" else v for v in op.operands]
             wide = ir.Operation.create(
                 op.name,
                 results=[info.with_dtype("f32").vtensor()],

@@ -113,20 +113,25 @@ def test_f32_operands_widen_a_bf16_models_matmuls(tmp_path: Path) -> None:
         dump = tmp_path / g
         arts[g] = compiler.compile(model, (x,), "none", gemm_operands=g, dump_ir=dump)
     filecheck(
-        """CHECK: %[[X:.*]] = torch.aten.view.dtype %arg0, %{{.*}} -> !torch.vtensor<[2,24,96],si16>
-CHECK: %[[XF:.*]] = torch.aten.view.dtype %{{.*}} -> !torch.vtensor<[2,24,96],f32>
-CHECK: %[[WF:.*]] = torch.aten.view.dtype %{{.*}} -> !torch.vtensor<[64,96],f32>
-CHECK: %[[BF:.*]] = torch.aten.view.dtype %{{.*}} -> !torch.vtensor<[64],f32>
+        """CHECK: %[[X:.*]] = call @qmlir.widen_bf16.2x24x96(
+CHECK: %[[XF:.*]] = torch_c.from_builtin_tensor %[[X]]
+CHECK: %[[W:.*]] = call @qmlir.widen_bf16.64x96(
+CHECK: %[[WF:.*]] = torch_c.from_builtin_tensor %[[W]]
+CHECK: %[[B:.*]] = call @qmlir.widen_bf16.64(
+CHECK: %[[BF:.*]] = torch_c.from_builtin_tensor %[[B]]
 CHECK: %[[H:.*]] = torch.aten.linear %[[XF]], %[[WF]], %[[BF]]
 CHECK: torch.prims.convert_element_type %[[H]], %{{.*}} -> !torch.vtensor<[2,24,64],bf16>
 CHECK: torch.aten.matmul {{.*}} : !torch.vtensor<[2,24,64],f32>, !torch.vtensor<[2,64,24],f32>
 CHECK: torch.aten.matmul {{.*}} : !torch.vtensor<[2,24,64],f32>, !torch.vtensor<[64,16],f32>
+CHECK: func.func private @qmlir.widen_bf16.2x24x96
+CHECK: arith.bitcast %{{.*}} : bf16 to i16
 """,
         tmp_path / "f32" / "02-recipe.mlir",
     )
     filecheck(
-        """CHECK-NOT: torch.aten.view.dtype
+        """CHECK-NOT: qmlir.widen_bf16
 CHECK: torch.aten.linear %arg0, %{{.*}} : !torch.vtensor<[2,24,96],bf16>
+CHECK-NOT: qmlir.widen_bf16
 """,
         tmp_path / "bf16" / "02-recipe.mlir",
     )

@@ -1,0 +1,88 @@
+"""bf16 tensors widened to f32 exactly, by their bits, in a form IREE neither folds into a GEMM nor
+keeps from hoisting (``widen-bf16-matmuls``; ``decode-gemv`` sees a weight through it)."""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+from iree.compiler import ir
+
+from passes.ir import torch_ops
+from passes.ir.types import tensor_info
+
+TEMPLATE = string.Template((Path(__file__).parent / "templates" / "widen_bf16.mlir").read_text())
+WIDEN_PREFIX = "qmlir.widen_bf16."
+
+
+class Widener:
+    """Widens bf16 tensors to f32 by their bits, one ``func.func private`` per tensor type: a
+    ``linalg.generic`` of scalar ``arith.bitcast``s (a ``tensor.bitcast`` between them, what
+    ``torch.aten.view.dtype`` becomes, is not hoisted out of a weight's decode by IREE when the
+    weight is a parameter)."""
+
+    def __init__(self, module: ir.Module) -> None:
+        self.module = module
+        self.functions = {
+            ir.StringAttr(op.operation.attributes["sym_name"]).value
+            for op in module.body.operations
+            if op.operation.name == "func.func"
+        }
+
+    def widen(self, value: ir.Value) -> ir.Value:
+        """``value`` (a bf16 vtensor) as an f32 vtensor, exactly; inserted at the current point."""
+        info = tensor_info(value.type, dynamic=True)
+        assert info is not None
+        builtin = torch_ops.to_builtin(value)
+        wide = info.with_dtype("f32")
+        name = self._function(builtin.type, wide.builtin())
+        call = ir.Operation.create(
+            "func.call",
+            results=[wide.builtin()],
+            operands=[builtin],
+            attributes={"callee": ir.FlatSymbolRefAttr.get(name)},
+        )
+        return torch_ops.from_builtin(call.result, wide)
+
+    def _function(self, narrow: ir.Type, wide: ir.Type) -> str:
+        shape = ir.RankedTensorType(narrow).shape
+        text = "x".join("D" if d == ir.ShapedType.get_dynamic_size() else str(d) for d in shape)
+        name = f"{WIDEN_PREFIX}{text or 'scalar'}"
+        if name in self.functions:
+            return name
+        rank = len(shape)
+        dynamic = [i for i, d in enumerate(shape) if d == ir.ShapedType.get_dynamic_size()]
+        dims = "\n".join(
+            f"  %c{i} = arith.constant {i} : index\n  %d{i} = tensor.dim %x, %c{i} : {narrow}"
+            for i in dynamic
+        )
+        loops = ", ".join(f"d{i}" for i in range(rank))
+        definition = TEMPLATE.substitute(
+            name=name,
+            in_type=narrow,
+            out_type=wide,
+            dims=dims,
+            dim_values=", ".join(f"%d{i}" for i in dynamic),
+            map=f"affine_map<({loops}) -> ({loops})>",
+            iterators=", ".join(['"parallel"'] * rank),
+        )
+        func = ir.Operation.parse(definition)
+        self.module.body.append(func)
+        self.functions.add(name)
+        return name
+
+
+def widened_from(value: ir.Value) -> ir.Value | None:
+    """The bf16 vtensor a :class:`Widener` widened into ``value`` (a builtin tensor), else None."""
+    op = torch_ops.defining_op(value)
+    if op is None or op.name != "func.call":
+        return None
+    callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+    if not callee.startswith(WIDEN_PREFIX):
+        return None
+    source = torch_ops.defining_op(op.operands[0])
+    return (
+        source.operands[0]
+        if source is not None and source.name == "torch_c.to_builtin_tensor"
+        else None
+    )
