@@ -27,6 +27,7 @@ from compiler.runtime.metadata import ArtifactMetadata, Layer, Parameters
 from compiler.runtime.seal import seal
 from passes.base.errors import QmlirError
 from passes.base.target import Target
+from passes.batched_contractions import BatchedContractions
 from passes.check_indices import CheckIndices
 from passes.decode_gemv import DecodeGemv, decode_step_reads_codes
 from passes.expose_scaling_state import ExposeScalingState
@@ -164,11 +165,13 @@ def lower_and_compile(
         run_pass(SeparateGemmOperands(dynamic_only=not separates_gemm_operands(target)), module)
     # an auto "decoded" keeps no decoded copies where the decode step reads none (decode-gemv)
     keeps_decoded = not (options.pack_weights_auto and decode_step_reads_codes(module))
+    dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
+    if batches_contractions(target, dynamic):  # attention's matmuls kept from data tiling
+        run_pass(BatchedContractions(), module)
     run_pass(LowerNamedOps(target), module)
     dump_stage(options, "04-lower", module)
     embed_metadata(module, metadata)
     note("iree compile")
-    dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
     external = metadata.parameters is not None
     flags = options.iree_flags
     if options.pack_weights == "call" and not target.is_cuda:
@@ -183,6 +186,14 @@ def decode_gemv_isa(target: Target) -> GemvIsa | None:
     for ``target`` runs: llvm-cpu code for a CPU with its instructions (AVX512-BF16 and -VBMI,
     else AVX2 with FMA and F16C); None for any other target."""
     return None if target.is_cuda else gemv_isa(target.features)
+
+
+def batches_contractions(target: Target, dynamic: bool) -> bool:
+    """Whether an artifact takes ``batched-contractions`` (attention's matmuls as contractions
+    IREE does not data-tile): one with dynamic dims in llvm-cpu AVX2 code, where MiniLM's
+    dynamic artifact ran 724 -> 283 ms with it (benchmarks/RESULTS.md). Not on an AVX-512
+    target, where it has not been measured (data tiling made that artifact faster there)."""
+    return dynamic and not target.is_cuda and "avx512f" not in target.features
 
 
 def separates_gemm_operands(target: Target) -> bool:

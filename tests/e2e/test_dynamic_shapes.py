@@ -17,8 +17,12 @@ import torch
 
 import compiler
 from compiler.frontend.dynamic_dims import dim_names, parse_dynamic_flags
+from compiler.pipeline.target import resolve_target
+from passes.base import cpu_features
 from passes.base.errors import QmlirError
+from passes.host.flags import target_flags
 from tests.e2e.cli_runner import run as _cli
+from tests.e2e.filecheck import filecheck
 from tests.e2e.models import tiny
 from tests.reference import fp8_delayed as fp8_delayed_reference
 
@@ -282,3 +286,54 @@ def test_tagger_fp8_current_dynamic_batch_and_seq(capsys, tmp_path) -> None:  # 
         mask = (np.arange(batch * seq).reshape(batch, seq) % 5 != 0).astype(np.int64)
         static = compiler.compile(model, (torch.from_numpy(ids), torch.from_numpy(mask)))
         np.testing.assert_array_equal(_bits(art(ids, mask)), _bits(static(ids, mask)))
+
+
+class MaskedAttention(torch.nn.Module):
+    """Self-attention over [batch, seq, 32] (4 heads of 8) with a padding mask."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv = torch.nn.Linear(32, 96)
+        self.out = torch.nn.Linear(32, 32)
+
+    def forward(self, x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+        b, s, _ = x.shape
+        q, k, v = self.qkv(x).view(b, s, 3, 4, 8).permute(2, 0, 3, 1, 4)
+        mask = keep[:, None, None, :].bool()
+        y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return self.out(y.transpose(1, 2).reshape(b, s, 32))
+
+
+@pytest.mark.parametrize("cpu", ["x86-64-v3", "x86-64-v4"])
+def test_attention_matmuls_of_a_dynamic_artifact_in_avx2_code(cpu: str, tmp_path: Path) -> None:
+    """In AVX2 code a dynamic artifact's attention matmuls are contractions over [batch, heads]
+    (``batched-contractions``: IREE does not data-tile them) and IREE peels its dynamic loops;
+    AVX-512 code keeps both as they were. The outputs match torch at every size."""
+    torch.manual_seed(0)
+    model = MaskedAttention().eval()
+    x, keep = torch.randn(2, 6, 32), torch.ones(2, 6, dtype=torch.int64)
+    batch, seq = torch.export.Dim("batch", min=1, max=8), torch.export.Dim("seq", min=2, max=64)
+    dims = {"x": {0: batch, 1: seq}, "keep": {0: batch, 1: seq}}
+    art = compiler.compile(model, (x, keep), "none", dynamic_shapes=dims, cpu=cpu, dump_ir=tmp_path)
+    avx2 = cpu == "x86-64-v3"
+    checks = (
+        """CHECK: call @qmlir.batched_contraction.nt.Dx4xDx8.Dx4xDx8(
+CHECK: call @qmlir.batched_contraction.nn.Dx4xDxD.Dx4xDx8(
+CHECK: func.func private @qmlir.batched_contraction.nt.Dx4xDx8.Dx4xDx8
+"""
+        if avx2
+        else "CHECK-NOT: qmlir.batched_contraction\n"
+    )
+    filecheck(checks, tmp_path / "04-lower.mlir")
+    assert ("--iree-llvmcpu-vector-pproc-strategy=peel" in target_flags(
+        resolve_target(cpu=cpu), dynamic=True)) == avx2  # fmt: skip
+    if not avx2 and "avx512f" not in (cpu_features.host_flags() or set()):
+        return  # AVX-512 code: compiled and checked above, not run on this host
+    rng = np.random.default_rng(0)
+    for b, s in ((1, 2), (3, 17), (8, 64)):
+        xs = rng.standard_normal((b, s, 32)).astype(np.float32)
+        ks = (rng.random((b, s)) > 0.3).astype(np.int64)
+        ks[:, 0] = 1  # no row masked everywhere
+        with torch.no_grad():
+            want = model(torch.from_numpy(xs), torch.from_numpy(ks)).numpy()
+        np.testing.assert_allclose(np.asarray(art(xs, ks)), want, rtol=1e-4, atol=1e-5)
