@@ -21,7 +21,8 @@ from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
-from passes.ir.types import DYNAMIC, tensor_info
+from passes.ir.functions import add_function, function_names
+from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
 
 TEMPLATE = string.Template(
     (Path(__file__).parent / "ir" / "templates" / "batched_contraction.mlir").read_text()
@@ -47,11 +48,7 @@ class BatchedContractions(ModulePass):
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(collect)
-        names = {
-            ir.StringAttr(op.operation.attributes["sym_name"]).value
-            for op in module.body.operations
-            if op.operation.name == "func.func"
-        }
+        names = function_names(module)
         for op in found:
             self._rewrite(op, module, names)
 
@@ -85,8 +82,7 @@ class BatchedContractions(ModulePass):
         layout = "nt" if source is not None else "nn"
         name = f"{PREFIX}{layout}.{_shape_text(a.shape)}.{_shape_text(b.shape)}"
         if name not in names:
-            module.body.append(ir.Operation.parse(_definition(name, a, b, c, source is not None)))
-            names.add(name)
+            add_function(module, names, name, _definition(name, a, b, c, source is not None))
         with ir.InsertionPoint(op), op.location:
             call = ir.Operation.create(
                 "func.call",
@@ -114,7 +110,7 @@ def _last_two_swapped(value: ir.Value) -> ir.Value | None:
     return op.operands[0]
 
 
-def _definition(name: str, a, b, c, b_transposed: bool) -> str:  # type: ignore[no-untyped-def]
+def _definition(name: str, a: TensorInfo, b: TensorInfo, c: TensorInfo, b_transposed: bool) -> str:
     rank = a.rank
     batch = [f"d{i}" for i in range(rank - 2)]
     m, n, k = f"d{rank - 2}", f"d{rank - 1}", f"d{rank}"

@@ -9,6 +9,7 @@ from pathlib import Path
 from iree.compiler import ir
 
 from passes.ir import torch_ops
+from passes.ir.functions import add_function, function_names
 from passes.ir.types import tensor_info
 
 TEMPLATE = string.Template((Path(__file__).parent / "templates" / "widen_bf16.mlir").read_text())
@@ -23,11 +24,7 @@ class Widener:
 
     def __init__(self, module: ir.Module) -> None:
         self.module = module
-        self.functions = {
-            ir.StringAttr(op.operation.attributes["sym_name"]).value
-            for op in module.body.operations
-            if op.operation.name == "func.func"
-        }
+        self.functions = function_names(module)
 
     def widen(self, value: ir.Value) -> ir.Value:
         """``value`` (a bf16 vtensor) as an f32 vtensor, exactly; inserted at the current point."""
@@ -66,9 +63,7 @@ class Widener:
             map=f"affine_map<({loops}) -> ({loops})>",
             iterators=", ".join(['"parallel"'] * rank),
         )
-        func = ir.Operation.parse(definition)
-        self.module.body.append(func)
-        self.functions.add(name)
+        add_function(self.module, self.functions, name, definition)
         return name
 
 
