@@ -25,7 +25,8 @@ recipe's model-dtype cache before the first difference.
 Printed (and written with ``--json``): prefill ms, decode tokens/s and its ratio to torch bf16,
 the decode step's time against its bound (the step's weight bytes, the parameter file, plus
 the KV cache it reads, at this host's two-thread read bandwidth: ``np.sum`` over 1 GiB in two
-threads), and peak RSS against the parameter file plus the cache.
+threads), and peak RSS (the whole process's) against the parameter file plus the cache the
+artifact allocates.
 """
 
 from __future__ import annotations
@@ -275,9 +276,10 @@ def main() -> None:
         print(f"## {size} ({folder})")
         print(
             "| variant | prefill ms | decode tok/s | vs torch bf16 | step ms | bound ms "
-            "| step / bound | peak RSS MB | same tokens as `none` | tokens as model cache |"
+            "| step / bound | peak RSS MB | RSS / (file + cache) | same tokens as `none` "
+            "| tokens as model cache |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         reference = next(  # the `none` row of this run, whichever malloc, mode or tag
             (
                 m["tokens"]
@@ -293,6 +295,11 @@ def main() -> None:
                 if weights
                 else float("nan")
             )
+            # the whole process's peak (the interpreter and IREE's runtime included) against the
+            # parameter file and the cache the artifact allocates (every position)
+            held = (weights or 0) + cache_bytes(size, args.max_seq, kv)
+            peak = m.get("peak_mb", float("nan"))
+            rss = f"{peak * 2**20 / held:.2f}" if weights else ""
             same = "" if reference is None or weights is None else str(m["tokens"] == reference)
             base = next(
                 (b for n, b, _, _ in rows if kv != "model" and n == name.replace(f".kv-{kv}", "")),
@@ -302,7 +309,7 @@ def main() -> None:
             print(
                 f"| {name} | {1e3 * m['prefill_s']:.1f} | {m['decode_tps']:.2f} | "
                 f"{m['decode_tps'] / torch['decode_tps']:.2f} | {step:.1f} | {bound:.1f} | "
-                f"{step / bound:.1f} | {m.get('peak_mb', float('nan')):.0f} | {same} | {agree} |"
+                f"{step / bound:.1f} | {peak:.0f} | {rss} | {same} | {agree} |"
             )
             results.append(
                 {"size": size, "variant": name, **{k: v for k, v in m.items() if k != "tokens"}}
