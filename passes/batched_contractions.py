@@ -55,7 +55,9 @@ class BatchedContractions(ModulePass):
     @staticmethod
     def _takes(op: ir.Operation) -> bool:
         """Two f32 activations of one rank >= 4 with the same batch dims, none of them a
-        weight (a literal or global: the recipe's)."""
+        weight (a literal: the recipe's). A dynamic batch dim is taken as the same size in both
+        (``torch.export`` specializes a dim of size 1 and guards two dims it broadcasts
+        together as equal), so the contraction needs no broadcast."""
         a, b = (tensor_info(v.type, dynamic=True) for v in op.operands[:2])
         out = tensor_info(op.results[0].type, dynamic=True)
         if a is None or b is None or out is None:
