@@ -22,16 +22,13 @@ from iree.compiler import ir
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
 from passes.ir.functions import add_function, function_names
+from passes.ir.named_ops import variant_suffix
 from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
 
 TEMPLATE = string.Template(
     (Path(__file__).parent / "ir" / "templates" / "batched_contraction.mlir").read_text()
 )
 PREFIX = "qmlir.batched_contraction."
-
-
-def _shape_text(shape: tuple[int, ...]) -> str:
-    return "x".join("D" if d == DYNAMIC else str(d) for d in shape)
 
 
 @register_pass
@@ -82,7 +79,7 @@ class BatchedContractions(ModulePass):
             b = tensor_info(source.type, dynamic=True)
             assert b is not None
         layout = "nt" if source is not None else "nn"
-        name = f"{PREFIX}{layout}.{_shape_text(a.shape)}.{_shape_text(b.shape)}"
+        name = PREFIX + variant_suffix(layout, a.shape, b.shape)
         if name not in names:
             add_function(module, names, name, _definition(name, a, b, c, source is not None))
         with ir.InsertionPoint(op), op.location:

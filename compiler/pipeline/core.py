@@ -193,7 +193,7 @@ def batches_contractions(target: Target, dynamic: bool) -> bool:
     IREE does not data-tile): one with dynamic dims in llvm-cpu AVX2 code, where MiniLM's
     dynamic artifact ran 724 -> 283 ms with it (benchmarks/RESULTS.md). Not on an AVX-512
     target, where it has not been measured (data tiling made that artifact faster there)."""
-    return dynamic and not target.is_cuda and "avx512f" not in target.features
+    return dynamic and not target.is_cuda and not target.has_avx512
 
 
 def separates_gemm_operands(target: Target) -> bool:
@@ -203,7 +203,7 @@ def separates_gemm_operands(target: Target) -> bool:
     was no slower and the separate pack cost MiniLM and the decoder 4-9% (benchmarks/RESULTS.md),
     only for the GEMMs with a dynamic number of rows, whose fused dispatch IREE failed to
     compile."""
-    return not target.is_cuda and "avx512f" in target.features
+    return target.has_avx512
 
 
 def dump_stage(options: CompileOptions, stage: str, module: ir.Module) -> None:

@@ -90,3 +90,9 @@ class Target:
     def features(self) -> tuple[str, ...]:
         """The CPU's enabled features; none on cuda or for an unresolved CPU."""
         return self.cpu.features if self.cpu is not None else ()
+
+    @property
+    def has_avx512(self) -> bool:
+        """An llvm-cpu target whose CPU has AVX-512: where the pipeline's CPU choices split
+        (``compiler/pipeline/core.py``, ``passes/host/flags.py``), each measured per kind."""
+        return not self.is_cuda and "avx512f" in self.features

@@ -117,7 +117,7 @@ def target_flags(target: Target, dynamic: bool = False, external: bool = False) 
         assert target.cuda_arch is not None  # Target checks it
         return [*cuda_targets.iree_flags(target.cuda_arch), *SHARED_FLAGS]
     flags = artifact_cpu_flags(target.cpu_name, dynamic, external)
-    if dynamic and "avx512f" not in target.features:
+    if dynamic and not target.has_avx512:
         flags += DYNAMIC_AVX2_CPU_FLAGS
     return flags
 

@@ -10,7 +10,8 @@ from iree.compiler import ir
 
 from passes.ir import torch_ops
 from passes.ir.functions import add_function, function_names
-from passes.ir.types import tensor_info
+from passes.ir.named_ops import variant_suffix
+from passes.ir.types import DYNAMIC, tensor_info
 
 TEMPLATE = string.Template((Path(__file__).parent / "templates" / "widen_bf16.mlir").read_text())
 WIDEN_PREFIX = "qmlir.widen_bf16."
@@ -42,13 +43,13 @@ class Widener:
         return torch_ops.from_builtin(call.result, wide)
 
     def _function(self, narrow: ir.Type, wide: ir.Type) -> str:
-        shape = ir.RankedTensorType(narrow).shape
-        text = "x".join("D" if d == ir.ShapedType.get_dynamic_size() else str(d) for d in shape)
-        name = f"{WIDEN_PREFIX}{text or 'scalar'}"
+        info = tensor_info(narrow, dynamic=True)
+        assert info is not None
+        name = WIDEN_PREFIX + variant_suffix(info.shape)
         if name in self.functions:
             return name
-        rank = len(shape)
-        dynamic = [i for i, d in enumerate(shape) if d == ir.ShapedType.get_dynamic_size()]
+        rank = info.rank
+        dynamic = [i for i, d in enumerate(info.shape) if d == DYNAMIC]
         dims = "\n".join(
             f"  %c{i} = arith.constant {i} : index\n  %d{i} = tensor.dim %x, %c{i} : {narrow}"
             for i in dynamic
