@@ -133,6 +133,38 @@ CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv
     assert rel < 1e-6, rel  # the f32 sums in another order
 
 
+@needs_gemv
+@pytest.mark.parametrize("cpu", ["host", "x86-64-v3"])
+def test_the_largest_fp4_sums_are_exact(cpu: str) -> None:
+    """nvfp4's largest products everywhere: weights of +-6 (each row one sign pattern), x of
+    +-6 (random signs), every block's scales 448 (E4M3's largest), so each 16 codes' sum of
+    products reaches 16 x 36 in magnitude. AVX2's integer loop sums 8 a lane in 16- and 32-bit
+    integers (at most 2304, never saturating) less its offsets. Every block's scales being the
+    same, every partial sum is an exact integer times them, so the output is bit for bit the
+    data-tiled GEMM's in any order of sums, and the product to the global scales' rounding (a
+    global decode scale of 6 / (6 x 448) is no f32)."""
+    if cpu == "x86-64-v3" and HOST_ISA is not GemvIsa.AVX512_BF16:
+        pytest.skip("AVX2 code is this host's own: 'host' runs it")
+    k = 256
+    rng = np.random.default_rng(1)
+    signs = rng.choice([-1.0, 1.0], size=(N, k)).astype(np.float32)
+    signs[0], signs[1] = 1.0, -1.0  # a row of +6 and one of -6
+    linear = torch.nn.Linear(k, N, bias=False)
+    with torch.no_grad():
+        linear.weight.copy_(torch.from_numpy(6.0 * signs))
+    gemv = _compiled(linear.eval(), "auto", cpu=cpu, recipe="nvfp4")
+    tiled = _compiled(linear, "off", cpu=cpu, recipe="nvfp4")
+    peaks = []
+    for x_signs in (np.ones(k), rng.choice([-1.0, 1.0], size=k)):
+        x = (6.0 * x_signs).astype(np.float32)[None, :]
+        want = x.astype(np.float64) @ (6.0 * signs.T.astype(np.float64))
+        got = np.asarray(gemv(x))
+        np.testing.assert_array_equal(got, np.asarray(tiled(x)))
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+        peaks.append(want[0, :2].tolist())
+    assert peaks[0] == [36 * k, -36 * k]  # x of +6 against the rows of +6 and -6
+
+
 def test_a_cpu_without_its_instructions_keeps_the_data_tiled_gemm(tmp_path: Path) -> None:
     linear = _every_code_linear(128)
     _compiled(linear, "auto", tmp_path, cpu="x86-64-v2")

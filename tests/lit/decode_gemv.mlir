@@ -101,21 +101,27 @@
 // AVX2: flow.dispatch @[[EXE]]::@{{.*}}(%{{.*}}, %arg2) : (tensor<128xf32>, tensor<64x128xi8>) -> tensor<64xf32>
 // BLOCK2: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
 // BLOCK2-SAME: qmlir.gemv = "avx2"
-// nvfp4 in AVX2 code, each 32 bytes' low and high nibbles as f16 bits (E2M1's value times 2^-14),
-// widened to f32; a lane sums an even and an odd code's products, times its block's scales
-// (8 lanes a block of 16 codes).
+// nvfp4 in AVX2 code, in integers: each code's value times 2 plus 12 from a 16-entry byte table
+// (vpshufb), times x's values times 2 (signed bytes) by vpmaddubsw, each 4 bytes' products summed
+// in 32 bits (vpmaddwd) less x's offsets (12 times x's sum there, a third operand), as f32 times
+// their block's scales (2 lanes a block of 16 codes) into 8-lane accumulators; x's scales a
+// quarter (the integers' factor 4).
 // NVF: stream.executable private @[[EXE:qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64\$gemv_executable]] {
-// NVF: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>)
-// NVF-COUNT-4: arith.extf %{{.*}} : vector<32xf16> to vector<32xf32>
+// NVF: arith.constant dense<[12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0, 12, 13,
+// NVF: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>)
+// NVF-COUNT-4: llvm.call_intrinsic "llvm.x86.avx2.pshuf.b"
+// NVF-COUNT-4: llvm.call_intrinsic "llvm.x86.avx2.pmadd.ub.sw"
+// NVF-COUNT-2: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
+// NVF-COUNT-2: arith.subi %{{.*}}, %{{.*}} : vector<8xi32>
 // NVF: arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
-// NVF-COUNT-2: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<32xf32>
-// NVF: vector.shuffle %{{.*}}, %{{.*}} [0, 0, 0, 0, 0, 0, 0, 0, 1,
-// NVF-COUNT-4: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
-// NVF-NOT: llvm.call_intrinsic
+// NVF: vector.shuffle %{{.*}}, %{{.*}} [0, 0, 1, 1, 2, 2, 3, 3]
+// NVF-COUNT-2: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// NVF: vector.reduction <add>, %{{.*}} : vector<8xf32> into f32
 // NVF: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64
 // NVF-SAME: qmlir.gemv = "avx2"
-// NVF: arith.constant 1.638400e+04 : f32
-// NVF: flow.dispatch @[[EXE]]::@{{.*}} : (tensor<128xf32>, tensor<8xf32>, tensor<64x64xi8>, tensor<64x8xi8>) -> tensor<64xf32>
+// NVF: arith.constant 2.500000e-01 : f32
+// NVF: arith.extsi %{{.*}} : i8 to i32
+// NVF: flow.dispatch @[[EXE]]::@{{.*}} : (tensor<128xi8>, tensor<8xf32>, tensor<16xi32>, tensor<64x64xi8>, tensor<64x8xi8>) -> tensor<64xf32>
 // BADISA: decode-gemv isa must be one of avx512bf16, avx2, not 'sse2'
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>

@@ -498,6 +498,7 @@ def _contraction(file: str, gemm: str = "f32") -> tuple[str, Callable[[str], obj
 
 _INTERLEAVE = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
 _ZEROS = "[" + ", ".join(["0"] * 64) + "]"
+_ZEROS32 = "[" + ", ".join(["0"] * 32) + "]"
 
 
 def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
@@ -509,10 +510,12 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_scale_f32.mlir": dict(RB=4, WKB=4),
         "gemv_fp4_decode.mlir": dict(N=8, K=128, XK=256, offset=64, interleave=_INTERLEAVE),
         "gemv_accumulate_fp4.mlir": dict(acc_a="%a0", acc_b="%a1"),
-        "gemv_accumulate_fp4_f32.mlir": dict(acc_a="%a0", acc_b="%a1"),
+        "gemv_accumulate_fp4_i8.mlir": dict(acc_a="%a0", acc_b="%a1"),
         "gemv_fp4_scales.mlir": dict(KB=16, N=8),
         "gemv_defs_fp4_tables.mlir": dict(fp4_hi=_ZEROS, fp4_lo=_ZEROS),
-        "gemv_defs_fp4_f16.mlir": {},
+        "gemv_defs_fp4_i8.mlir": dict(LANES=32, table=_ZEROS32),
+        "gemv_fp4_decode_i8.mlir": dict(N=8, K=128, XK=256, LANES=32, offset=64),
+        "gemv_fp4_offsets.mlir": dict(XK=256, LANES=32),
         "gemv_defs_block.mlir": dict(KB=2, RB=4, WKB=4, bk=128, rb=128, ws_elem="f32"),
         "gemv_defs_fp4.mlir": dict(KB=16, N=8, K=128),
         "gemv_defs_bf16_tables.mlir": dict(hi0=_ZEROS, hi1=_ZEROS, lo0=_ZEROS, lo1=_ZEROS),
@@ -522,6 +525,7 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_products_f32.mlir": {},
         "gemv_x_bf16.mlir": dict(val="%v"),
         "gemv_x_f32.mlir": dict(val="%v", factor=256.0),
+        "gemv_x_i8.mlir": dict(val="%v"),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
 
@@ -562,29 +566,19 @@ def _gemv_scales(scale_format: str) -> Callable[[str], object]:
 
 
 def _gemv_fp4_activation(x_elem: str) -> Callable[[str], object]:
-    """nvfp4's A as AVX-512's x (bf16) or AVX2's (f32, times 2^14)."""
+    """nvfp4's A as AVX-512's x (bf16) or AVX2's (i8, times 2; scales times a quarter)."""
 
     def make(p: str) -> object:
-        to_x = fill(f"gemv_x_{x_elem}.mlir").substitute(p=p, val=f"%{p}fp4", factor=16384.0)
+        to_x = fill(f"gemv_x_{x_elem}.mlir").substitute(p=p, val=f"%{p}fp4")
+        factor = 0.25 if x_elem == "i8" else 1.0
         return fill("gemv_fp4_activation.mlir").substitute(
             p=p, a_shape="1x64", a_dims="0, 1", K=64, XK=128, KB=8, x_elem=x_elem, to_x=to_x,
+            scale_factor=factor,
             decode_fp4=snippets.decode_e2m1(p, f"%{p}fp4"),
             decode_scale=snippets.decode(f"{p}s_", E4M3),
         )  # fmt: skip
 
     return make
-
-
-def _gemv_e2m1_f16(p: str) -> object:  # the odd nibbles of 32 bytes, as gemv._chunk fills it
-    return fill("gemv_e2m1_f16.mlir").substitute(
-        p=p, wide=f"%{p}wide", mag_shift="%fp4_odd_mag", sign_shift="%fp4_odd_sign", out=f"{p}o"
-    )
-
-
-def _gemv_fp4_decode_f16(p: str) -> object:  # AVX2: 64 bytes of a row of [8, 128] bytes
-    return fill("gemv_fp4_decode_f16.mlir").substitute(
-        p=p, N=8, K=128, XK=256, offset=0, **gemv.e2m1_nibble_decodes(p)
-    )
 
 
 def _gemv_accumulate_scaled(p: str) -> object:  # fp8-block's: its fp32 scales' loads inside
@@ -717,13 +711,14 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_activation": ("gemv_activation.mlir", _gemv_activation("bf16")),
     "gemv_activation_f32": ("gemv_activation.mlir", _gemv_activation("f32")),
     "gemv_fp4_activation": ("gemv_fp4_activation.mlir", _gemv_fp4_activation("bf16")),
-    "gemv_fp4_activation_f32": ("gemv_fp4_activation.mlir", _gemv_fp4_activation("f32")),
-    "gemv_fp4_decode_f16": ("gemv_fp4_decode_f16.mlir", _gemv_fp4_decode_f16),
-    "gemv_e2m1_f16": ("gemv_e2m1_f16.mlir", _gemv_e2m1_f16),
-    "gemv_accumulate_fp4_f32": _gemv("gemv_accumulate_fp4_f32.mlir"),
+    "gemv_fp4_activation_i8": ("gemv_fp4_activation.mlir", _gemv_fp4_activation("i8")),
+    "gemv_fp4_decode_i8": _gemv("gemv_fp4_decode_i8.mlir"),
+    "gemv_fp4_offsets": _gemv("gemv_fp4_offsets.mlir"),
+    "gemv_accumulate_fp4_i8": _gemv("gemv_accumulate_fp4_i8.mlir"),
+    "gemv_x_i8": _gemv("gemv_x_i8.mlir"),
     "gemv_fp4_scales": _gemv("gemv_fp4_scales.mlir"),
     "gemv_defs_fp4_tables": _gemv("gemv_defs_fp4_tables.mlir"),
-    "gemv_defs_fp4_f16": _gemv("gemv_defs_fp4_f16.mlir"),
+    "gemv_defs_fp4_i8": _gemv("gemv_defs_fp4_i8.mlir"),
     "gemv_fp4_decode": _gemv("gemv_fp4_decode.mlir"),
     "gemv_accumulate_fp4": _gemv("gemv_accumulate_fp4.mlir"),
     "gemv_defs_block": _gemv("gemv_defs_block.mlir"),

@@ -12,16 +12,22 @@ matrix-vector product that reads B's codes as stored and decodes them inside its
   ``vdpbf16ps``: ``gemv_accumulate.mlir`` for per-tensor scales, ``gemv_accumulate_scaled.mlir``
   for fp8-block's and mxfp8's block scales (fp32 as stored, E8M0 codes decoded in the loop) or
   ``gemv_accumulate_fp4.mlir`` for nvfp4's E4M3 ones. x is bf16.
-- AVX2 with FMA and F16C: ``gemv_fp8_decode_f16.mlir`` or ``gemv_fp4_decode_f16.mlir``, each
-  code as an f16 whose bits are the code's shifted (``gemv_e4m3_f16.mlir``: E4M3's value times
-  2^-8, subnormals included, NaN re-coded; ``gemv_e2m1_f16.mlir``: E2M1's times 2^-14), widened
-  with ``vcvtph2ps``, multiplied with f32 FMAs (``gemv_accumulate_f32.mlir``; block scales:
-  ``gemv_products_f32.mlir`` and ``gemv_accumulate_scaled.mlir``, nvfp4's
-  ``gemv_accumulate_fp4_f32.mlir``). x is f32, times the power of two the decode leaves out.
-  FP8 weights in E4M3 only (every recipe's forward format).
+- AVX2 with FMA and F16C, FP8: ``gemv_fp8_decode_f16.mlir``, each E4M3 code as an f16 whose
+  bits are the code's shifted (``gemv_e4m3_f16.mlir``: its value times 2^-8, subnormals
+  included, NaN re-coded), widened with ``vcvtph2ps``, multiplied with f32 FMAs
+  (``gemv_accumulate_f32.mlir``; block scales: ``gemv_products_f32.mlir`` and
+  ``gemv_accumulate_scaled.mlir``). x is f32, times the 2^8 the decode leaves out. FP8 weights
+  in E4M3 only (every recipe's forward format).
+- AVX2, nvfp4: ``gemv_fp4_decode_i8.mlir``, in integers: each code's value times 2 plus 12 (an
+  unsigned byte, :func:`fp4_offset_table`) from a 16-entry table (``vpshufb``), times x's
+  values times 2 (signed bytes) by ``vpmaddubsw``, each 4 bytes' 8 products summed in 32 bits
+  (``vpmaddwd``) less the offset's products (``gemv_fp4_offsets.mlir``: 12 times x's integers'
+  sum, the same for every row): 4 times their exact sum, times the block's scales
+  (``gemv_accumulate_fp4_i8.mlir``; x's a quarter) into 8-lane f32 accumulators: 2.6 times
+  the speed of a decode through f16 (benchmarks/RESULTS.md), a third of the instructions.
 
-Both decodes are exact for every code, subnormals, infinities and NaN included (a bf16 or an f16
-holds each value; :func:`bf16_table`). A's decode and scales sit beside the dispatch
+Every decode is exact for every code, subnormals, infinities and NaN included (a bf16, an f16
+or a byte holds each value; :func:`bf16_table`). A's decode and scales sit beside the dispatch
 (``gemv_activation.mlir``, ``gemv_fp4_activation.mlir``, ``gemv_scales_*.mlir``). Why: the
 data-tiled GEMM needs B decoded and packed into its tiles, so a one-token step either rewrote
 every weight twice (1 byte read, 4 written: three quarters of an FP8 step's time,
@@ -167,6 +173,12 @@ def bf16_table(fmt: FloatFormat) -> list[int]:
     return [_bf16_bits(code_value(fmt, code)) for code in range(128)]
 
 
+def fp4_offset_table() -> list[int]:
+    """Each E2M1 code's value times 2 plus 12 (0..24), the unsigned bytes AVX2's nvfp4 loop
+    multiplies (``gemv_fp4_decode_i8.mlir``)."""
+    return [int(2 * code_value(E2M1, code)) + 12 for code in range(16)]
+
+
 def _bf16_bits(value: float) -> int:
     f32 = 0x7FC00000 if math.isnan(value) else struct.unpack("<I", struct.pack("<f", value))[0]
     assert f32 & 0xFFFF == 0, f"{value} is not a bf16"
@@ -222,6 +234,7 @@ def lower_gemv(op: NamedOp) -> str:
         kb = 2 * k // plan.bk
         executable = _executable(plan, isa, exe, fn, (n, kb), 1, E2M1)
         sa_type, sb_type = str(sa.builtin()), str(sb.builtin())
+        x_elem = _x_elem(isa, fp4=True)
         activation = fragment(
             "gemv_fp4_activation.mlir",
             p="x_",
@@ -231,14 +244,19 @@ def lower_gemv(op: NamedOp) -> str:
             XK=2 * k,
             KB=kb,
             decode_fp4=snippets.decode_e2m1("x_", "%x_fp4"),
-            x_elem=_x_elem(isa),
+            x_elem=x_elem,
             to_x=_to_x(isa, E2M1, "x_", "%x_fp4"),
             decode_scale=snippets.decode("x_s_", E4M3),
+            scale_factor=FP4_SCALE_FACTOR[isa],
         )
+        offsets = x_offsets = x_offsets_type = ""
+        if isa is GemvIsa.AVX2:  # the integer loop's offsets (gemv_fp4_decode_i8.mlir)
+            offsets = "\n" + fragment("gemv_fp4_offsets.mlir", p="x_", XK=2 * k, LANES=k // 4)
+            x_offsets, x_offsets_type = "%x_offsets, ", f"tensor<{k // 4}xi32>, "
         body = definition(
             "scaled_matmul_nvfp4_gemv.mlir",
             fields,
-            x_elem=_x_elem(isa),
+            x_elem=x_elem,
             XK=2 * k,
             KB=kb,
             sa_type=sa_type,
@@ -246,6 +264,9 @@ def lower_gemv(op: NamedOp) -> str:
             unswizzle_a=unswizzle("x_", "%sa", sa_type, Dim(1), kb),
             unswizzle_b=unswizzle("b_", "%sb", sb_type, Dim(n), kb),
             activation=activation,
+            offsets=offsets,
+            x_offsets=x_offsets,
+            x_offsets_type=x_offsets_type,
             alpha=fragment("gemv_alpha.mlir", **alpha, sa="%ga", sb="%gb"),
         )
         return f"{executable}\n{body}"
@@ -289,13 +310,20 @@ def lower_gemv(op: NamedOp) -> str:
     return f"{executable}\n{body}"
 
 
-def _x_elem(isa: GemvIsa) -> str:
-    """The element type of x, the decoded activation, that ``isa``'s loop multiplies."""
-    return "bf16" if isa is GemvIsa.AVX512_BF16 else "f32"
+def _x_elem(isa: GemvIsa, fp4: bool = False) -> str:
+    """The element type of x, the decoded activation, that ``isa``'s loop multiplies: bf16
+    (AVX-512), f32 (AVX2, FP8) or i8 (AVX2, nvfp4: E2M1 values times 2)."""
+    if isa is GemvIsa.AVX512_BF16:
+        return "bf16"
+    return "i8" if fp4 else "f32"
 
 
-# the power of two each format's decode through f16 (AVX2) leaves out of a code's value
-F16_FACTOR = {E4M3: 2.0**8, E2M1: 2.0**14}
+# what x's nvfp4 block scales are multiplied by: AVX2's integer sums are 4 times the products'
+FP4_SCALE_FACTOR = {GemvIsa.AVX512_BF16: 1.0, GemvIsa.AVX2: 0.25}
+
+
+# the power of two E4M3's decode through f16 (AVX2) leaves out of a code's value
+F16_FACTOR = {E4M3: 2.0**8}
 
 
 def _to_x(isa: GemvIsa, b_format: FloatFormat, p: str, val: str) -> str:
@@ -303,6 +331,8 @@ def _to_x(isa: GemvIsa, b_format: FloatFormat, p: str, val: str) -> str:
     leaves out)."""
     if isa is GemvIsa.AVX512_BF16:
         return fragment("gemv_x_bf16.mlir", p=p, val=val)
+    if b_format == E2M1:
+        return fragment("gemv_x_i8.mlir", p=p, val=val)
     return fragment("gemv_x_f32.mlir", p=p, val=val, factor=F16_FACTOR[b_format])
 
 
@@ -353,23 +383,6 @@ def e4m3_half_decodes(p: str) -> dict[str, str]:
     }
 
 
-def e2m1_nibble_decodes(p: str) -> dict[str, str]:
-    """The holes of ``gemv_fp4_decode_f16.mlir`` (prefix ``p``): each 32 bytes' low (even) and
-    high (odd) nibbles decoded through f16 (``gemv_e2m1_f16.mlir``)."""
-    return {
-        f"decode_{half}{i}": fragment(
-            "gemv_e2m1_f16.mlir",
-            p=f"{p}{half}{i}_",
-            wide=f"%{p}wide{i}",
-            mag_shift=f"%fp4_{side}_mag",
-            sign_shift=f"%fp4_{side}_sign",
-            out=f"{p}{half}{i}",
-        )
-        for i in (0, 1)
-        for half, side in (("e", "even"), ("o", "odd"))
-    }
-
-
 def _chunk(
     plan: Gemv,
     isa: GemvIsa,
@@ -385,8 +398,8 @@ def _chunk(
     if plan.fp4:
         scales = fragment("gemv_fp4_scales.mlir", p=p, **scale_fields)
         if isa is GemvIsa.AVX2:
-            decode = fragment("gemv_fp4_decode_f16.mlir", **common, **e2m1_nibble_decodes(p))
-            accumulate = fragment("gemv_accumulate_fp4_f32.mlir", **accs)
+            decode = fragment("gemv_fp4_decode_i8.mlir", **common, LANES=k // 4)
+            accumulate = fragment("gemv_accumulate_fp4_i8.mlir", **accs)
         else:
             decode = fragment("gemv_fp4_decode.mlir", **common, interleave=_INTERLEAVE)
             accumulate = fragment("gemv_accumulate_fp4.mlir", **accs)
@@ -418,7 +431,11 @@ _DECODE_DEFS = {
         "16-entry byte tables of E2M1's bf16 values, vpermb",
     ),
     (GemvIsa.AVX2, False): ("gemv_defs_f16.mlir", "each code as an f16 of its bits, vcvtph2ps"),
-    (GemvIsa.AVX2, True): ("gemv_defs_fp4_f16.mlir", "each code as an f16 of its bits, vcvtph2ps"),
+    (GemvIsa.AVX2, True): (
+        "gemv_defs_fp4_i8.mlir",
+        "each code's value times 2 plus 12 from a 16-entry byte table (vpshufb), multiplied with"
+        " x's integers by vpmaddubsw",
+    ),
 }
 
 
@@ -435,11 +452,13 @@ def _executable(
     ``isa``'s instructions."""
     n, k = plan.n, plan.k
     chunks = 1 if plan.fp4 else chunk_count(k, isa)
+    integer = plan.fp4 and isa is GemvIsa.AVX2  # nvfp4's products in integers
+    acc_type = f"vector<{8 if integer else 16}xf32>"
     sums = [f"%acc{i}" for i in range(2 * chunks)]
     lanes, last = [], "%sums#0"
     for i in range(1, len(sums)):
         name = "%lanes" if i == len(sums) - 1 else f"%lanes{i}"
-        lanes.append(f"        {name} = arith.addf {last}, %sums#{i} : vector<16xf32>")
+        lanes.append(f"        {name} = arith.addf {last}, %sums#{i} : {acc_type}")
         last = name
     kb = (2 * k if plan.fp4 else k) // max(plan.bk, 1)
     scale_fields = {"KB": kb, "RB": w_grid[0], "WKB": w_grid[1], "N": n}
@@ -451,6 +470,8 @@ def _executable(
         x_arg, w_arg = "%xs_binding: !stream.binding, ", "%ws_binding: !stream.binding, "
         if plan.fp4:
             defs = fragment("gemv_defs_fp4.mlir", KB=kb, N=n, K=k)
+            if integer:
+                x_arg += "%xo_binding: !stream.binding, "
         else:
             elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
             defs = fragment("gemv_defs_block.mlir", **scale_fields, bk=plan.bk, rb=rb, ws_elem=elem)
@@ -458,6 +479,8 @@ def _executable(
         scale_defs = "\n" + defs
     defs_file, decode_doc = _DECODE_DEFS[(isa, plan.fp4)]
     tables = _tables(fmt) if isa is GemvIsa.AVX512_BF16 else {}
+    if integer:
+        tables = {"table": _bytes(fp4_offset_table() * 2), "LANES": k // 4}
     decode_defs = fragment(defs_file, **tables)
     return fragment(
         "gemv_fp8_executable.mlir",
@@ -466,13 +489,14 @@ def _executable(
         N=n,
         K=k,
         XK=2 * k if plan.fp4 else k,
-        x_elem=_x_elem(isa),
+        x_elem=_x_elem(isa, plan.fp4),
         rows=workgroup_rows(n),
         step=chunks * CHUNK,
         chunk_count=chunks,
         accumulators=len(sums),
         iter_args=", ".join(f"{acc} = %zero" for acc in sums),
-        acc_types=", ".join(["vector<16xf32>"] * len(sums)),
+        acc_types=", ".join([acc_type] * len(sums)),
+        lanes_count=8 if integer else 16,
         yields=", ".join(f"%c{c}_next_{ab}" for c in range(chunks) for ab in "ab"),
         lanes="\n".join(lanes),
         chunks="\n".join(parts),

@@ -28,7 +28,7 @@ stream.executable private @${exe} {
       %acc = stream.binding.subspan %acc_binding[%c0] : !stream.binding -> memref<${N}xf32>${scale_defs}
       %group = hal.interface.workgroup.id[0] : index
       %row0 = arith.muli %group, %cR : index
-      %zero = arith.constant dense<0.0> : vector<16xf32>
+      %zero = arith.constant dense<0.0> : vector<${lanes_count}xf32>
 ${decode_defs}
       scf.for %r = %c0 to %cR step %c1 {
         %n = arith.addi %row0, %r : index${row_defs}
@@ -38,7 +38,7 @@ ${chunks}
           scf.yield ${yields} : ${acc_types}
         }
 ${lanes}
-        %total = vector.reduction <add>, %lanes : vector<16xf32> into f32
+        %total = vector.reduction <add>, %lanes : vector<${lanes_count}xf32> into f32
         memref.store %total, %acc[%n] : memref<${N}xf32>
       }
       return
