@@ -526,6 +526,7 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_x_bf16.mlir": dict(val="%v"),
         "gemv_x_f32.mlir": dict(val="%v", factor=256.0),
         "gemv_x_i8.mlir": dict(val="%v"),
+        "gemv_nan_rows.mlir": dict(N=8, K=128),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
 
@@ -716,6 +717,7 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_fp4_offsets": _gemv("gemv_fp4_offsets.mlir"),
     "gemv_accumulate_fp4_i8": _gemv("gemv_accumulate_fp4_i8.mlir"),
     "gemv_x_i8": _gemv("gemv_x_i8.mlir"),
+    "gemv_nan_rows": _gemv("gemv_nan_rows.mlir"),
     "gemv_fp4_scales": _gemv("gemv_fp4_scales.mlir"),
     "gemv_defs_fp4_tables": _gemv("gemv_defs_fp4_tables.mlir"),
     "gemv_defs_fp4_i8": _gemv("gemv_defs_fp4_i8.mlir"),

@@ -14,7 +14,9 @@ matrix-vector product that reads B's codes as stored and decodes them inside its
   ``gemv_accumulate_fp4.mlir`` for nvfp4's E4M3 ones. x is bf16.
 - AVX2 with FMA and F16C, FP8: ``gemv_fp8_decode_f16.mlir``, each E4M3 code as an f16 whose
   bits are the code's shifted (``gemv_e4m3_f16.mlir``: its value times 2^-8, subnormals
-  included, NaN re-coded), widened with ``vcvtph2ps``, multiplied with f32 FMAs
+  included; NaN's magnitude reads as a number, and ``gemv_nan_rows.mlir`` makes a row holding
+  it NaN after the dispatch, from each row's largest magnitude: for a weight a constant
+  expression, computed once at load), widened with ``vcvtph2ps``, multiplied with f32 FMAs
   (``gemv_accumulate_f32.mlir``; block scales: ``gemv_products_f32.mlir`` and
   ``gemv_accumulate_scaled.mlir``). x is f32, times the 2^8 the decode leaves out. FP8 weights
   in E4M3 only (every recipe's forward format).
@@ -272,6 +274,10 @@ def lower_gemv(op: NamedOp) -> str:
         return f"{executable}\n{body}"
     sa, sb = ins[1], ins[3]
     fields["x_elem"] = _x_elem(isa)
+    fields["acc"], fields["nan_rows"] = "%acc", ""
+    if isa is GemvIsa.AVX2:  # E4M3's NaN, which the f16 decode reads as a number
+        fields["acc"] = "%acc_sums"
+        fields["nan_rows"] = "\n" + fragment("gemv_nan_rows.mlir", N=n, K=k)
     fields["activation"] = fragment(
         "gemv_activation.mlir",
         p="a_",

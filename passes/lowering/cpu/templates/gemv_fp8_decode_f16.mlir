@@ -1,4 +1,4 @@
-          // snippet: reads %w:memref<${N}x${K}xi8> %x:memref<${K}xf32> %n:index %k:index %c32:index %f16_shift7:vector<32xi16> %f16_sign_magnitude:vector<32xi16> %f16_magnitude:vector<32xi16> %f16_round:vector<32xi16> %f16_nan_bit:vector<32xi16>; defines %${p}k:index %${p}k32:index %${p}xa:vector<32xf32> %${p}xb:vector<32xf32> %${p}a:vector<32xf32> %${p}b:vector<32xf32>; holes decode_a decode_b
+          // snippet: reads %w:memref<${N}x${K}xi8> %x:memref<${K}xf32> %n:index %k:index %c32:index %f16_shift7:vector<32xi16> %f16_sign_magnitude:vector<32xi16>; defines %${p}k:index %${p}k32:index %${p}xa:vector<32xf32> %${p}xb:vector<32xf32> %${p}a:vector<32xf32> %${p}b:vector<32xf32>; holes decode_a decode_b
           // the row's 64 E4M3 codes at %k + ${offset} as f32 through f16 (%${p}a, %${p}b: codes
           // 0..31 and 32..63, each code's value times 2^-8: gemv_e4m3_f16.mlir), and x's 64
           // values beside them (%${p}xa, %${p}xb: times 2^8)

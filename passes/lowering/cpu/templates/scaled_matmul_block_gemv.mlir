@@ -8,9 +8,9 @@ func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type},
 ${scales}
 ${activation}
   %n = arith.constant ${N} : index
-  %acc = flow.dispatch @${exe}::@${fn}[%n](%a_x, %x_scales, %b, %w_scales)
+  ${acc} = flow.dispatch @${exe}::@${fn}[%n](%a_x, %x_scales, %b, %w_scales)
       : (tensor<${K}x${x_elem}>, tensor<${KB}xf32>, tensor<${N}x${K}xi8>, tensor<${RB}x${WKB}x${ws_elem}>)
-      -> tensor<${N}xf32>
+      -> tensor<${N}xf32>${nan_rows}
   %out = tensor.expand_shape %acc [[${out_dims}]] output_shape [${out_sizes}]
       : tensor<${N}xf32> into tensor<${out_shape}xf32>
   return %out : tensor<${out_shape}xf32>

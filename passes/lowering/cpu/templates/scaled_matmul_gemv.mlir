@@ -7,8 +7,8 @@ func.func private @${name}(%a: tensor<${a_shape}xi8>, %a_scale_inv: tensor<f32>,
     -> tensor<${out_shape}xf32> attributes {${attrs}} {
 ${activation}
   %n = arith.constant ${N} : index
-  %acc = flow.dispatch @${exe}::@${fn}[%n](%a_x, %b)
-      : (tensor<${K}x${x_elem}>, tensor<${N}x${K}xi8>) -> tensor<${N}xf32>
+  ${acc} = flow.dispatch @${exe}::@${fn}[%n](%a_x, %b)
+      : (tensor<${K}x${x_elem}>, tensor<${N}x${K}xi8>) -> tensor<${N}xf32>${nan_rows}
 ${alpha}
   return %out : tensor<${out_shape}xf32>
 }
