@@ -124,14 +124,20 @@ def target_flags(target: Target, dynamic: bool = False, external: bool = False) 
 
 # Weights outside the module (a parameter file, mapped at load) are not decoded into the
 # initializer: the decoded f32 copies would take 4x the FP8 bytes (8x NVFP4's) for the life of
-# the module, which is what keeping a large model's weights in their stored format is for. IREE's
-# default threshold hoists only what does not grow (a pack of a high-precision weight); each
-# call decodes the FP8/FP4 weights it multiplies (benchmarks/RESULTS.md has the cost).
+# the module, which is what keeping a large model's weights in their stored format is for. Only
+# what does not grow is hoisted (a pack of a high-precision weight, a weight's scales unswizzled,
+# a row's NaN check: passes/lowering/cpu/gemv.py); each call decodes the FP8/FP4 weights it
+# multiplies (benchmarks/RESULTS.md has the cost). IREE's own threshold (1 MiB of growth) had
+# kept the decoded copies of every weight under about 0.3 M elements: a 0.35B generator's 48 K/V
+# projections, 48 MB of its 482 MB peak (benchmarks/RESULTS.md).
+HOIST_NO_GROWTH_FLAG = "--iree-opt-const-expr-max-size-increase-threshold=0"
+
+
 def artifact_cpu_flags(cpu: str, dynamic: bool = False, external: bool = False) -> list[str]:
     """``iree-compile`` flags for an llvm-cpu artifact for the LLVM CPU named ``cpu``."""
     artifact = DYNAMIC_ARTIFACT_CPU_FLAGS if dynamic else ARTIFACT_CPU_FLAGS
     if external:
-        artifact = tuple(f for f in artifact if f != HOIST_ALL_FLAG)
+        artifact = tuple(HOIST_NO_GROWTH_FLAG if f == HOIST_ALL_FLAG else f for f in artifact)
     return [*cpu_flags(cpu), *SHARED_FLAGS, *artifact]
 
 

@@ -90,10 +90,17 @@ def test_sample_external_weights_give_the_inlined_outputs(sample: str, recipe: s
 def test_weights_packed_in_every_call_or_decoded_at_load_give_the_same_outputs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """``pack_weights="call"``: IREE packs the weights into its GEMM tiles in each call, not
     once into the module's memory (no hoisted constant expressions: the flag reaches
-    iree-compile); ``"decoded"``: every constant expression over the parameters hoisted, the
-    FP8/FP4 decodes included (the size threshold lifted, as for inline weights). The outputs
-    are the packed-at-load artifact's, bit for bit. An unknown mode is one line."""
-    from passes.host.flags import HOIST_ALL_FLAG, PACK_PER_CALL_FLAG
+    iree-compile); ``"load"`` hoists only the constant expressions that do not grow (IREE's
+    threshold set to 0: no decoded copy of a small weight either); ``"decoded"``: every
+    constant expression over the parameters hoisted, the FP8/FP4 decodes included (the size
+    threshold lifted after that, as for inline weights). The outputs are the packed-at-load
+    artifact's, bit for bit. An unknown mode is one line."""
+    from passes.host.flags import (
+        HOIST_ALL_FLAG,
+        HOIST_NO_GROWTH_FLAG,
+        PACK_PER_CALL_FLAG,
+        artifact_cpu_flags,
+    )
     from tests.e2e.iree_flags import record_iree_flags
 
     model, inputs = _sample("mlp")[:2]
@@ -103,6 +110,9 @@ def test_weights_packed_in_every_call_or_decoded_at_load_give_the_same_outputs(m
     decoded = compiler.compile(model, inputs, "mxfp8", weights="external", pack_weights="decoded")
     assert [PACK_PER_CALL_FLAG in a for a in seen] == [False, True, False]
     assert [HOIST_ALL_FLAG in a for a in seen] == [False, False, True]
+    # the target's own flags, before those: iree-compile takes the last of a repeated flag
+    assert HOIST_NO_GROWTH_FLAG in artifact_cpu_flags("host", external=True)
+    assert HOIST_ALL_FLAG not in artifact_cpu_flags("host", external=True)
     np.testing.assert_array_equal(load(*inputs).numpy(), call(*inputs).numpy())
     np.testing.assert_array_equal(load(*inputs).numpy(), decoded(*inputs).numpy())
     with pytest.raises(QmlirError, match="unknown --pack-weights 'never'"):
