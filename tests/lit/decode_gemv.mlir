@@ -5,6 +5,7 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=MX
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=AVX2
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'decode-gemv{isa=avx2}' %s | FileCheck %s --check-prefix=BLOCK2
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=BLOCK2L
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block pow2_scales=false}' -p 'decode-gemv{isa=avx2}' %s | FileCheck %s --check-prefix=KEPT
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=NVF
 // RUN: not %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'decode-gemv{isa=sse2}' %s 2>&1 | FileCheck %s --check-prefix=BADISA
@@ -108,6 +109,17 @@
 // AVX2: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
 // BLOCK2: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
 // BLOCK2-SAME: qmlir.gemv = "avx2"
+// fp8-block in AVX2 code: a loop step's 64 codes lie in one K block of 128, so their products
+// are summed in one 16-lane vector (a multiply, three FMAs) and added times one scale product.
+// BLOCK2L: stream.executable private @{{.*}}block1dxblock2d.nt.1x128.64x128$gemv_executable
+// BLOCK2L: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
+// BLOCK2L-COUNT-3: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
+// BLOCK2L: arith.divui
+// BLOCK2L-COUNT-2: memref.load
+// BLOCK2L-NOT: memref.load
+// BLOCK2L: arith.mulf %{{.*}}, %{{.*}} : f32
+// BLOCK2L: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
+// BLOCK2L: scf.yield
 // nvfp4 in AVX2 code, in integers: each code's value times 2 plus 12 from a 16-entry byte table
 // (vpshufb), times x's values times 2 (signed bytes) by vpmaddubsw, each 4 bytes' products summed
 // in 32 bits (vpmaddwd) less x's offsets (12 times x's sum there, a third operand), as f32 times

@@ -527,6 +527,8 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_x_f32.mlir": dict(val="%v", factor=256.0),
         "gemv_x_i8.mlir": dict(val="%v"),
         "gemv_nan_rows.mlir": dict(N=8, K=128),
+        "gemv_products_f32_block.mlir": {},
+        "gemv_accumulate_scaled_block.mlir": dict(acc_a="%a0", acc_b="%a1", KB=2, RB=4, WKB=4),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
 
@@ -718,6 +720,8 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_accumulate_fp4_i8": _gemv("gemv_accumulate_fp4_i8.mlir"),
     "gemv_x_i8": _gemv("gemv_x_i8.mlir"),
     "gemv_nan_rows": _gemv("gemv_nan_rows.mlir"),
+    "gemv_products_f32_block": _gemv("gemv_products_f32_block.mlir"),
+    "gemv_accumulate_scaled_block": _gemv("gemv_accumulate_scaled_block.mlir"),
     "gemv_fp4_scales": _gemv("gemv_fp4_scales.mlir"),
     "gemv_defs_fp4_tables": _gemv("gemv_defs_fp4_tables.mlir"),
     "gemv_defs_fp4_i8": _gemv("gemv_defs_fp4_i8.mlir"),

@@ -418,6 +418,10 @@ def _chunk(
         products, plain = "gemv_products_bf16.mlir", "gemv_accumulate.mlir"
     if not plan.bk:
         return f"{decode}\n{fragment(plain, **accs)}"
+    if isa is GemvIsa.AVX2 and plan.scale_format is ScaleFormat.FP32:  # a step in one K block
+        joint = fragment("gemv_products_f32_block.mlir", p=p)
+        scaled = fragment("gemv_accumulate_scaled_block.mlir", **accs, **scale_fields)
+        return f"{decode}\n{joint}\n{scaled}"
     ws_elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
     scaled = fragment(
         "gemv_accumulate_scaled.mlir", **accs, ws_elem=ws_elem,
