@@ -74,7 +74,8 @@ def test_edge_cases_bit_exact(rounding: str, name: str) -> None:
     check(EDGE_CASES[name].T.copy(), rounding, "columnwise")
 
 
-@pytest.mark.parametrize("shape", [(3, 64), (130, 200)])
+# (1, 200): one row (a decode step's activation), 7 scales: a zero fill and a strided insert
+@pytest.mark.parametrize("shape", [(3, 64), (130, 200), (1, 200), (1, 256)])
 def test_swizzled_scales(shape: tuple[int, int]) -> None:
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     for usage, swizzle in [("rowwise", mxfp8.swizzle_rowwise), ("columnwise", _swizzle_columnwise)]:

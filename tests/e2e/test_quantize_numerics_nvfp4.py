@@ -122,6 +122,9 @@ def test_swizzled_block_scales_and_nd_input() -> None:
     np.testing.assert_array_equal(q.data.reshape(130, 24), packed)
     swizzled = compiler.quantize(x, "nvfp4", swizzle=True).scale
     np.testing.assert_array_equal(swizzled, nvfp4.swizzle(scales))
+    row = x[0, :1]  # one row (a decode step's activation): 3 scales, one tile's padding
+    swizzled = compiler.quantize(row, "nvfp4", swizzle=True).scale
+    np.testing.assert_array_equal(swizzled, nvfp4.swizzle(nvfp4.quantize(row)[1]))
 
 
 @given(

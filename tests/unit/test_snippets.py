@@ -697,6 +697,17 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "nvfp4_enc_torchao": ("nvfp4_enc_torchao.mlir", lambda _: _nvfp4_enc("torchao")),
     "reciprocal_f32": ("reciprocal_f32.mlir", lambda _: snippets.reciprocal()),
     "unswizzle_mx": ("unswizzle_mx.mlir", _unswizzle_mx),
+    "unswizzle_mx_row": (  # as swizzle.unswizzle fills it for one row of 7 scales
+        "unswizzle_mx_row.mlir",
+        lambda p: fill("unswizzle_mx_row.mlir").substitute(
+            p=p,
+            swizzled="%a0",
+            swizzled_type="tensor<1024xi8>",
+            cols=7,
+            col_tiles=2,
+            padded_cols=8,
+        ),  # fmt: skip
+    ),
     "gemv_fp8_decode": _gemv("gemv_fp8_decode.mlir"),
     "gemv_accumulate": _gemv("gemv_accumulate.mlir"),
     "gemv_accumulate_scaled": ("gemv_accumulate_scaled.mlir", _gemv_accumulate_scaled),

@@ -22,7 +22,18 @@ def mx_offset(cols: int, row: str, col: str, out: str) -> str:
 
 
 def unswizzle(prefix: str, swizzled: str, swizzled_type: str, rows: Dim, k_blocks: int) -> str:
-    """MLIR reading S [rows, k_blocks] (``%{prefix}S``) back from mx-swizzled scales."""
+    """MLIR reading S [rows, k_blocks] (``%{prefix}S``) back from mx-swizzled scales (one
+    static row: slices, ``unswizzle_mx_row.mlir``)."""
+    if rows.count == 1:
+        col_tiles = ceil_div(k_blocks, MX_TILE_COLS)
+        return template("unswizzle_mx_row.mlir").substitute(
+            p=prefix,
+            swizzled=swizzled,
+            swizzled_type=swizzled_type,
+            cols=k_blocks,
+            col_tiles=col_tiles,
+            padded_cols=col_tiles * MX_TILE_COLS,
+        )
     return template("unswizzle_mx.mlir").substitute(
         p=prefix,
         swizzled=swizzled,
@@ -56,6 +67,17 @@ def _lower_mx_swizzle(op: NamedOp, transpose: bool) -> str:
     n, cols = (compact.shape[1], compact.shape[0]) if transpose else compact.shape
     col_tiles = ceil_div(cols, MX_TILE_COLS)
     per_row = MX_TILE_COLS * col_tiles  # a row's scales, its tile columns padded
+    if not transpose and not rows.dynamic and n == 1:  # a decode step's activation
+        return definition(
+            "swizzle_mx_row.mlir",
+            head(op),
+            elem=compact.dtype,
+            cols=cols,
+            pad=per_row - cols,
+            padded_cols=per_row,
+            col_tiles=col_tiles,
+            size=shape_text(out.shape),
+        )
     nrows_def, nrows = _index_constant("nrows", rows, n)
     return definition(
         "swizzle_mx.mlir",
