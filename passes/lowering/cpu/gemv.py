@@ -17,9 +17,10 @@ matrix-vector product that reads B's codes as stored and decodes them inside its
   included; NaN's magnitude reads as a number, and ``gemv_nan_rows.mlir`` makes a row holding
   it NaN after the dispatch, from each row's largest magnitude: for a weight a constant
   expression, computed once at load), widened with ``vcvtph2ps``, multiplied with f32 FMAs
-  (``gemv_accumulate_f32.mlir``; block scales: ``gemv_products_f32.mlir`` and
-  ``gemv_accumulate_scaled.mlir``). x is f32, times the 2^8 the decode leaves out. FP8 weights
-  in E4M3 only (every recipe's forward format).
+  (``gemv_accumulate_f32.mlir``; mxfp8's block scales: ``gemv_products_f32.mlir`` and
+  ``gemv_accumulate_scaled.mlir``; fp8-block's, a loop step inside one 128-code K block:
+  ``gemv_products_f32_block.mlir`` and ``gemv_accumulate_scaled_block.mlir``). x is f32, times
+  the 2^8 the decode leaves out. FP8 weights in E4M3 only (every recipe's forward format).
 - AVX2, nvfp4: ``gemv_fp4_decode_i8.mlir``, in integers: each code's value times 2 plus 12 (an
   unsigned byte, :func:`fp4_offset_table`) from a 16-entry table (``vpshufb``), times x's
   values times 2 (signed bytes) by ``vpmaddubsw``, each 4 bytes' 8 products summed in 32 bits
