@@ -4,10 +4,11 @@
 // (each a contiguous stream of codes: 1.7x the bandwidth of 4 rows interleaved, RESULTS.md);
 // each step of a row's loop takes ${chunk_count} x 64 bytes, decoded in registers (${decode_doc})
 // and multiplied by x's values beside them (products exact in f32: each factor has at most 4
-// significant bits; f32 sums, flush-to-zero as every CPU dispatch of IREE's) into two of the
-// ${accumulators} accumulators, as they are (per-tensor scales, applied after) or times their
-// K block's scales; the accumulators' lanes are summed at the row's end. Needs ${needs}
-// (decode-gemv runs only for such a CPU).
+// significant bits; AVX2's nvfp4 sums them exactly in integers first; f32 sums, flush-to-zero
+// as every CPU dispatch of IREE's) into two of the ${accumulators} ${lanes_count}-lane
+// accumulators, as they are (per-tensor scales, applied after) or times their K block's
+// scales; the accumulators' lanes are summed at the row's end. Needs ${needs} (decode-gemv
+// runs only for such a CPU).
 stream.executable private @${exe} {
   stream.executable.export public @${fn} workgroups(%n: index) -> (index, index, index) {
     %groups = affine.apply affine_map<()[s0] -> (s0 ceildiv ${rows})>()[%n]
