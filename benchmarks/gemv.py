@@ -1,19 +1,23 @@
 """One decode-step GEMM on the CPU: ``decode-gemv``'s matrix-vector product against the
 data-tiled GEMM, per recipe, in one run.
 
-    python benchmarks/gemv.py [--k 2048] [--n 5632] [--recipes fp8-current ... nvfp4]
-                              [--calls 300] [--rounds 2]
+    python benchmarks/gemv.py [--k 2048] [--n 5632] [--copies 8] [--recipes fp8-current ... nvfp4]
+                              [--calls 100] [--rounds 2]
 
-A ``torch.nn.Linear(k, n)`` (random weights, seed 0, inline) compiled per recipe with
+``--copies`` distinct ``torch.nn.Linear(k, n)`` (random weights, seed 0, inline) applied to the
+same x and summed (so one call streams ``copies`` weights: 8 of 2048 x 5632 are 52 MB under
+nvfp4, more than this host's 32 MB L3 holds; with one, the weight is read back from the cache
+call after call and "beats" the memory bound), compiled per recipe with
 ``decode_gemv="auto"`` (the matrix-vector product that decodes the weight's codes in its loop,
 ``passes/lowering/cpu/gemv.py``) and ``"off"`` (IREE's data-tiled GEMM over decoded copies made
 at load), each called with one row of x (``compiler.compile`` then the artifact's ``__call__``:
-the activation's quantize, the product and the Python call all included). Time per call: the
-best of ``--rounds`` rounds of ``--calls`` back-to-back calls. The same compile with ``n`` = 128
-gives the fixed cost of a call (its weight reads a few microseconds): "kernel" columns take it
-off. The bound is the weight's bytes (codes and scales as stored) at this host's two-thread read
-bandwidth (``generate.read_bandwidth``). The two variants' outputs are compared (relative L2):
-the same exact products, f32 sums in another order.
+the activation's quantize, the products and the Python call all included). Time per call: the
+best of ``--rounds`` rounds of ``--calls`` back-to-back calls, divided by ``copies``: a GEMM's.
+The same compile with ``n`` = 128 gives the fixed cost of a GEMM (its weight reads a few
+microseconds): "kernel" columns take it off. The bound is the weight's bytes (codes and scales
+as stored) at this host's two-thread read bandwidth (``generate.read_bandwidth``). The two
+variants' outputs are compared (relative L2): the same exact products, f32 sums in another
+order.
 """
 
 from __future__ import annotations
@@ -44,6 +48,17 @@ BYTES_PER_WEIGHT = {
 }
 
 
+class Summed(torch.nn.Module):
+    """``copies`` linears of one shape applied to the same x, their outputs summed."""
+
+    def __init__(self, k: int, n: int, copies: int) -> None:
+        super().__init__()
+        self.linears = torch.nn.ModuleList(torch.nn.Linear(k, n, bias=False) for _ in range(copies))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.stack([linear(x) for linear in self.linears]).sum(0)
+
+
 def timed(art: compiler.CompiledModule, x: np.ndarray, calls: int, rounds: int) -> float:
     """Seconds a call takes: the best round's mean."""
     art(x)  # warm-up: loads the module, maps its buffers
@@ -61,12 +76,16 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=2048)
     parser.add_argument("--n", type=int, default=5632)
     parser.add_argument("--recipes", nargs="+", default=list(BYTES_PER_WEIGHT))
-    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--copies", type=int, default=8)
+    parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     bandwidth = read_bandwidth()
     print(f"host: {platform.machine()}, two-thread read bandwidth {bandwidth:.1f} GB/s")
-    print(f"one row of x [1, {args.k}] by a weight [{args.n}, {args.k}], inline weights\n")
+    print(
+        f"one row of x [1, {args.k}] by a weight [{args.n}, {args.k}], {args.copies} weights a "
+        "call (inline), times a GEMM\n"
+    )
     print(
         "| recipe | variant | ms / call | fixed ms | kernel ms | G weights/s (kernel) "
         "| bound ms | kernel / bound | vs data-tiled | rel. L2 vs data-tiled |"
@@ -74,15 +93,15 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|")
     torch.manual_seed(0)
     x = torch.randn(1, args.k)
-    linears = {n: torch.nn.Linear(args.k, n, bias=False).eval() for n in (args.n, 128)}
+    models = {n: Summed(args.k, n, args.copies).eval() for n in (args.n, 128)}
     for recipe in args.recipes:
         bound = args.n * args.k * BYTES_PER_WEIGHT[recipe] / (bandwidth * 1e9)
         rows, outputs = {}, {}
         for mode in ("off", "auto"):
             times = []
-            for n, linear in linears.items():
-                art = compiler.compile(linear, (x,), recipe=recipe, decode_gemv=mode)
-                times.append(timed(art, x.numpy(), args.calls, args.rounds))
+            for n, model in models.items():
+                art = compiler.compile(model, (x,), recipe=recipe, decode_gemv=mode)
+                times.append(timed(art, x.numpy(), args.calls, args.rounds) / args.copies)
                 if n == args.n:
                     outputs[mode] = np.asarray(art(x.numpy()))
             rows[mode] = times

@@ -123,8 +123,9 @@
 // nvfp4 in AVX2 code, in integers: each code's value times 2 plus 12 from a 16-entry byte table
 // (vpshufb), times x's values times 2 (signed bytes) by vpmaddubsw, each 4 bytes' products summed
 // in 32 bits (vpmaddwd) less x's offsets (12 times x's sum there, a third operand), as f32 times
-// their block's scales (2 lanes a block of 16 codes) into 8-lane accumulators; x's scales a
-// quarter (the integers' factor 4).
+// their block's scales (2 lanes a block of 16 codes; the row's E4M3 scales through f16 with no
+// NaN compare: a NaN scale makes its row NaN after the dispatch) into 8-lane accumulators; x's
+// scales times 2^8 / 4 (the f16 decode's 2^-8, the integers' factor 4).
 // NVF: stream.executable private @[[EXE:qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64\$gemv_executable]] {
 // NVF: arith.constant dense<[12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0, 12, 13,
 // NVF: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>)
@@ -133,14 +134,17 @@
 // NVF-COUNT-2: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
 // NVF-COUNT-2: arith.subi %{{.*}}, %{{.*}} : vector<8xi32>
 // NVF: arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
+// NVF-NOT: arith.select
 // NVF: vector.shuffle %{{.*}}, %{{.*}} [0, 0, 1, 1, 2, 2, 3, 3]
 // NVF-COUNT-2: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
 // NVF: vector.reduction <add>, %{{.*}} : vector<8xf32> into f32
 // NVF: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64
 // NVF-SAME: qmlir.gemv = "avx2"
-// NVF: arith.constant 2.500000e-01 : f32
+// NVF: arith.constant 6.400000e+01 : f32
 // NVF: arith.extsi %{{.*}} : i8 to i32
-// NVF: flow.dispatch @[[EXE]]::@{{.*}} : (tensor<128xi8>, tensor<8xf32>, tensor<16xi32>, tensor<64x64xi8>, tensor<64x8xi8>) -> tensor<64xf32>
+// NVF: %[[SUMS4:.*]] = flow.dispatch @[[EXE]]::@{{.*}} : (tensor<128xi8>, tensor<8xf32>, tensor<16xi32>, tensor<64x64xi8>, tensor<64x8xi8>) -> tensor<64xf32>
+// NVF: %[[MAGS4:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<64x8xi8>)
+// NVF: linalg.generic {{.*}} ins(%[[SUMS4]], %[[MAGS4]] : tensor<64xf32>, tensor<64xi8>)
 // BADISA: decode-gemv isa must be one of avx512bf16, avx2, not 'sse2'
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>

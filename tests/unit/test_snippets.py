@@ -526,7 +526,8 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_x_bf16.mlir": dict(val="%v"),
         "gemv_x_f32.mlir": dict(val="%v", factor=256.0),
         "gemv_x_i8.mlir": dict(val="%v"),
-        "gemv_nan_rows.mlir": dict(N=8, K=128),
+        "gemv_nan_rows.mlir": dict(N=8, K=128, codes="%b"),
+        "gemv_fp4_scales_f16.mlir": dict(KB=16, N=8),
         "gemv_products_f32_block.mlir": {},
         "gemv_accumulate_scaled_block.mlir": dict(acc_a="%a0", acc_b="%a1", KB=2, RB=4, WKB=4),
     }[file]
@@ -569,11 +570,11 @@ def _gemv_scales(scale_format: str) -> Callable[[str], object]:
 
 
 def _gemv_fp4_activation(x_elem: str) -> Callable[[str], object]:
-    """nvfp4's A as AVX-512's x (bf16) or AVX2's (i8, times 2; scales times a quarter)."""
+    """nvfp4's A as AVX-512's x (bf16) or AVX2's (i8, times 2; scales times 2^8 / 4)."""
 
     def make(p: str) -> object:
         to_x = fill(f"gemv_x_{x_elem}.mlir").substitute(p=p, val=f"%{p}fp4")
-        factor = 0.25 if x_elem == "i8" else 1.0
+        factor = 64.0 if x_elem == "i8" else 1.0
         return fill("gemv_fp4_activation.mlir").substitute(
             p=p, a_shape="1x64", a_dims="0, 1", K=64, XK=128, KB=8, x_elem=x_elem, to_x=to_x,
             scale_factor=factor,
@@ -731,6 +732,7 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_accumulate_fp4_i8": _gemv("gemv_accumulate_fp4_i8.mlir"),
     "gemv_x_i8": _gemv("gemv_x_i8.mlir"),
     "gemv_nan_rows": _gemv("gemv_nan_rows.mlir"),
+    "gemv_fp4_scales_f16": _gemv("gemv_fp4_scales_f16.mlir"),
     "gemv_products_f32_block": _gemv("gemv_products_f32_block.mlir"),
     "gemv_accumulate_scaled_block": _gemv("gemv_accumulate_scaled_block.mlir"),
     "gemv_fp4_scales": _gemv("gemv_fp4_scales.mlir"),

@@ -252,10 +252,16 @@ def lower_gemv(op: NamedOp) -> str:
             decode_scale=snippets.decode("x_s_", E4M3),
             scale_factor=FP4_SCALE_FACTOR[isa],
         )
-        offsets = x_offsets = x_offsets_type = ""
+        offsets = x_offsets = x_offsets_type = nan_rows = ""
+        acc = "%acc"
         if isa is GemvIsa.AVX2:  # the integer loop's offsets (gemv_fp4_decode_i8.mlir)
             offsets = "\n" + fragment("gemv_fp4_offsets.mlir", p="x_", XK=2 * k, LANES=k // 4)
             x_offsets, x_offsets_type = "%x_offsets, ", f"tensor<{k // 4}xi32>, "
+            # a NaN block scale, which the loop's f16 decode reads as a number
+            acc, nan_rows = (
+                "%acc_sums",
+                "\n" + fragment("gemv_nan_rows.mlir", N=n, K=kb, codes="%b_S"),
+            )
         body = definition(
             "scaled_matmul_nvfp4_gemv.mlir",
             fields,
@@ -270,6 +276,8 @@ def lower_gemv(op: NamedOp) -> str:
             offsets=offsets,
             x_offsets=x_offsets,
             x_offsets_type=x_offsets_type,
+            acc=acc,
+            nan_rows=nan_rows,
             alpha=fragment("gemv_alpha.mlir", **alpha, sa="%ga", sb="%gb"),
         )
         return f"{executable}\n{body}"
@@ -278,7 +286,7 @@ def lower_gemv(op: NamedOp) -> str:
     fields["acc"], fields["nan_rows"] = "%acc", ""
     if isa is GemvIsa.AVX2:  # E4M3's NaN, which the f16 decode reads as a number
         fields["acc"] = "%acc_sums"
-        fields["nan_rows"] = "\n" + fragment("gemv_nan_rows.mlir", N=n, K=k)
+        fields["nan_rows"] = "\n" + fragment("gemv_nan_rows.mlir", N=n, K=k, codes="%b")
     fields["activation"] = fragment(
         "gemv_activation.mlir",
         p="a_",
@@ -325,8 +333,9 @@ def _x_elem(isa: GemvIsa, fp4: bool = False) -> str:
     return "i8" if fp4 else "f32"
 
 
-# what x's nvfp4 block scales are multiplied by: AVX2's integer sums are 4 times the products'
-FP4_SCALE_FACTOR = {GemvIsa.AVX512_BF16: 1.0, GemvIsa.AVX2: 0.25}
+# what x's nvfp4 block scales are multiplied by: AVX2's integer sums are 4 times the products',
+# and its loop's f16 decode of the row's scales leaves out 2^8 (gemv_fp4_scales_f16.mlir)
+FP4_SCALE_FACTOR = {GemvIsa.AVX512_BF16: 1.0, GemvIsa.AVX2: 2.0**8 / 4}
 
 
 # the power of two E4M3's decode through f16 (AVX2) leaves out of a code's value
@@ -403,11 +412,12 @@ def _chunk(
     common = {"p": p, "N": n, "K": k, "XK": 2 * k if plan.fp4 else k, "offset": c * CHUNK}
     accs = {"p": p, "acc_a": acc[0], "acc_b": acc[1]}
     if plan.fp4:
-        scales = fragment("gemv_fp4_scales.mlir", p=p, **scale_fields)
         if isa is GemvIsa.AVX2:
+            scales = fragment("gemv_fp4_scales_f16.mlir", p=p, **scale_fields)
             decode = fragment("gemv_fp4_decode_i8.mlir", **common, LANES=k // 4)
             accumulate = fragment("gemv_accumulate_fp4_i8.mlir", **accs)
         else:
+            scales = fragment("gemv_fp4_scales.mlir", p=p, **scale_fields)
             decode = fragment("gemv_fp4_decode.mlir", **common, interleave=_INTERLEAVE)
             accumulate = fragment("gemv_accumulate_fp4.mlir", **accs)
         return f"{decode}\n{scales}\n{accumulate}"

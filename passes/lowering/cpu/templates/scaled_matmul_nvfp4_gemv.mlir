@@ -11,9 +11,9 @@ ${unswizzle_a}
 ${unswizzle_b}
 ${activation}${offsets}
   %n = arith.constant ${N} : index
-  %acc = flow.dispatch @${exe}::@${fn}[%n](%x_values, %x_scales, ${x_offsets}%b, %b_S)
+  ${acc} = flow.dispatch @${exe}::@${fn}[%n](%x_values, %x_scales, ${x_offsets}%b, %b_S)
       : (tensor<${XK}x${x_elem}>, tensor<${KB}xf32>, ${x_offsets_type}tensor<${N}x${K}xi8>, tensor<${N}x${KB}xi8>)
-      -> tensor<${N}xf32>
+      -> tensor<${N}xf32>${nan_rows}
 ${alpha}
   return %out : tensor<${out_shape}xf32>
 }
