@@ -30,6 +30,7 @@ from passes.base.errors import QmlirError, exception_summary
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir.named_ops import entry_function
 from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
+from passes.ir.walk import ops_where
 
 CAST = "torch.tensor_static_info_cast"
 REFINE = "torch-shape-refinement-pipeline"
@@ -125,14 +126,7 @@ def _function(body: ir.Block, name: str) -> ir.Operation:
 
 
 def _literals(function: ir.Operation) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == LITERAL:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    function.walk(visit)
+    found = ops_where(function, lambda op: op.name == LITERAL)
     return found
 
 

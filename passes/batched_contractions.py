@@ -24,6 +24,7 @@ from passes.ir import torch_ops
 from passes.ir.functions import add_function, function_names
 from passes.ir.named_ops import variant_suffix
 from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
+from passes.ir.walk import ops_where
 
 TEMPLATE = string.Template(
     (Path(__file__).parent / "ir" / "templates" / "batched_contraction.mlir").read_text()
@@ -37,24 +38,19 @@ class BatchedContractions(ModulePass):
     name = "batched-contractions"
 
     def apply(self, module: ir.Module) -> None:
-        found: list[ir.Operation] = []
-
-        def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name == "torch.aten.matmul" and self._takes(op):
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(collect)
+        found = ops_where(module.operation, self._takes)
         names = function_names(module)
         for op in found:
             self._rewrite(op, module, names)
 
     @staticmethod
     def _takes(op: ir.Operation) -> bool:
-        """Two f32 activations of one rank >= 4 with the same batch dims, none of them a
-        weight (a literal: the recipe's). A dynamic batch dim is taken as the same size in both
-        (``torch.export`` specializes a dim of size 1 and guards two dims it broadcasts
-        together as equal), so the contraction needs no broadcast."""
+        """A ``torch.aten.matmul`` of two f32 activations of one rank >= 4 with the same batch
+        dims, none of them a weight (a literal: the recipe's). A dynamic batch dim is taken as
+        the same size in both (``torch.export`` specializes a dim of size 1 and guards two dims
+        it broadcasts together as equal), so the contraction needs no broadcast."""
+        if op.name != "torch.aten.matmul":
+            return False
         a, b = (tensor_info(v.type, dynamic=True) for v in op.operands[:2])
         out = tensor_info(op.results[0].type, dynamic=True)
         if a is None or b is None or out is None:

@@ -40,6 +40,7 @@ from passes.ir.torch_ops import (
     is_literal,
 )
 from passes.ir.types import tensor_info
+from passes.ir.walk import ops_where
 
 
 def _axes(op: ir.Operation, rank: int) -> list[int] | None:
@@ -110,14 +111,7 @@ class FoldWeightViews(ModulePass):
     name = "fold-weight-views"
 
     def apply(self, module: ir.Module) -> None:
-        ops: list[ir.Operation] = []
-
-        def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name in VIEWS:
-                ops.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(collect)
+        ops = ops_where(module.operation, lambda op: op.name in VIEWS)
         for op in ops:  # program order: a chain's next op sees this one's literal
             values = folded(op)
             if values is None:

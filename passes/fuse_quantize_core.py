@@ -40,6 +40,7 @@ from passes.fusion.chains import fuse_chains, match_chain, pair_up
 from passes.fusion.delayed import DelayedPair, fuse_delayed, match_delayed
 from passes.ir.dialect import ComputeScale, OpKind, ScaleRule, decode_kind
 from passes.ir.named_ops import NamedOpBuilder, callee_name, erase_uncalled_declarations
+from passes.ir.walk import ops_where
 
 _FUSED_KINDS = (OpKind.AMAX, OpKind.COMPUTE_SCALE, OpKind.QUANTIZE, OpKind.SWIZZLE)
 
@@ -72,14 +73,7 @@ class FuseQuantizeCore(ModulePass):
 
     def apply(self, module: ir.Module) -> None:
         calls = NamedCalls(module)
-        found: list[ir.Operation] = []
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            if op.name == "func.call":
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(visit)
+        found = ops_where(module.operation, lambda op: op.name == "func.call")
         chains = [c for c in (match_chain(calls, op) for op in found) if c is not None]
         taken = {op for c in chains for op in c.ops}
         pairs: list[DelayedPair] = []

@@ -26,11 +26,16 @@ from passes.ir.formats import FORMATS
 from passes.ir.named_ops import NamedOpBuilder, variant_suffix
 from passes.ir.torch_ops import collapse_to_2d, expand_from_2d, from_builtin_as
 from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
+from passes.ir.walk import ops_where
 from passes.recipes.base import Role
 from passes.recipes.mxfp8 import BLOCK, Mxfp8BlockScaling
 
 QUANTIZE = "torch.qmlir.kv_quantize"
 DEQUANTIZE = "torch.qmlir.kv_dequantize"
+
+
+def _is_kv_op(op: ir.Operation) -> bool:
+    return op.name == "torch.operator" and _name(op) in (QUANTIZE, DEQUANTIZE)
 
 
 @register_pass
@@ -39,14 +44,10 @@ class KvCacheCodes(ModulePass):
     name = "kv-cache-codes"
 
     def apply(self, module: ir.Module) -> None:
-        found: list[ir.Operation] = []
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            if op.name == "torch.operator" and _name(op) in (QUANTIZE, DEQUANTIZE):
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(visit)
+        found = ops_where(
+            module.operation,
+            lambda op: op.name == "torch.operator" and _name(op) in (QUANTIZE, DEQUANTIZE),
+        )
         if not found:
             return
         ops = NamedOpBuilder(module)

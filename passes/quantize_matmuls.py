@@ -28,6 +28,7 @@ from passes.ir.expert_matmuls import expert_count, expert_name, split_experts
 from passes.ir.layer_names import layer_name
 from passes.ir.named_ops import GEMM_ATTR, ROLES_ATTR, NamedOpBuilder
 from passes.ir.types import DYNAMIC, FLOAT_DTYPES, TensorInfo, tensor_info
+from passes.ir.walk import ops_where
 from passes.recipes import (
     NoQuantization,
     QuantizedOperand,
@@ -150,14 +151,7 @@ class QuantizeMatmuls(ModulePass):
         recipes = [self.recipe, *(r for _, r in self.layer_recipes)]
         if not any(isinstance(r, ScalingRecipe) for r in recipes):
             return
-        found: list[ir.Operation] = []
-
-        def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name in torch_ops.MATMUL_OPS:
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(collect)
+        found = ops_where(module.operation, lambda op: op.name in torch_ops.MATMUL_OPS)
         builder = NamedOpBuilder(module)
         casts: Casts = {}
         for op in found:

@@ -37,6 +37,7 @@ from iree.compiler.dialects import arith, iree_tensor_ext, tensor
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
 from passes.ir.types import DYNAMIC, tensor_info
+from passes.ir.walk import ops_where
 
 
 def _operands(op: ir.Operation) -> tuple[ir.Value, ir.Value]:
@@ -64,6 +65,10 @@ def _separated(value: ir.Value) -> ir.Value:
     return torch_ops.from_builtin(barrier, info)
 
 
+def _is_unbatched_matmul(op: ir.Operation) -> bool:
+    return op.name in torch_ops.MATMUL_OPS and op.name != "torch.aten.bmm"
+
+
 @register_pass
 @dataclasses.dataclass(frozen=True)
 class SeparateGemmOperands(ModulePass):
@@ -73,14 +78,10 @@ class SeparateGemmOperands(ModulePass):
     dynamic_only: bool = False
 
     def apply(self, module: ir.Module) -> None:
-        found: list[ir.Operation] = []
-
-        def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name in torch_ops.MATMUL_OPS and op.name != "torch.aten.bmm":
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(collect)
+        found = ops_where(
+            module.operation,
+            lambda op: op.name in torch_ops.MATMUL_OPS and op.name != "torch.aten.bmm",
+        )
         for op in found:
             a, b = _operands(op)
             if torch_ops.is_literal(a) == torch_ops.is_literal(b):

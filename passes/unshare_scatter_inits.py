@@ -25,6 +25,7 @@ from iree.compiler import ir
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
 from passes.ir.types import DYNAMIC, TORCH_DTYPE_CODES, tensor_info
+from passes.ir.walk import ops_where
 
 # scatter op -> the position of its indices operand (a tensor, or index_put's list of them)
 SCATTERS = {
@@ -96,14 +97,7 @@ class UnshareScatterInits(ModulePass):
     name = "unshare-scatter-inits"
 
     def apply(self, module: ir.Module) -> None:
-        found: list[ir.Operation] = []
-
-        def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name in SCATTERS:
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(collect)
+        found = ops_where(module.operation, lambda op: op.name in SCATTERS)
         for op in found:
             init = op.operands[0]
             info = tensor_info(init.type, dynamic=True)

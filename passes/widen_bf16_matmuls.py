@@ -35,6 +35,7 @@ from iree.compiler import ir
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
 from passes.ir.types import tensor_info
+from passes.ir.walk import ops_where
 from passes.ir.widening import Widener
 
 # the imported forms of ``tensor.to(dtype)``, their source first
@@ -55,22 +56,20 @@ def widened_source(value: ir.Value) -> ir.Value | None:
     return source if _dtype(source) == "bf16" else None
 
 
+def _takes(op: ir.Operation) -> bool:
+    """A matmul of bf16 results, or of f32 operands converted from bf16."""
+    if op.name not in torch_ops.MATMUL_OPS:
+        return False
+    return _dtype(op.results[0]) == "bf16" or any(widened_source(v) for v in op.operands)
+
+
 @register_pass
 @dataclasses.dataclass(frozen=True)
 class WidenBf16Matmuls(ModulePass):
     name = "widen-bf16-matmuls"
 
     def apply(self, module: ir.Module) -> None:
-        found: list[ir.Operation] = []
-
-        def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name not in torch_ops.MATMUL_OPS:
-                return ir.WalkResult.ADVANCE
-            if _dtype(op.results[0]) == "bf16" or any(widened_source(v) for v in op.operands):
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(collect)
+        found = ops_where(module.operation, _takes)
         widener = Widener(module)
         for op in found:
             if _dtype(op.results[0]) == "bf16":
