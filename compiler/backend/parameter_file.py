@@ -361,11 +361,11 @@ class _Run:
 
 def _stored_quantizes(plan: WeightPlan, stored: Any) -> dict[int, tuple[str, ParameterRef]]:
     """The plan's calls that a stored weight's own codes and scales stand for: the quantize of
-    the weight in its format (E4M3 with its block or per tensor, or NVFP4's packed E2M1 with E4M3
-    scales per 1x16), read as it is (no view but the cast to f32), one expert's slice of MoE
-    experts stored one matrix per expert (its matrices joined: ``Checkpoint.expert_codes``), and
-    for NVFP4 the global scale computed from its amax. Call index → ("codes" | "expert" |
-    "global", the weight)."""
+    the weight in its format (E4M3 with its block or per tensor, or packed E2M1 with NVFP4's
+    E4M3 scales per 1x16 or MXFP4's E8M0 ones per 1x32), read as it is (no view but the cast to
+    f32), one expert's slice of MoE experts stored one matrix per expert (its matrices joined:
+    ``Checkpoint.expert_codes``), and for NVFP4 the global scale computed from its amax. Call
+    index → ("codes" | "expert" | "global", the weight)."""
     if stored is None:
         return {}
     overrides: dict[int, tuple[str, ParameterRef]] = {}
@@ -405,12 +405,13 @@ def _same_format(record: Quantize, fmt: Any, shape: tuple[int, ...]) -> bool:
     """Whether quantize ``record`` of a weight of ``shape`` computes the stored format
     ``fmt``'s codes and scales (its element format, block and scale format)."""
     block = None if fmt.block is None else fmt.weight_block(shape)
-    if fmt.packed:
+    if fmt.packed:  # NVFP4's E4M3 block scales, MXFP4's E8M0 ones
+        scale_format = ScaleFormat.E8M0 if fmt.scale_kind == "e8m0" else ScaleFormat.E4M3
         return (
             record.format == E2M1
             and record.scaling == Scaling.BLOCK
             and tuple(record.block or ()) == block
-            and record.scale_format == ScaleFormat.E4M3
+            and record.scale_format == scale_format
             and record.packed
         )
     scaling = Scaling.PER_TENSOR if fmt.block is None else Scaling.BLOCK

@@ -16,14 +16,18 @@ What each recipe maps to (``docs/checkpoints.md`` has the table):
   activations;
 - ``mxfp8``: MXFP8 (``mxfp8-quantized``): E4M3 weights with an E8M0 scale (uint8) per 1x32,
   activations dynamic per 1x32;
+- ``mxfp4``: MXFP4 (``mxfp4-pack-quantized``): E2M1 weights packed two per byte (low nibble
+  first, ``weight_packed``) with an E8M0 scale (uint8) per 1x32, activations dynamic per 1x32;
+  compressed-tensors quantizes those activations by its own E8M0 rule (qmlir's ``even``);
 - ``fp8-rowwise``: FP8_DYNAMIC (``float-quantized``): E4M3 weights with a scale per output
   channel, activations dynamic per token;
 - ``nvfp4``, ``fp8-delayed``, ``none``: refused. NVFP4 checkpoints carry a static activation
   ``input_global_scale`` where qmlir computes the activations' global scale at every call;
   fp8-delayed's activation scales live in the artifact's state.
 
-Activation scales are never stored (all four are dynamic): the serving engine quantizes
-activations by its own rule (TE's and compressed-tensors' may round a scale differently).
+Activation scales are never stored (but nvfp4's global ones; the others are dynamic): the
+serving engine quantizes activations by its own rule (TE's and compressed-tensors' may round a
+scale differently).
 """
 
 from __future__ import annotations
@@ -56,9 +60,12 @@ FORMATS = {
     "fp8-rowwise": "float-quantized",
 }
 FORMATS["mxfp8"] = "mxfp8-quantized"
+FORMATS["mxfp4"] = "mxfp4-pack-quantized"
 FORMATS["nvfp4"] = "nvfp4-pack-quantized"
 STATIC = ("fp8-current", "nvfp4")  # recipes whose activations take a stored static scale
 _NVFP4 = {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16}
+_MXFP4 = {"num_bits": 4, "type": "float", "strategy": "group", "group_size": 32}
+_E8M0_SCALES = {"scale_dtype": "torch.uint8", "zp_dtype": "torch.uint8"}
 _E4M3_SCALES = {"scale_dtype": "torch.float8_e4m3fn", "zp_dtype": "torch.float8_e4m3fn"}
 # files of a model folder that travel with its weights
 COPIED = (
@@ -92,6 +99,8 @@ _TORCH_DTYPES = {
 def _activation_args(recipe: str, static: bool = False) -> dict[str, Any]:
     if recipe == "nvfp4":  # a static global scale per layer, E4M3 scales per 16 at run time
         return {**_NVFP4, "symmetric": True, "dynamic": "local", **_E4M3_SCALES}
+    if recipe == "mxfp4":
+        return {**_MXFP4, "symmetric": True, "dynamic": True, **_E8M0_SCALES}
     args: dict[str, Any] = {"num_bits": 8, "type": "float", "symmetric": True, "dynamic": True}
     if static:  # fp8-current with a calibrated input_scale per layer
         return {**args, "dynamic": False, "strategy": "tensor"}
@@ -107,6 +116,8 @@ def _activation_args(recipe: str, static: bool = False) -> dict[str, Any]:
 def _weight_args(recipe: str) -> dict[str, Any]:
     if recipe == "nvfp4":
         return {**_NVFP4, "symmetric": True, "dynamic": False, **_E4M3_SCALES}
+    if recipe == "mxfp4":
+        return {**_MXFP4, "symmetric": True, "dynamic": False, **_E8M0_SCALES}
     args: dict[str, Any] = {"num_bits": 8, "type": "float", "symmetric": True, "dynamic": False}
     if recipe == "fp8-block":
         return {**args, "strategy": "block", "block_structure": [128, 128]}
@@ -202,7 +213,7 @@ def export_checkpoint(
                 "a quantized checkpoint exports with its own recipe: drop layer_recipes"
             )
         for fmt in (stored_format, *(f for _, f in getattr(stored_format, "groups", ()))):
-            if fmt is not None and fmt.packed and not fmt.global_divides:
+            if fmt is not None and fmt.global_name and not fmt.global_divides:
                 raise QmlirError(
                     f"the checkpoint is {stored_format.name}, whose NVFP4 global scales are "
                     "multipliers where compressed-tensors stores divisors: convert it with "
@@ -382,6 +393,11 @@ def _tensors(
         if recipe == "nvfp4":
             yield from _nvfp4_tensors(quantized, layer, shape, inputs[layer])
             continue
+        if recipe == "mxfp4":
+            rows, blocks = shape[0], -(-shape[1] // 32)
+            yield _Tensor(f"{layer}.weight_packed", "U8", (rows, blocks * 16), quantized.codes)
+            yield _Tensor(f"{layer}.weight_scale", "U8", (rows, blocks), quantized.scale)
+            continue
         scale_shape, scale_dtype = _scale_layout(recipe, shape)
         yield _Tensor(name, "F8_E4M3", shape, quantized.codes)
         yield _Tensor(f"{layer}.weight_scale", scale_dtype, scale_shape, quantized.scale)
@@ -392,7 +408,7 @@ def _tensors(
 
 def _stored_tensors(checkpoint: Any, stored_name: str, layer: str) -> Iterator[_Tensor]:
     """A stored layer's tensors as the checkpoint holds them, under compressed-tensors' names:
-    codes (``weight``, NVFP4's ``weight_packed``), ``weight_scale``, NVFP4's
+    codes (``weight``, FP4's ``weight_packed``), ``weight_scale``, NVFP4's
     ``weight_global_scale``, and the static ``input_scale`` / ``input_global_scale`` (a scalar
     one as ``[1]``, as compressed-tensors stores it)."""
     fmt = checkpoint.format_of(stored_name)

@@ -42,6 +42,7 @@ from compiler.frontend.prequantized import (
     check_scale,
     codes_as_int8,
     dequantize,
+    dequantize_mxfp4,
     dequantize_nvfp4,
     find_stored,
 )
@@ -202,6 +203,8 @@ class Checkpoint:
         if name in self.quantized:
             own = self.format_of(name)
             codes, scale = self.read_codes(name)
+            if own.packed and own.scale_kind == "e8m0":
+                return dequantize_mxfp4(codes, scale)
             if own.packed:
                 return dequantize_nvfp4(codes, scale, self.global_scales[name][1])
             block = None if own.block is None else own.weight_block(codes.shape)

@@ -203,6 +203,17 @@ def dequantize(codes: np.ndarray, scale: np.ndarray, block: tuple[int, int] | No
 _E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], np.float32)
 
 
+def dequantize_mxfp4(codes: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """MXFP4 ``[out, in]`` in f32 from packed E2M1 codes ``[out, in/2]`` (low nibble first) and
+    E8M0 block scales ``[out, in/32]`` (bytes): ``e2m1 x 2^(e - 127)``, exact."""
+    packed = np.ascontiguousarray(codes).view(np.uint8)
+    values = np.empty((packed.shape[0], packed.shape[1] * 2), np.float32)
+    values[:, 0::2], values[:, 1::2] = _E2M1[packed & 0xF], _E2M1[packed >> 4]
+    exponent = np.ascontiguousarray(scale).view(np.uint8).astype(np.int32) - 127
+    power = np.ldexp(np.float32(1), exponent).astype(np.float32)
+    return values * np.repeat(power, 32, axis=1)[:, : values.shape[1]]
+
+
 def dequantize_nvfp4(codes: np.ndarray, scale: np.ndarray, decode: np.float32) -> np.ndarray:
     """NVFP4 ``[out, in]`` in f32 from packed E2M1 codes ``[out, in/2]`` (low nibble first),
     E4M3 block scales ``[out, in/16]`` (bytes) and the global decode scale:

@@ -20,6 +20,9 @@ in]`` with a scale that multiplies its codes, activations quantized dynamically)
   nibble first), ``weight_scale`` (E4M3 per 1x16), ``weight_global_scale`` and
   ``input_global_scale`` (divisors: ``448 * 6 / amax``): nvfp4 with a static activation global
   scale;
+- compressed-tensors MXFP4 (mxfp4-pack-quantized): ``weight_packed`` (E2M1, two per byte, low
+  nibble first), ``weight_scale`` (E8M0, uint8, per 1x32), activations per 1x32 at run time:
+  mxfp4 with compressed-tensors' E8M0 rule (``e8m0_rounding=even``);
 - ModelOpt's unified checkpoint (``hf_quant_config.json``): FP8 (per tensor, static
   ``input_scale``), FP8_PER_CHANNEL_PER_TOKEN, FP8_PB_WO and NVFP4 (the compressed-tensors
   NVFP4 tensors under ModelOpt's names: ``weight`` U8, ``weight_scale_2`` and ``input_scale``
@@ -29,7 +32,8 @@ A mixed-precision folder (compressed-tensors config groups of different formats,
 ``MIXED_PRECISION`` with ``quantized_layers``) is one :class:`StoredFormat` per group, each layer
 compiled with its group's recipe (:meth:`StoredFormat.format_of`).
 
-Anything else (static scales other than per tensor, MXFP4 packs, NVFP4 weight-only, a quantized
+Anything else (static scales other than per tensor, FP4 weight-only, MXFP4 weights with FP8
+activations, a quantized
 KV cache, other ``quant_method``\\ s or ``quant_algo``\\ s) is one line naming it and listing
 these.
 """
@@ -51,14 +55,20 @@ SUPPORTED = (
     "transformers fp8 (DeepSeek-V3 style: 128x128 weight blocks with dynamic activations, or per "
     "tensor with dynamic or static activations); compressed-tensors float-quantized FP8_BLOCK, "
     "FP8 per tensor (dynamic or static activations), FP8_DYNAMIC (per-channel weights, "
-    "per-token activations), MXFP8 (mxfp8-quantized) and NVFP4 (nvfp4-pack-quantized); ModelOpt "
+    "per-token activations), MXFP8 (mxfp8-quantized), MXFP4 (mxfp4-pack-quantized) and NVFP4 "
+    "(nvfp4-pack-quantized); ModelOpt "
     "(hf_quant_config.json) FP8, FP8_PER_CHANNEL_PER_TOKEN, FP8_PB_WO and NVFP4"
 )
 ROW = (1, 0)  # a block spanning a whole row (the 0: its weight's contraction dim)
 MX_BLOCK = (1, 32)
 NVFP4_BLOCK = (1, 16)
 # compressed-tensors formats → the kind of group each holds
-_CT_FORMATS = {"float-quantized": "fp8", "mxfp8-quantized": "mx", "nvfp4-pack-quantized": "nvfp4"}
+_CT_FORMATS = {
+    "float-quantized": "fp8",
+    "mxfp8-quantized": "mx",
+    "mxfp4-pack-quantized": "mxfp4",
+    "nvfp4-pack-quantized": "nvfp4",
+}
 
 
 @dataclass(frozen=True)
@@ -245,7 +255,7 @@ def _compressed_tensors(folder: Path, quant: dict[str, Any]) -> StoredFormat:
         if fmt not in _CT_FORMATS:
             _unsupported(folder, f"compressed-tensors format '{fmt}' (group '{name}')")
         kind = _group_kind(folder, name, group)
-        if _CT_FORMATS[fmt] != (kind if kind in ("mx", "nvfp4") else "fp8"):
+        if _CT_FORMATS[fmt] != (kind if kind in ("mx", "mxfp4", "nvfp4") else "fp8"):
             _unsupported(folder, f"compressed-tensors group '{name}' as '{fmt}'")
         targets = tuple(group.get("targets") or ("Linear",))
         formats.append((targets, _ct_format(kind, ignore)))
@@ -268,6 +278,18 @@ def _ct_format(kind: str, ignore: tuple[str, ...]) -> StoredFormat:
             packed=True,
             global_name="weight_global_scale",
             global_divides=True,
+        )
+    if kind == "mxfp4":
+        return StoredFormat(
+            "compressed-tensors MXFP4",
+            "mxfp4",
+            "weight_scale",
+            MX_BLOCK,
+            {"e8m0_rounding": "even"},
+            ignore=ignore,
+            scale_kind="e8m0",
+            codes_name="weight_packed",
+            packed=True,
         )
     if kind == "channel":
         return StoredFormat(
@@ -304,13 +326,15 @@ def _ct_format(kind: str, ignore: tuple[str, ...]) -> StoredFormat:
 
 def _group_kind(folder: Path, name: str, group: dict[str, Any]) -> str:
     """What a config group's weights and activations are: ``block``, ``tensor``,
-    ``tensor-static``, ``channel``, ``mx`` or ``nvfp4``."""
+    ``tensor-static``, ``channel``, ``mx``, ``mxfp4`` or ``nvfp4``."""
     weights = group.get("weights") or {}
     inputs = group.get("input_activations") or {}
     where = f"compressed-tensors group '{name}'"
     if group.get("output_activations"):
         _unsupported(folder, f"{where} with quantized output activations")
     if weights.get("num_bits") == 4 and weights.get("type") == "float":
+        if weights.get("strategy") == "group":
+            return _mxfp4_group(folder, where, weights, inputs)
         return _nvfp4_group(folder, where, weights, inputs)
     for role, args in (("weights", weights), ("input activations", inputs)):
         if args.get("type") != "float" or args.get("num_bits") != 8:
@@ -335,6 +359,22 @@ def _group_kind(folder: Path, name: str, group: dict[str, Any]) -> str:
         return "mx"
     _unsupported(folder, f"{where} with {strategy} weights and {act} activations")
     return ""
+
+
+def _mxfp4_group(folder: Path, where: str, weights: dict, inputs: dict) -> str:
+    """compressed-tensors' MXFP4 scheme: FP4 weights and dynamic FP4 activations per 32
+    (``group``) with E8M0 scales (``scale_dtype`` uint8)."""
+    mxfp4 = {"num_bits": 4, "type": "float", "strategy": "group", "group_size": MX_BLOCK[1]}
+    for role, args in (("weights", weights), ("activations", inputs)):
+        if not args:
+            _unsupported(folder, f"{where}: MXFP4 weights with unquantized activations (MXFP4A16)")
+        if any(args.get(k) != v for k, v in mxfp4.items()) or args.get("symmetric") is False:
+            _unsupported(folder, f"{where} with MXFP4 weights and 4-bit {role} other than MXFP4's")
+        if str(args.get("scale_dtype", "torch.uint8")) not in ("torch.uint8", "uint8"):
+            _unsupported(folder, f"{where}: 4-bit group {role} with {args['scale_dtype']} scales")
+    if inputs.get("dynamic") is not True:
+        _unsupported(folder, f"{where}: MXFP4 with static activation scales")
+    return "mxfp4"
 
 
 def _nvfp4_group(folder: Path, where: str, weights: dict, inputs: dict) -> str:

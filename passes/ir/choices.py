@@ -31,6 +31,7 @@ class ScaleRule(enum.Enum):
     E8M0_CEIL = "e8m0_ceil"
     E8M0_FLOOR = "e8m0_floor"
     E8M0_RNE = "e8m0_rne"
+    E8M0_EVEN = "e8m0_even"
     NVFP4_GLOBAL = "nvfp4_global"
     NVFP4_GLOBAL_TORCHAO = "nvfp4_global_torchao"
     NVFP4_GLOBAL_DECODE = "nvfp4_global_decode"  # made by fuse-quantize-core (cuda) only
@@ -40,11 +41,16 @@ class ScaleRule(enum.Enum):
 
     @property
     def is_e8m0(self) -> bool:
-        return self in (ScaleRule.E8M0_CEIL, ScaleRule.E8M0_FLOOR, ScaleRule.E8M0_RNE)
+        return self in (
+            ScaleRule.E8M0_CEIL,
+            ScaleRule.E8M0_FLOOR,
+            ScaleRule.E8M0_RNE,
+            ScaleRule.E8M0_EVEN,
+        )
 
     @property
     def e8m0_rounding(self) -> str:
-        """``ceil``, ``floor`` or ``rne`` for an E8M0 rule."""
+        """``ceil``, ``floor``, ``rne`` or ``even`` for an E8M0 rule."""
         assert self.is_e8m0, self
         return self.value.removeprefix("e8m0_")
 

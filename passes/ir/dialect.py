@@ -73,10 +73,12 @@ def _f64() -> Any:
 
 @dataclass(frozen=True, kw_only=True)
 class Amax:
-    """``amax(x) → max|x|`` (NaN ignored), of the tensor or, with ``block``, per block."""
+    """``amax(x) → max|x|`` (NaN ignored), of the tensor or, with ``block``, per block;
+    ``propagate_nan``: a block holding a NaN has a NaN amax (MXFP4's NaN scale)."""
 
     kind: ClassVar[OpKind] = OpKind.AMAX
     block: Block | None = None
+    propagate_nan: bool | None = None
 
     @property
     def scaling(self) -> Scaling:

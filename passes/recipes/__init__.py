@@ -21,6 +21,7 @@ from passes.recipes.fp8_block import Fp8BlockScaling
 from passes.recipes.fp8_current import Fp8CurrentScaling
 from passes.recipes.fp8_delayed import Fp8DelayedScaling
 from passes.recipes.fp8_rowwise import Fp8RowwiseScaling
+from passes.recipes.mxfp4 import Mxfp4BlockScaling
 from passes.recipes.mxfp8 import Mxfp8BlockScaling
 from passes.recipes.none import NoQuantization
 from passes.recipes.nvfp4 import Nvfp4BlockScaling
@@ -31,6 +32,7 @@ __all__ = [
     "Fp8CurrentScaling",
     "Fp8DelayedScaling",
     "Fp8RowwiseScaling",
+    "Mxfp4BlockScaling",
     "Mxfp8BlockScaling",
     "NoQuantization",
     "Nvfp4BlockScaling",

@@ -30,11 +30,14 @@ class E8m0Rounding(enum.Enum):
     ``CEIL``: TE/cuBLAS: v's exponent, one more if v is not a power of two (never overflows).
     ``FLOOR``: OCP MX spec, torchao's default: floor(log2(amax)) - emax_elem (may saturate).
     ``RNE``: PyTorch's ``.to(torch.float8_e8m0fnu)`` of v.
+    ``EVEN``: compressed-tensors, vLLM's MX reference, torchao EVEN: amax rounded half up to the
+    element's mantissa bits, then ``FLOOR``'s rule on it.
     """
 
     CEIL = "ceil"
     FLOOR = "floor"
     RNE = "rne"
+    EVEN = "even"
 
 
 @register_recipe
@@ -51,7 +54,8 @@ class Mxfp8BlockScaling(ScalingRecipe):
     def option_docs(cls) -> dict[str, str]:
         return {
             "fp8_format": "e4m3 | hybrid (E5M2 for gradients in training; inference: as e4m3)",
-            "e8m0_rounding": "ceil (TE, cuBLAS) | floor (OCP, torchao) | rne (PyTorch cast)",
+            "e8m0_rounding": "ceil (TE, cuBLAS) | floor (OCP, torchao) | rne (PyTorch cast) | "
+            "even (compressed-tensors, torchao EVEN)",
         }
 
     def element_format(self, role: Role) -> FloatFormat:

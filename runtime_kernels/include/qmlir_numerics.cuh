@@ -43,7 +43,12 @@ typedef unsigned long long uintptr_t;
 #define QMLIR_E2M1_MAX 6.0f
 #define QMLIR_E8M0_NAN 0xFFu
 
-enum QmlirE8m0Rule { QMLIR_E8M0_CEIL = 0, QMLIR_E8M0_FLOOR = 1, QMLIR_E8M0_RNE = 2 };
+enum QmlirE8m0Rule {
+  QMLIR_E8M0_CEIL = 0,
+  QMLIR_E8M0_FLOOR = 1,
+  QMLIR_E8M0_RNE = 2,
+  QMLIR_E8M0_EVEN = 3
+};
 
 // ---- float <-> bits ----------------------------------------------------------------------------
 
@@ -174,6 +179,16 @@ QMLIR_HD uint8_t qmlir_e8m0_floor(float amax) {
   return (uint8_t)(e > 0 ? e : 0);
 }
 
+// compressed-tensors / torchao EVEN for E4M3 data: amax rounded half up to 3 mantissa bits, then
+// floor's rule on it (an inf amax -> 247, NaN -> 0xFF).
+QMLIR_HD uint8_t qmlir_e8m0_even(float amax) {
+  uint32_t bits = qmlir_f32_bits(amax) & QMLIR_ABS_MASK;
+  if (bits > QMLIR_INF_BITS) return QMLIR_E8M0_NAN;
+  uint32_t rounded = (bits + (1u << 19)) & QMLIR_INF_BITS;
+  int e = (int)(rounded >> 23) - 8;
+  return (uint8_t)(e > 0 ? e : 0);
+}
+
 // PyTorch's float32 -> float8_e8m0fnu (CPU): round at the mantissa's top bit (ties up for a
 // normal v, strictly above half for a subnormal v); past 0xFE -> 0xFF; NaN and inf -> 0xFF.
 QMLIR_HD uint8_t qmlir_e8m0_rne(float v) {
@@ -189,6 +204,7 @@ QMLIR_HD uint8_t qmlir_e8m0_rne(float v) {
 QMLIR_HD uint8_t qmlir_e8m0_from_amax(float amax, int rule) {
   if (rule == QMLIR_E8M0_FLOOR) return qmlir_e8m0_floor(amax);
   if (rule == QMLIR_E8M0_RNE) return qmlir_e8m0_rne(amax / QMLIR_E4M3_MAX);
+  if (rule == QMLIR_E8M0_EVEN) return qmlir_e8m0_even(amax);
   return qmlir_e8m0_ceil(amax * qmlir_bits_f32(QMLIR_RCP_448_BITS));
 }
 

@@ -4,7 +4,8 @@
 // once; warp w holds tile rows 4w..4w+3, lane l columns 4l..4l+3 (float4 loads, 4-byte stores).
 // A rowwise 1x32 block is 8 lanes of a row; a columnwise 32x1 block is a tile column.
 // Constants: rows, cols, rule (E8M0 rounding: 0 ceil = TE/cuBLAS, 1 floor = OCP/torchao,
-// 2 rne = PyTorch's cast). Data = cast_e4m3(x * multiplier(e)), in x's shape.
+// 2 rne = PyTorch's cast, 3 even = compressed-tensors, torchao EVEN). Data =
+// cast_e4m3(x * multiplier(e)), in x's shape.
 // Scales are written swizzled (quantize and swizzle fused), padding entries as 0:
 //   rowwise S[r, kb] (kb = c/32) at qmlir_mx_offset(r, kb, ceil(cols/32)),
 //     [pad128(rows) * pad4(ceil(cols/32))] bytes;

@@ -12,7 +12,7 @@ import compiler
 from tests.reference import fp8, mxfp8
 
 SHAPES = [(2, 32), (5, 70), (33, 64)]
-ROUNDINGS = ["ceil", "floor", "rne"]
+ROUNDINGS = ["ceil", "floor", "rne", "even"]
 
 
 def check(x: np.ndarray, rounding: str = "ceil", usage: str = "rowwise") -> None:

@@ -15,6 +15,9 @@ Scale rules (``rounding``):
   field E of amax itself, minus 8 (= floor(log2 448)), clamped at 0: ``e = max(E - 8, 0)``. As in
   torchao's ``to_mx``: amax 0 or subnormal -> 0x00, amax inf (E = 255) -> 247, NaN amax -> 0xFF.
   It never produces 0xFE or more for a finite amax (FLT_MAX gives 246).
+- ``"even"`` (compressed-tensors' ``generate_mx_scales``, torchao ``EVEN``): amax rounded half up
+  at its 3rd mantissa bit (float32 bits + 2^19, mantissa dropped; an inf or FLT_MAX-near amax
+  stays 0xFF exponent), then floor's rule on that: ``max(E' - 8, 0)``; NaN -> 0xFF.
 - ``"rne"``: PyTorch's ``.to(torch.float8_e8m0fnu)`` of ``amax / 448`` (float32 division), as
   torch 2.13 does it on CPU (c10 ``fp8e8m0fnu_from_fp32_value``): round the float32 mantissa at
   its top bit (guard bit 0x400000): normal v rounds up when mantissa >= 0x400000 (so 1.5*2^k
@@ -130,6 +133,18 @@ def _rne_e8m0(v: np.ndarray) -> np.ndarray:
     return out
 
 
+def even_e8m0(amax: np.ndarray, mbits: int = 3, emax: int = 8) -> np.ndarray:
+    """compressed-tensors' ``generate_mx_scales`` / torchao EVEN: amax's float32 bits plus half
+    an ulp of an ``mbits``-bit mantissa, the mantissa then dropped, that exponent field minus
+    ``emax`` (floor(log2 of the element's largest value)), clamped at 0; NaN -> 0xFF."""
+    a = np.abs(np.asarray(amax, dtype=np.float32))
+    bits = a.view(np.uint32).astype(np.int64)
+    rounded = ((bits + (1 << (23 - mbits - 1))) >> 23) & 0xFF
+    out = np.maximum(rounded - emax, 0).astype(np.uint8)
+    out[np.isnan(a)] = E8M0_NAN
+    return out
+
+
 def e8m0_from_amax(amax: np.ndarray, rounding: str = "ceil") -> np.ndarray:
     """Biased E8M0 scale byte(s) of block amax values under ``rounding`` (see module docstring)."""
     a = np.asarray(amax, dtype=np.float32)
@@ -140,7 +155,9 @@ def e8m0_from_amax(amax: np.ndarray, rounding: str = "ceil") -> np.ndarray:
             return _floor_e8m0(a)
         if rounding == "rne":
             return _rne_e8m0((a / E4M3_MAX).astype(np.float32))
-    raise ValueError(f"unknown E8M0 rounding {rounding!r}; expected ceil, floor or rne")
+        if rounding == "even":
+            return even_e8m0(a)
+    raise ValueError(f"unknown E8M0 rounding {rounding!r}; expected ceil, floor, rne or even")
 
 
 def decode_e8m0(e: np.ndarray) -> np.ndarray:

@@ -42,7 +42,7 @@ SIGNATURES: dict[str, tuple[list[object], object]] = {
 }
 
 FORMATS = {"e4m3": 0, "e5m2": 1, "e2m1": 2}
-RULES = {"ceil": 0, "floor": 1, "rne": 2}
+RULES = {"ceil": 0, "floor": 1, "rne": 2, "even": 3}
 
 
 def find_cxx() -> str | None:

@@ -188,7 +188,7 @@ E8M0_AMAX = np.concatenate(
 )
 
 
-@pytest.mark.parametrize("rule", ["ceil", "floor", "rne"])
+@pytest.mark.parametrize("rule", ["ceil", "floor", "rne", "even"])
 def test_e8m0_rules(host: HostNumerics, rule: str) -> None:
     amax = np.concatenate([E8M0_AMAX, np.abs(random_bits(50_000, 6))])
     np.testing.assert_array_equal(host.e8m0_from_amax(amax, rule), mxfp8.e8m0_from_amax(amax, rule))
@@ -209,7 +209,7 @@ def test_e8m0_decode_and_multiplier(host: HostNumerics) -> None:
         assert np.array_equal(np.isnan(got), ~finite)
 
 
-@pytest.mark.parametrize("rule", ["ceil", "floor", "rne"])
+@pytest.mark.parametrize("rule", ["ceil", "floor", "rne", "even"])
 @pytest.mark.parametrize("shape", [(3, 96), (5, 70), (1, 31)])
 def test_mxfp8_quantize_composition(host: HostNumerics, rule: str, shape: tuple[int, int]) -> None:
     rng = np.random.default_rng(shape[1])

@@ -51,7 +51,7 @@ from iree.compiler import ir
 
 from passes.ir.formats import E2M1, E4M3, E5M2
 from passes.ir.types import TensorInfo
-from passes.lowering.cpu import gemv, snippets
+from passes.lowering.cpu import block_amax, gemv, snippets
 from passes.lowering.cpu.common import TEMPLATES, contraction_fields, template
 
 # ---------------------------------------------------------------------------------------------
@@ -456,11 +456,27 @@ def _dequant_nvfp4(p: str) -> str:  # as nvfp4._dequant_nvfp4
     )
 
 
+def _dequant_mxfp4(p: str) -> str:  # as mxfp4._dequant
+    return fill("dequant_mxfp4.mlir").substitute(
+        p=p,
+        row_dim=0,
+        k_dim=1,
+        data="%a0",
+        data_type="tensor<4x16xi8>",
+        rows=4,
+        cols=1,
+        decode_fp4=snippets.decode_e2m1(p, f"%{p}fp4"),
+        ldexp=snippets.ldexp(f"{p}l_", f"%{p}fp4", f"%{p}shift"),
+    )
+
+
 def _e8m0_rule(rounding: str) -> tuple[str, Callable[[str], object]]:
     file = f"e8m0_rule_{rounding}.mlir"
     if rounding.startswith("cudnn"):  # block_scales.lower_compute_scale_cudnn: as it is
         return file, lambda _: fill(file).template
-    return file, lambda _: fill(file).substitute(emax_elem=8)  # lower_compute_scale_e8m0
+    return file, lambda _: fill(file).substitute(  # lower_compute_scale_e8m0 (E4M3's)
+        emax_elem=8, mbits=3, round_bit=1 << 19
+    )
 
 
 def _nvfp4_enc(order: str) -> str:  # as nvfp4.lower_nvfp4_quantize
@@ -640,7 +656,18 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "amax_block_rows_bits": (
         "amax_block_rows_bits.mlir",  # as block_amax.block_rows_bits(Dim(4), 64, 32), untiled
         lambda p: fill("amax_block_rows_bits.mlir").substitute(
-            p=p, M=4, K=64, Kb=2, bk=32, N=256, R=8, R_size=8, r_empty="", M_size=4, tiling=""
+            p=p,
+            M=4,
+            K=64,
+            Kb=2,
+            bk=32,
+            N=256,
+            R=8,
+            R_size=8,
+            r_empty="",
+            M_size=4,
+            tiling="",
+            **block_amax.nan_fields(False),
         ),
     ),
     "decode_e2m1": ("decode_e2m1.mlir", lambda p: snippets.decode_e2m1(p, f"%{p}fp4")),
@@ -668,11 +695,13 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "dequant_block_e8m0": ("dequant_block_e8m0.mlir", _dequant_block_e8m0),
     "dequant_block_fp32": ("dequant_block_fp32.mlir", _dequant_block_fp32),
     "dequant_nvfp4": ("dequant_nvfp4.mlir", _dequant_nvfp4),
+    "dequant_mxfp4": ("dequant_mxfp4.mlir", _dequant_mxfp4),
     "e8m0_rule_ceil": _e8m0_rule("ceil"),
     "e8m0_rule_cudnn_e4m3_round_up": _e8m0_rule("cudnn_e4m3_round_up"),
     "e8m0_rule_cudnn_round_up": _e8m0_rule("cudnn_round_up"),
     "e8m0_rule_floor": _e8m0_rule("floor"),
     "e8m0_rule_rne": _e8m0_rule("rne"),
+    "e8m0_rule_even": _e8m0_rule("even"),
     "encode_e2m1_te": (
         "encode_e2m1_te.mlir",
         lambda p: snippets.encode_e2m1_te(x="%a0", prefix=p),

@@ -14,8 +14,17 @@ from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, row_signature
 
 
+def nan_fields(propagate: bool) -> dict[str, str]:
+    """The amax templates' NaN handling: ignored (its bits read as 0), or kept (a NaN's bits
+    are above every number's, so the block's max is a NaN: MXFP4's NaN scale)."""
+    if propagate:
+        return {"nan_bits": "%abs", "nan_doc": "propagates (a block holding one has a NaN amax)"}
+    return {"nan_bits": "%c0", "nan_doc": "is ignored"}
+
+
 def lower_block_amax(op: NamedOp) -> str:
     (x,), (out,), rows = row_signature(op)
+    propagate = bool(op.attrs.propagate_nan)
     bm, bk = op.attrs.block
     k = x.shape[1]
     kb = out.shape[1]
@@ -31,7 +40,7 @@ def lower_block_amax(op: NamedOp) -> str:
             bk=bk,
             m_defs=rows.defs(),
             m=rows.empty,
-            block_bits=block_rows_bits(rows, k, bk),
+            block_bits=block_rows_bits(rows, k, bk, propagate),
         )
     mb = out.shape[0]
     return definition(
@@ -50,12 +59,13 @@ def lower_block_amax(op: NamedOp) -> str:
         m_defs=rows.defs(),
         m=rows.empty,
         Mb_size=rows.size if bm == 1 else mb,
+        **nan_fields(propagate),
     )
 
 
-def block_rows_bits(rows: Dim, k: int, bk: int) -> str:
+def block_rows_bits(rows: Dim, k: int, bk: int, propagate_nan: bool = False) -> str:
     """``%blk_bits`` [M, k / bk]: the max |x| bits of each 1 x bk block of ``%x`` [M, k] (with
-    dynamic rows, after :meth:`Dim.defs`)."""
+    dynamic rows, after :meth:`Dim.defs`); NaN ignored unless ``propagate_nan``."""
     blocks = rows.scaled_dim("blk_r", k // bk)
     derived = rows.derive(("blk_r", k // bk, 1))  # "" when static
     prefix = derived.removeprefix("\n") + "\n" if derived else ""
@@ -71,6 +81,7 @@ def block_rows_bits(rows: Dim, k: int, bk: int) -> str:
         r_empty=blocks.empty,
         M_size=rows.size,
         tiling=block_reduction(None if rows.dynamic else rows.count * (k // bk), bk),
+        **nan_fields(propagate_nan),
     )
 
 
@@ -87,6 +98,8 @@ def rowwise_block_amax_sibling(op: NamedOp, shape: tuple[int, ...]) -> int | Non
             continue
         sibling = NamedOp(decl)
         if sibling.kind is not OpKind.AMAX or sibling.attrs.scaling is not Scaling.BLOCK:
+            continue
+        if sibling.attrs.propagate_nan:  # its NaN blocks would make the tensor's amax NaN
             continue
         (y,), _ = sibling.signature(dynamic=True)  # an activation's: rows may be dynamic
         bm, bk = sibling.attrs.block

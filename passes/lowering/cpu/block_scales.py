@@ -1,4 +1,4 @@
-"""llvm-cpu lowerings of the block ``compute_scale`` rules: E8M0 (MXFP8), NVFP4's two levels
+"""llvm-cpu lowerings of the block ``compute_scale`` rules: E8M0 (MXFP8, MXFP4), NVFP4's two levels
 (global FP32, block E4M3; TE's and torchao's order), and cuDNN's round-up into E8M0 or E4M3.
 (FP32 block scales share the per-tensor rule's template: ``per_tensor.lower_compute_scale``.)"""
 
@@ -21,6 +21,7 @@ def lower_compute_scale_e8m0(op: NamedOp) -> str:
     (amax,), _, rows = row_signature(op, "%amax")
     rounding = op.attrs.rule.e8m0_rounding
     fmt_max = op.attrs.fp8_max
+    mbits = op.max_format.mbits
     divide = rounding == "rne"  # PyTorch divides by max; TE multiplies by f32(1/max)
     constant = fmt_max if divide else to_f32(1.0 / fmt_max)  # f32(1/max), as TE has it
     return definition(
@@ -28,7 +29,9 @@ def lower_compute_scale_e8m0(op: NamedOp) -> str:
         head(op),
         rule=op.attrs.rule.value,
         rule_body=template(f"e8m0_rule_{rounding}.mlir").substitute(
-            emax_elem=int(math.floor(math.log2(fmt_max)))
+            emax_elem=int(math.floor(math.log2(fmt_max))),
+            mbits=mbits,
+            round_bit=1 << (23 - mbits - 1),
         ),
         v_doc=f"amax / {fmt_max:g}" if divide else f"amax * f32(1/{fmt_max:g})",
         a_f64="    %a64 = arith.extf %a : f32 to f64",
@@ -119,6 +122,7 @@ COMPUTE_SCALE: dict[ScaleRule, Callable[[NamedOp], str]] = {
     ScaleRule.E8M0_CEIL: lower_compute_scale_e8m0,
     ScaleRule.E8M0_FLOOR: lower_compute_scale_e8m0,
     ScaleRule.E8M0_RNE: lower_compute_scale_e8m0,
+    ScaleRule.E8M0_EVEN: lower_compute_scale_e8m0,
     ScaleRule.NVFP4_GLOBAL: lower_compute_scale_nvfp4,
     ScaleRule.NVFP4_GLOBAL_TORCHAO: lower_compute_scale_nvfp4,
     ScaleRule.NVFP4_BLOCK: lower_compute_scale_nvfp4,

@@ -20,6 +20,7 @@ from passes.lowering.cpu import (
     block_scales,
     cudnn,
     gemv,
+    mxfp4,
     nvfp4,
     per_tensor,
     swizzle,
@@ -58,6 +59,8 @@ def _quantize(op: NamedOp) -> Lowering | None:
     if op.attrs.divide:
         return cudnn.lower_divide_quantize
     if op.attrs.format == E2M1:
+        if op.attrs.scale_format is ScaleFormat.E8M0:
+            return mxfp4.lower_mxfp4_quantize
         return nvfp4.lower_nvfp4_quantize
     return _BLOCK_QUANTIZE.get(op.attrs.scale_format)
 
@@ -69,6 +72,8 @@ def _scaled_matmul(op: NamedOp) -> Lowering:
         return per_tensor.lower_scaled_matmul
     if op.attrs.scale_format is ScaleFormat.NVFP4:
         return nvfp4.lower_nvfp4_scaled_matmul
+    if op.attrs.a_format == E2M1:
+        return mxfp4.lower_mxfp4_scaled_matmul
     return block_matmul.lower_block_scaled_matmul
 
 

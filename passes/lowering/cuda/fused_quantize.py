@@ -20,7 +20,12 @@ from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, Dims, Size
 
 # qmlir_quantize_mxfp8*'s `rule` constant
-_E8M0_RULE_CODES = {ScaleRule.E8M0_CEIL: 0, ScaleRule.E8M0_FLOOR: 1, ScaleRule.E8M0_RNE: 2}
+_E8M0_RULE_CODES = {
+    ScaleRule.E8M0_CEIL: 0,
+    ScaleRule.E8M0_FLOOR: 1,
+    ScaleRule.E8M0_RNE: 2,
+    ScaleRule.E8M0_EVEN: 3,
+}
 
 
 def lower_fused_quantize(op: NamedOp, arch: str) -> str:

@@ -1,5 +1,5 @@
 // amax per block: max |x| over each ${bm}x${bk} block of x [${M}, ${K}] -> [${Mb}, ${Kb}].
-// Partial blocks are padded with zeros (which never raise |x|); NaN is ignored; reduced on bit
+// Partial blocks are padded with zeros (which never raise |x|); NaN ${nan_doc}; reduced on bit
 // patterns so f32 subnormals count under flush-to-zero.
 func.func private @${name}(%x: tensor<${M}x${K}xf32>) -> tensor<${Mb}x${Kb}xf32>
     attributes {${attrs}} {${m_defs}
@@ -24,7 +24,7 @@ func.func private @${name}(%x: tensor<${M}x${K}xf32>) -> tensor<${Mb}x${Kb}xf32>
     %b = arith.bitcast %v : f32 to i32
     %abs = arith.andi %b, %abs_mask : i32
     %is_nan = arith.cmpi ugt, %abs, %inf_bits : i32
-    %val = arith.select %is_nan, %c0, %abs : i32
+    %val = arith.select %is_nan, ${nan_bits}, %abs : i32
     %m = arith.maxui %acc, %val : i32
     linalg.yield %m : i32
   } -> tensor<${Mb}x${Kb}xi32>

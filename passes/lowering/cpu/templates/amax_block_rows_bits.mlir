@@ -1,5 +1,5 @@
   // snippet: reads %x:tensor<${M}x${K}xf32>; defines %${p}bits:tensor<${M}x${Kb}xi32> %${p}zero:i32; locals %v %acc %abs_mask %inf_bits %c0 %b %abs %is_nan %val %m
-  // %${p}bits [${M}, ${Kb}]: max |x| bits per 1x${bk} block; NaN ignored; on bit patterns so
+  // %${p}bits [${M}, ${Kb}]: max |x| bits per 1x${bk} block; NaN ${nan_doc}; on bit patterns so
   // subnormals count under FTZ. Reduced as a [${M}*${Kb}, ${bk}] view (one row per block), the
   // iteration space IREE keeps, so the op's own tiling holds (lowering/cpu/tiling.py).
   %${p}zero = arith.constant 0 : i32
@@ -20,7 +20,7 @@
     %b = arith.bitcast %v : f32 to i32
     %abs = arith.andi %b, %abs_mask : i32
     %is_nan = arith.cmpi ugt, %abs, %inf_bits : i32
-    %val = arith.select %is_nan, %c0, %abs : i32
+    %val = arith.select %is_nan, ${nan_bits}, %abs : i32
     %m = arith.maxui %acc, %val : i32
     linalg.yield %m : i32
   } -> tensor<${R}xi32>

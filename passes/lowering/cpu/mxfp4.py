@@ -1,0 +1,89 @@
+"""llvm-cpu lowerings of MXFP4's cast (E2M1 codes packed two per byte, by the block's E8M0
+scale) and its GEMM (each operand decoded with its block's power of two, then an f32 or bf16
+matmul)."""
+
+from __future__ import annotations
+
+from passes.ir.dialect import NamedOp
+from passes.ir.formats import E2M1
+from passes.ir.types import TensorInfo, shape_text
+from passes.lowering.cpu import snippets
+from passes.lowering.cpu.common import contraction, definition, gemm_operand_fields, template
+from passes.lowering.cpu.swizzle import unswizzle
+from passes.lowering.definitions import head
+from passes.lowering.dims import Dim, row_signature
+
+BLOCK = 32
+
+
+def _element(prefix: str, x: str) -> str:
+    """``x`` cast with the block's scale code ``%s``: ``%<prefix>result``, its E2M1 code."""
+    return template("quantize_e8m0_element.mlir").substitute(
+        p=prefix,
+        x=x,
+        s="%s",
+        encode=snippets.encode(E2M1, x=f"%{prefix}x_in", s=f"%{prefix}mult", prefix=prefix),
+        nan_code=E2M1.nan_code,
+    )
+
+
+def lower_mxfp4_quantize(op: NamedOp) -> str:
+    (x, scale), (packed, _), rows = row_signature(op)
+    return definition(
+        "quantize_mxfp4.mlir",
+        head(op),
+        M=rows,
+        K=x.shape[1],
+        Kb=scale.shape[1],
+        Kh=packed.shape[1],
+        m_defs=rows.defs(),
+        m=rows.empty,
+        element_lo=_element("lo_", "%x0"),
+        element_hi=_element("hi_", "%x1"),
+    )
+
+
+def _dequant(prefix: str, data: str, data_type: str, rows: Dim, k_blocks: int) -> str:
+    return template("dequant_mxfp4.mlir").substitute(
+        p=prefix,
+        row_dim=0,
+        k_dim=1,
+        data=data,
+        data_type=data_type,
+        rows=rows,
+        cols=k_blocks,
+        decode_fp4=snippets.decode_e2m1(prefix, f"%{prefix}fp4"),
+        ldexp=snippets.ldexp(f"{prefix}l_", f"%{prefix}fp4", f"%{prefix}shift"),
+    )
+
+
+def lower_mxfp4_scaled_matmul(op: NamedOp) -> str:
+    (a, sa, b, sb), (out,), rows = row_signature(op, "%a")
+    n = out.shape[1]
+    kp = a.shape[1] * 2
+    kb = kp // BLOCK
+    return definition(
+        "scaled_matmul_mxfp4.mlir",
+        head(op),
+        a_shape=shape_text(a.shape),
+        b_shape=shape_text(b.shape),
+        sa_type=str(sa.builtin()),
+        sb_type=str(sb.builtin()),
+        M=rows,
+        N=n,
+        Kp=kp,
+        m_defs=rows.defs(),
+        m=rows.empty,
+        dequant_a=_dequant("a_", "%a", str(a.builtin()), rows, kb),
+        dequant_b=_dequant("b_", "%b", str(b.builtin()), Dim(n), kb),
+        unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), rows, kb),
+        unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), Dim(n), kb),
+        **gemm_operand_fields(op, "%a_deq", "%b_deq"),
+        contraction=contraction(
+            TensorInfo((rows.count, kp), "f32"),
+            TensorInfo((n, kp), "f32"),
+            out,
+            b_transposed=True,
+            gemm=op.attrs.operand_type,
+        ),
+    )
