@@ -369,7 +369,7 @@ def _mxfp4_group(folder: Path, where: str, weights: dict, inputs: dict) -> str:
         if not args:
             _unsupported(folder, f"{where}: MXFP4 weights with unquantized activations (MXFP4A16)")
         if any(args.get(k) != v for k, v in mxfp4.items()) or args.get("symmetric") is False:
-            _unsupported(folder, f"{where} with MXFP4 weights and 4-bit {role} other than MXFP4's")
+            _unsupported(folder, f"{where}: MXFP4 {role} other than 4-bit float groups of 32")
         if str(args.get("scale_dtype", "torch.uint8")) not in ("torch.uint8", "uint8"):
             _unsupported(folder, f"{where}: 4-bit group {role} with {args['scale_dtype']} scales")
     if inputs.get("dynamic") is not True:

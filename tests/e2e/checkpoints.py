@@ -171,10 +171,11 @@ def save_compressed_tensors(
     model: torch.nn.Module, folder: Path, scheme: str | dict[str, list[str]]
 ) -> Path:
     """``model`` saved by compressed-tensors' own compressor under preset ``scheme``
-    (``FP8_BLOCK``, ``FP8_DYNAMIC``, ``NVFP4``, ...), its head ignored: the scheme applied to
-    every linear, each weight's scale computed by the library's ``calculate_qparams`` from the
-    weight's min and max (per 128x128 block, per channel, per tensor, or NVFP4's global scale
-    and then per 1x16, as the scheme says; what llm-compressor's min-max observer feeds it);
+    (``FP8_BLOCK``, ``FP8_DYNAMIC``, ``NVFP4``, ``MXFP4``, ...), its head ignored: the scheme
+    applied to every linear, each weight's scale computed by the library's ``calculate_qparams``
+    from the weight's min and max (per 128x128 block, per channel, per 1x32 group, per tensor,
+    or NVFP4's global scale and then per 1x16, as the scheme says; what llm-compressor's min-max
+    observer feeds it);
     static input scales (``FP8``; NVFP4's input global scale) likewise from each layer's input
     min and max over a batch of random token ids; then ``compress_model`` and
     ``save_pretrained``. ``scheme`` may map presets to their targets (a mixed-precision
@@ -216,6 +217,9 @@ def save_compressed_tensors(
             low, high = w.amin(dim=(1, 3)), w.amax(dim=(1, 3))
         elif args.strategy == "channel":
             low, high = w.amin(dim=1, keepdim=True), w.amax(dim=1, keepdim=True)
+        elif args.strategy == "group":  # MXFP4, MXFP8: per 1x32, E8M0 exponents
+            groups = w.reshape(w.shape[0], -1, args.group_size)
+            low, high = groups.amin(dim=-1), groups.amax(dim=-1)
         else:
             low, high = w.amin().reshape(1), w.amax().reshape(1)
         scale, _ = calculate_qparams(low, high, args)

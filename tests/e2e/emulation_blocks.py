@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.reference import fp8, fp8_block, mxfp8, nvfp4
+from tests.reference import fp8, fp8_block, mxfp4, mxfp8, nvfp4
 
 
 def operand(
@@ -27,6 +27,10 @@ def operand(
             codes, s = fp8_block.quantize_1d(x, axis=1)
             values = fp8_block.dequantize(codes, s, (1, 128))
         return (values.T if kn else values).astype(np.float64), 1.0
+    if recipe == "mxfp4":  # a [K, N] weight is quantized as its transpose, as nvfp4's
+        source = x.T.copy() if kn else x
+        packed, scales = mxfp4.quantize(source)
+        return mxfp4.dequantize(packed, scales, source.shape[1]).astype(np.float64), 1.0
     if recipe == "nvfp4":
         source = x.T.copy() if kn else x
         packed, d, s_dec = nvfp4.quantize(source, static_decode=static)

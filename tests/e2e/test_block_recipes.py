@@ -1,4 +1,4 @@
-"""The block-scaled recipes (fp8-block, mxfp8, nvfp4) on models: accuracy, GEMM, artifact."""
+"""The block-scaled recipes (fp8-block, mxfp8, mxfp4, nvfp4) on models: accuracy, GEMM, artifact."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from tests.e2e.models import tiny
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
-BLOCK_RECIPES = ["fp8-block", "mxfp8", "nvfp4"]
-SQNR_TARGET = {"fp8-block": 30.0, "mxfp8": 30.0, "nvfp4": 20.0}
-SIZE_TARGET = {"fp8-block": 0.30, "mxfp8": 0.30, "nvfp4": 0.17}
+BLOCK_RECIPES = ["fp8-block", "mxfp8", "mxfp4", "nvfp4"]
+SQNR_TARGET = {"fp8-block": 30.0, "mxfp8": 30.0, "mxfp4": 20.0, "nvfp4": 20.0}
+SIZE_TARGET = {"fp8-block": 0.30, "mxfp8": 0.30, "mxfp4": 0.17, "nvfp4": 0.17}
 
 
 @pytest.fixture(scope="module")

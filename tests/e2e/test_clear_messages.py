@@ -103,21 +103,21 @@ def test_mxfp8_dequantize_of_inf_warns_nothing() -> None:
     assert np.isposinf(values[0, 0])
 
 
-@pytest.mark.parametrize("recipe", ["fp8-current", "fp8-block", "mxfp8", "nvfp4"])
+@pytest.mark.parametrize("recipe", ["fp8-current", "fp8-block", "mxfp8", "mxfp4", "nvfp4"])
 def test_quantize_keeps_the_input_shape_for_every_rank(recipe: str) -> None:
     """Issue 34, item 4: data and dequantize() keep the input's shape (nvfp4's packed data: its
     leading dims, then the packed K), a 0-d and a 1-D input included, the same values as the
     2-D row they are; empty tensors round-trip."""
     rng = np.random.default_rng(0)
     row = rng.standard_normal(130).astype(np.float32)
-    packed = recipe == "nvfp4"
+    packed = recipe in ("nvfp4", "mxfp4")
     as_row = compiler.quantize(row[None], recipe)
     one_d = compiler.quantize(row, recipe)
-    assert one_d.data.shape == ((72,) if packed else (130,))
+    assert one_d.data.shape == ((80,) if recipe == "mxfp4" else (72,) if packed else (130,))
     np.testing.assert_array_equal(one_d.data, as_row.data[0])
     np.testing.assert_array_equal(one_d.dequantize(), as_row.dequantize()[0])
     scalar = compiler.quantize(np.array(1.75, np.float32), recipe)
-    assert scalar.data.shape == ((8,) if packed else ())
+    assert scalar.data.shape == ((16,) if recipe == "mxfp4" else (8,) if packed else ())
     assert scalar.dequantize().shape == ()
     assert (
         scalar.dequantize()

@@ -33,7 +33,7 @@ def _expected(recipe: str, x: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
     return [emulation_blocks.matmul(recipe, a, b, w_is_kn=True) for a, b in zip(x, w, strict=True)]
 
 
-@pytest.mark.parametrize("recipe", ["fp8-current", "fp8-block", "mxfp8", "nvfp4"])
+@pytest.mark.parametrize("recipe", ["fp8-current", "fp8-block", "mxfp8", "mxfp4", "nvfp4"])
 def test_each_expert_is_quantized_as_its_own_matmul(recipe: str) -> None:
     """Expert inputs 10^i apart, each judged on its own: one amax (or nvfp4 global scale) over
     all experts would change the small experts' codes."""

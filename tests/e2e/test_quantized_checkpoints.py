@@ -18,13 +18,14 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
 import compiler
+from compiler.frontend import prequantized
 from compiler.frontend.checkpoint import NextTokenLogits
 from compiler.runtime.parameters import safetensors_header
 from passes.base.errors import QmlirError
 from tests.e2e import checkpoints
 from tests.e2e.cli_runner import run as cli
 from tests.reference import fp8 as fp8_reference
-from tests.reference import nvfp4
+from tests.reference import mxfp8, nvfp4
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
@@ -359,10 +360,10 @@ def test_qmlir_export_writes_a_folder_transformers_runs(tmp_path, capsys) -> Non
     assert code != 0 and "exists and is not an empty folder" in stderr
 
 
-@pytest.mark.parametrize("scheme", ["FP8_BLOCK", "FP8", "NVFP4"])
+@pytest.mark.parametrize("scheme", ["FP8_BLOCK", "FP8", "NVFP4", "MXFP4"])
 def test_import_then_export_is_byte_identical(tmp_path, scheme) -> None:  # type: ignore[no-untyped-def]
-    """A compressed-tensors folder (FP8_BLOCK; FP8 and NVFP4 with their static input scales)
-    exported again: the same tensors, dtypes and bytes, the same quantization_config."""
+    """A compressed-tensors folder (FP8_BLOCK, MXFP4; FP8 and NVFP4 with their static input
+    scales) exported again: the same tensors, dtypes and bytes, the same quantization_config."""
     source = checkpoints.save_compressed_tensors(_model(1, seed=3), tmp_path / "src", scheme)
     out = compiler.export_checkpoint(str(source), tmp_path / "again")
     before, after = (safetensors_header(f / "model.safetensors") for f in (source, out))
@@ -417,17 +418,24 @@ def test_calibrated_scales_export_and_compile_back(tmp_path) -> None:  # type: i
         )
 
 
-@pytest.mark.parametrize("recipe", ["mxfp8", "fp8-rowwise"])
+@pytest.mark.parametrize("recipe", ["mxfp8", "fp8-rowwise", "mxfp4"])
 def test_an_export_compiles_back_to_the_same_artifact(tmp_path, recipe) -> None:  # type: ignore[no-untyped-def]
     """An export compiled as a folder: qmlir's own codes and scales come back as stored and the
-    logits equal those of the model compiled directly, bit for bit; transformers' logits of the
-    fp8-rowwise folder agree (per-token activations: within cosine 0.999 of the unquantized
-    activations transformers computes with)."""
+    logits equal those of the model compiled directly, bit for bit (mxfp4: a compressed-tensors
+    MXFP4 folder's activations take the library's E8M0 rule, ``even``: the direct compile too);
+    transformers' logits of the fp8-rowwise folder agree (per-token activations: within cosine
+    0.999 of the unquantized activations transformers computes with)."""
     model = checkpoints.llama(4, torch.float32, num_hidden_layers=1, **SIZES)
-    folder = compiler.export_checkpoint(model, tmp_path / "out", recipe, exclude=["lm_head"])
+    options = {"e8m0_rounding": "even"} if recipe == "mxfp4" else {}
+    folder = compiler.export_checkpoint(
+        model, tmp_path / "out", recipe, exclude=["lm_head"], **options
+    )
     art = compiler.compile(str(folder), **STATIC)
+    assert art.record.recipe == {"name": recipe, "options": art.record.recipe["options"]}
     assert art.record.recipe["name"] == recipe
-    direct = compiler.compile(NextTokenLogits(model), (IDS,), recipe, exclude=["lm.lm_head"])
+    direct = compiler.compile(
+        NextTokenLogits(model), (IDS,), recipe, exclude=["lm.lm_head"], **options
+    )
     got = art(IDS.numpy())
     np.testing.assert_array_equal(got, direct(IDS.numpy()))
     if recipe == "fp8-rowwise":
@@ -685,3 +693,68 @@ def test_mixed_precision_folders_compile_each_layer_with_its_own_format(tmp_path
     assert _check_nvfp4_parameters(again, modelopt, modelopt=True) == 3
     cosine = _cosine(again(IDS.numpy()), got)  # NVFP4 scales through 1 / (1 / x)
     assert (cosine >= 0.9999).all(), cosine
+
+
+def _library_mxfp4_input(module: torch.nn.Module, args: tuple[torch.Tensor, ...]) -> tuple:  # type: ignore[type-arg]
+    """A linear's input fake-quantized by compressed-tensors itself (its MXFP4 scheme's dynamic
+    activation args, ``compute_dynamic_scales_and_zp`` and ``fake_quantize``), in f32."""
+    from compressed_tensors.quantization import preset_name_to_scheme
+    from compressed_tensors.quantization.lifecycle.forward import fake_quantize
+    from compressed_tensors.quantization.utils.helpers import compute_dynamic_scales_and_zp
+
+    inputs = preset_name_to_scheme("MXFP4", ["Linear"]).input_activations
+    scale, zero = compute_dynamic_scales_and_zp(args[0], inputs, module=module)
+    return (fake_quantize(args[0], scale, zero, inputs),)
+
+
+def test_a_compressed_tensors_mxfp4_folder_compiles_with_its_codes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """MXFP4 as compressed-tensors' compressor writes it (an f32 model): mxfp4 with the library's
+    E8M0 rule for activations, the folder's packed codes and E8M0 scales (in the GEMM's 128x4
+    tiles) byte for byte in the parameter file, and logits equal to those of transformers'
+    dequantized f32 model whose linears' inputs go through the library's own MXFP4 fake
+    quantizer (to the f32 rounding of the sums); its layers decompress (the library) to
+    qmlir's dequantized weights."""
+    model = checkpoints.llama(3, torch.float32, num_hidden_layers=1, **SIZES)
+    folder = checkpoints.save_compressed_tensors(model, tmp_path / "mxfp4", "MXFP4")
+    art = compiler.compile(str(folder), **STATIC)
+    assert art.record.recipe == {"name": "mxfp4", "options": {"e8m0_rounding": "even"}}
+    assert art.parameter_file is not None
+    count = 0
+    with (
+        safe_open(str(folder / "model.safetensors"), "np") as f,
+        safe_open(str(art.parameter_file), "np") as p,
+    ):
+        for key in f.keys():
+            module, _, param = key.rpartition(".")
+            if param != "weight_packed":
+                continue
+            prefix = f"lm.{module}.weight:0"
+            np.testing.assert_array_equal(p.get_tensor(prefix).view(np.uint8), f.get_tensor(key))
+            scales = f.get_tensor(f"{module}.weight_scale")
+            swizzled = p.get_tensor(prefix + "#2").view(np.uint8)
+            np.testing.assert_array_equal(swizzled, mxfp8.swizzle_rowwise(scales))
+            count += 1
+    assert count == 7
+    from transformers import AutoModelForCausalLM, CompressedTensorsConfig
+
+    with warnings.catch_warnings():  # "the quantization_config from the model will be used"
+        warnings.simplefilter("ignore", UserWarning)
+        dequantized = AutoModelForCausalLM.from_pretrained(
+            str(folder),
+            dtype=torch.float32,
+            quantization_config=CompressedTensorsConfig(dequantize=True),
+        ).eval()
+    for name, sub in dequantized.named_modules():
+        if isinstance(sub, torch.nn.Linear) and name != "lm_head":
+            sub.register_forward_pre_hook(_library_mxfp4_input)
+    with torch.no_grad():
+        reference = dequantized(input_ids=IDS).logits[:, -1].numpy()
+    got = art(IDS.numpy())
+    np.testing.assert_allclose(got, reference, rtol=0, atol=1e-5 * np.abs(reference).max())
+    weights = _decompressed(folder)
+    layer = "model.layers.0.mlp.down_proj"
+    with safe_open(str(folder / "model.safetensors"), "np") as f:
+        stored = prequantized.dequantize_mxfp4(
+            f.get_tensor(f"{layer}.weight_packed"), f.get_tensor(f"{layer}.weight_scale")
+        )
+    np.testing.assert_array_equal(weights[f"{layer}.weight"].float().numpy(), stored)

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 TINY = str(Path(__file__).parent / "models" / "tiny.py")
 
 
-@pytest.mark.parametrize("recipe", ["fp8-current", "fp8-block", "mxfp8", "nvfp4"])
+@pytest.mark.parametrize("recipe", ["fp8-current", "fp8-block", "mxfp8", "mxfp4", "nvfp4"])
 @pytest.mark.parametrize("builder", [tiny.single, tiny.matmul_kn])
 def test_output_sqnr_is_the_compiled_layers(recipe: str, builder) -> None:  # type: ignore[no-untyped-def]
     """A one-matmul model: the report's output SQNR is the compiled artifact's, so the report

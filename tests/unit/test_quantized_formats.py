@@ -33,6 +33,12 @@ def _ct(weights: dict, inputs: dict | None, fmt: str = "float-quantized", **extr
 
 BLOCK_W = {"strategy": "block", "block_structure": [128, 128]}
 GROUP_A = {"strategy": "group", "group_size": 128, "dynamic": True}
+MX4 = {"num_bits": 4, "strategy": "group", "group_size": 32, "scale_dtype": "torch.uint8"}
+
+
+def _ct_mxfp4(inputs: dict | None) -> dict:  # type: ignore[type-arg]
+    """compressed-tensors' MXFP4 (``inputs`` None: MXFP4A16) config, as its presets write it."""
+    return _ct(MX4, inputs, "mxfp4-pack-quantized")
 
 
 @pytest.mark.parametrize(
@@ -85,6 +91,13 @@ def test_formats_qmlir_takes(tmp_path, quant, recipe, scale, block) -> None:  # 
         folder_recipe(tmp_path, "nvfp4", {})
 
 
+def test_compressed_tensors_mxfp4_is_mxfp4_with_the_librarys_scale_rule(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    fmt = stored_format(_folder(tmp_path, _ct_mxfp4({**MX4, "dynamic": True})))
+    assert fmt is not None and (fmt.recipe, fmt.block, fmt.scale_kind) == ("mxfp4", (1, 32), "e8m0")
+    assert fmt.packed and fmt.codes_name == "weight_packed" and fmt.global_name is None
+    assert folder_recipe(tmp_path, None, {}) == ("mxfp4", {"e8m0_rounding": "even"})
+
+
 @pytest.mark.parametrize(
     ("quant", "message"),
     [
@@ -100,6 +113,15 @@ def test_formats_qmlir_takes(tmp_path, quant, recipe, scale, block) -> None:  # 
             "channel weights and tensor activations",
         ),
         (_ct(BLOCK_W, None), "unquantized input activations"),
+        (_ct_mxfp4(None), r"MXFP4 weights with unquantized activations \(MXFP4A16\)"),
+        (
+            _ct_mxfp4({"strategy": "group", "group_size": 32, "dynamic": True}),
+            "MXFP4 activations other than 4-bit float groups of 32",
+        ),
+        (
+            _ct_mxfp4({**MX4, "dynamic": False}),
+            "MXFP4 with static activation scales",
+        ),
         (_ct(BLOCK_W, GROUP_A, "pack-quantized"), "format 'pack-quantized'"),
         (_ct(BLOCK_W, GROUP_A, kv_cache_scheme={"num_bits": 8}), "quantized KV cache"),
         ({"quant_method": "compressed-tensors"}, "without config_groups"),
