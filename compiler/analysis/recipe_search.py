@@ -14,9 +14,9 @@
    f32 model's, mean per row, likewise.
 2. **Size.** A layer's weight costs ``numel x bits``, bits per recipe counting the weight's
    codes and its scales over its element count (:func:`weight_bits`: fp8-current 8 + 32/n,
-   fp8-block 8 + 32 per 128x128 block, mxfp8 8 + 8/32, nvfp4 4 + 8/16 + 32/n, fp8-rowwise 8 +
-   32 per row, ``none`` the weight's own dtype). A plan's effective bits per weight are its
-   layers' bits over their element count.
+   fp8-block 8 + 32 per 128x128 block, mxfp8 8 + 8/32, mxfp4 4 + 8/32, nvfp4 4 + 8/16 + 32/n,
+   fp8-rowwise 8 + 32 per row, ``none`` the weight's own dtype). A plan's effective bits per
+   weight are its layers' bits over their element count.
 3. **Exact solver.** Layers reading one activation (q, k, v of an attention; the matmuls the
    recipe pass would cast the same input for) form a group that takes one recipe. A dynamic
    program over the groups finds the assignment of least total score whose size fits ``budget
@@ -157,6 +157,8 @@ def weight_bits(recipe: str, shape: tuple[int, ...], dtype_bits: int = 32) -> fl
         return 8 + 32 * rows / n
     if recipe == "mxfp8":
         return 8 + 8 / 32
+    if recipe == "mxfp4":
+        return 4 + 8 / 32
     if recipe == "nvfp4":
         return 4 + 8 / 16 + 32 / n
     raise QmlirError(f"no size rule for recipe '{recipe}'")

@@ -34,9 +34,12 @@ from passes.hold_training_state import HoldTrainingState
 from passes.probe_gemms import ProbeGemms, probe_entries
 from passes.training_gemms import TrainingGemms
 
-# recipes whose training rules qmlir does not implement yet (NVFP4: 16x16 weight blocks,
-# stochastic rounding and a random Hadamard transform of the wgrad operands)
-UNTRAINED_RECIPES = ("nvfp4",)
+# recipes whose training rules qmlir does not implement yet, and why
+UNTRAINED_RECIPES = {
+    "nvfp4": "its training rules: 16x16 weight blocks, stochastic rounding of gradients, a random "
+    "Hadamard transform of the wgrad operands, are not implemented",
+    "mxfp4": "FP4 training needs stochastic rounding of gradients, which qmlir does not implement",
+}
 
 
 def compile_training_model(
@@ -117,7 +120,6 @@ def _check_trainable(source: ModelSource, options: CompileOptions) -> None:
     for recipe in recipes:
         if recipe.name in UNTRAINED_RECIPES:
             raise QmlirError(
-                f"recipe '{recipe.name}' cannot compile a training step yet (its training "
-                "rules: 16x16 weight blocks, stochastic rounding of gradients, a random "
-                "Hadamard transform of the wgrad operands, are not implemented)"
+                f"recipe '{recipe.name}' cannot compile a training step yet "
+                f"({UNTRAINED_RECIPES[recipe.name]})"
             )

@@ -31,7 +31,9 @@ def decode_elements(codes: np.ndarray, fmt: str, columns: int | None = None) -> 
 
 
 def decode_e8m0(codes: np.ndarray) -> np.ndarray:
-    values = np.ldexp(np.float32(1.0), codes.astype(np.int32) - 127).astype(np.float32)
+    """``2^(e - 127)`` as float32 (0x00: the subnormal 2^-127), 0xFF: NaN (no overflow warning)."""
+    exponents = np.minimum(codes.astype(np.int32), 0xFE) - 127
+    values = np.ldexp(np.float32(1.0), exponents).astype(np.float32)
     return np.where(codes == 0xFF, np.float32(np.nan), values)
 
 

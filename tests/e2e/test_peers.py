@@ -21,18 +21,39 @@ def _wide(shape: tuple[int, int], seed: int, lo: int, hi: int) -> np.ndarray:
     return (rng.choice([-1.0, 1.0], shape) * magnitude).astype(np.float32)
 
 
-def _to_mx(x: np.ndarray, rounding: str) -> tuple[np.ndarray, np.ndarray]:
+def _to_mx(
+    x: np.ndarray, rounding: str, elem: torch.dtype = torch.float8_e4m3fn
+) -> tuple[np.ndarray, np.ndarray]:
     from torchao.prototype.mx_formats.config import ScaleCalculationMode
     from torchao.prototype.mx_formats.mx_tensor import to_mx
 
-    mode = {"ceil": ScaleCalculationMode.RCEIL, "floor": ScaleCalculationMode.FLOOR}[rounding]
-    scale, data = to_mx(torch.from_numpy(x), torch.float8_e4m3fn, 32, mode)
+    mode = {
+        "ceil": ScaleCalculationMode.RCEIL,
+        "floor": ScaleCalculationMode.FLOOR,
+        "even": ScaleCalculationMode.EVEN,
+    }[rounding]
+    scale, data = to_mx(torch.from_numpy(x), elem, 32, mode)
     return data.view(torch.uint8).numpy(), scale.view(torch.uint8).numpy().reshape(x.shape[0], -1)
 
 
-@pytest.mark.parametrize("rounding", ["ceil", "floor"])
+@pytest.mark.parametrize("rounding", ["ceil", "floor", "even"])
+def test_mxfp4_matches_torchao_to_mx(rounding: str) -> None:
+    """mxfp4's ceil = torchao RCEIL, floor = FLOOR, even = EVEN, packed codes and scales, on
+    data without NaN, -0.0 or e = 0 blocks (tests/reference/mxfp4.py lists those)."""
+    x = _wide((64, 128), 2, -40, 40)
+    x[1, :32] = 6.0
+    x[2, :32] = np.linspace(-7, 7, 32, dtype=np.float32)
+    x[3, :32] = 1.75 * 2.0 ** np.arange(-8, 24)  # even's boundary, block by block
+    q = compiler.quantize(x, "mxfp4", e8m0_rounding=rounding)
+    peer_codes, peer_scales = _to_mx(x, rounding, torch.float4_e2m1fn_x2)
+    np.testing.assert_array_equal(q.scale, peer_scales)
+    np.testing.assert_array_equal(q.data, peer_codes)
+
+
+@pytest.mark.parametrize("rounding", ["ceil", "floor", "even"])
 def test_mxfp8_matches_torchao_to_mx(rounding: str) -> None:
-    """ceil = torchao RCEIL, floor = torchao FLOOR (on data without NaN or e = 0 blocks)."""
+    """ceil = torchao RCEIL, floor = torchao FLOOR, even = torchao EVEN (on data without NaN or
+    e = 0 blocks)."""
     x = _wide((128, 128), 1, -40, 40)
     x[0] = 0.0
     x[1, :32] = 448.0

@@ -51,6 +51,7 @@ def test_weight_bits_count_codes_and_scales() -> None:
     assert weight_bits("fp8-current", (64, 128)) == 8 + 32 / 8192
     assert weight_bits("fp8-block", (256, 256)) == 8 + 32 * 4 / 65536
     assert weight_bits("mxfp8", (64, 128)) == 8.25
+    assert weight_bits("mxfp4", (64, 128)) == 4.25
     assert weight_bits("nvfp4", (64, 128)) == 4.5 + 32 / 8192
     assert weight_bits("fp8-rowwise", (64, 128)) == 8 + 32 * 64 / 8192
 

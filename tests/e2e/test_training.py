@@ -190,6 +190,7 @@ def test_what_cannot_be_trained_is_refused_in_one_line() -> None:
     cases = [
         (NotALoss(), (torch.randn(2, 8),), {}, "forward\\(\\) to return the loss"),
         (Regression(), (x, y), {"recipe": "nvfp4"}, "recipe 'nvfp4' cannot compile a training"),
+        (Regression(), (x, y), {"recipe": "mxfp4"}, "recipe 'mxfp4' cannot .* stochastic"),
         (WithDropout().train(), (x, y), {}, "draws random numbers"),
         (Regression(), (x, y), {"optimizer": "lion"}, "unknown optimizer 'lion'"),
         (Regression(), (x, y), {"lr": -1.0}, "learning rate must be"),
