@@ -23,7 +23,8 @@ from pathlib import Path
 
 from compiler.cli import main as qmlir
 
-RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
+RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "mxfp4", "nvfp4")
+CUDA_RECIPES = ("fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")  # mxfp4: llvm-cpu
 SAMPLES = (
     "mlp.py:build",
     "mlp.py:build_bf16",
@@ -37,6 +38,8 @@ VARIANTS = (
     ("nvfp4", ("-O", "scale_order=torchao")),
     ("mxfp8", ("-O", "e8m0_rounding=floor")),
     ("mxfp8", ("-O", "e8m0_rounding=rne")),
+    ("mxfp8", ("-O", "e8m0_rounding=even")),
+    ("mxfp4", ("-O", "e8m0_rounding=even")),
     ("fp8-current", ("-O", "force_pow2_scales=true")),
     ("fp8-delayed", ("-O", "amax_compute_algo=most_recent", "-O", "margin=2")),
     ("fp8-block", ("--exclude", "attn.*", "--layer-recipe", "mlp.fc2=nvfp4")),
@@ -48,7 +51,7 @@ def jobs() -> list[tuple[str, str, tuple[str, ...]]]:
     out = [(s, r, ()) for s in SAMPLES for r in RECIPES]
     for arch in ("sm_89", "sm_90", "sm_100"):
         cuda = ("--target", "cuda", "--cuda-arch", arch)
-        out += [(s, r, cuda) for s in CUDA_SAMPLES for r in RECIPES[1:]]
+        out += [(s, r, cuda) for s in CUDA_SAMPLES for r in CUDA_RECIPES]
     out += [("transformer_block.py:build", r, flags) for r, flags in VARIANTS]
     return out
 

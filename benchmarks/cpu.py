@@ -40,7 +40,7 @@ MODELS = {
     "decoder_lm": "samples/decoder_lm.py:build",  # Llama-style, batch 32, seq 64, next-token logits
 }
 LOGITS = {"decoder_lm"}  # models whose output rows are logits: top-1 agreement is reported
-RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
+RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "mxfp4", "nvfp4")
 # extra variants, compared in the same run: label → (recipe, CompileOptions fields)
 EXTRA_VARIANTS = {
     # IREE's attention op with data tiling fails on the decoder ("large vector sizes")
