@@ -10,6 +10,7 @@ from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import contraction, definition, gemm_operand_fields, template
 from passes.lowering.cpu.swizzle import unswizzle
+from passes.lowering.cpu.tiling import elementwise_blocks
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, row_signature
 
@@ -28,18 +29,36 @@ def _element(prefix: str, x: str) -> str:
 
 
 def lower_mxfp4_quantize(op: NamedOp) -> str:
+    """K a multiple of 32: x read as one row per block, i4 codes IREE packs
+    (``quantize_mxfp4_rows.mlir``); else each byte's two codes read by index, the last block
+    padded (``quantize_mxfp4.mlir``)."""
     (x, scale), (packed, _), rows = row_signature(op)
+    k, kb = x.shape[1], scale.shape[1]
+    fields = {"M": rows, "K": k, "Kb": kb, "Kh": packed.shape[1], "m": rows.empty}
+    if k != kb * BLOCK:
+        return definition(
+            "quantize_mxfp4.mlir",
+            head(op),
+            **fields,
+            m_defs=rows.defs(),
+            element_lo=_element("lo_", "%x0"),
+            element_hi=_element("hi_", "%x1"),
+        )
+    blocks = rows.scaled_dim("blocks", kb)  # the rows of the [M * K blocks, 32] view
     return definition(
-        "quantize_mxfp4.mlir",
+        "quantize_mxfp4_rows.mlir",
         head(op),
-        M=rows,
-        K=x.shape[1],
-        Kb=scale.shape[1],
-        Kh=packed.shape[1],
-        m_defs=rows.defs(),
-        m=rows.empty,
-        element_lo=_element("lo_", "%x0"),
-        element_hi=_element("hi_", "%x1"),
+        **fields,
+        m_defs=rows.defs(("blocks", kb, 1)),
+        N=rows.scaled_type(k),
+        R=rows.scaled_type(kb),
+        R_size=blocks.size,
+        M_size=rows.size,
+        r_empty=blocks.empty,
+        m_braces=rows.braces,
+        r_braces=blocks.braces,
+        tiling=elementwise_blocks(None if rows.dynamic else rows.count * kb, BLOCK),
+        element=_element("q_", "%xv"),
     )
 
 

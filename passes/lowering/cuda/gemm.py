@@ -166,14 +166,16 @@ def _gemm_kernel(op: NamedOp) -> tuple[CudaKernel | None, dict[str, int]]:
     scale_format = op.attrs.scale_format
     layouts = (op.attrs.a_layout, op.attrs.b_layout)
     block_layouts = {ScaleLayout.BLOCK1D, ScaleLayout.BLOCK2D}
-    if scale_format is ScaleFormat.FP32 and set(layouts) <= block_layouts:
+    k_blocks = {op.attrs.a_block[1], op.attrs.b_block[1]} if op.attrs.a_block else set()
+    if scale_format is ScaleFormat.FP32 and set(layouts) <= block_layouts and k_blocks == {128}:
         dims = {
             f"{p}_dims": 2 if lay is ScaleLayout.BLOCK2D else 1
             for p, lay in zip("ab", layouts, strict=True)
         }
         return cuda_kernels.GEMM_FP8_BLOCK, dims
     mx = layouts == (ScaleLayout.MX, ScaleLayout.MX)
-    if scale_format is ScaleFormat.E8M0 and mx:
+    fp8 = op.attrs.a_format == E4M3 and op.attrs.b_format == E4M3
+    if scale_format is ScaleFormat.E8M0 and mx and fp8:  # not E2M1 codes (mxfp4's)
         return cuda_kernels.GEMM_MXFP8, {}
     if scale_format is ScaleFormat.NVFP4 and mx:
         return cuda_kernels.GEMM_NVFP4, {}
