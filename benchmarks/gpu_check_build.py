@@ -58,10 +58,18 @@ from passes.lower_named_ops import LowerNamedOps
 from passes.recipes import Role, ScalingRecipe, Usage, get_recipe
 from samples import transformer_block
 
-QUANTIZE_RECIPES = ("fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
+QUANTIZE_RECIPES = ("fp8-current", "fp8-delayed", "fp8-block", "fp8-rowwise", "mxfp8", "nvfp4")
 COLUMNWISE_RECIPES = ("fp8-block", "mxfp8")  # also -rowcol: rowwise + columnwise of one x
-GEMM_RECIPES = ("fp8-current", "fp8-block", "mxfp8", "nvfp4")
-MODEL_RECIPES = ("none", "fp8-current", "fp8-delayed", "fp8-block", "mxfp8", "nvfp4")
+GEMM_RECIPES = ("fp8-current", "fp8-block", "fp8-rowwise", "mxfp8", "nvfp4")
+MODEL_RECIPES = (
+    "none",
+    "fp8-current",
+    "fp8-delayed",
+    "fp8-block",
+    "fp8-rowwise",
+    "mxfp8",
+    "nvfp4",
+)
 CHECK_SHAPE = (512, 2048)
 ADVERSARIAL = ("adversarial", "adversarial-inf")  # check_input kinds beside the normal one
 BENCH_SHAPE = (8192, 8192)

@@ -8,6 +8,10 @@ the block a whole row (``1 x K``; a ``[K, N]`` operand's columns, ``K x 1``): ``
 448 / amax`` in FP32 (``amax == 0`` → 1), power-of-2 rounding off by default (torchao's rowwise
 recipe rounds scales down to a power of 2: ``pow2_scales=true``), cast to E4M3, ``scale_inv``
 stored; the GEMM multiplies each dot product by its row's and column's ``scale_inv``.
+
+On cuda no hand-written kernel takes a scale spanning all of K (the FP8 block kernels take 128):
+the quantize core and the GEMM compile from the llvm-cpu bodies by IREE's own CUDA code
+generation (``passes/lowering/cuda/lower.py``).
 """
 
 from __future__ import annotations
@@ -38,7 +42,6 @@ class Fp8RowwiseScaling(ScalingRecipe):
     name = "fp8-rowwise"
     summary = "FP8 with an FP32 scale per row: per token, per output channel (FP8_DYNAMIC)"
     two_dimensional = True
-    cuda_refusal = "the CUDA kernels take 128-element FP8 blocks; a row's scale spans all of K"
 
     fp8_format: Fp8Format = Fp8Format.E4M3
     pow2_scales: bool = False

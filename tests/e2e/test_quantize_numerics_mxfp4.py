@@ -133,3 +133,11 @@ def test_the_gemm_multiplies_the_dequantized_operands(m: int, k: int, n: int) ->
 def test_nvfp4_options_are_refused_by_mxfp4() -> None:
     with pytest.raises(compiler.QmlirError, match="has no option 'scale_order'"):
         compiler.quantize(np.ones((1, 32), np.float32), "mxfp4", scale_order="te")
+
+
+def test_cuda_is_refused_in_one_line() -> None:
+    import torch
+
+    linear = torch.nn.Linear(64, 8)
+    with pytest.raises(compiler.QmlirError, match="'mxfp4' does not run on --target cuda yet"):
+        compiler.compile(linear, (torch.randn(2, 64),), "mxfp4", target="cuda")
