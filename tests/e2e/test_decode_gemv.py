@@ -58,8 +58,8 @@ def _every_code_linear(k: int) -> torch.nn.Linear:
 
 def _every_fp4_code_linear(k: int) -> torch.nn.Linear:
     """A linear whose weight holds E2M1 values: each 16 of a row every code (n + j) % 16, so
-    every block's amax is 6 and nvfp4's scales (448 a block, 448 x 6 / 6 global) give these
-    codes back."""
+    every block's amax is 6 and nvfp4's scales (448 a block, 448 x 6 / 6 global) and mxfp4's
+    (2^0 a block of 32) give these codes back."""
     codes = (np.arange(N)[:, None] + np.arange(k)[None, :]) % 16
     values = np.vectorize(lambda c: code_value(E2M1, int(c)))(codes).astype(np.float32)
     linear = torch.nn.Linear(k, N, bias=False)
@@ -85,11 +85,23 @@ CASES = [
     ("fp8-block", 256),  # 1 x 128 and 128 x 128 blocks, fp32 scales
     ("mxfp8", 192),  # 1 x 32 blocks, E8M0 scales
     ("nvfp4", 256),  # E2M1 codes two a byte, E4M3 scales of 1 x 16 blocks
+    ("mxfp4", 256),  # E2M1 codes two a byte, E8M0 scales of 1 x 32 blocks (AVX2 only)
+]
+# mxfp4's one-row GEMM has an AVX2 variant only: an AVX-512 host's own code keeps it data-tiled
+HOST_CASES = [
+    pytest.param(
+        recipe,
+        k,
+        marks=pytest.mark.skipif(HOST_ISA is not GemvIsa.AVX2, reason="mxfp4: AVX2 code only"),
+    )
+    if recipe == "mxfp4"
+    else (recipe, k)
+    for recipe, k in CASES
 ]
 
 
 @needs_gemv
-@pytest.mark.parametrize(("recipe", "k"), CASES)
+@pytest.mark.parametrize(("recipe", "k"), HOST_CASES)
 def test_every_code_decodes_as_the_data_tiled_gemm_does(
     recipe: str, k: int, tmp_path: Path
 ) -> None:
@@ -105,7 +117,7 @@ def test_every_code_decodes_as_the_data_tiled_gemm_does_in_avx2_code(
 
 
 def _check_every_code(recipe: str, k: int, cpu: str, tmp_path: Path) -> None:
-    fp4 = recipe == "nvfp4"
+    fp4 = recipe in ("nvfp4", "mxfp4")
     linear = _every_fp4_code_linear(k) if fp4 else _every_code_linear(k)
     gemv = _compiled(linear, "auto", tmp_path, cpu=cpu, recipe=recipe)
     kb = k // 2 if fp4 else k  # B's bytes a row
@@ -225,3 +237,33 @@ CHECK: torch_c.from_builtin_tensor %[[W]]
 """,
         tmp_path / "03-fold-weights.mlir",
     )
+
+
+def test_mxfp4_keeps_the_data_tiled_gemm_in_avx512_code(tmp_path: Path) -> None:
+    """mxfp4's matrix-vector product is written for AVX2 only: code for a CPU with AVX512-BF16
+    and AVX512-VBMI (compiled here, not run) keeps IREE's data-tiled GEMM."""
+    linear = _every_fp4_code_linear(256)
+    x = torch.zeros(1, 256)
+    compiler.compile(
+        linear, (x,), recipe="mxfp4", decode_gemv="auto", cpu="sapphirerapids", dump_ir=tmp_path
+    )
+    lowered = (tmp_path / "04-lower.mlir").read_text()
+    assert "scaled_matmul.e2m1xe2m1" in lowered and "qmlir.gemv" not in lowered
+
+
+@pytest.mark.skipif(HOST_ISA is not GemvIsa.AVX2, reason="mxfp4's matrix-vector product: AVX2")
+def test_mxfp4_nan_blocks_give_nan_as_the_data_tiled_gemm_does() -> None:
+    """A NaN in a weight block (its E8M0 scale 0xFF) makes that row's output NaN; a NaN in x
+    makes every output NaN; the other rows as the data-tiled GEMM's (the f32 sums reordered)."""
+    linear = _every_fp4_code_linear(256)
+    with torch.no_grad():
+        linear.weight[5, 40] = float("nan")
+    gemv = _compiled(linear, "auto", recipe="mxfp4")
+    tiled = _compiled(linear, "off", recipe="mxfp4")
+    x = np.random.default_rng(1).standard_normal((1, 256)).astype(np.float32)
+    got, want = np.asarray(gemv(x)), np.asarray(tiled(x))
+    assert np.isnan(got[0, 5]) and np.isnan(want[0, 5])
+    keep = np.arange(N) != 5
+    np.testing.assert_allclose(got[0, keep], want[0, keep], rtol=1e-5, atol=1e-5)
+    x[0, 100] = np.nan
+    assert np.isnan(np.asarray(gemv(x))).all() and np.isnan(np.asarray(tiled(x))).all()

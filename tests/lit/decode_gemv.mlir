@@ -8,6 +8,8 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=BLOCK2L
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block pow2_scales=false}' -p 'decode-gemv{isa=avx2}' %s | FileCheck %s --check-prefix=KEPT
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=NVF
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp4}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=MX4
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp4}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv %s | FileCheck %s --check-prefix=MX4512
 // RUN: not %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'decode-gemv{isa=sse2}' %s 2>&1 | FileCheck %s --check-prefix=BADISA
 
 // decode-gemv marks the one-row per-tensor FP8 GEMM (a decode step's: A [1, 128], B [64, 128])
@@ -145,6 +147,28 @@
 // NVF: %[[SUMS4:.*]] = flow.dispatch @[[EXE]]::@{{.*}} : (tensor<128xi8>, tensor<8xf32>, tensor<16xi32>, tensor<64x64xi8>, tensor<64x8xi8>) -> tensor<64xf32>
 // NVF: %[[MAGS4:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<64x8xi8>)
 // NVF: linalg.generic {{.*}} ins(%[[SUMS4]], %[[MAGS4]] : tensor<64xf32>, tensor<64xi8>)
+// mxfp4 (AVX2): nvfp4's integer loop, each 32-code block's E8M0 scales decoded in the loop as
+// the f32 of their bits shifted (255: NaN, selected), four lanes a block; x's E8M0 scales times
+// a quarter beside the dispatch; no global scales, no NaN-row pass
+// MX4: stream.executable private @[[EXE:qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64\$gemv_executable]] {
+// MX4: arith.constant dense<23> : vector<4xi32>
+// MX4: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>)
+// MX4-COUNT-4: llvm.call_intrinsic "llvm.x86.avx2.pmadd.ub.sw"
+// MX4-COUNT-2: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
+// MX4: arith.shli %{{.*}}, %{{.*}} : vector<4xi32>
+// MX4: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf32>
+// MX4: vector.shuffle %{{.*}}, %{{.*}} [0, 0, 0, 0, 1, 1, 1, 1]
+// MX4: vector.shuffle %{{.*}}, %{{.*}} [2, 2, 2, 2, 3, 3, 3, 3]
+// MX4-COUNT-2: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// MX4: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64
+// MX4-SAME: qmlir.gemv = "avx2"
+// MX4: arith.constant 2.500000e-01 : f32
+// MX4: %[[SUMS5:.*]] = flow.dispatch @[[EXE]]::@{{.*}} : (tensor<128xi8>, tensor<4xf32>, tensor<16xi32>, tensor<64x64xi8>, tensor<64x4xi8>) -> tensor<64xf32>
+// MX4-NEXT: tensor.expand_shape %[[SUMS5]]
+// the AVX-512 variant takes no mxfp4 GEMM
+// MX4512: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64
+// MX4512-SAME: qmlir.gemm_operands = "bf16"
+// MX4512-NOT: qmlir.gemv =
 // BADISA: decode-gemv isa must be one of avx512bf16, avx2, not 'sse2'
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>

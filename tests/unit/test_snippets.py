@@ -544,6 +544,9 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_x_i8.mlir": dict(val="%v"),
         "gemv_nan_rows.mlir": dict(N=8, K=128, codes="%b"),
         "gemv_fp4_scales_f16.mlir": dict(KB=16, N=8),
+        "gemv_mxfp4_scales_i8.mlir": dict(KB=8, N=8),
+        "gemv_accumulate_mxfp4_i8.mlir": dict(acc_a="%a0", acc_b="%a1"),
+        "gemv_defs_mxfp4.mlir": dict(KB=8, N=8, K=128),
         "gemv_products_f32_block.mlir": {},
         "gemv_accumulate_scaled_block.mlir": dict(acc_a="%a0", acc_b="%a1", KB=2, RB=4, WKB=4),
     }[file]
@@ -585,17 +588,24 @@ def _gemv_scales(scale_format: str) -> Callable[[str], object]:
     return make
 
 
-def _gemv_fp4_activation(x_elem: str) -> Callable[[str], object]:
-    """nvfp4's A as AVX-512's x (bf16) or AVX2's (i8, times 2; scales times 2^8 / 4)."""
+def _gemv_fp4_activation(x_elem: str, e8m0: bool = False) -> Callable[[str], object]:
+    """nvfp4's A as AVX-512's x (bf16) or AVX2's (i8, times 2; scales times 2^8 / 4); mxfp4's
+    (``e8m0``: AVX2, its E8M0 scales times a quarter), as gemv.lower_gemv and _lower_mxfp4."""
 
     def make(p: str) -> object:
         to_x = fill(f"gemv_x_{x_elem}.mlir").substitute(p=p, val=f"%{p}fp4")
-        factor = 64.0 if x_elem == "i8" else 1.0
+        factor = 0.25 if e8m0 else 64.0 if x_elem == "i8" else 1.0
+        decode_scale = (
+            fill("decode_e8m0_f32.mlir").substitute(p=f"{p}s_", code=f"%{p}s_code")
+            if e8m0
+            else snippets.decode(f"{p}s_", E4M3)
+        )
         return fill("gemv_fp4_activation.mlir").substitute(
             p=p, a_shape="1x64", a_dims="0, 1", K=64, XK=128, KB=8, x_elem=x_elem, to_x=to_x,
             scale_factor=factor,
             decode_fp4=snippets.decode_e2m1(p, f"%{p}fp4"),
-            decode_scale=snippets.decode(f"{p}s_", E4M3),
+            decode_scale=decode_scale,
+            s_val=f"%{p}s_f32" if e8m0 else f"%{p}s_val",
         )  # fmt: skip
 
     return make
@@ -756,6 +766,10 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_activation_f32": ("gemv_activation.mlir", _gemv_activation("f32")),
     "gemv_fp4_activation": ("gemv_fp4_activation.mlir", _gemv_fp4_activation("bf16")),
     "gemv_fp4_activation_i8": ("gemv_fp4_activation.mlir", _gemv_fp4_activation("i8")),
+    "gemv_mxfp4_activation": ("gemv_fp4_activation.mlir", _gemv_fp4_activation("i8", True)),
+    "gemv_mxfp4_scales_i8": _gemv("gemv_mxfp4_scales_i8.mlir"),
+    "gemv_accumulate_mxfp4_i8": _gemv("gemv_accumulate_mxfp4_i8.mlir"),
+    "gemv_defs_mxfp4": _gemv("gemv_defs_mxfp4.mlir"),
     "gemv_fp4_decode_i8": _gemv("gemv_fp4_decode_i8.mlir"),
     "gemv_fp4_offsets": _gemv("gemv_fp4_offsets.mlir"),
     "gemv_accumulate_fp4_i8": _gemv("gemv_accumulate_fp4_i8.mlir"),

@@ -21,13 +21,16 @@ matrix-vector product that reads B's codes as stored and decodes them inside its
   ``gemv_accumulate_scaled.mlir``; fp8-block's, a loop step inside one 128-code K block:
   ``gemv_products_f32_block.mlir`` and ``gemv_accumulate_scaled_block.mlir``). x is f32, times
   the 2^8 the decode leaves out. FP8 weights in E4M3 only (every recipe's forward format).
-- AVX2, nvfp4: ``gemv_fp4_decode_i8.mlir``, in integers: each code's value times 2 plus 12 (an
-  unsigned byte, :func:`fp4_offset_table`) from a 16-entry table (``vpshufb``), times x's
-  values times 2 (signed bytes) by ``vpmaddubsw``, each 4 bytes' 8 products summed in 32 bits
-  (``vpmaddwd``) less the offset's products (``gemv_fp4_offsets.mlir``: 12 times x's integers'
-  sum, the same for every row): 4 times their exact sum, times the block's scales
+- AVX2, nvfp4 and mxfp4: ``gemv_fp4_decode_i8.mlir``, in integers: each code's value times 2
+  plus 12 (an unsigned byte, :func:`fp4_offset_table`) from a 16-entry table (``vpshufb``),
+  times x's values times 2 (signed bytes) by ``vpmaddubsw``, each 4 bytes' 8 products summed in
+  32 bits (``vpmaddwd``) less the offset's products (``gemv_fp4_offsets.mlir``: 12 times x's
+  integers' sum, the same for every row): 4 times their exact sum, times the block's scales
   (``gemv_accumulate_fp4_i8.mlir``; x's a quarter) into 8-lane f32 accumulators: 2.6 times
   the speed of a decode through f16 (benchmarks/RESULTS.md), a third of the instructions.
+  mxfp4's blocks are 32 codes (4 lanes each) with E8M0 scales, decoded in the loop as the f32
+  of their bits shifted (``gemv_mxfp4_scales_i8.mlir``, ``gemv_accumulate_mxfp4_i8.mlir``); no
+  AVX-512 variant (its one-row GEMMs stay data-tiled there).
 
 Every decode is exact for every code, subnormals, infinities and NaN included (a bf16, an f16
 or a byte holds each value; :func:`bf16_table`). A's decode and scales sit beside the dispatch
@@ -46,7 +49,7 @@ from dataclasses import dataclass
 from passes.ir.dialect import GemvIsa, NamedOp, ScaleFormat, Scaling
 from passes.ir.formats import E2M1, E4M3, E5M2, FloatFormat
 from passes.ir.layouts import ScaleLayout
-from passes.ir.types import shape_text
+from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import definition, fragment
 from passes.lowering.cpu.swizzle import unswizzle
@@ -80,10 +83,15 @@ class Gemv:
     k: int
     bk: int = 0
     scale_format: ScaleFormat | None = None
+    e2m1: bool = False  # E2M1 codes, two a byte: nvfp4's, or mxfp4's (E8M0 scales)
 
     @property
     def fp4(self) -> bool:
-        return self.scale_format is ScaleFormat.NVFP4
+        return self.e2m1
+
+    @property
+    def mxfp4(self) -> bool:
+        return self.e2m1 and self.scale_format is ScaleFormat.E8M0
 
 
 # each block-scale format's (A's block, B's block, A's layout, B's layout)
@@ -111,8 +119,9 @@ def gemv_plan(op: NamedOp, isa: GemvIsa) -> Gemv | None:
     ins, _ = op.signature(dynamic=True)
     if not all(t.is_static for t in ins):
         return None
-    fp4 = attrs.scale_format is ScaleFormat.NVFP4
-    a, b = ins[0], ins[3 if fp4 else 2]
+    globals_ = attrs.scale_format is ScaleFormat.NVFP4  # nvfp4's global scale operands
+    fp4 = attrs.a_format == E2M1 or attrs.b_format == E2M1
+    a, b = ins[0], ins[3 if globals_ else 2]
     if b.rank != 2 or math.prod(a.shape[:-1]) != 1:
         return None
     n, k = b.shape
@@ -122,6 +131,8 @@ def gemv_plan(op: NamedOp, isa: GemvIsa) -> Gemv | None:
     if fp4:
         if attrs.a_format != E2M1 or attrs.b_format != E2M1:
             return None
+        if not globals_ and isa is not GemvIsa.AVX2:
+            return None  # mxfp4: AVX2's integer loop only
     elif attrs.a_format not in fp8 or attrs.b_format not in fp8:
         return None
     elif isa is GemvIsa.AVX2 and attrs.b_format != E4M3:
@@ -134,7 +145,7 @@ def gemv_plan(op: NamedOp, isa: GemvIsa) -> Gemv | None:
     bk = blocks[0][1]
     if (2 * k if fp4 else k) % bk:
         return None
-    return Gemv(n, k, bk, attrs.scale_format)
+    return Gemv(n, k, bk, attrs.scale_format, fp4)
 
 
 def workgroup_rows(n: int) -> int:
@@ -232,6 +243,8 @@ def lower_gemv(op: NamedOp) -> str:
         "out_dims": fields["out_dims"],
         "out_sizes": fields["out_sizes"],
     }
+    if plan.mxfp4:
+        return _lower_mxfp4(plan, isa, fields, a_dims, ins[1], ins[3])
     if plan.fp4:
         sa, sb = ins[1], ins[4]
         kb = 2 * k // plan.bk
@@ -250,6 +263,7 @@ def lower_gemv(op: NamedOp) -> str:
             x_elem=x_elem,
             to_x=_to_x(isa, E2M1, "x_", "%x_fp4"),
             decode_scale=snippets.decode("x_s_", E4M3),
+            s_val="%x_s_val",
             scale_factor=FP4_SCALE_FACTOR[isa],
         )
         offsets = x_offsets = x_offsets_type = nan_rows = ""
@@ -322,6 +336,48 @@ def lower_gemv(op: NamedOp) -> str:
         )
         doc = "E8M0 scales of 1 x 32 blocks, mx layout"
     body = definition("scaled_matmul_block_gemv.mlir", fields, **grid, scales=scales, scale_doc=doc)
+    return f"{executable}\n{body}"
+
+
+def _lower_mxfp4(
+    plan: Gemv, isa: GemvIsa, fields: dict[str, object], a_dims: str, sa: TensorInfo, sb: TensorInfo
+) -> str:
+    """mxfp4's one-row GEMM (AVX2): nvfp4's integer loop over 32-code blocks with E8M0 scales;
+    x's E8M0 scales decoded beside the dispatch, times a quarter (the integers' factor 4)."""
+    n, k = plan.n, plan.k
+    kb = 2 * k // plan.bk
+    exe, fn = str(fields["exe"]), str(fields["fn"])
+    executable = _executable(plan, isa, exe, fn, (n, kb), 1, E2M1)
+    sa_type, sb_type = str(sa.builtin()), str(sb.builtin())
+    activation = fragment(
+        "gemv_fp4_activation.mlir",
+        p="x_",
+        a_shape=fields["a_shape"],
+        a_dims=a_dims,
+        K=k,
+        XK=2 * k,
+        KB=kb,
+        decode_fp4=snippets.decode_e2m1("x_", "%x_fp4"),
+        x_elem="i8",
+        to_x=_to_x(isa, E2M1, "x_", "%x_fp4"),
+        decode_scale=fragment("decode_e8m0_f32.mlir", p="x_s_", code="%x_s_code"),
+        s_val="%x_s_f32",
+        scale_factor=0.25,
+    )
+    body = definition(
+        "scaled_matmul_mxfp4_gemv.mlir",
+        fields,
+        x_elem="i8",
+        XK=2 * k,
+        KB=kb,
+        LANES=k // 4,
+        sa_type=sa_type,
+        sb_type=sb_type,
+        unswizzle_a=unswizzle("x_", "%sa", sa_type, Dim(1), kb),
+        unswizzle_b=unswizzle("b_", "%sb", sb_type, Dim(n), kb),
+        activation=activation,
+        offsets="\n" + fragment("gemv_fp4_offsets.mlir", p="x_", XK=2 * k, LANES=k // 4),
+    )
     return f"{executable}\n{body}"
 
 
@@ -412,7 +468,11 @@ def _chunk(
     common = {"p": p, "N": n, "K": k, "XK": 2 * k if plan.fp4 else k, "offset": c * CHUNK}
     accs = {"p": p, "acc_a": acc[0], "acc_b": acc[1]}
     if plan.fp4:
-        if isa is GemvIsa.AVX2:
+        if plan.mxfp4:
+            scales = fragment("gemv_mxfp4_scales_i8.mlir", p=p, **scale_fields)
+            decode = fragment("gemv_fp4_decode_i8.mlir", **common, LANES=k // 4)
+            accumulate = fragment("gemv_accumulate_mxfp4_i8.mlir", **accs)
+        elif isa is GemvIsa.AVX2:
             scales = fragment("gemv_fp4_scales_f16.mlir", p=p, **scale_fields)
             decode = fragment("gemv_fp4_decode_i8.mlir", **common, LANES=k // 4)
             accumulate = fragment("gemv_accumulate_fp4_i8.mlir", **accs)
@@ -490,7 +550,8 @@ def _executable(
     if plan.bk:
         x_arg, w_arg = "%xs_binding: !stream.binding, ", "%ws_binding: !stream.binding, "
         if plan.fp4:
-            defs = fragment("gemv_defs_fp4.mlir", KB=kb, N=n, K=k)
+            defs_name = "gemv_defs_mxfp4.mlir" if plan.mxfp4 else "gemv_defs_fp4.mlir"
+            defs = fragment(defs_name, KB=kb, N=n, K=k)
             if integer:
                 x_arg += "%xo_binding: !stream.binding, "
         else:

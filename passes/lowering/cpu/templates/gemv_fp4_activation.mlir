@@ -1,7 +1,8 @@
   // snippet: reads %a:tensor<${a_shape}xi8> %${p}S:tensor<1x${KB}xi8>; defines %${p}values:tensor<${XK}x${x_elem}> %${p}scales:tensor<${KB}xf32>; holes decode_fp4 to_x decode_scale
-  // nvfp4's A: its E2M1 codes' values in ${x_elem} (exact; to_x), its even elements (each
-  // byte's low nibble) then its odd ones; its E4M3 block scales (unswizzled: %${p}S) decoded to
-  // f32 (exact) times ${scale_factor} (a power of two: the factor x's integers leave in the sums)
+  // nvfp4's or mxfp4's A: its E2M1 codes' values in ${x_elem} (exact; to_x), its even elements
+  // (each byte's low nibble) then its odd ones; its block scales (E4M3 or E8M0, unswizzled:
+  // %${p}S) decoded to f32 (exact) times ${scale_factor} (a power of two: the factor x's
+  // integers leave in the sums)
   %${p}codes = tensor.collapse_shape %a [[${a_dims}]] : tensor<${a_shape}xi8> into tensor<${K}xi8>
   %${p}split = tensor.empty() : tensor<2x${K}x${x_elem}>
   %${p}even_odd = linalg.generic {
@@ -31,6 +32,6 @@ ${to_x}
   ^bb0(%${p}s_code: i8, %${p}o: f32):
 ${decode_scale}
     %${p}s_factor = arith.constant ${scale_factor} : f32
-    %${p}s_x = arith.mulf %${p}s_val, %${p}s_factor : f32
+    %${p}s_x = arith.mulf ${s_val}, %${p}s_factor : f32
     linalg.yield %${p}s_x : f32
   } -> tensor<${KB}xf32>
