@@ -44,6 +44,7 @@ BYTES_PER_WEIGHT = {
     "fp8-delayed": 1.0,
     "fp8-block": 1.0 + 4 / (128 * 128),
     "mxfp8": 1.0 + 1 / 32,
+    "mxfp4": 0.5 + 1 / 32,
     "nvfp4": 0.5 + 1 / 16,
 }
 

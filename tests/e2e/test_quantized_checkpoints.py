@@ -707,15 +707,53 @@ def _library_mxfp4_input(module: torch.nn.Module, args: tuple[torch.Tensor, ...]
     return (fake_quantize(args[0], scale, zero, inputs),)
 
 
-def test_a_compressed_tensors_mxfp4_folder_compiles_with_its_codes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def mxfp4_folder(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    """compressed-tensors' MXFP4 (W4A4, dynamic activations) of an f32 model."""
+    model = checkpoints.llama(3, torch.float32, num_hidden_layers=1, **SIZES)
+    folder = tmp_path_factory.mktemp("mxfp4") / "mxfp4"
+    return checkpoints.save_compressed_tensors(model, folder, "MXFP4")
+
+
+MX_SCALE = "model.layers.0.self_attn.q_proj.weight_scale"
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t[MX_SCALE].__setitem__((0, 0), 255), rf"'{MX_SCALE}' holds the E8M0 NaN"),
+        (
+            lambda t: t.update({MX_SCALE: torch.ones(2, 3, dtype=torch.uint8)}),
+            rf"scale '{MX_SCALE}' has shape \[2, 3\]; compressed-tensors MXFP4 needs \[256, 8\]",
+        ),
+        (lambda t: t.pop(MX_SCALE), r"weight 'model.layers.0.self_attn.q_proj.weight_packed' has"),
+        (
+            lambda t: t.update({MX_SCALE: t[MX_SCALE].float()}),
+            rf"scale '{MX_SCALE}' is F32; compressed-tensors MXFP4 stores its scales as U8",
+        ),
+    ],
+    ids=["nan-scale", "scale-shape", "missing-scale", "scale-dtype"],
+)
+def test_a_bad_mxfp4_checkpoint_is_one_line_naming_the_tensor(  # type: ignore[no-untyped-def]
+    mxfp4_folder, tmp_path, capsys, edit, message
+) -> None:
+    folder = _broken(mxfp4_folder, tmp_path, edit)
+    out = tmp_path / "bad.vmfb"
+    code, _, stderr = cli(capsys, "compile", str(folder), "-o", str(out))
+    assert code != 0 and not out.exists()
+    (line,) = stderr.strip().splitlines()
+    assert line.startswith("qmlir: error: ") and "model.safetensors" in line, line
+    assert re.search(message, line), line
+
+
+def test_a_compressed_tensors_mxfp4_folder_compiles_with_its_codes(mxfp4_folder) -> None:  # type: ignore[no-untyped-def]
     """MXFP4 as compressed-tensors' compressor writes it (an f32 model): mxfp4 with the library's
     E8M0 rule for activations, the folder's packed codes and E8M0 scales (in the GEMM's 128x4
     tiles) byte for byte in the parameter file, and logits equal to those of transformers'
     dequantized f32 model whose linears' inputs go through the library's own MXFP4 fake
     quantizer (to the f32 rounding of the sums); its layers decompress (the library) to
     qmlir's dequantized weights."""
-    model = checkpoints.llama(3, torch.float32, num_hidden_layers=1, **SIZES)
-    folder = checkpoints.save_compressed_tensors(model, tmp_path / "mxfp4", "MXFP4")
+    folder = mxfp4_folder
     art = compiler.compile(str(folder), **STATIC)
     assert art.record.recipe == {"name": "mxfp4", "options": {"e8m0_rounding": "even"}}
     assert art.parameter_file is not None
