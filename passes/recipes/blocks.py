@@ -189,3 +189,28 @@ def emit_fp32_block_gemm(
     return emit_block_scaled_matmul(
         ops, a, b, scales, b_transposed, out, ScaleFormat.FP32, layouts, layer
     )
+
+
+def emit_mx_row_swizzle(
+    ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
+) -> ir.Value:
+    """FP4 operands' compact ``[rows, K blocks]`` scales (rowwise: a ``[K, N]`` weight was
+    transposed first) → the 128x4 GEMM layout."""
+    grid = tensor_info(q.scale_inv.type, dynamic=True)
+    assert grid is not None
+    layout = ScaleLayout.MX
+    return emit_swizzle(ops, q.scale_inv, layout, False, swizzled_shape(layout, *grid.shape), layer)
+
+
+def emit_fp4_scaled_matmul(
+    ops: NamedOpBuilder,
+    a: QuantizedOperand,
+    b: QuantizedOperand,
+    out: TensorInfo,
+    scale_format: ScaleFormat,
+    layer: str | None = None,
+) -> ir.Value:
+    """The GEMM of two FP4 operands (``[rows, K]`` both, B "nt"), their scales swizzled."""
+    scales = (emit_mx_row_swizzle(ops, a, layer), emit_mx_row_swizzle(ops, b, layer))
+    layouts = (ScaleLayout.MX,) * 2
+    return emit_block_scaled_matmul(ops, a, b, scales, True, out, scale_format, layouts, layer)

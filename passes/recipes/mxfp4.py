@@ -19,12 +19,11 @@ from iree.compiler import ir
 from passes.base.numbers import ceil_div
 from passes.ir.dialect import Amax, ComputeScale, Quantize, ScaleFormat, ScaleRule, Scaling
 from passes.ir.formats import E2M1, FloatFormat
-from passes.ir.layouts import ScaleLayout, swizzled_shape
 from passes.ir.named_ops import NamedOpBuilder, variant_suffix
 from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
 from passes.recipes.block_scale_ops import transpose_2d
-from passes.recipes.blocks import emit_block_scaled_matmul, emit_swizzle
+from passes.recipes.blocks import emit_fp4_scaled_matmul, emit_mx_row_swizzle
 from passes.recipes.mxfp8 import E8m0Rounding
 
 BLOCK = 32
@@ -106,13 +105,7 @@ class Mxfp4BlockScaling(ScalingRecipe):
     def emit_swizzle(
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
     ) -> ir.Value:
-        """Compact ``[rows, K blocks]`` scales → the 128x4 GEMM layout."""
-        grid = tensor_info(q.scale_inv.type, dynamic=True)
-        assert grid is not None
-        layout = ScaleLayout.MX
-        return emit_swizzle(
-            ops, q.scale_inv, layout, False, swizzled_shape(layout, *grid.shape), layer
-        )
+        return emit_mx_row_swizzle(ops, q, layer)
 
     def emit_scaled_matmul(
         self,
@@ -124,8 +117,4 @@ class Mxfp4BlockScaling(ScalingRecipe):
         layer: str | None = None,
     ) -> ir.Value:
         assert b_transposed or b.transposed, "MXFP4 operands are [rows, K]"
-        scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
-        layouts = (ScaleLayout.MX,) * 2
-        return emit_block_scaled_matmul(
-            ops, a, b, scales, True, out, ScaleFormat.E8M0, layouts, layer
-        )
+        return emit_fp4_scaled_matmul(ops, a, b, out, ScaleFormat.E8M0, layer)

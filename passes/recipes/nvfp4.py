@@ -29,12 +29,11 @@ from passes.ir.dialect import (
     Scaling,
 )
 from passes.ir.formats import E2M1, E4M3, FloatFormat
-from passes.ir.layouts import ScaleLayout, swizzled_shape
 from passes.ir.named_ops import NamedOpBuilder, variant_suffix
 from passes.ir.types import TensorInfo, builtin_tensor_type, tensor_info
 from passes.recipes.base import QuantizedOperand, Role, ScalingRecipe, Usage, register_recipe
 from passes.recipes.block_scale_ops import transpose_2d
-from passes.recipes.blocks import emit_block_scaled_matmul, emit_swizzle
+from passes.recipes.blocks import emit_fp4_scaled_matmul, emit_mx_row_swizzle
 
 BLOCK = 16
 
@@ -161,12 +160,7 @@ class Nvfp4BlockScaling(ScalingRecipe):
     def emit_swizzle(
         self, ops: NamedOpBuilder, q: QuantizedOperand, layer: str | None = None
     ) -> ir.Value:
-        grid = tensor_info(q.scale_inv.type, dynamic=True)
-        assert grid is not None
-        layout = ScaleLayout.MX
-        return emit_swizzle(
-            ops, q.scale_inv, layout, False, swizzled_shape(layout, *grid.shape), layer
-        )
+        return emit_mx_row_swizzle(ops, q, layer)
 
     def emit_scaled_matmul(
         self,
@@ -179,11 +173,7 @@ class Nvfp4BlockScaling(ScalingRecipe):
     ) -> ir.Value:
         assert b_transposed or b.transposed, "NVFP4 operands are [rows, K]"
         assert a.global_scale is not None and b.global_scale is not None
-        scales = (self.emit_swizzle(ops, a, layer), self.emit_swizzle(ops, b, layer))
-        layouts = (ScaleLayout.MX,) * 2
-        return emit_block_scaled_matmul(
-            ops, a, b, scales, True, out, ScaleFormat.NVFP4, layouts, layer
-        )
+        return emit_fp4_scaled_matmul(ops, a, b, out, ScaleFormat.NVFP4, layer)
 
 
 def _opaque(value: ir.Value) -> ir.Value:

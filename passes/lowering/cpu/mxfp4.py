@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from passes.ir.dialect import NamedOp
 from passes.ir.formats import E2M1
-from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import contraction, definition, gemm_operand_fields, template
-from passes.lowering.cpu.swizzle import unswizzle
+from passes.lowering.cpu.common import definition, template
+from passes.lowering.cpu.nvfp4 import fp4_gemm
 from passes.lowering.cpu.tiling import elementwise_blocks
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, row_signature
@@ -78,31 +77,4 @@ def _dequant(prefix: str, data: str, data_type: str, rows: Dim, k_blocks: int) -
 
 def lower_mxfp4_scaled_matmul(op: NamedOp) -> str:
     (a, sa, b, sb), (out,), rows = row_signature(op, "%a")
-    n = out.shape[1]
-    kp = a.shape[1] * 2
-    kb = kp // BLOCK
-    return definition(
-        "scaled_matmul_mxfp4.mlir",
-        head(op),
-        a_shape=shape_text(a.shape),
-        b_shape=shape_text(b.shape),
-        sa_type=str(sa.builtin()),
-        sb_type=str(sb.builtin()),
-        M=rows,
-        N=n,
-        Kp=kp,
-        m_defs=rows.defs(),
-        m=rows.empty,
-        dequant_a=_dequant("a_", "%a", str(a.builtin()), rows, kb),
-        dequant_b=_dequant("b_", "%b", str(b.builtin()), Dim(n), kb),
-        unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), rows, kb),
-        unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), Dim(n), kb),
-        **gemm_operand_fields(op, "%a_deq", "%b_deq"),
-        contraction=contraction(
-            TensorInfo((rows.count, kp), "f32"),
-            TensorInfo((n, kp), "f32"),
-            out,
-            b_transposed=True,
-            gemm=op.attrs.operand_type,
-        ),
-    )
+    return fp4_gemm("scaled_matmul_mxfp4.mlir", op, (a, sa, b, sb), out, rows, BLOCK, _dequant)

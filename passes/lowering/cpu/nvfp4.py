@@ -86,11 +86,27 @@ def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: Dim, k_blocks: 
 
 def lower_nvfp4_scaled_matmul(op: NamedOp) -> str:
     (a, sa, _, b, sb, _), (out,), rows = row_signature(op, "%a")
+    return fp4_gemm("scaled_matmul_nvfp4.mlir", op, (a, sa, b, sb), out, rows, 16, _dequant_nvfp4)
+
+
+def fp4_gemm(
+    name: str,
+    op: NamedOp,
+    operands: tuple[TensorInfo, TensorInfo, TensorInfo, TensorInfo],
+    out: TensorInfo,
+    rows: Dim,
+    block: int,
+    dequant: Callable[[str, str, str, Dim, int], str],
+) -> str:
+    """An FP4 GEMM's definition (template ``name``): A and B (packed E2M1 codes ``[rows, K /
+    2]``, blocks of ``block`` codes: nvfp4's 16, mxfp4's 32) decoded by ``dequant`` with their
+    unswizzled block scales, then the contraction over the padded K."""
+    a, sa, b, sb = operands
     n = out.shape[1]
     kp = a.shape[1] * 2
-    kb = kp // 16
+    kb = kp // block
     return definition(
-        "scaled_matmul_nvfp4.mlir",
+        name,
         head(op),
         a_shape=shape_text(a.shape),
         b_shape=shape_text(b.shape),
@@ -101,8 +117,8 @@ def lower_nvfp4_scaled_matmul(op: NamedOp) -> str:
         Kp=kp,
         m_defs=rows.defs(),
         m=rows.empty,
-        dequant_a=_dequant_nvfp4("a_", "%a", str(a.builtin()), rows, kb),
-        dequant_b=_dequant_nvfp4("b_", "%b", str(b.builtin()), Dim(n), kb),
+        dequant_a=dequant("a_", "%a", str(a.builtin()), rows, kb),
+        dequant_b=dequant("b_", "%b", str(b.builtin()), Dim(n), kb),
         unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), rows, kb),
         unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), Dim(n), kb),
         **gemm_operand_fields(op, "%a_deq", "%b_deq"),
