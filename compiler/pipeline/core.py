@@ -29,6 +29,7 @@ from passes.base.errors import QmlirError
 from passes.base.target import Target
 from passes.batched_contractions import BatchedContractions
 from passes.check_indices import CheckIndices
+from passes.compact_block_scales import CompactBlockScales
 from passes.decode_gemv import DecodeGemv, decode_step_reads_codes
 from passes.expose_scaling_state import ExposeScalingState
 from passes.externalize_weights import ExternalizeWeights
@@ -115,6 +116,8 @@ def compile_core(
     if options.decode_gemv == "auto" and isa is not None:
         # before the weights are folded: a block scale's chain proves it a power of two
         run_pass(DecodeGemv(isa.value), module)
+    if not options.target.is_cuda:  # the CPU's GEMMs read block scales unswizzled
+        run_pass(CompactBlockScales(), module)
     dump_stage(options, "02-recipe", module)
     layers = layer_map(module)
     check_quantized(options, layers)

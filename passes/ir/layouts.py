@@ -4,7 +4,8 @@ A block-scaled operand ``[rows, K]`` has a *logical* scale matrix ``S[row, k_blo
 recipes emit ``swizzle`` into one of these layouts; the lowerings (CPU templates, CUDA kernels)
 read and write them. ``mx``: 128x4 tiles of S, flattened (MXFP8, NVFP4; cuBLAS's layout);
 ``block1d``: ``[k_blocks, pad4(rows)]``, S transposed and padded; ``block2d``:
-``[row_blocks, pad4(k_blocks)]``, S padded (fp8-block's 1x128 and 128x128 blocks).
+``[row_blocks, pad4(k_blocks)]``, S padded (fp8-block's 1x128 and 128x128 blocks);
+``compact``: S itself, which the llvm-cpu GEMMs read (``passes/compact_block_scales.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class ScaleLayout(enum.Enum):
     MX = "mx"
     BLOCK1D = "block1d"
     BLOCK2D = "block2d"
+    COMPACT = "compact"  # S itself, [rows, k_blocks] (llvm-cpu GEMMs: compact-block-scales)
 
     @property
     def doc(self) -> str:
@@ -32,6 +34,7 @@ _LAYOUT_DOCS = {
     ScaleLayout.MX: "128x4 tiles of S[row, k_block], flattened",
     ScaleLayout.BLOCK1D: "[k_blocks, pad4(rows)]: out[kb, r] = S[r, kb] (transposed, padded)",
     ScaleLayout.BLOCK2D: "[row_blocks, pad4(k_blocks)]: out[rb, kb] = S[rb, kb] (padded)",
+    ScaleLayout.COMPACT: "[rows, k_blocks]: S as the quantize wrote it (no GEMM layout)",
 }
 
 

@@ -124,7 +124,7 @@ def _check_every_code(recipe: str, k: int, cpu: str, tmp_path: Path) -> None:
     isa = decode_gemv_isa(resolve_target("llvm-cpu", None, cpu))
     assert isa is not None
     filecheck(
-        f"""CHECK: stream.executable private @{{{{.*}}}}.1x{kb}.{N}x{kb}$gemv_executable
+        f"""CHECK: stream.executable private @{{{{.*}}}}.1x{kb}.{N}x{kb}{{{{.*}}}}$gemv_executable
 CHECK: func.func private @qmlir.scaled_matmul.{{{{.*}}}}.nt.1x{kb}.{N}x{kb}
 CHECK-SAME: qmlir.gemv = "{isa.value}"
 CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv

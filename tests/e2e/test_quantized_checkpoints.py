@@ -25,7 +25,7 @@ from passes.base.errors import QmlirError
 from tests.e2e import checkpoints
 from tests.e2e.cli_runner import run as cli
 from tests.reference import fp8 as fp8_reference
-from tests.reference import mxfp8, nvfp4
+from tests.reference import nvfp4
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
@@ -492,7 +492,7 @@ def _input_decodes(folder: Path) -> dict[str, float]:
 
 def _check_nvfp4_parameters(art: compiler.CompiledModule, folder: Path, modelopt: bool) -> int:
     """The parameter file holds every NVFP4 weight's packed codes as stored, its E4M3 block
-    scales (in the GEMM's 128x4 tiles) and its global decode scale (ModelOpt's
+    scales as stored (the CPU's GEMMs read them compact) and its global decode scale (ModelOpt's
     ``weight_scale_2``, or 1 / compressed-tensors' ``weight_global_scale``); returns how many."""
     assert art.parameter_file is not None
     codes_name, global_name = ("weight", "weight_scale_2") if modelopt else ("weight_packed", "")
@@ -511,9 +511,7 @@ def _check_nvfp4_parameters(art: compiler.CompiledModule, folder: Path, modelopt
                 p.get_tensor(prefix + "0").view(np.uint8), f.get_tensor(key).numpy()
             )
             scales = f.get_tensor(f"{module}.weight_scale").view(torch.uint8).numpy()
-            np.testing.assert_array_equal(
-                p.get_tensor(prefix + "0#2").view(np.uint8), nvfp4.swizzle(scales).reshape(-1)
-            )
+            np.testing.assert_array_equal(p.get_tensor(prefix + "1#2").view(np.uint8), scales)
             stored = f.get_tensor(f"{module}.{global_name or 'weight_global_scale'}").float()
             decode = stored.numpy() if modelopt else np.float32(1) / stored.numpy()
             assert p.get_tensor(prefix + "1") == np.float32(decode.reshape(-1)[0])
@@ -748,8 +746,8 @@ def test_a_bad_mxfp4_checkpoint_is_one_line_naming_the_tensor(  # type: ignore[n
 
 def test_a_compressed_tensors_mxfp4_folder_compiles_with_its_codes(mxfp4_folder) -> None:  # type: ignore[no-untyped-def]
     """MXFP4 as compressed-tensors' compressor writes it (an f32 model): mxfp4 with the library's
-    E8M0 rule for activations, the folder's packed codes and E8M0 scales (in the GEMM's 128x4
-    tiles) byte for byte in the parameter file, and logits equal to those of transformers'
+    E8M0 rule for activations, the folder's packed codes and E8M0 scales byte for byte in the
+    parameter file, and logits equal to those of transformers'
     dequantized f32 model whose linears' inputs go through the library's own MXFP4 fake
     quantizer (to the f32 rounding of the sums); its layers decompress (the library) to
     qmlir's dequantized weights."""
@@ -766,11 +764,12 @@ def test_a_compressed_tensors_mxfp4_folder_compiles_with_its_codes(mxfp4_folder)
             module, _, param = key.rpartition(".")
             if param != "weight_packed":
                 continue
-            prefix = f"lm.{module}.weight:0"
-            np.testing.assert_array_equal(p.get_tensor(prefix).view(np.uint8), f.get_tensor(key))
+            prefix = f"lm.{module}.weight:"
+            np.testing.assert_array_equal(
+                p.get_tensor(prefix + "0").view(np.uint8), f.get_tensor(key)
+            )
             scales = f.get_tensor(f"{module}.weight_scale")
-            swizzled = p.get_tensor(prefix + "#2").view(np.uint8)
-            np.testing.assert_array_equal(swizzled, mxfp8.swizzle_rowwise(scales))
+            np.testing.assert_array_equal(p.get_tensor(prefix + "1").view(np.uint8), scales)
             count += 1
     assert count == 7
     from transformers import AutoModelForCausalLM, CompressedTensorsConfig

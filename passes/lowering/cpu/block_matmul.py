@@ -14,9 +14,12 @@ from passes.ir.layouts import ScaleLayout
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import contraction, definition, narrowed, template
-from passes.lowering.cpu.swizzle import unswizzle
+from passes.lowering.cpu.swizzle import scale_grid
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, row_signature
+
+# E8M0 scales the GEMM reads as the [rows, K blocks] grid: swizzled (mx) or compact
+_GRID_LAYOUTS = {ScaleLayout.MX, ScaleLayout.COMPACT}
 
 
 @dataclass(frozen=True)
@@ -205,13 +208,13 @@ def lower_block_scaled_matmul(op: NamedOp) -> str:
     if scale_format is ScaleFormat.FP32:
         a_scales, b_scales = ("%sa", sa), ("%sb", sb)
         unswizzled = ("", "")
-    elif scale_format is ScaleFormat.E8M0 and a_layout is b_layout is ScaleLayout.MX:
+    elif scale_format is ScaleFormat.E8M0 and {a_layout, b_layout} <= _GRID_LAYOUTS:
         # the scales read back as compact [rows, K blocks] (%a_S, %b_S)
         a_scales = ("%a_S", TensorInfo((rows.count, kb), "i8"))
         b_scales = ("%b_S", TensorInfo((n, kb), "i8"))
         unswizzled = (
-            unswizzle("a_", "%sa", str(sa.builtin()), rows, kb),
-            unswizzle("b_", "%sb", str(sb.builtin()), Dim(n), kb),
+            scale_grid("a_", "%sa", str(sa.builtin()), rows, kb, a_layout),
+            scale_grid("b_", "%sb", str(sb.builtin()), Dim(n), kb, b_layout),
         )
     else:
         raise QmlirError(f"no CPU lowering for scaled_matmul @{op.name}")

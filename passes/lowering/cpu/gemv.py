@@ -52,7 +52,7 @@ from passes.ir.layouts import ScaleLayout
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import definition, fragment
-from passes.lowering.cpu.swizzle import unswizzle
+from passes.lowering.cpu.swizzle import scale_grid
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim
 
@@ -140,7 +140,8 @@ def gemv_plan(op: NamedOp, isa: GemvIsa) -> Gemv | None:
     if attrs.scaling is not Scaling.BLOCK:
         return Gemv(n, k)
     blocks = _BLOCKS.get(attrs.scale_format)
-    if blocks != (attrs.a_block, attrs.b_block, attrs.a_layout, attrs.b_layout):
+    layouts = tuple(_grid(lay) for lay in (attrs.a_layout, attrs.b_layout))
+    if blocks != (attrs.a_block, attrs.b_block, *layouts):
         return None
     bk = blocks[0][1]
     if (2 * k if fp4 else k) % bk:
@@ -244,7 +245,8 @@ def lower_gemv(op: NamedOp) -> str:
         "out_sizes": fields["out_sizes"],
     }
     if plan.mxfp4:
-        return _lower_mxfp4(plan, isa, fields, a_dims, ins[1], ins[3])
+        layouts = (op.attrs.a_layout, op.attrs.b_layout)
+        return _lower_mxfp4(plan, isa, fields, a_dims, ins[1], ins[3], layouts)
     if plan.fp4:
         sa, sb = ins[1], ins[4]
         kb = 2 * k // plan.bk
@@ -284,8 +286,8 @@ def lower_gemv(op: NamedOp) -> str:
             KB=kb,
             sa_type=sa_type,
             sb_type=sb_type,
-            unswizzle_a=unswizzle("x_", "%sa", sa_type, Dim(1), kb),
-            unswizzle_b=unswizzle("b_", "%sb", sb_type, Dim(n), kb),
+            unswizzle_a=scale_grid("x_", "%sa", sa_type, Dim(1), kb, op.attrs.a_layout),
+            unswizzle_b=scale_grid("b_", "%sb", sb_type, Dim(n), kb, op.attrs.b_layout),
             activation=activation,
             offsets=offsets,
             x_offsets=x_offsets,
@@ -330,8 +332,8 @@ def lower_gemv(op: NamedOp) -> str:
         scales = fragment(
             "gemv_scales_e8m0.mlir",
             **grid,
-            unswizzle_a=unswizzle("a_", "%sa", grid["sa_type"], Dim(1), kb),
-            unswizzle_b=unswizzle("b_", "%sb", grid["sb_type"], Dim(n), kb),
+            unswizzle_a=scale_grid("a_", "%sa", grid["sa_type"], Dim(1), kb, op.attrs.a_layout),
+            unswizzle_b=scale_grid("b_", "%sb", grid["sb_type"], Dim(n), kb, op.attrs.b_layout),
             decode_x=fragment("decode_e8m0_f32.mlir", p="x_", code="%x_code"),
         )
         doc = "E8M0 scales of 1 x 32 blocks, mx layout"
@@ -339,8 +341,19 @@ def lower_gemv(op: NamedOp) -> str:
     return f"{executable}\n{body}"
 
 
+def _grid(layout: ScaleLayout | None) -> ScaleLayout | None:
+    """mx-layout scales and compact ones read alike here (both as the [rows, K blocks] grid)."""
+    return ScaleLayout.MX if layout is ScaleLayout.COMPACT else layout
+
+
 def _lower_mxfp4(
-    plan: Gemv, isa: GemvIsa, fields: dict[str, object], a_dims: str, sa: TensorInfo, sb: TensorInfo
+    plan: Gemv,
+    isa: GemvIsa,
+    fields: dict[str, object],
+    a_dims: str,
+    sa: TensorInfo,
+    sb: TensorInfo,
+    layouts: tuple[ScaleLayout, ScaleLayout],
 ) -> str:
     """mxfp4's one-row GEMM (AVX2): nvfp4's integer loop over 32-code blocks with E8M0 scales;
     x's E8M0 scales decoded beside the dispatch, times a quarter (the integers' factor 4)."""
@@ -373,8 +386,8 @@ def _lower_mxfp4(
         LANES=k // 4,
         sa_type=sa_type,
         sb_type=sb_type,
-        unswizzle_a=unswizzle("x_", "%sa", sa_type, Dim(1), kb),
-        unswizzle_b=unswizzle("b_", "%sb", sb_type, Dim(n), kb),
+        unswizzle_a=scale_grid("x_", "%sa", sa_type, Dim(1), kb, layouts[0]),
+        unswizzle_b=scale_grid("b_", "%sb", sb_type, Dim(n), kb, layouts[1]),
         activation=activation,
         offsets="\n" + fragment("gemv_fp4_offsets.mlir", p="x_", XK=2 * k, LANES=k // 4),
     )

@@ -11,7 +11,7 @@ from passes.ir.formats import E2M1, E4M3
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import contraction, definition, gemm_operand_fields, template
-from passes.lowering.cpu.swizzle import unswizzle
+from passes.lowering.cpu.swizzle import scale_grid
 from passes.lowering.cpu.tiling import elementwise_blocks
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, row_signature
@@ -119,8 +119,8 @@ def fp4_gemm(
         m=rows.empty,
         dequant_a=dequant("a_", "%a", str(a.builtin()), rows, kb),
         dequant_b=dequant("b_", "%b", str(b.builtin()), Dim(n), kb),
-        unswizzle_a=unswizzle("a_", "%sa", str(sa.builtin()), rows, kb),
-        unswizzle_b=unswizzle("b_", "%sb", str(sb.builtin()), Dim(n), kb),
+        unswizzle_a=scale_grid("a_", "%sa", str(sa.builtin()), rows, kb, op.attrs.a_layout),
+        unswizzle_b=scale_grid("b_", "%sb", str(sb.builtin()), Dim(n), kb, op.attrs.b_layout),
         **gemm_operand_fields(op, "%a_deq", "%b_deq"),
         contraction=contraction(
             TensorInfo((rows.count, kp), "f32"),

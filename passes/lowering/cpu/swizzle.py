@@ -45,6 +45,17 @@ def unswizzle(prefix: str, swizzled: str, swizzled_type: str, rows: Dim, k_block
     )
 
 
+def scale_grid(
+    prefix: str, scales: str, scales_type: str, rows: Dim, k_blocks: int, layout: ScaleLayout
+) -> str:
+    """MLIR defining ``%{prefix}S`` [rows, k_blocks] from a GEMM's scale operand ``scales``:
+    read back from the mx layout (:func:`unswizzle`), or the operand itself where it is
+    compact (``compact-block-scales``)."""
+    if layout is ScaleLayout.COMPACT:
+        return f"  %{prefix}S = tensor.cast {scales} : {scales_type} to {scales_type}"
+    return unswizzle(prefix, scales, scales_type, rows, k_blocks)
+
+
 def lower_swizzle(op: NamedOp) -> str:
     layout, transpose = op.attrs.layout, op.attrs.transpose
     if layout is ScaleLayout.MX:
