@@ -26,6 +26,8 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
 - ``decode-gemv`` (llvm-cpu with AVX512-BF16 and -VBMI, or AVX2, FMA and F16C; runs after
   ``gemm-operands``, before the weights are folded): one-row FP8 and NVFP4 GEMMs
   marked to run as matrix-vector products decoding the weights' codes in their loop.
+- ``compact-block-scales`` (llvm-cpu, before the weights are folded): mx-layout GEMMs read
+  their operands' block scales compact, without the swizzle a GPU's GEMM needs.
 - ``batched-contractions`` (llvm-cpu AVX2 code, dynamic dims): attention's f32 matmuls of
   [batch, heads, ...] operands as one contraction each, which IREE does not data-tile.
 - ``lower-named-ops`` (always, last): each named op's body for the target, llvm-cpu or cuda.

@@ -14,6 +14,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     add_decode_step,
     batched_contractions,
     check_indices,
+    compact_block_scales,
     decode_gemv,
     expose_scaling_state,
     externalize_weights,
