@@ -54,10 +54,12 @@ class DecodeGemv(ModulePass):
         sites = scaled_matmul_sites(module, calls)
         for name, decl in calls.decls.items():
             op = NamedOp(decl)
-            if op.kind is not OpKind.SCALED_MATMUL or gemv_plan(op, isa) is None:
+            plan = None if op.kind is not OpKind.SCALED_MATMUL else gemv_plan(op, isa)
+            if plan is None:
                 continue
-            # block scales must be powers of two: the loop multiplies sums by them
-            if exact_in_bf16(op, calls, sites.get(name, [])):
+            # block scales must be powers of two: the loop multiplies sums by them (fp8-rowwise's
+            # multiply each row's sum after the loop, as per-tensor scales do)
+            if plan.row_scales or exact_in_bf16(op, calls, sites.get(name, [])):
                 op.update(gemv=isa)
 
 

@@ -267,3 +267,29 @@ def test_mxfp4_nan_blocks_give_nan_as_the_data_tiled_gemm_does() -> None:
     np.testing.assert_allclose(got[0, keep], want[0, keep], rtol=1e-5, atol=1e-5)
     x[0, 100] = np.nan
     assert np.isnan(np.asarray(gemv(x))).all() and np.isnan(np.asarray(tiled(x))).all()
+
+
+@needs_gemv
+def test_fp8_rowwise_runs_as_a_matrix_vector_product(tmp_path: Path) -> None:
+    """fp8-rowwise's one-row GEMM: the codes' products summed in the loop, each row's sum times
+    x's scale and that row's (per-tensor scales' way); the data-tiled GEMM multiplies decoded
+    values (code x scale, rounded) instead, so the two agree to f32 rounding, not bit for bit.
+    A NaN weight code's row is NaN in both."""
+    linear = _every_code_linear(192)
+    gemv = _compiled(linear, "auto", tmp_path, recipe="fp8-rowwise")
+    filecheck(
+        f"""CHECK: func.func private @qmlir.scaled_matmul.{{{{.*}}}}.nt.1x192.{N}x192
+CHECK-SAME: qmlir.gemv = "{HOST_ISA.value if HOST_ISA else ""}"
+CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv
+CHECK: tensor<{N}xf32>, tensor<1x4xf32>, tensor<1x{N}xf32>)
+""",
+        tmp_path / "04-lower.mlir",
+    )
+    tiled = _compiled(linear, "off", recipe="fp8-rowwise")
+    keep = np.arange(N) != 5
+    for seed in range(2):
+        x = np.random.default_rng(seed).standard_normal((1, 192)).astype(np.float32)
+        got, want = np.asarray(gemv(x)), np.asarray(tiled(x))
+        assert np.isnan(got[0, 5]) and np.isnan(want[0, 5])
+        rel = np.linalg.norm(got[0, keep] - want[0, keep]) / np.linalg.norm(want[0, keep])
+        assert rel < 1e-6, rel

@@ -10,6 +10,7 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=NVF
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp4}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=MX4
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp4}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv %s | FileCheck %s --check-prefix=MX4512
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-rowwise}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=ROWS
 // RUN: not %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'decode-gemv{isa=sse2}' %s 2>&1 | FileCheck %s --check-prefix=BADISA
 
 // decode-gemv marks the one-row per-tensor FP8 GEMM (a decode step's: A [1, 128], B [64, 128])
@@ -169,6 +170,14 @@
 // MX4512: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64
 // MX4512-SAME: qmlir.gemm_operands = "bf16"
 // MX4512-NOT: qmlir.gemv =
+// fp8-rowwise: a scale per row (not powers of two) is no obstacle: the loop sums the codes'
+// products as for per-tensor scales, and each row's sum is multiplied after the dispatch by x's
+// scale_inv ([0, 0] of its block1d [1, 4]) and the row's ([0, n] of [1, pad4(N)])
+// ROWS: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1d.nt.1x128.64x128
+// ROWS-SAME: qmlir.gemv = "avx2"
+// ROWS: %[[SUMS6:.*]] = flow.dispatch @{{.*}} : (tensor<128xf32>, tensor<64x128xi8>) -> tensor<64xf32>
+// ROWS: linalg.generic {indexing_maps = [#{{.*}}, #[[ZERO:.*]], #[[ROW:.*]], #{{.*}}]
+// ROWS-SAME: ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<64xf32>, tensor<1x4xf32>, tensor<1x64xf32>)
 // BADISA: decode-gemv isa must be one of avx512bf16, avx2, not 'sse2'
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>

@@ -786,6 +786,17 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_defs_block": _gemv("gemv_defs_block.mlir"),
     "gemv_defs_fp4": _gemv("gemv_defs_fp4.mlir"),
     "gemv_scales_fp32": ("gemv_scales_fp32.mlir", _gemv_scales("fp32")),
+    "gemv_alpha_rows": (  # as gemv.lower_gemv fills it for fp8-rowwise's
+        "gemv_alpha_rows.mlir",
+        lambda _: fill("gemv_alpha_rows.mlir").substitute(
+            N=64,
+            out_shape="1x64",
+            out_dims="0, 1",
+            out_sizes="1, 64",
+            sa_type="tensor<1x4xf32>",
+            sb_type="tensor<1x64xf32>",
+        ),
+    ),
     "gemv_alpha": (  # as gemv.lower_gemv fills it for per-tensor scales
         "gemv_alpha.mlir",
         lambda _: fill("gemv_alpha.mlir").substitute(

@@ -84,6 +84,7 @@ class Gemv:
     bk: int = 0
     scale_format: ScaleFormat | None = None
     e2m1: bool = False  # E2M1 codes, two a byte: nvfp4's, or mxfp4's (E8M0 scales)
+    row_scales: bool = False  # fp8-rowwise: a scale per row, applied after the loop
 
     @property
     def fp4(self) -> bool:
@@ -139,6 +140,10 @@ def gemv_plan(op: NamedOp, isa: GemvIsa) -> Gemv | None:
         return None  # the f16 decode is E4M3's (a forward weight's format in every recipe)
     if attrs.scaling is not Scaling.BLOCK:
         return Gemv(n, k)
+    rowwise = (attrs.a_block, attrs.b_block) == ((1, k), (1, k))
+    one_d = (attrs.a_layout, attrs.b_layout) == (ScaleLayout.BLOCK1D,) * 2
+    if attrs.scale_format is ScaleFormat.FP32 and rowwise and one_d:
+        return Gemv(n, k, 0, ScaleFormat.FP32, row_scales=True)  # fp8-rowwise
     blocks = _BLOCKS.get(attrs.scale_format)
     layouts = tuple(_grid(lay) for lay in (attrs.a_layout, attrs.b_layout))
     if blocks != (attrs.a_block, attrs.b_block, *layouts):
@@ -316,8 +321,14 @@ def lower_gemv(op: NamedOp) -> str:
     fmt = op.attrs.b_format
     if not plan.bk:
         executable = _executable(plan, isa, exe, fn, (0, 0), 1, fmt)
-        scaled = fragment("gemv_alpha.mlir", **alpha, sa="%a_scale_inv", sb="%b_scale_inv")
-        body = definition("scaled_matmul_gemv.mlir", fields, alpha=scaled)
+        sa_type, sb_type = str(sa.builtin()), str(sb.builtin())
+        if plan.row_scales:
+            scaled = fragment("gemv_alpha_rows.mlir", **alpha, sa_type=sa_type, sb_type=sb_type)
+        else:
+            scaled = fragment("gemv_alpha.mlir", **alpha, sa="%a_scale_inv", sb="%b_scale_inv")
+        body = definition(
+            "scaled_matmul_gemv.mlir", fields, alpha=scaled, sa_type=sa_type, sb_type=sb_type
+        )
         return f"{executable}\n{body}"
     rb, kb = (128 if plan.scale_format is ScaleFormat.FP32 else 1), k // plan.bk
     w_grid = sb.shape if plan.scale_format is ScaleFormat.FP32 else (n, kb)
