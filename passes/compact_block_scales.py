@@ -20,7 +20,7 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
-from passes.fusion.calls import NamedCalls, layer_of
+from passes.fusion.calls import NamedCalls, layer_of, producer
 from passes.fusion.scale_chains import scaled_matmul_sites
 from passes.ir.dialect import NamedOp, OpKind, ScaleFormat, Scaling
 from passes.ir.layouts import ScaleLayout
@@ -80,11 +80,7 @@ class CompactBlockScales(ModulePass):
 
 def _mx_swizzle(calls: NamedCalls, value: ir.Value) -> ir.Operation | None:
     """The ``swizzle`` call (mx, not transposed) that made ``value``, if one did."""
-    owner = value.owner
-    if not isinstance(owner, ir.Operation):
-        owner = getattr(owner, "operation", None)
-        if owner is None:
-            return None
+    owner = producer(value)
     swizzle = calls.of_kind(owner, OpKind.SWIZZLE)
     if swizzle is None or swizzle.attrs.layout is not ScaleLayout.MX or swizzle.attrs.transpose:
         return None

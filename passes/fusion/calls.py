@@ -37,6 +37,13 @@ def layer_of(call: ir.Operation) -> str | None:
     return ir.StringAttr(attrs[LAYER_ATTR]).value if LAYER_ATTR in attrs else None
 
 
+def producer(value: ir.Value) -> ir.Operation | None:
+    """The operation that made ``value`` (None for a block argument)."""
+    if isinstance(value.owner, ir.Block):
+        return None
+    return value.owner.operation
+
+
 def only_use(value: ir.Value) -> ir.Operation | None:
     uses = list(value.uses)
     return uses[0].owner if len(uses) == 1 else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from passes.fusion.calls import NamedCalls
+from passes.fusion.calls import NamedCalls, producer
 from passes.ir.dialect import NamedOp, OpKind, ScaleFormat, Scaling
 from passes.ir.named_ops import callee_name
 
@@ -16,10 +16,8 @@ from passes.ir.named_ops import callee_name
 def _pow2_scales(calls: NamedCalls, value: ir.Value) -> bool:
     """Whether ``value`` (a GEMM's block scales) comes from a ``compute_scale`` that rounds to
     powers of two, through the ``swizzle`` and ``quantize`` (its scale_inv result) between."""
-    if isinstance(value.owner, ir.Block):
-        return False  # a block argument: not provable
-    owner = value.owner.operation
-    if owner.name != "func.call":
+    owner = producer(value)
+    if owner is None or owner.name != "func.call":  # a block argument: not provable
         return False
     if calls.of_kind(owner, OpKind.SWIZZLE) is not None:
         return _pow2_scales(calls, owner.operands[0])

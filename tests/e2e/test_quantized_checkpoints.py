@@ -228,9 +228,14 @@ SCALE = "model.layers.0.self_attn.q_proj.weight_scale_inv"
 def test_a_bad_quantized_checkpoint_is_one_line_naming_the_tensor(  # type: ignore[no-untyped-def]
     deepseek_folder, tmp_path, capsys, edit, message
 ) -> None:
-    folder = _broken(deepseek_folder, tmp_path, edit)
+    _refused_in_one_line(_broken(deepseek_folder, tmp_path, edit), tmp_path, capsys, message)
+
+
+def _refused_in_one_line(folder: Path, tmp_path: Path, capsys, message: str) -> None:  # type: ignore[no-untyped-def]
+    """``qmlir compile`` of ``folder`` fails with one line naming its shard and matching
+    ``message``, and writes no artifact."""
     out = tmp_path / "bad.vmfb"
-    code, stdout, stderr = cli(capsys, "compile", str(folder), "-o", str(out))
+    code, _, stderr = cli(capsys, "compile", str(folder), "-o", str(out))
     assert code != 0 and not out.exists()
     (line,) = stderr.strip().splitlines()
     assert line.startswith("qmlir: error: ") and "model.safetensors" in line, line
@@ -735,13 +740,7 @@ MX_SCALE = "model.layers.0.self_attn.q_proj.weight_scale"
 def test_a_bad_mxfp4_checkpoint_is_one_line_naming_the_tensor(  # type: ignore[no-untyped-def]
     mxfp4_folder, tmp_path, capsys, edit, message
 ) -> None:
-    folder = _broken(mxfp4_folder, tmp_path, edit)
-    out = tmp_path / "bad.vmfb"
-    code, _, stderr = cli(capsys, "compile", str(folder), "-o", str(out))
-    assert code != 0 and not out.exists()
-    (line,) = stderr.strip().splitlines()
-    assert line.startswith("qmlir: error: ") and "model.safetensors" in line, line
-    assert re.search(message, line), line
+    _refused_in_one_line(_broken(mxfp4_folder, tmp_path, edit), tmp_path, capsys, message)
 
 
 def test_a_compressed_tensors_mxfp4_folder_compiles_with_its_codes(mxfp4_folder) -> None:  # type: ignore[no-untyped-def]

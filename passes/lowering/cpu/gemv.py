@@ -83,16 +83,12 @@ class Gemv:
     k: int
     bk: int = 0
     scale_format: ScaleFormat | None = None
-    e2m1: bool = False  # E2M1 codes, two a byte: nvfp4's, or mxfp4's (E8M0 scales)
+    fp4: bool = False  # E2M1 codes, two a byte: nvfp4's, or mxfp4's (E8M0 scales)
     row_scales: bool = False  # fp8-rowwise: a scale per row, applied after the loop
 
     @property
-    def fp4(self) -> bool:
-        return self.e2m1
-
-    @property
     def mxfp4(self) -> bool:
-        return self.e2m1 and self.scale_format is ScaleFormat.E8M0
+        return self.fp4 and self.scale_format is ScaleFormat.E8M0
 
 
 # each block-scale format's (A's block, B's block, A's layout, B's layout)
@@ -258,21 +254,8 @@ def lower_gemv(op: NamedOp) -> str:
         executable = _executable(plan, isa, exe, fn, (n, kb), 1, E2M1)
         sa_type, sb_type = str(sa.builtin()), str(sb.builtin())
         x_elem = _x_elem(isa, fp4=True)
-        activation = fragment(
-            "gemv_fp4_activation.mlir",
-            p="x_",
-            a_shape=shape_text(a.shape),
-            a_dims=a_dims,
-            K=k,
-            XK=2 * k,
-            KB=kb,
-            decode_fp4=snippets.decode_e2m1("x_", "%x_fp4"),
-            x_elem=x_elem,
-            to_x=_to_x(isa, E2M1, "x_", "%x_fp4"),
-            decode_scale=snippets.decode("x_s_", E4M3),
-            s_val="%x_s_val",
-            scale_factor=FP4_SCALE_FACTOR[isa],
-        )
+        e4m3, factor = snippets.decode("x_s_", E4M3), FP4_SCALE_FACTOR[isa]
+        activation = _fp4_activation(isa, fields, a_dims, kb, e4m3, "%x_s_val", factor)
         offsets = x_offsets = x_offsets_type = nan_rows = ""
         acc = "%acc"
         if isa is GemvIsa.AVX2:  # the integer loop's offsets (gemv_fp4_decode_i8.mlir)
@@ -373,21 +356,8 @@ def _lower_mxfp4(
     exe, fn = str(fields["exe"]), str(fields["fn"])
     executable = _executable(plan, isa, exe, fn, (n, kb), 1, E2M1)
     sa_type, sb_type = str(sa.builtin()), str(sb.builtin())
-    activation = fragment(
-        "gemv_fp4_activation.mlir",
-        p="x_",
-        a_shape=fields["a_shape"],
-        a_dims=a_dims,
-        K=k,
-        XK=2 * k,
-        KB=kb,
-        decode_fp4=snippets.decode_e2m1("x_", "%x_fp4"),
-        x_elem="i8",
-        to_x=_to_x(isa, E2M1, "x_", "%x_fp4"),
-        decode_scale=fragment("decode_e8m0_f32.mlir", p="x_s_", code="%x_s_code"),
-        s_val="%x_s_f32",
-        scale_factor=0.25,
-    )
+    e8m0 = fragment("decode_e8m0_f32.mlir", p="x_s_", code="%x_s_code")
+    activation = _fp4_activation(isa, fields, a_dims, kb, e8m0, "%x_s_f32", 0.25)
     body = definition(
         "scaled_matmul_mxfp4_gemv.mlir",
         fields,
@@ -403,6 +373,35 @@ def _lower_mxfp4(
         offsets="\n" + fragment("gemv_fp4_offsets.mlir", p="x_", XK=2 * k, LANES=k // 4),
     )
     return f"{executable}\n{body}"
+
+
+def _fp4_activation(
+    isa: GemvIsa,
+    fields: dict[str, object],
+    a_dims: str,
+    kb: int,
+    decode_scale: str,
+    scale: str,
+    factor: float,
+) -> str:
+    """An FP4 GEMM's A (``gemv_fp4_activation.mlir``): its E2M1 values as ``isa``'s x, and its
+    block scales decoded by ``decode_scale`` (defining ``scale``) times ``factor``."""
+    k = int(str(fields["K"]))
+    return fragment(
+        "gemv_fp4_activation.mlir",
+        p="x_",
+        a_shape=fields["a_shape"],
+        a_dims=a_dims,
+        K=k,
+        XK=2 * k,
+        KB=kb,
+        decode_fp4=snippets.decode_e2m1("x_", "%x_fp4"),
+        x_elem=_x_elem(isa, fp4=True),
+        to_x=_to_x(isa, E2M1, "x_", "%x_fp4"),
+        decode_scale=decode_scale,
+        s_val=scale,
+        scale_factor=factor,
+    )
 
 
 def _x_elem(isa: GemvIsa, fp4: bool = False) -> str:
