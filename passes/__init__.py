@@ -30,6 +30,8 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
   their operands' block scales compact, without the swizzle a GPU's GEMM needs.
 - ``batched-contractions`` (llvm-cpu AVX2 code, dynamic dims): attention's f32 matmuls of
   [batch, heads, ...] operands as one contraction each, which IREE does not data-tile.
+- ``assume-multiples`` (dynamic dims): a size computed as a multiple of a constant (a padded
+  key length) told to IREE as one (``util.assume.int``).
 - ``lower-named-ops`` (always, last): each named op's body for the target, llvm-cpu or cuda.
 
 Below them, each layer importing only the ones under it: ``recipes/`` (what each scaling recipe

@@ -12,6 +12,7 @@ from iree.compiler import ir
 
 from passes import (  # noqa: F401 (each module registers its pass)
     add_decode_step,
+    assume_multiples,
     batched_contractions,
     check_indices,
     compact_block_scales,

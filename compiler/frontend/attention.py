@@ -23,6 +23,14 @@ their own dtype: IREE fuses the widening to f32 into the GEMM's operand. Repeate
 was widened and copied once per query head on every call: at a generator's decode step that
 copy and its pack were a third of the step (0.35B Llama, 4 query heads per K/V head,
 ``benchmarks/RESULTS.md``). The sums are the same products in another order.
+
+A dynamic key length (a symbolic size at export) is padded to a multiple of ``PAD_MULTIPLE`` keys:
+K and V get zero rows, the masks keep those keys out (exp(-inf) = 0, so each weighs exactly 0),
+and the padded length is made as a product by ``PAD_MULTIPLE``, which ``passes/assume_multiples.py``
+tells IREE. IREE's CPU code for a reduction over a dynamic size peeled every softmax row into a
+vector body and a scalar remainder; over a known multiple it runs whole vectors (MiniLM's dynamic
+softmax 37 -> 8.6 ms a call, its artifact 1.49x -> 1.16x the static one's time on an AVX2 host,
+``benchmarks/RESULTS.md``). A static key length is left as it is.
 """
 
 from __future__ import annotations
@@ -58,9 +66,14 @@ def sdpa_as_matmuls(
     if dtype in (torch.bfloat16, torch.float16):
         query, key, value = query.float(), key.float(), value.float()
     heads, length, source = query.size(-3) if query.dim() >= 3 else 1, query.size(-2), key.size(-2)
+    padded = _padded_length(source)
+    if padded is not source:  # K and V padded with zero rows to a multiple of PAD_MULTIPLE
+        key, value = _pad(key, -2, padded), _pad(value, -2, padded)
     if group > 1:  # [..., heads, L, E] -> [..., kv_heads, group x L, E]: a group's rows together
         query = query.reshape(*query.shape[:-3], heads // group, group * length, query.size(-1))
     scores = torch.matmul(query, key.transpose(-2, -1)) * factor
+    if padded is not source and not is_causal:  # the padding's keys masked out: exp(-inf) = 0
+        attn_mask = _mask_padding(attn_mask, source, padded, scores.device)
     if group > 1:  # [..., kv_heads, group, L, S]: the masks broadcast over the heads as given
         scores = scores.unflatten(-2, (group, length))
         if attn_mask is not None and attn_mask.dim() >= 3:
@@ -70,11 +83,13 @@ def sdpa_as_matmuls(
                 else attn_mask.unsqueeze(-3)
             )
     if is_causal:
-        keep = torch.ones(length, source, dtype=torch.bool, device=query.device).tril()
-        scores = scores.masked_fill(keep.logical_not(), float("-inf"))
+        keep = torch.ones(length, padded, dtype=torch.bool, device=query.device).tril()
+        if padded is not source:  # a query past the last key keeps only the real ones
+            keep = keep & (torch.arange(padded, device=query.device) < source)
+        scores = scores.masked_fill(keep.logical_not(), NEG_INF)
     elif attn_mask is not None:
         if attn_mask.dtype == torch.bool:
-            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+            scores = scores.masked_fill(attn_mask.logical_not(), NEG_INF)
         else:
             scores = scores + attn_mask.to(scores.dtype)
     probabilities = torch.softmax(scores, dim=-1)
@@ -84,3 +99,47 @@ def sdpa_as_matmuls(
     if group > 1:  # back to [..., heads, L, E]
         out = out.reshape(*out.shape[:-3], heads, length, out.size(-1))
     return out.to(dtype)
+
+
+NEG_INF = float("-inf")
+# a dynamic key length is padded to a multiple of this many keys (AVX2's f32 lanes)
+PAD_MULTIPLE = 8
+
+
+def _padded_length(source: int | torch.SymInt) -> int | torch.SymInt:
+    """``source`` rounded up to a multiple of ``PAD_MULTIPLE`` when it is symbolic (a dynamic
+    dim), itself otherwise."""
+    if isinstance(source, int):
+        return source
+    return (source + PAD_MULTIPLE - 1) // PAD_MULTIPLE * PAD_MULTIPLE
+
+
+def _pad(
+    x: torch.Tensor, dim: int, size: int | torch.SymInt, fill: float | bool = 0
+) -> torch.Tensor:
+    """``x`` with ``fill`` after its own values along ``dim`` (-1 or -2), ``size`` in all, viewed
+    at that size: the padded dim is then ``size`` itself in the IR (where IREE sees it as a
+    multiple: ``passes/assume_multiples.py``), not ``x``'s size plus a pad amount."""
+    extra = size - x.size(dim)
+    padded = torch.nn.functional.pad(x, (0, extra) if dim == -1 else (0, 0, 0, extra), value=fill)
+    shape = list(x.shape)
+    shape[dim] = size
+    return padded.view(shape)
+
+
+def _mask_padding(
+    mask: torch.Tensor | None, source: torch.SymInt, padded: torch.SymInt, device: torch.device
+) -> torch.Tensor:
+    """An attention mask over ``padded`` keys that also masks the padding's (the keys from
+    ``source`` on): ``mask`` padded with False (a bool mask) or -inf (a float mask), or the
+    padding's own ``[padded]`` mask where there is none or ``mask`` broadcasts over the keys.
+    The mask is an operand of the scores' masking, never index arithmetic on them (IREE computes
+    that per element, a remainder by the dynamic key length in scalar code)."""
+    real = torch.arange(padded, device=device) < source
+    if mask is None:
+        return real
+    if mask.size(-1) == 1:  # broadcast over the keys
+        return mask & real if mask.dtype == torch.bool else mask.masked_fill(~real, NEG_INF)
+    if mask.dtype == torch.bool:
+        return _pad(mask, -1, padded, False)
+    return _pad(mask, -1, padded, NEG_INF)

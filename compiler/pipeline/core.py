@@ -25,6 +25,7 @@ from compiler.pipeline.options import CompileOptions, Progress
 from compiler.pipeline.pass_runner import run_pass
 from compiler.runtime.metadata import ArtifactMetadata, Layer, Parameters
 from compiler.runtime.seal import seal
+from passes.assume_multiples import AssumeMultiples
 from passes.base.errors import QmlirError
 from passes.base.target import Target
 from passes.batched_contractions import BatchedContractions
@@ -171,6 +172,8 @@ def lower_and_compile(
     dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
     if batches_contractions(target, dynamic):  # attention's matmuls kept from data tiling
         run_pass(BatchedContractions(), module)
+    if dynamic:  # sizes computed as multiples (a padded key length) told to IREE as such
+        run_pass(AssumeMultiples(), module)
     run_pass(LowerNamedOps(target), module)
     dump_stage(options, "04-lower", module)
     embed_metadata(module, metadata)

@@ -126,3 +126,49 @@ def test_export_decomposes_sdpa_only_when_asked(as_matmuls: bool) -> None:
     with torch.no_grad():
         expected = source.module(q, k, v)
     torch.testing.assert_close(program.module()(q, k, v), expected)
+
+
+class _Masked(torch.nn.Module):
+    """SDPA over q, k, v and a mask of one of the kinds ``sdpa_as_matmuls`` pads."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+
+    def forward(
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, m: torch.Tensor
+    ) -> torch.Tensor:
+        gqa = k.size(1) != q.size(1)
+        if self.kind == "plain":
+            return F.scaled_dot_product_attention(q, k, v, enable_gqa=gqa)
+        if self.kind == "causal":
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
+        if self.kind == "float":
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=m, enable_gqa=gqa)
+        keep = m > -0.5 if self.kind == "bool" else (m[..., :1, :] > -0.5)  # [B,1,L,S] / [B,1,1,S]
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=keep, enable_gqa=gqa)
+
+
+@pytest.mark.parametrize("kind", ["plain", "causal", "float", "bool", "bool-over-rows"])
+@pytest.mark.parametrize("heads_kv", [H, 2])
+def test_a_dynamic_key_length_is_padded_to_a_multiple_of_8(kind: str, heads_kv: int) -> None:
+    """With a dynamic key length, K and V get zero rows up to a multiple of 8 keys and the masks
+    keep the padding's keys out (``passes/assume_multiples.py`` says why); the exported program
+    gives torch's outputs at lengths on and off the multiple."""
+    length = torch.export.Dim("length", min=2, max=40)
+    g = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(B, h, S, E, generator=g) for h in (H, heads_kv, heads_kv))
+    mask = torch.randn(B, 1, S, S, generator=g)  # self-attention lengths (causal): L = S
+    dims = {"q": {2: length}, "k": {2: length}, "v": {2: length}, "m": {2: length, 3: length}}
+    source = ModelSource("masked", _Masked(kind).eval(), (q, k, v, mask), dynamic_shapes=dims)
+    program = export_model(source)
+    targets = [str(n.target) for n in program.graph.nodes if n.op == "call_function"]
+    assert "aten.pad.default" in targets
+    for n in (3, 8, 13):
+        args = [torch.randn(B, h, n, E, generator=g) for h in (H, heads_kv, heads_kv)]
+        args.append(torch.randn(B, 1, n, n, generator=g))
+        args[3][..., 0] = 1.0  # no fully masked row (NaN in both)
+        with torch.no_grad():
+            expected = _Masked(kind)(*args)
+            got = program.module()(*args)
+        torch.testing.assert_close(got, expected)
