@@ -445,12 +445,6 @@ def _quantize_e8m0_element(p: str) -> str:  # as block_quantize.lower_quantize_e
 def _dequant_nvfp4(p: str) -> str:  # as nvfp4._dequant_nvfp4
     return fill("dequant_nvfp4.mlir").substitute(
         p=p,
-        row_dim=0,
-        k_dim=1,
-        data="%a0",
-        data_type="tensor<4x8xi8>",
-        rows=4,
-        cols=1,
         decode=snippets.decode(f"{p}s_", E4M3),
         decode_fp4=snippets.decode_e2m1(p, f"%{p}fp4"),
     )
@@ -459,14 +453,26 @@ def _dequant_nvfp4(p: str) -> str:  # as nvfp4._dequant_nvfp4
 def _dequant_mxfp4(p: str) -> str:  # as mxfp4._dequant
     return fill("dequant_mxfp4.mlir").substitute(
         p=p,
-        row_dim=0,
-        k_dim=1,
-        data="%a0",
-        data_type="tensor<4x16xi8>",
-        rows=4,
-        cols=1,
         decode_fp4=snippets.decode_e2m1(p, f"%{p}fp4"),
         ldexp=snippets.ldexp(f"{p}l_", f"%{p}fp4", f"%{p}shift"),
+    )
+
+
+def _dequant_fp4_blocks(p: str) -> str:  # as nvfp4._decoded for an nvfp4 A of 4 x 32 codes
+    return fill("dequant_fp4_blocks.mlir").substitute(
+        p=p,
+        data="%a0",
+        data_type="tensor<4x16xi8>",
+        braces="",
+        rows=4,
+        rows_size=4,
+        empty="",
+        Kp=32,
+        kb=2,
+        block=16,
+        gemm="f32",
+        element=_dequant_nvfp4(p),
+        yielded=f"%{p}deq",
     )
 
 
@@ -704,6 +710,7 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "block_scale_index": ("block_scale_index.mlir", _block_scale_index),
     "dequant_block_e8m0": ("dequant_block_e8m0.mlir", _dequant_block_e8m0),
     "dequant_block_fp32": ("dequant_block_fp32.mlir", _dequant_block_fp32),
+    "dequant_fp4_blocks": ("dequant_fp4_blocks.mlir", _dequant_fp4_blocks),
     "dequant_nvfp4": ("dequant_nvfp4.mlir", _dequant_nvfp4),
     "dequant_mxfp4": ("dequant_mxfp4.mlir", _dequant_mxfp4),
     "e8m0_rule_ceil": _e8m0_rule("ceil"),

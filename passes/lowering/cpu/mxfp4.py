@@ -11,7 +11,7 @@ from passes.lowering.cpu.common import definition, template
 from passes.lowering.cpu.nvfp4 import fp4_gemm
 from passes.lowering.cpu.tiling import elementwise_blocks
 from passes.lowering.definitions import head
-from passes.lowering.dims import Dim, row_signature
+from passes.lowering.dims import row_signature
 
 BLOCK = 32
 
@@ -61,15 +61,9 @@ def lower_mxfp4_quantize(op: NamedOp) -> str:
     )
 
 
-def _dequant(prefix: str, data: str, data_type: str, rows: Dim, k_blocks: int) -> str:
+def _dequant(prefix: str) -> str:
     return template("dequant_mxfp4.mlir").substitute(
         p=prefix,
-        row_dim=0,
-        k_dim=1,
-        data=data,
-        data_type=data_type,
-        rows=rows,
-        cols=k_blocks,
         decode_fp4=snippets.decode_e2m1(prefix, f"%{prefix}fp4"),
         ldexp=snippets.ldexp(f"{prefix}l_", f"%{prefix}fp4", f"%{prefix}shift"),
     )

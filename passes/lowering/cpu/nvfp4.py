@@ -10,7 +10,7 @@ from passes.ir.dialect import NamedOp, Nvfp4ScaleOrder
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import contraction, definition, gemm_operand_fields, template
+from passes.lowering.cpu.common import contraction, definition, narrowed, template
 from passes.lowering.cpu.swizzle import scale_grid
 from passes.lowering.cpu.tiling import elementwise_blocks
 from passes.lowering.definitions import head
@@ -70,15 +70,9 @@ def lower_nvfp4_quantize(op: NamedOp) -> str:
     )
 
 
-def _dequant_nvfp4(prefix: str, data: str, data_type: str, rows: Dim, k_blocks: int) -> str:
+def _dequant_nvfp4(prefix: str) -> str:
     return template("dequant_nvfp4.mlir").substitute(
         p=prefix,
-        row_dim=0,
-        k_dim=1,
-        data=data,
-        data_type=data_type,
-        rows=rows,
-        cols=k_blocks,
         decode=snippets.decode(f"{prefix}s_", E4M3),
         decode_fp4=snippets.decode_e2m1(prefix, f"%{prefix}fp4"),
     )
@@ -96,15 +90,17 @@ def fp4_gemm(
     out: TensorInfo,
     rows: Dim,
     block: int,
-    dequant: Callable[[str, str, str, Dim, int], str],
+    element: Callable[[str], str],
 ) -> str:
     """An FP4 GEMM's definition (template ``name``): A and B (packed E2M1 codes ``[rows, K /
-    2]``, blocks of ``block`` codes: nvfp4's 16, mxfp4's 32) decoded by ``dequant`` with their
-    unswizzled block scales, then the contraction over the padded K."""
+    2]``, blocks of ``block`` codes: nvfp4's 16, mxfp4's 32) decoded with their unswizzled block
+    scales (``element``: one code's value from ``%<p>nib`` and ``%<p>s_code``), then the
+    contraction over the padded K."""
     a, sa, b, sb = operands
     n = out.shape[1]
     kp = a.shape[1] * 2
     kb = kp // block
+    gemm = op.attrs.operand_type
     return definition(
         name,
         head(op),
@@ -117,16 +113,46 @@ def fp4_gemm(
         Kp=kp,
         m_defs=rows.defs(),
         m=rows.empty,
-        dequant_a=dequant("a_", "%a", str(a.builtin()), rows, kb),
-        dequant_b=dequant("b_", "%b", str(b.builtin()), Dim(n), kb),
+        dequant_a=_decoded("a_", "%a", a, rows, kb, block, gemm, element),
+        dequant_b=_decoded("b_", "%b", b, Dim(n), kb, block, gemm, element),
         unswizzle_a=scale_grid("a_", "%sa", str(sa.builtin()), rows, kb, op.attrs.a_layout),
         unswizzle_b=scale_grid("b_", "%sb", str(sb.builtin()), Dim(n), kb, op.attrs.b_layout),
-        **gemm_operand_fields(op, "%a_deq", "%b_deq"),
+        gemm=gemm,
         contraction=contraction(
             TensorInfo((rows.count, kp), "f32"),
             TensorInfo((n, kp), "f32"),
             out,
             b_transposed=True,
-            gemm=op.attrs.operand_type,
+            gemm=gemm,
         ),
+    )
+
+
+def _decoded(
+    prefix: str,
+    data: str,
+    info: TensorInfo,
+    rows: Dim,
+    k_blocks: int,
+    block: int,
+    gemm: str,
+    element: Callable[[str], str],
+) -> str:
+    """Lines defining ``%<prefix>f32``: the packed codes ``data`` decoded, ``[rows, K]`` of
+    ``gemm`` (``dequant_fp4_blocks.mlir``)."""
+    narrow, yielded = narrowed(prefix, f"%{prefix}deq", gemm)
+    return template("dequant_fp4_blocks.mlir").substitute(
+        p=prefix,
+        data=data,
+        data_type=str(info.builtin()),
+        braces=rows.braces,
+        rows=rows,
+        rows_size=rows.size,
+        empty=rows.empty,
+        Kp=k_blocks * block,
+        kb=k_blocks,
+        block=block,
+        gemm=gemm,
+        element=element(prefix) + narrow,
+        yielded=yielded,
     )

@@ -7,22 +7,8 @@ func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type}, %ga: tens
     -> tensor<${M}x${N}xf32> attributes {${attrs}} {${m_defs}
 ${unswizzle_a}
 ${unswizzle_b}
-  %a_empty = tensor.empty(${m}) : tensor<${M}x${Kp}x${gemm}>
-  %a_f32 = linalg.generic {
-      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      outs(%a_empty : tensor<${M}x${Kp}x${gemm}>) {
-  ^bb0(%out: ${gemm}):
-${dequant_a}${narrow_a}
-    linalg.yield ${a_yield} : ${gemm}
-  } -> tensor<${M}x${Kp}x${gemm}>
-  %b_empty = tensor.empty() : tensor<${N}x${Kp}x${gemm}>
-  %b_f32 = linalg.generic {
-      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-      outs(%b_empty : tensor<${N}x${Kp}x${gemm}>) {
-  ^bb0(%out: ${gemm}):
-${dequant_b}${narrow_b}
-    linalg.yield ${b_yield} : ${gemm}
-  } -> tensor<${N}x${Kp}x${gemm}>
+${dequant_a}
+${dequant_b}
   %zero = arith.constant 0.0 : f32
   %acc_empty = tensor.empty(${m}) : tensor<${M}x${N}xf32>
   %acc_init = linalg.fill ins(%zero : f32) outs(%acc_empty : tensor<${M}x${N}xf32>) -> tensor<${M}x${N}xf32>
