@@ -708,6 +708,17 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "block_quantize_tail": ("block_quantize_tail.mlir", _block_quantize("tail")),
     "block_quantize_view": ("block_quantize_view.mlir", _block_quantize("view")),
     "block_scale_index": ("block_scale_index.mlir", _block_scale_index),
+    "block_scales_rows": (  # as block_matmul._decode slices 3 rows' scales of 2 K blocks
+        "block_scales_rows.mlir",
+        lambda p: fill("block_scales_rows.mlir").substitute(
+            p=p,
+            scales="%a0",
+            scale_type="tensor<2x4xf32>",
+            grid_type="tensor<2x3xf32>",
+            kb=2,
+            rows=3,
+        ),
+    ),
     "dequant_block_e8m0": ("dequant_block_e8m0.mlir", _dequant_block_e8m0),
     "dequant_block_fp32": ("dequant_block_fp32.mlir", _dequant_block_fp32),
     "dequant_fp4_blocks": ("dequant_fp4_blocks.mlir", _dequant_fp4_blocks),

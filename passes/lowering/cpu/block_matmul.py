@@ -39,6 +39,7 @@ class _Operand:
     scales: str
     scale_type: TensorInfo
     layout: ScaleLayout
+    rows_exact: bool = False  # block1d scales sliced to the rows (:meth:`padded_scale_rows`)
 
     @property
     def row_dim(self) -> int:
@@ -63,9 +64,20 @@ class _Operand:
         grid = (self.rows.count, ceil_div(self.k, bk))
         if self.layout is ScaleLayout.BLOCK1D:
             grid = (grid[1], grid[0])
-            if self.rows.dynamic:
+            if self.rows.dynamic and not self.rows_exact:
                 return False  # padded to a multiple of 4 at run time
         return self.scale_type.shape == grid
+
+    def padded_scale_rows(self) -> bool:
+        """Whether the scales are block1d ``[K blocks, rows padded to 4]`` of whole-row blocks
+        (a dynamic row count is padded at run time), so that a slice of the rows makes them the
+        block grid :meth:`viewable` reads."""
+        br, bk = self.block
+        if self.layout is not ScaleLayout.BLOCK1D or self.rows_exact or self.k_dim != 1:
+            return False
+        if br != 1 or self.k < bk or self.scale_type.shape[0] != ceil_div(self.k, bk):
+            return False
+        return self.rows.dynamic or self.scale_type.shape[1] != self.rows.count
 
     def scale_grid(self, blocks: int) -> TensorInfo:
         """The scales of ``blocks`` K blocks of every row, in this operand's layout."""
@@ -131,6 +143,18 @@ def _decode(operand: _Operand, scale_format: ScaleFormat, gemm: str) -> str:
     """The ops decoding ``operand`` into ``%<prefix>f32``, the GEMM's ``gemm`` operand."""
     p = operand.prefix
     br, bk = operand.block
+    if operand.padded_scale_rows():
+        grid = operand.scale_grid(ceil_div(operand.k, bk))
+        sliced = template("block_scales_rows.mlir").substitute(
+            p=p,
+            scales=operand.scales,
+            scale_type=str(operand.scale_type.builtin()),
+            grid_type=str(grid.builtin()),
+            kb=grid.shape[0],
+            rows=operand.rows.size,
+        )
+        exact = replace(operand, scales=f"%{p}row_scales", scale_type=grid, rows_exact=True)
+        return sliced + _decode(exact, scale_format, gemm)
     if not operand.viewable():
         rb, kb_name = f"%{p}rb", f"%{p}kb"
         layout = operand.layout
