@@ -42,7 +42,9 @@ class AssumeMultiples(ModulePass):
 
     def apply(self, module: ir.Module) -> None:
         for op in ops_where(module.operation, lambda op: _multiple(op) is not None):
-            self._assume(op, _multiple(op) or 1)
+            multiple = _multiple(op)
+            assert multiple is not None  # ops_where took it
+            self._assume(op, multiple)
 
     @staticmethod
     def _assume(op: ir.Operation, multiple: int) -> None:

@@ -67,13 +67,15 @@ def sdpa_as_matmuls(
         query, key, value = query.float(), key.float(), value.float()
     heads, length, source = query.size(-3) if query.dim() >= 3 else 1, query.size(-2), key.size(-2)
     padded = _padded_length(source)
+    real = None  # [padded] bool: which keys are the model's, where K and V are padded
     if padded is not source:  # K and V padded with zero rows to a multiple of PAD_MULTIPLE
         key, value = _pad(key, -2, padded), _pad(value, -2, padded)
+        real = torch.arange(padded, device=key.device) < source
     if group > 1:  # [..., heads, L, E] -> [..., kv_heads, group x L, E]: a group's rows together
         query = query.reshape(*query.shape[:-3], heads // group, group * length, query.size(-1))
     scores = torch.matmul(query, key.transpose(-2, -1)) * factor
-    if padded is not source and not is_causal:  # the padding's keys masked out: exp(-inf) = 0
-        attn_mask = _mask_padding(attn_mask, source, padded, scores.device)
+    if real is not None and not is_causal:  # the padding's keys masked out: exp(-inf) = 0
+        attn_mask = _mask_padding(attn_mask, real, padded)
     if group > 1:  # [..., kv_heads, group, L, S]: the masks broadcast over the heads as given
         scores = scores.unflatten(-2, (group, length))
         if attn_mask is not None and attn_mask.dim() >= 3:
@@ -84,8 +86,8 @@ def sdpa_as_matmuls(
             )
     if is_causal:
         keep = torch.ones(length, padded, dtype=torch.bool, device=query.device).tril()
-        if padded is not source:  # a query past the last key keeps only the real ones
-            keep = keep & (torch.arange(padded, device=query.device) < source)
+        if real is not None:  # a query past the last key keeps only the real ones
+            keep = keep & real
         scores = scores.masked_fill(keep.logical_not(), NEG_INF)
     elif attn_mask is not None:
         if attn_mask.dtype == torch.bool:
@@ -128,18 +130,15 @@ def _pad(
 
 
 def _mask_padding(
-    mask: torch.Tensor | None, source: torch.SymInt, padded: torch.SymInt, device: torch.device
+    mask: torch.Tensor | None, real: torch.Tensor, padded: torch.SymInt
 ) -> torch.Tensor:
-    """An attention mask over ``padded`` keys that also masks the padding's (the keys from
-    ``source`` on): ``mask`` padded with False (a bool mask) or -inf (a float mask), or the
-    padding's own ``[padded]`` mask where there is none or ``mask`` broadcasts over the keys.
-    The mask is an operand of the scores' masking, never index arithmetic on them (IREE computes
-    that per element, a remainder by the dynamic key length in scalar code)."""
-    real = torch.arange(padded, device=device) < source
+    """An attention mask over ``padded`` keys that also masks the padding's (``real``: which
+    keys are the model's): ``mask`` padded with False (a bool mask) or -inf (a float mask), or
+    ``real`` itself where there is no mask, or combined with it where ``mask`` broadcasts over
+    the keys. The mask is an operand of the scores' masking, never index arithmetic on them
+    (IREE computes that per element, a remainder by the dynamic key length in scalar code)."""
     if mask is None:
         return real
     if mask.size(-1) == 1:  # broadcast over the keys
         return mask & real if mask.dtype == torch.bool else mask.masked_fill(~real, NEG_INF)
-    if mask.dtype == torch.bool:
-        return _pad(mask, -1, padded, False)
-    return _pad(mask, -1, padded, NEG_INF)
+    return _pad(mask, -1, padded, False if mask.dtype == torch.bool else NEG_INF)
