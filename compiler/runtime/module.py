@@ -46,6 +46,7 @@ from compiler.runtime.scaling_health import (
 )
 from compiler.runtime.seal import unseal
 from compiler.runtime.summary import summary_line
+from compiler.runtime.zero_pages import untouched_zeros
 from passes.base.abi import (
     ENTRY,
     GET_BUFFERS,
@@ -57,7 +58,7 @@ from passes.base.abi import (
 from passes.base.cpu_features import host_problem
 from passes.base.errors import QmlirError
 from passes.base.files import copy_file, move_file, write_atomically
-from passes.host.call import call, host_copies
+from passes.host.call import call, host_copies, imported
 
 
 class CompiledModule:
@@ -96,6 +97,7 @@ class CompiledModule:
         cpu = target.cpu
         self._cpu_problem = host_problem(cpu.to_json()) if cpu is not None else None
         self._context: Any = None
+        self._zeros: list[np.ndarray] | None = None
         self._module_name = ""
         self._load_lock = threading.Lock()
         self._warned_non_finite = False
@@ -127,17 +129,38 @@ class CompiledModule:
                 if self.record.buffers:
                     functions = context.modules[self._module_name]
                     initial = list(call(functions[INITIAL_BUFFERS], batch=False))
-                    functions[SET_BUFFERS](*self._initial_buffers(host_copies(initial)))
+                    self._set_buffers(
+                        context, functions[SET_BUFFERS], self._initial_buffers(host_copies(initial))
+                    )
                 self._context = context
             return self._context
 
     def _initial_buffers(self, nonzero: list[np.ndarray]) -> list[np.ndarray]:
-        """Each held buffer's initial value, a host array of its own (``hold_buffers.py``)."""
-        values = iter(nonzero)
-        return [
-            np.zeros(b.shape, NUMPY_DTYPES[b.dtype]) if b.zeros else np.array(next(values))
-            for b in self.record.buffers
-        ]
+        """Each held buffer's initial value (``hold_buffers.py``): the zeros of
+        :meth:`_zero_buffers`, or a host array of its own."""
+        values, zeros = iter(nonzero), iter(self._zero_buffers())
+        return [next(zeros) if b.zeros else np.array(next(values)) for b in self.record.buffers]
+
+    def _zero_buffers(self) -> list[np.ndarray]:
+        """The zero-initialized buffers' initial values, made once (``zero_pages.py``)."""
+        if self._zeros is None:
+            buffers = [b for b in self.record.buffers if b.zeros]
+            self._zeros = untouched_zeros([(b.shape, NUMPY_DTYPES[b.dtype]) for b in buffers])
+        return self._zeros
+
+    def _set_buffers(self, context: Any, function: Any, values: list[np.ndarray]) -> None:
+        """``@qmlir.set_buffers(values)``. On a host device the zeros are imported, not copied
+        (``zero_pages.py``). The module copies its arguments after the call has returned (with
+        no results, its fence signals first), so the zeros stay alive as long as ``context``
+        (nothing writes them: they cost no memory); other values IREE copies during the call."""
+        args: list[Any] = list(values)
+        if self._device.startswith("local"):
+            zeros = {id(z) for z in self._zero_buffers()}
+            device = context.config.device
+            args = [imported(device, v) if id(v) in zeros else v for v in values]
+            context.qmlir_zero_buffers = self._zero_buffers()  # released after the context's parts
+        with self._call_lock:
+            call(function, *args, batch=self._device == "local-task")
 
     def buffers(self) -> dict[str, np.ndarray]:
         """The buffers the model mutates, as the module holds them now (copies)."""
@@ -151,7 +174,9 @@ class CompiledModule:
     def reset_buffers(self) -> None:
         """The buffers the model mutates back at their initial values."""
         if self.record.buffers:
-            self._call(SET_BUFFERS, *self._initial_buffers(self._call(INITIAL_BUFFERS)))
+            initial = self._initial_buffers(self._call(INITIAL_BUFFERS))
+            context = self._load()
+            self._set_buffers(context, context.modules[self._module_name][SET_BUFFERS], initial)
 
     def _open(self) -> tuple[Any, str]:
         if self.record.target.is_cuda and self._device != "cuda":

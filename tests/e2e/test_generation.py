@@ -5,6 +5,10 @@ the recipe scales per token); the CLI generates; bad requests are one-line error
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,8 @@ from passes.base.errors import QmlirError
 from tests.e2e import checkpoints
 from tests.e2e.cli_runner import run as cli
 from tests.e2e.filecheck import filecheck
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
@@ -367,3 +373,56 @@ def test_fp8_delayed_prefill_and_decode_advance_one_history_per_layer() -> None:
     gen.step(ids[:, :1], PROMPT)  # @decode
     for key, state in gen.scaling_state().items():
         assert np.count_nonzero(state["amax_history"]) == 2, key
+
+
+_FIRST_CALL_PEAK = r"""
+import json, sys, numpy as np
+import compiler  # keeps freed memory, as `qmlir` does
+art = compiler.load(sys.argv[1])
+def hwm():
+    return [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM")][0]
+before = hwm()
+out = art(np.ones((4, 64), np.float32))
+print(json.dumps({"grew_mb": (hwm() - before) / 1024, "out": out.tolist()}))
+"""
+
+
+class _BigState(torch.nn.Module):
+    """A 64 MB zero-initialized buffer (as a KV cache is) that each call writes a row of."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(64, 64)
+        self.register_buffer("state", torch.zeros(4096, 4096))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.state[0, :64].copy_(x[0])
+        return self.fc(x) + self.state[0, :64]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_a_zero_buffer_costs_its_bytes_once_at_the_first_call(tmp_path: Path) -> None:
+    """The module's zero-initialized buffers are set from zeros on pages nothing writes,
+    imported rather than copied (``compiler/runtime/zero_pages.py``): the first call of a
+    module holding 64 MB of them grows the process by those 64 MB once. Passed as ``np.zeros``
+    it grew by two to three times that (IREE's copy of each argument, the host arrays)."""
+    torch.manual_seed(0)
+    model, x = _BigState().eval(), torch.ones(4, 64)
+    art = compiler.compile(model, (x,), recipe="none")
+    assert [(b.name, b.zeros) for b in art.record.buffers] == [("state", True)]
+    art.save(tmp_path / "state.vmfb")
+    result = subprocess.run(
+        [sys.executable, "-c", _FIRST_CALL_PEAK, str(tmp_path / "state.vmfb")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    measured = json.loads(result.stdout.strip().splitlines()[-1])
+    with torch.no_grad():
+        expected = _BigState().eval()
+        expected.load_state_dict(model.state_dict())
+        np.testing.assert_allclose(measured["out"], expected(x).numpy(), rtol=1e-6, atol=1e-6)
+    assert 64 <= measured["grew_mb"] < 64 * 1.5, measured["grew_mb"]
