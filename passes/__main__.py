@@ -14,6 +14,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     add_decode_step,
     assume_multiples,
     batched_contractions,
+    bf16_decode_gemv,
     check_indices,
     compact_block_scales,
     decode_gemv,

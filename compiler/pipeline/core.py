@@ -29,6 +29,7 @@ from passes.assume_multiples import AssumeMultiples
 from passes.base.errors import QmlirError
 from passes.base.target import Target
 from passes.batched_contractions import BatchedContractions
+from passes.bf16_decode_gemv import Bf16DecodeGemv
 from passes.check_indices import CheckIndices
 from passes.compact_block_scales import CompactBlockScales
 from passes.decode_gemv import DecodeGemv, decode_step_reads_codes
@@ -117,6 +118,7 @@ def compile_core(
     if options.decode_gemv == "auto" and isa is not None:
         # before the weights are folded: a block scale's chain proves it a power of two
         run_pass(DecodeGemv(isa.value), module)
+        run_pass(Bf16DecodeGemv(), module)  # bf16 weights widen-bf16-matmuls widened
     if not options.target.is_cuda:  # the CPU's GEMMs read block scales unswizzled
         run_pass(CompactBlockScales(), module)
     dump_stage(options, "02-recipe", module)

@@ -215,30 +215,6 @@ def test_a_decode_step_that_reads_only_codes_keeps_no_decoded_copies(tmp_path: P
     assert seen == {"all": True, "excluded": False}
 
 
-def test_a_bf16_weight_widened_to_f32_is_a_weight_the_decode_step_multiplies(
-    tmp_path: Path,
-) -> None:
-    """A bf16 generator under ``none`` with f32 GEMM operands: each weight reaches its matmul
-    through ``widen-bf16-matmuls``' widening, and the decode step still counts as multiplying
-    weights through decoded copies, so ``pack_weights="auto"`` keeps them (widened and packed
-    once at load, not in every step)."""
-    lm = checkpoints.llama(dtype=torch.bfloat16, hidden_size=128, intermediate_size=256)
-    compiler.compile_generator(
-        lm, recipe="none", max_seq_len=32, weights="external", gemm_operands="f32",
-        dump_ir=tmp_path,
-    )  # fmt: skip
-    text = (tmp_path / "03-fold-weights.mlir").read_text()
-    with ir.Context():
-        assert not decode_step_reads_codes(ir.Module.parse(text))
-    filecheck(
-        """CHECK: func.func @decode
-CHECK: %[[W:.*]] = call @qmlir.widen_bf16.{{[0-9x]+}}(
-CHECK: torch_c.from_builtin_tensor %[[W]]
-""",
-        tmp_path / "03-fold-weights.mlir",
-    )
-
-
 def test_mxfp4_keeps_the_data_tiled_gemm_in_avx512_code(tmp_path: Path) -> None:
     """mxfp4's matrix-vector product is written for AVX2 only: code for a CPU with AVX512-BF16
     and AVX512-VBMI (compiled here, not run) keeps IREE's data-tiled GEMM."""

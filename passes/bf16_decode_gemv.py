@@ -1,0 +1,164 @@
+"""Pass ``bf16-decode-gemv`` (llvm-cpu): a generator's decode step multiplies each bf16 weight
+that ``widen-bf16-matmuls`` widened as it is stored, in a matrix-vector product.
+
+After ``widen-bf16-matmuls`` a bf16 model's ``linear`` multiplies f32 operands, its weight
+widened by its bits (``passes/ir/widening.py``). IREE's data-tiled GEMM then needs that f32 copy
+packed into its tiles: a decode step either held the widened, packed copy of every weight beside
+the mapped parameter file (``--pack-weights decoded``: 3x the bf16 file in memory, 2.86x file
+and cache at 0.35B, benchmarks/RESULTS.md) or rewrote it at every step (``call``). Here each
+``torch.aten.linear`` of ``@decode`` (``passes/add_decode_step.py``) whose activation is one
+static f32 row of ``K`` values (``K`` a multiple of 32) and whose weight is a widened bf16
+weight ``[N, K]`` (a literal or a global) becomes a call of a hand-written matrix-vector product
+over the bf16 weight as stored (``lowering/cpu/templates/gemv_bf16_executable.mlir``: each
+weight widened in registers, f32 FMAs), its bias (if any) added after in f32, as the linear
+adds it. The values are the data-tiled GEMM's up to the order of the f32 sums: the same exact
+widening, the same products. The weight's widening, now unused, is erased, so the decode step
+reads no decoded copy (``decode_step_reads_codes``: ``pack_weights="auto"`` then keeps none).
+
+The pipeline runs it after ``widen-bf16-matmuls`` where ``decode-gemv`` runs (a CPU with AVX2,
+FMA and F16C, or AVX512-BF16 and -VBMI, ``decode_gemv="auto"``); on a CPU with AVX512-BF16 a
+bf16 model's GEMMs take bf16 operands (``--gemm-operands auto``) and are not widened, so it
+finds nothing there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from iree.compiler import ir
+
+from passes.base.abi import DECODE
+from passes.base.module_pass import ModulePass, register_pass
+from passes.ir import torch_ops
+from passes.ir.functions import function_names
+from passes.ir.types import TensorInfo, shape_text, tensor_info
+from passes.ir.walk import ops_where
+from passes.ir.widening import widened_from
+from passes.lowering.cpu.common import definition, fragment
+from passes.lowering.cpu.gemv import workgroup_rows
+
+STEP = 32  # weights a step of a row's loop takes (64 bytes)
+PREFIX = "qmlir.gemv_bf16."
+# where a weight comes from: a literal (inline) or a module global (a parameter)
+WEIGHT_SOURCES = ("torch.vtensor.literal", "util.global.load")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Site:
+    linear: ir.Operation
+    x: TensorInfo  # the activation: one row, f32
+    weight: ir.Value  # the bf16 weight, a builtin tensor [N, K]
+    widened: ir.Operation  # torch_c.from_builtin_tensor of its widening
+
+
+def _bf16_weight(value: ir.Value) -> tuple[ir.Value, ir.Operation] | None:
+    """The bf16 weight (a builtin tensor) ``value`` widens, and the op making ``value``; None
+    unless ``value`` is a widened literal or global."""
+    op = torch_ops.defining_op(value)
+    if op is None or op.name != "torch_c.from_builtin_tensor":
+        return None
+    source = widened_from(op.operands[0])
+    origin = torch_ops.defining_op(source) if source is not None else None
+    while origin is not None and origin.name == "torch_c.from_builtin_tensor":
+        origin = torch_ops.defining_op(origin.operands[0])  # a global's value as a vtensor
+    if origin is None or origin.name not in WEIGHT_SOURCES:
+        return None
+    call = torch_ops.defining_op(op.operands[0])
+    assert call is not None
+    return call.operands[0], op
+
+
+def _site(op: ir.Operation) -> _Site | None:
+    x = tensor_info(op.operands[0].type, dynamic=True)
+    out = tensor_info(op.results[0].type, dynamic=True)
+    found = _bf16_weight(op.operands[1])
+    if x is None or out is None or found is None:
+        return None
+    weight, widened = found
+    w = tensor_info(weight.type, dynamic=True)
+    if w is None or w.rank != 2 or not w.is_static or not x.is_static:
+        return None
+    k, one_row = w.shape[1], math.prod(x.shape[:-1]) == 1
+    if x.dtype != "f32" or out.dtype != "f32" or not one_row or x.shape[-1] != k or k % STEP:
+        return None
+    return _Site(op, x, weight, widened)
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class Bf16DecodeGemv(ModulePass):
+    name = "bf16-decode-gemv"
+
+    def apply(self, module: ir.Module) -> None:
+        decode = next(
+            (
+                op.operation
+                for op in module.body.operations
+                if op.operation.name == "func.func"
+                and ir.StringAttr(op.operation.attributes["sym_name"]).value == DECODE
+            ),
+            None,
+        )
+        if decode is None:
+            return
+        linears = ops_where(decode, lambda op: op.name == "torch.aten.linear")
+        sites = [s for s in (_site(op) for op in linears) if s is not None]
+        names = function_names(module)
+        for site in sites:
+            self._rewrite(module, names, site)
+
+    @staticmethod
+    def _rewrite(module: ir.Module, names: set[str], site: _Site) -> None:
+        op = site.linear
+        n, k = tensor_info(site.weight.type, dynamic=True).shape  # type: ignore[union-attr]
+        out = TensorInfo((*site.x.shape[:-1], n), "f32")
+        name = f"{PREFIX}{'x'.join(str(d) for d in site.x.shape)}.{n}"
+        if name not in names:
+            _add(module, name, site.x, n, k)
+            names.add(name)
+        with ir.InsertionPoint(op), op.location:
+            call = ir.Operation.create(
+                "func.call",
+                results=[out.builtin()],
+                operands=[torch_ops.to_builtin(op.operands[0]), site.weight],
+                attributes={"callee": ir.FlatSymbolRefAttr.get(name)},
+            )
+            result = torch_ops.from_builtin_as(call.result, op.results[0].type)
+            if not torch_ops.is_none(op.operands[2]):
+                result = torch_ops.add_tensors(result, op.operands[2])
+        op.results[0].replace_all_uses_with(result)
+        op.erase()
+        widening = torch_ops.defining_op(site.widened.operands[0])
+        if not any(True for _ in site.widened.results[0].uses):
+            site.widened.erase()
+            if widening is not None and not any(True for _ in widening.results[0].uses):
+                widening.erase()
+
+
+def _add(module: ir.Module, name: str, x: TensorInfo, n: int, k: int) -> None:
+    """Adds :func:`gemv_definitions` to ``module``."""
+    for text in gemv_definitions(name, x, n, k):
+        module.body.append(ir.Operation.parse(text))
+
+
+def gemv_definitions(name: str, x: TensorInfo, n: int, k: int) -> list[str]:
+    """The text of the matrix-vector product's executable and of ``@name``, the function
+    dispatching it: ``x`` (one f32 row of ``k``) times a bf16 weight ``[n, k]`` transposed."""
+    exe, fn = f"{name}$executable", f"{name}$gemv"
+    dims = ", ".join(str(i) for i in range(x.rank))
+    executable = fragment("gemv_bf16_executable.mlir", exe=exe, fn=fn, N=n, K=k,
+                          rows=workgroup_rows(n))  # fmt: skip
+    function = definition(
+        "gemv_bf16.mlir",
+        name=name,
+        exe=exe,
+        fn=fn,
+        N=n,
+        K=k,
+        x_shape=shape_text(x.shape),
+        x_dims=dims,
+        out_shape=shape_text((*x.shape[:-1], n)),
+        out_sizes=", ".join(str(d) for d in (*x.shape[:-1], n)),
+    )
+    return [executable, function]
