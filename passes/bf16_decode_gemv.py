@@ -32,6 +32,7 @@ from passes.base.abi import DECODE
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
 from passes.ir.functions import function_names
+from passes.ir.named_ops import find_function
 from passes.ir.types import TensorInfo, shape_text, tensor_info
 from passes.ir.walk import ops_where
 from passes.ir.widening import widened_from
@@ -91,15 +92,7 @@ class Bf16DecodeGemv(ModulePass):
     name = "bf16-decode-gemv"
 
     def apply(self, module: ir.Module) -> None:
-        decode = next(
-            (
-                op.operation
-                for op in module.body.operations
-                if op.operation.name == "func.func"
-                and ir.StringAttr(op.operation.attributes["sym_name"]).value == DECODE
-            ),
-            None,
-        )
+        decode = find_function(module, DECODE)
         if decode is None:
             return
         linears = ops_where(decode, lambda op: op.name == "torch.aten.linear")

@@ -29,6 +29,7 @@ from passes.fusion.calls import NamedCalls
 from passes.fusion.scale_chains import exact_in_bf16, scaled_matmul_sites
 from passes.ir import torch_ops
 from passes.ir.dialect import GemvIsa, NamedOp, OpKind
+from passes.ir.named_ops import find_function
 from passes.ir.widening import widened_from
 from passes.lowering.cpu.gemv import gemv_plan
 
@@ -70,15 +71,7 @@ def decode_step_reads_codes(module: ir.Module) -> bool:
     packed copy of the weights (``pack_weights="auto"`` then keeps none); False without
     ``@decode``."""
     calls = NamedCalls(module)
-    decode = next(
-        (
-            op.operation
-            for op in module.body.operations
-            if op.operation.name == "func.func"
-            and ir.StringAttr(op.operation.attributes["sym_name"]).value == DECODE
-        ),
-        None,
-    )
+    decode = find_function(module, DECODE)
     if decode is None:
         return False
     reads_codes = True

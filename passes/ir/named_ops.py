@@ -218,11 +218,19 @@ def i64_array_attr(values: tuple[int, ...]) -> ir.Attribute:
 
 def entry_function(module: ir.Module, name: str = "main") -> ir.Operation:
     """The module's ``@main`` (or function ``@name``)."""
+    function = find_function(module, name)
+    if function is None:
+        raise QmlirError(f"the module has no @{name}")
+    return function
+
+
+def find_function(module: ir.Module, name: str) -> ir.Operation | None:
+    """The module's ``func.func @name``, or None."""
     for op in module.body.operations:
         if op.operation.name == "func.func":
             if ir.StringAttr(op.operation.attributes["sym_name"]).value == name:
                 return op.operation
-    raise QmlirError(f"the module has no @{name}")
+    return None
 
 
 def add_accessors(

@@ -5,10 +5,6 @@ the recipe scales per token); the CLI generates; bad requests are one-line error
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -24,8 +20,7 @@ from passes.base.errors import QmlirError
 from tests.e2e import checkpoints
 from tests.e2e.cli_runner import run as cli
 from tests.e2e.filecheck import filecheck
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.e2e.python_child import run_python
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
@@ -411,16 +406,7 @@ def test_a_zero_buffer_costs_its_bytes_once_at_the_first_call(tmp_path: Path) ->
     art = compiler.compile(model, (x,), recipe="none")
     assert [(b.name, b.zeros) for b in art.record.buffers] == [("state", True)]
     art.save(tmp_path / "state.vmfb")
-    result = subprocess.run(
-        [sys.executable, "-c", _FIRST_CALL_PEAK, str(tmp_path / "state.vmfb")],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    measured = json.loads(result.stdout.strip().splitlines()[-1])
+    measured = run_python(_FIRST_CALL_PEAK, str(tmp_path / "state.vmfb"))
     with torch.no_grad():
         expected = _BigState().eval()
         expected.load_state_dict(model.state_dict())
