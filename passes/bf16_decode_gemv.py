@@ -1,16 +1,20 @@
-"""Pass ``bf16-decode-gemv`` (llvm-cpu): a generator's decode step multiplies each bf16 weight
-that ``widen-bf16-matmuls`` widened as it is stored, in a matrix-vector product.
+"""Pass ``bf16-decode-gemv`` (llvm-cpu): a one-row ``linear`` (a generator's decode step, its
+prefill's head over the last position) multiplies a bf16 weight that ``widen-bf16-matmuls``
+widened as it is stored, in a matrix-vector product.
 
 After ``widen-bf16-matmuls`` a bf16 model's ``linear`` multiplies f32 operands, its weight
 widened by its bits (``passes/ir/widening.py``). IREE's data-tiled GEMM then needs that f32 copy
 packed into its tiles: a decode step either held the widened, packed copy of every weight beside
 the mapped parameter file (``--pack-weights decoded``: 3x the bf16 file in memory, 2.86x file
-and cache at 0.35B, benchmarks/RESULTS.md) or rewrote it at every step (``call``). Here each
-``torch.aten.linear`` of ``@decode`` (``passes/add_decode_step.py``) whose activation is one
-static f32 row of ``K`` values (``K`` a multiple of 32) and whose weight is a widened bf16
-weight ``[N, K]`` (a literal or a global) becomes a call of a hand-written matrix-vector product
-over the bf16 weight as stored (``lowering/cpu/templates/gemv_bf16_executable.mlir``: each
-weight widened in registers, f32 FMAs), its bias (if any) added after in f32, as the linear
+and cache at 0.35B, benchmarks/RESULTS.md) or rewrote it at every step (``call``), and a
+prompt's prefill widened and packed the model's head (32000 x 1024 at 0.35B: 131 MB in f32) for
+the one position it multiplies. Here each ``torch.aten.linear`` (any function: ``@decode``,
+``passes/add_decode_step.py``, the prefill's head, a model compiled for one row) whose
+activation is one static f32 row of ``K`` values (``K`` a multiple of 32) and whose weight is
+a widened bf16 weight ``[N, K]`` (a literal or a global) becomes a call of a hand-written
+matrix-vector product over the bf16 weight as stored
+(``lowering/cpu/templates/gemv_bf16_executable.mlir``: each weight widened in registers, f32
+FMAs), its bias (if any) added after in f32, as the linear
 adds it. The values are the data-tiled GEMM's up to the order of the f32 sums: the same exact
 widening, the same products. The weight's widening, now unused, is erased, so the decode step
 reads no decoded copy (``decode_step_reads_codes``: ``pack_weights="auto"`` then keeps none).
@@ -28,11 +32,9 @@ import math
 
 from iree.compiler import ir
 
-from passes.base.abi import DECODE
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
 from passes.ir.functions import function_names
-from passes.ir.named_ops import find_function
 from passes.ir.types import TensorInfo, shape_text, tensor_info
 from passes.ir.walk import ops_where
 from passes.ir.widening import widened_from
@@ -92,10 +94,7 @@ class Bf16DecodeGemv(ModulePass):
     name = "bf16-decode-gemv"
 
     def apply(self, module: ir.Module) -> None:
-        decode = find_function(module, DECODE)
-        if decode is None:
-            return
-        linears = ops_where(decode, lambda op: op.name == "torch.aten.linear")
+        linears = ops_where(module.operation, lambda op: op.name == "torch.aten.linear")
         sites = [s for s in (_site(op) for op in linears) if s is not None]
         names = function_names(module)
         for site in sites:

@@ -88,8 +88,9 @@ def test_random_rows_are_f32_sums_of_exact_products() -> None:
 
 
 def test_a_bf16_generator_decodes_over_its_bf16_weights(tmp_path: Path) -> None:
-    """A bf16 Llama under ``none`` with f32 GEMM operands: ``@decode``'s linears call the
-    matrix-vector product over the stored bf16 weights, no widened copy of a weight is left in
+    """A bf16 Llama under ``none`` with f32 GEMM operands: ``@decode``'s linears and the
+    prefill's head (over the last position) call the matrix-vector product over the stored
+    bf16 weights, no widened copy of a weight is left in
     it (so ``pack_weights="auto"`` keeps no decoded copies), and its decode step gives the
     data-tiled step's logits up to the order of f32 sums and the bf16 roundings after them."""
     lm = checkpoints.llama(dtype=torch.bfloat16, hidden_size=128, intermediate_size=256)
@@ -98,7 +99,9 @@ def test_a_bf16_generator_decodes_over_its_bf16_weights(tmp_path: Path) -> None:
         dump_ir=tmp_path,
     )  # fmt: skip
     filecheck(
-        """CHECK-LABEL: func.func @decode
+        """CHECK-LABEL: func.func @main
+CHECK: call @qmlir.gemv_bf16.1x1x128.256(
+CHECK-LABEL: func.func @decode
 CHECK-NOT: call @qmlir.widen_bf16.{{[0-9]+}}x{{[0-9]+}}(
 CHECK: call @qmlir.gemv_bf16.1x1x128.128(
 CHECK-NOT: call @qmlir.widen_bf16.{{[0-9]+}}x{{[0-9]+}}(
