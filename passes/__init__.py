@@ -27,8 +27,7 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
   ``gemm-operands``, before the weights are folded): one-row FP8 and NVFP4 GEMMs
   marked to run as matrix-vector products decoding the weights' codes in their loop.
 - ``bf16-decode-gemv`` (llvm-cpu, where ``decode-gemv`` runs; after ``widen-bf16-matmuls``):
-  a decode step's one-row linears of widened bf16 weights as matrix-vector products over the
-  bf16 weights as stored.
+  one-row linears of bf16 weights as matrix-vector products over the weights as stored.
 - ``compact-block-scales`` (llvm-cpu, before the weights are folded): mx-layout GEMMs read
   their operands' block scales compact, without the swizzle a GPU's GEMM needs.
 - ``batched-contractions`` (llvm-cpu AVX2 code, dynamic dims): attention's f32 matmuls of

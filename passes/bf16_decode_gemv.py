@@ -1,6 +1,6 @@
 """Pass ``bf16-decode-gemv`` (llvm-cpu): a one-row ``linear`` (a generator's decode step, its
-prefill's head over the last position) multiplies a bf16 weight that ``widen-bf16-matmuls``
-widened as it is stored, in a matrix-vector product.
+prefill's head over the last position) multiplies its bf16 weight as stored, in a
+matrix-vector product.
 
 After ``widen-bf16-matmuls`` a bf16 model's ``linear`` multiplies f32 operands, its weight
 widened by its bits (``passes/ir/widening.py``). IREE's data-tiled GEMM then needs that f32 copy
@@ -19,10 +19,14 @@ adds it. The values are the data-tiled GEMM's up to the order of the f32 sums: t
 widening, the same products. The weight's widening, now unused, is erased, so the decode step
 reads no decoded copy (``decode_step_reads_codes``: ``pack_weights="auto"`` then keeps none).
 
+On a CPU with AVX512-BF16 a bf16 model's GEMMs take bf16 operands (``--gemm-operands auto``)
+and are not widened: IREE's bf16 GEMM held a packed bf16 copy of each weight beside the file.
+A one-row bf16 ``linear`` there takes the same product, its activation widened first (exact),
+its f32 result rounded to bf16 and then its bf16 bias added, as torch-mlir's bf16 ``linear``
+rounds and adds; again only the sums' order differs.
+
 The pipeline runs it after ``widen-bf16-matmuls`` where ``decode-gemv`` runs (a CPU with AVX2,
-FMA and F16C, or AVX512-BF16 and -VBMI, ``decode_gemv="auto"``); on a CPU with AVX512-BF16 a
-bf16 model's GEMMs take bf16 operands (``--gemm-operands auto``) and are not widened, so it
-finds nothing there.
+FMA and F16C, or AVX512-BF16 and -VBMI, ``decode_gemv="auto"``).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from passes.ir import torch_ops
 from passes.ir.functions import function_names
 from passes.ir.types import TensorInfo, shape_text, tensor_info
 from passes.ir.walk import ops_where
-from passes.ir.widening import widened_from
+from passes.ir.widening import Widener, widened_from
 from passes.lowering.cpu.common import definition, fragment
 from passes.lowering.cpu.gemv import workgroup_rows
 
@@ -50,22 +54,31 @@ WEIGHT_SOURCES = ("torch.vtensor.literal", "util.global.load")
 @dataclasses.dataclass(frozen=True)
 class _Site:
     linear: ir.Operation
-    x: TensorInfo  # the activation: one row, f32
+    x: TensorInfo  # the activation: one row, f32 (widened) or bf16 (native)
     weight: ir.Value  # the bf16 weight, a builtin tensor [N, K]
-    widened: ir.Operation  # torch_c.from_builtin_tensor of its widening
+    widened: ir.Operation | None  # torch_c.from_builtin_tensor of its widening (widened form)
 
 
-def _bf16_weight(value: ir.Value) -> tuple[ir.Value, ir.Operation] | None:
-    """The bf16 weight (a builtin tensor) ``value`` widens, and the op making ``value``; None
-    unless ``value`` is a widened literal or global."""
+def _is_weight(value: ir.Value) -> bool:
+    """Whether ``value`` (a vtensor) is a literal or a global's value."""
+    op = torch_ops.defining_op(value)
+    while op is not None and op.name == "torch_c.from_builtin_tensor":
+        op = torch_ops.defining_op(op.operands[0])  # a global's value as a vtensor
+    return op is not None and op.name in WEIGHT_SOURCES
+
+
+def _bf16_weight(value: ir.Value) -> tuple[ir.Value, ir.Operation | None] | None:
+    """The bf16 weight ``value`` is or widens (a builtin tensor; made here for a vtensor) and
+    the op making the widened ``value`` (None for a bf16 ``value``); None unless the weight is a
+    literal or a global."""
+    info = tensor_info(value.type, dynamic=True)
+    if info is not None and info.dtype == "bf16":
+        return (torch_ops.to_builtin(value), None) if _is_weight(value) else None
     op = torch_ops.defining_op(value)
     if op is None or op.name != "torch_c.from_builtin_tensor":
         return None
     source = widened_from(op.operands[0])
-    origin = torch_ops.defining_op(source) if source is not None else None
-    while origin is not None and origin.name == "torch_c.from_builtin_tensor":
-        origin = torch_ops.defining_op(origin.operands[0])  # a global's value as a vtensor
-    if origin is None or origin.name not in WEIGHT_SOURCES:
+    if source is None or not _is_weight(source):
         return None
     call = torch_ops.defining_op(op.operands[0])
     assert call is not None
@@ -73,19 +86,23 @@ def _bf16_weight(value: ir.Value) -> tuple[ir.Value, ir.Operation] | None:
 
 
 def _site(op: ir.Operation) -> _Site | None:
+    """A one-row linear this pass takes: f32 operands with a widened bf16 weight, or bf16 ones
+    (IREE's bf16 GEMM, ``--gemm-operands bf16``), as :func:`_rewrite` needs them."""
     x = tensor_info(op.operands[0].type, dynamic=True)
     out = tensor_info(op.results[0].type, dynamic=True)
-    found = _bf16_weight(op.operands[1])
-    if x is None or out is None or found is None:
+    w = tensor_info(op.operands[1].type, dynamic=True)
+    if x is None or out is None or w is None or w.rank != 2 or not w.is_static:
         return None
-    weight, widened = found
-    w = tensor_info(weight.type, dynamic=True)
-    if w is None or w.rank != 2 or not w.is_static or not x.is_static:
+    k, one_row = w.shape[1], x.is_static and math.prod(x.shape[:-1]) == 1
+    if not one_row or x.shape[-1] != k or k % STEP or not x.dtype == out.dtype == w.dtype:
         return None
-    k, one_row = w.shape[1], math.prod(x.shape[:-1]) == 1
-    if x.dtype != "f32" or out.dtype != "f32" or not one_row or x.shape[-1] != k or k % STEP:
+    if x.dtype not in ("f32", "bf16"):
         return None
-    return _Site(op, x, weight, widened)
+    with ir.InsertionPoint(op), op.location:
+        found = _bf16_weight(op.operands[1])
+    if found is None:
+        return None
+    return _Site(op, x, *found)
 
 
 @register_pass
@@ -95,37 +112,49 @@ class Bf16DecodeGemv(ModulePass):
 
     def apply(self, module: ir.Module) -> None:
         linears = ops_where(module.operation, lambda op: op.name == "torch.aten.linear")
-        sites = [s for s in (_site(op) for op in linears) if s is not None]
         names = function_names(module)
-        for site in sites:
-            self._rewrite(module, names, site)
+        widener = Widener(module)
+        for op in linears:
+            site = _site(op)
+            if site is not None:
+                _rewrite(module, names, widener, site)
 
-    @staticmethod
-    def _rewrite(module: ir.Module, names: set[str], site: _Site) -> None:
-        op = site.linear
-        n, k = tensor_info(site.weight.type, dynamic=True).shape  # type: ignore[union-attr]
-        out = TensorInfo((*site.x.shape[:-1], n), "f32")
-        name = f"{PREFIX}{'x'.join(str(d) for d in site.x.shape)}.{n}"
-        if name not in names:
-            _add(module, name, site.x, n, k)
-            names.add(name)
-        with ir.InsertionPoint(op), op.location:
-            call = ir.Operation.create(
-                "func.call",
-                results=[out.builtin()],
-                operands=[torch_ops.to_builtin(op.operands[0]), site.weight],
-                attributes={"callee": ir.FlatSymbolRefAttr.get(name)},
-            )
-            result = torch_ops.from_builtin_as(call.result, op.results[0].type)
-            if not torch_ops.is_none(op.operands[2]):
-                result = torch_ops.add_tensors(result, op.operands[2])
-        op.results[0].replace_all_uses_with(result)
-        op.erase()
+
+def _rewrite(module: ir.Module, names: set[str], widener: Widener, site: _Site) -> None:
+    """The linear as the matrix-vector product's call: widened, its f32 result plus the f32
+    bias (``widen-bf16-matmuls``' one rounding after); native bf16, its result rounded to bf16,
+    then the bf16 bias added (IREE's bf16 ``linear``, as torch-mlir lowers it)."""
+    op = site.linear
+    n, k = tensor_info(site.weight.type, dynamic=True).shape  # type: ignore[union-attr]
+    out = TensorInfo((*site.x.shape[:-1], n), "f32")
+    name = f"{PREFIX}{'x'.join(str(d) for d in site.x.shape)}.{n}"
+    if name not in names:
+        _add(module, name, site.x.with_dtype("f32"), n, k)
+        names.add(name)
+    with ir.InsertionPoint(op), op.location:
+        x = op.operands[0]
+        x_f32 = widener.widen(x) if site.x.dtype == "bf16" else x
+        call = ir.Operation.create(
+            "func.call",
+            results=[out.builtin()],
+            operands=[torch_ops.to_builtin(x_f32), site.weight],
+            attributes={"callee": ir.FlatSymbolRefAttr.get(name)},
+        )
+        result = torch_ops.from_builtin(call.result, out)
+        result = torch_ops.convert_dtype(result, site.x.dtype)
+        if not torch_ops.is_none(op.operands[2]):
+            result = torch_ops.add_tensors(result, op.operands[2])
+        if result.type != op.results[0].type:
+            result = ir.Operation.create(
+                "torch.tensor_static_info_cast", results=[op.results[0].type], operands=[result]
+            ).result
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+    if site.widened is not None and not any(True for _ in site.widened.results[0].uses):
         widening = torch_ops.defining_op(site.widened.operands[0])
-        if not any(True for _ in site.widened.results[0].uses):
-            site.widened.erase()
-            if widening is not None and not any(True for _ in widening.results[0].uses):
-                widening.erase()
+        site.widened.erase()
+        if widening is not None and not any(True for _ in widening.results[0].uses):
+            widening.erase()
 
 
 def _add(module: ir.Module, name: str, x: TensorInfo, n: int, k: int) -> None:

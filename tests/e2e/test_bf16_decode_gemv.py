@@ -87,15 +87,17 @@ def test_random_rows_are_f32_sums_of_exact_products() -> None:
     assert np.abs(got - want).max() > 0  # f32 sums, not exact ones: the check has teeth
 
 
-def test_a_bf16_generator_decodes_over_its_bf16_weights(tmp_path: Path) -> None:
-    """A bf16 Llama under ``none`` with f32 GEMM operands: ``@decode``'s linears and the
-    prefill's head (over the last position) call the matrix-vector product over the stored
-    bf16 weights, no widened copy of a weight is left in
+@pytest.mark.parametrize("operands", ["f32", "bf16"])
+def test_a_bf16_generator_decodes_over_its_bf16_weights(tmp_path: Path, operands: str) -> None:
+    """A bf16 Llama under ``none``, its GEMMs on f32 operands (widened: a CPU without
+    AVX512-BF16) or on bf16 ones (IREE's bf16 GEMM, ``auto`` on an AVX512-BF16 CPU; forced
+    here): ``@decode``'s linears and the prefill's head (over the last position) call the
+    matrix-vector product over the stored bf16 weights, no widened copy of a weight is left in
     it (so ``pack_weights="auto"`` keeps no decoded copies), and its decode step gives the
     data-tiled step's logits up to the order of f32 sums and the bf16 roundings after them."""
     lm = checkpoints.llama(dtype=torch.bfloat16, hidden_size=128, intermediate_size=256)
     gemv = compiler.compile_generator(
-        lm, recipe="none", max_seq_len=32, weights="external", gemm_operands="f32",
+        lm, recipe="none", max_seq_len=32, weights="external", gemm_operands=operands,
         dump_ir=tmp_path,
     )  # fmt: skip
     filecheck(
@@ -113,7 +115,7 @@ CHECK: return
         module = ir.Module.parse((tmp_path / "03-fold-weights.mlir").read_text())
         assert decode_step_reads_codes(module)
     tiled = compiler.compile_generator(
-        lm, recipe="none", max_seq_len=32, weights="external", gemm_operands="f32",
+        lm, recipe="none", max_seq_len=32, weights="external", gemm_operands=operands,
         decode_gemv="off",
     )  # fmt: skip
     ids = np.random.default_rng(2).integers(0, 256, (1, 9))
