@@ -390,7 +390,10 @@ def run_child(code: str, *args: str) -> dict:
     )
     if result.returncode != 0:
         raise SystemExit(f"child failed: {result.stderr[-3000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    if data.get("code", 0) != 0:  # `qmlir compile` refused (its one-line error on stderr)
+        raise SystemExit(f"qmlir {' '.join(args[1:3])} failed: {result.stderr[-3000:]}")
+    return data
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ from compiler.backend.scratch import child_command, work_dir
 from passes.base.errors import QmlirError
 from passes.base.target import Target
 from passes.host.compile_cache import cached_compile
-from passes.host.flags import first_error_line, retry_flags, target_flags
+from passes.host.flags import dropped_flags, first_error_line, retry_flags, target_flags
 from passes.lowering.cuda import targets as cuda_targets
 
 # what ``iree.compiler.compile_file`` passes before the caller's flags
@@ -34,7 +34,7 @@ _BASE_FLAGS = (
     "--mlir-print-debuginfo",
     "--mlir-print-op-on-diagnostic=false",
 )
-RETRIES = 2  # a known failure can uncover another (large vectors, then their stack)
+RETRIES = 3  # a known failure can uncover another (large vectors, then their stack, then peeling)
 
 
 def compile_module(
@@ -71,11 +71,12 @@ def _compile_file(
     """``iree-compile`` of ``source`` with ``flags`` (again with those a known failure needs)."""
     output = source.with_name("output.vmfb")
     code, diagnostics = run_iree_compile([str(source), *_BASE_FLAGS, *flags, "-o", str(output)])
-    for _ in range(RETRIES):  # a known failure: again with the flags it needs
+    for _ in range(RETRIES):  # a known failure: again with the flags it needs, without others
         again = [f for f in retry_flags(target, dynamic, diagnostics) if f not in flags]
-        if code == 0 or not again:
+        drop = dropped_flags(diagnostics, flags)
+        if code == 0 or not (again or drop):
             break
-        flags = [*flags, *again]
+        flags = [*(f for f in flags if f not in drop), *again]
         code, diagnostics = run_iree_compile([str(source), *_BASE_FLAGS, *flags, "-o", str(output)])
     if code != 0:
         raise _repro_error(module, flags, diagnostics, code, target.device)

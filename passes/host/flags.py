@@ -4,6 +4,7 @@ folding, ``compiler.quantize``) take them from, so both compile the same way."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from passes.base.target import Target
 from passes.lowering.cuda import targets as cuda_targets
@@ -79,7 +80,7 @@ DYNAMIC_CPU_RETRY_ON = (
 
 # llvm-cpu: a dispatch whose vectors outgrow IREE's 32 KiB stack limit (a training step's
 # fused backward at batch 8 x 32: 33 KiB) compiles with a 64 KiB limit; IREE's CPU workers run on
-# stacks far larger than that
+# 128 KiB stacks (the runtime's `--task_worker_stack_size` default)
 STACK_RETRY_FLAGS = ("--iree-llvmcpu-stack-allocation-limit=65536",)
 STACK_RETRY_ON = ("exceeded stack allocation limit",)
 # llvm-cpu: a dispatch with vectors over IREE's size check (an untied GPT-2 step's MLP backward
@@ -87,6 +88,19 @@ STACK_RETRY_ON = ("exceeded stack allocation limit",)
 # (it then needs the larger stack too: a second retry adds it)
 LARGE_VECTOR_RETRY_FLAGS = ("--iree-llvmcpu-fail-on-large-vector=false",)
 LARGE_VECTOR_RETRY_ON = ("operations with large vector sizes",)
+
+
+def dropped_flags(diagnostics: str, flags: Sequence[str]) -> tuple[str, ...]:
+    """The flags a failed compile runs again without: dynamic AVX2 code's peel strategy
+    (:data:`DYNAMIC_AVX2_CPU_FLAGS`, for IREE's own heuristic) when a dispatch is over the
+    stack limit even with the larger one. Peeling the vectorized rows of a 1.1B Llama's final
+    RMSNorm under nvfp4 (2048 bf16 values widened to f32, the last position sliced, dynamic
+    rows) put 120 KiB on the stack, nearly a CPU worker's whole stack; IREE's heuristic compiles
+    it within 64 KiB. The rest of that artifact loses the peeling's speed (MiniLM's dynamic
+    artifact: 238 against 283 ms with it, benchmarks/RESULTS.md)."""
+    if STACK_RETRY_FLAGS[0] in flags and any(message in diagnostics for message in STACK_RETRY_ON):
+        return tuple(f for f in DYNAMIC_AVX2_CPU_FLAGS if f in flags)
+    return ()
 
 
 def retry_flags(target: Target, dynamic: bool, diagnostics: str) -> tuple[str, ...]:

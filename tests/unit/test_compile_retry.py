@@ -15,6 +15,7 @@ from passes.base.errors import QmlirError
 from passes.base.target import Cpu, Target
 from passes.host.compile_cache import ENV
 from passes.host.flags import (
+    DYNAMIC_AVX2_CPU_FLAGS,
     DYNAMIC_CPU_RETRY_FLAGS,
     DYNAMIC_CPU_RETRY_ON,
     LARGE_VECTOR_RETRY_FLAGS,
@@ -130,3 +131,17 @@ def test_large_vectors_then_their_stack_retry_twice(monkeypatch, tmp_path) -> No
     assert LARGE_VECTOR_RETRY_FLAGS[0] in calls[2] and STACK_RETRY_FLAGS[0] in calls[2]
     result, calls = _compile(monkeypatch, [vectors, vectors], tmp_path, dynamic=False)
     assert isinstance(result, QmlirError) and len(calls) == 2  # nothing new to add: stop
+
+
+def test_still_over_the_larger_stack_limit_retries_without_peeling(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Dynamic AVX2 code over the stack limit with the larger one too (a 1.1B Llama's final
+    RMSNorm under nvfp4: 120 KiB): once more without the peel strategy, the 64 KiB kept."""
+    stack32 = "'func.func' op exceeded stack allocation limit of 32768 bytes for function"
+    stack64 = "'func.func' op exceeded stack allocation limit of 65536 bytes for function"
+    result, calls = _compile(monkeypatch, [stack32, stack64], tmp_path)
+    assert result == b"vmfb" and len(calls) == 3
+    assert all(DYNAMIC_AVX2_CPU_FLAGS[0] in call for call in calls[:2])
+    assert DYNAMIC_AVX2_CPU_FLAGS[0] not in calls[2] and STACK_RETRY_FLAGS[0] in calls[2]
+    # static code has no peeling to drop: the second failure is reported
+    result, calls = _compile(monkeypatch, [stack32, stack64], tmp_path, dynamic=False)
+    assert isinstance(result, QmlirError) and len(calls) == 2 and "65536" in str(result)
