@@ -27,6 +27,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from compiler.frontend.final_norm import final_norm_on_last_position
 from passes.base.errors import QmlirError
 
 KEYS, VALUES, LENGTH = "key_cache_{}", "value_cache_{}", "cumulative_length_{}"
@@ -78,9 +79,10 @@ class CachedDecoder(nn.Module):
                 layer.value_scales = getattr(self, VALUE_SCALES.format(i))
             layer.cumulative_length = getattr(self, LENGTH.format(i))
             layer.cumulative_length.copy_(start[0])
-        out = self.lm(
-            input_ids=input_ids, past_key_values=self.cache, use_cache=True, logits_to_keep=1
-        )
+        with final_norm_on_last_position(self.lm):  # the same values (final_norm.py)
+            out = self.lm(
+                input_ids=input_ids, past_key_values=self.cache, use_cache=True, logits_to_keep=1
+            )
         return out.logits[:, -1, :].float()
 
 

@@ -34,6 +34,7 @@ import torch
 from torch import nn
 
 from compiler.frontend.checkpoint_layout import Layout, Merged
+from compiler.frontend.final_norm import final_norm_on_last_position
 from compiler.frontend.model_source import ModelSource
 from compiler.frontend.prequantized import (
     ExpertReader,
@@ -429,7 +430,8 @@ class NextTokenLogits(nn.Module):
         self.lm = lm
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        out = self.lm(input_ids=input_ids, use_cache=False, logits_to_keep=1)
+        with final_norm_on_last_position(self.lm):  # the same values (final_norm.py)
+            out = self.lm(input_ids=input_ids, use_cache=False, logits_to_keep=1)
         return out.logits[:, -1, :]
 
 
