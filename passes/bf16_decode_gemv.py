@@ -37,6 +37,7 @@ import math
 from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
+from passes.decode_gemv import is_weight
 from passes.ir import torch_ops
 from passes.ir.functions import function_names
 from passes.ir.types import TensorInfo, shape_text, tensor_info
@@ -47,42 +48,28 @@ from passes.lowering.cpu.gemv import workgroup_rows
 
 STEP = 32  # weights a step of a row's loop takes (64 bytes)
 PREFIX = "qmlir.gemv_bf16."
-# where a weight comes from: a literal (inline) or a module global (a parameter)
-WEIGHT_SOURCES = ("torch.vtensor.literal", "util.global.load")
 
 
 @dataclasses.dataclass(frozen=True)
 class _Site:
     linear: ir.Operation
     x: TensorInfo  # the activation: one row, f32 (widened) or bf16 (native)
-    weight: ir.Value  # the bf16 weight, a builtin tensor [N, K]
+    weight: ir.Value  # the bf16 weight (a vtensor [N, K]): a literal or a global's value
     widened: ir.Operation | None  # torch_c.from_builtin_tensor of its widening (widened form)
 
 
-def _is_weight(value: ir.Value) -> bool:
-    """Whether ``value`` (a vtensor) is a literal or a global's value."""
-    op = torch_ops.defining_op(value)
-    while op is not None and op.name == "torch_c.from_builtin_tensor":
-        op = torch_ops.defining_op(op.operands[0])  # a global's value as a vtensor
-    return op is not None and op.name in WEIGHT_SOURCES
-
-
 def _bf16_weight(value: ir.Value) -> tuple[ir.Value, ir.Operation | None] | None:
-    """The bf16 weight ``value`` is or widens (a builtin tensor; made here for a vtensor) and
-    the op making the widened ``value`` (None for a bf16 ``value``); None unless the weight is a
-    literal or a global."""
+    """The bf16 weight ``value`` is or widens, and the op making the widened ``value`` (None
+    for a bf16 ``value``); None unless that weight is a literal or a global."""
     info = tensor_info(value.type, dynamic=True)
-    if info is not None and info.dtype == "bf16":
-        return (torch_ops.to_builtin(value), None) if _is_weight(value) else None
     op = torch_ops.defining_op(value)
-    if op is None or op.name != "torch_c.from_builtin_tensor":
+    if info is not None and info.dtype == "bf16":
+        source, widened = value, None
+    elif op is not None and op.name == "torch_c.from_builtin_tensor":
+        source, widened = widened_from(op.operands[0]), op
+    else:
         return None
-    source = widened_from(op.operands[0])
-    if source is None or not _is_weight(source):
-        return None
-    call = torch_ops.defining_op(op.operands[0])
-    assert call is not None
-    return call.operands[0], op
+    return (source, widened) if source is not None and is_weight(source) else None
 
 
 def _site(op: ir.Operation) -> _Site | None:
@@ -98,11 +85,8 @@ def _site(op: ir.Operation) -> _Site | None:
         return None
     if x.dtype not in ("f32", "bf16"):
         return None
-    with ir.InsertionPoint(op), op.location:
-        found = _bf16_weight(op.operands[1])
-    if found is None:
-        return None
-    return _Site(op, x, *found)
+    found = _bf16_weight(op.operands[1])
+    return None if found is None else _Site(op, x, *found)
 
 
 @register_pass
@@ -137,7 +121,7 @@ def _rewrite(module: ir.Module, names: set[str], widener: Widener, site: _Site) 
         call = ir.Operation.create(
             "func.call",
             results=[out.builtin()],
-            operands=[torch_ops.to_builtin(x_f32), site.weight],
+            operands=[torch_ops.to_builtin(x_f32), torch_ops.to_builtin(site.weight)],
             attributes={"callee": ir.FlatSymbolRefAttr.get(name)},
         )
         result = torch_ops.from_builtin(call.result, out)
@@ -150,11 +134,19 @@ def _rewrite(module: ir.Module, names: set[str], widener: Widener, site: _Site) 
             ).result
     op.results[0].replace_all_uses_with(result)
     op.erase()
-    if site.widened is not None and not any(True for _ in site.widened.results[0].uses):
-        widening = torch_ops.defining_op(site.widened.operands[0])
-        site.widened.erase()
-        if widening is not None and not any(True for _ in widening.results[0].uses):
-            widening.erase()
+    if site.widened is not None:  # the weight's widening, now unused, back to its source
+        _erase_unused(site.widened)
+
+
+def _erase_unused(op: ir.Operation) -> None:
+    """``op`` if nothing uses it, then each op making its operands that it alone used."""
+    if any(True for result in op.results for _ in result.uses):
+        return
+    producers = [torch_ops.defining_op(v) for v in op.operands]
+    op.erase()
+    for producer in producers:
+        if producer is not None and producer.name != "torch.vtensor.literal":
+            _erase_unused(producer)
 
 
 def _add(module: ir.Module, name: str, x: TensorInfo, n: int, k: int) -> None:

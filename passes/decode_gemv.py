@@ -81,7 +81,7 @@ def decode_step_reads_codes(module: ir.Module) -> bool:
         gemm = calls.of_kind(op, OpKind.SCALED_MATMUL)
         if gemm is not None and not gemm.attrs.gemv:
             reads_codes = False
-        if op.name in _MATMULS and any(_weight(v) for v in op.operands):
+        if op.name in _MATMULS and any(is_weight(v) for v in op.operands):
             reads_codes = False
         return ir.WalkResult.ADVANCE
 
@@ -89,7 +89,7 @@ def decode_step_reads_codes(module: ir.Module) -> bool:
     return reads_codes
 
 
-def _weight(value: ir.Value) -> bool:
+def is_weight(value: ir.Value) -> bool:
     """Whether ``value`` is a weight: a literal or a global, through torch's conversions and
     a bf16 weight's widening."""
     op = torch_ops.defining_op(value)
