@@ -37,12 +37,11 @@ import math
 from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
-from passes.decode_gemv import is_weight
 from passes.ir import torch_ops
 from passes.ir.functions import function_names
 from passes.ir.types import TensorInfo, shape_text, tensor_info
 from passes.ir.walk import ops_where
-from passes.ir.widening import Widener, widened_from
+from passes.ir.widening import Widener, is_weight, widened_from
 from passes.lowering.cpu.common import definition, fragment
 from passes.lowering.cpu.gemv import workgroup_rows
 

@@ -27,16 +27,13 @@ from passes.base.errors import QmlirError
 from passes.base.module_pass import ModulePass, register_pass
 from passes.fusion.calls import NamedCalls
 from passes.fusion.scale_chains import exact_in_bf16, scaled_matmul_sites
-from passes.ir import torch_ops
 from passes.ir.dialect import GemvIsa, NamedOp, OpKind
 from passes.ir.named_ops import find_function
-from passes.ir.widening import widened_from
+from passes.ir.widening import is_weight
 from passes.lowering.cpu.gemv import gemv_plan
 
 # torch's matmuls (a high-precision one is left as the model wrote it)
 _MATMULS = ("torch.aten.linear", "torch.aten.mm", "torch.aten.matmul", "torch.aten.addmm")
-# where a weight comes from: a literal (inline) or a module global (a parameter)
-_WEIGHT_SOURCES = ("torch.vtensor.literal", "util.global.load")
 
 
 @register_pass
@@ -87,13 +84,3 @@ def decode_step_reads_codes(module: ir.Module) -> bool:
 
     decode.walk(check)
     return reads_codes
-
-
-def is_weight(value: ir.Value) -> bool:
-    """Whether ``value`` is a weight: a literal or a global, through torch's conversions and
-    a bf16 weight's widening."""
-    op = torch_ops.defining_op(value)
-    while op is not None and op.name == "torch_c.from_builtin_tensor":
-        widened = widened_from(op.operands[0])  # a bf16 weight widened (widen-bf16-matmuls)
-        op = torch_ops.defining_op(op.operands[0] if widened is None else widened)
-    return op is not None and op.name in _WEIGHT_SOURCES

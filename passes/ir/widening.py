@@ -82,3 +82,17 @@ def widened_from(value: ir.Value) -> ir.Value | None:
         if source is not None and source.name == "torch_c.to_builtin_tensor"
         else None
     )
+
+
+# where a weight comes from: a literal (inline) or a module global (a parameter)
+WEIGHT_SOURCES = ("torch.vtensor.literal", "util.global.load")
+
+
+def is_weight(value: ir.Value) -> bool:
+    """Whether ``value`` is a weight: a literal or a global, through torch's conversions and
+    a bf16 weight's widening (``decode-gemv``, ``bf16-decode-gemv``)."""
+    op = torch_ops.defining_op(value)
+    while op is not None and op.name == "torch_c.from_builtin_tensor":
+        widened = widened_from(op.operands[0])  # a bf16 weight widened (widen-bf16-matmuls)
+        op = torch_ops.defining_op(op.operands[0] if widened is None else widened)
+    return op is not None and op.name in WEIGHT_SOURCES
