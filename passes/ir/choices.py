@@ -97,8 +97,8 @@ class GemmOperandType(enum.Enum):
 class GemvIsa(enum.Enum):
     """The instructions a one-row GEMM's matrix-vector product (``decode-gemv``,
     ``passes/lowering/cpu/gemv.py``) is written for: AVX512-BF16 and AVX512-VBMI (byte-table
-    decode to bf16, ``vdpbf16ps``), or AVX2 with FMA and F16C (decode through f16,
-    ``vcvtph2ps``, f32 FMAs)."""
+    decode to bf16, ``vdpbf16ps``), or AVX2 with FMA and F16C (FP8 codes' bits shifted into
+    f32s', f32 FMAs; E2M1 products in integers, their E4M3 scales through f16)."""
 
     AVX512_BF16 = "avx512bf16"
     AVX2 = "avx2"

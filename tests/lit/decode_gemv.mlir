@@ -78,31 +78,40 @@
 // MX: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x128.64x128
 // MX: arith.shli %{{.*}}, %{{.*}} : i32
 // MX: flow.dispatch @[[EXE]]::@{{.*}}(%{{.*}}, %{{.*}}, %arg2, %{{.*}}) : (tensor<128xbf16>, tensor<4xf32>, tensor<64x128xi8>, tensor<64x4xi8>) -> tensor<64xf32>
-// AVX2 (decode-gemv{isa=avx2}): 32 codes a 256-bit load, each widened to 16 bits and moved into
-// an f16's exponent and mantissa (E4M3's value times 2^-8; no compare, blend or NaN carry in the
-// loop), widened to f32 (vcvtph2ps) and multiplied into two 16-lane f32 accumulators with FMAs
-// (two a step each); one chunk of 64 codes a step; x decoded to f32 times 2^8. NaN's magnitude
-// 0x7F, which that decode reads as a number, makes its row NaN after the dispatch (each row's
-// largest magnitude, from B alone: a weight's is computed once, at load). The gemm-operands pass
-// need not run: block scales are proven powers of two from their chains (BLOCK2), as for KEPT's.
+// AVX2 (decode-gemv{isa=avx2}): 32 codes a 256-bit load, each widened to 32 bits and shifted
+// into an f32's exponent and mantissa (E4M3's value times 2^-120, its subnormals f32 subnormals;
+// no compare, blend or NaN carry in the loop) and multiplied into two 16-lane f32 accumulators
+// with FMAs (two a step each); one chunk of 64 codes a step; x decoded to f32 times 2^112, each
+// row's sum times 2^8. The workgroup clears MXCSR's denormals-are-zero bit before its loop and
+// restores the worker's mode after it. NaN's magnitude 0x7F, which that decode reads as a
+// number, makes its row NaN after the dispatch (each row's largest magnitude, from B alone: a
+// weight's is computed once, at load). The gemm-operands pass need not run: block scales are
+// proven powers of two from their chains (BLOCK2), as for KEPT's.
 // AVX2: stream.executable private @[[EXE:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128\$gemv_executable]] {
 // AVX2: memref<128xf32>
 // AVX2: %[[W:.*]] = stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x128xi8>
+// AVX2: %[[SAVED:.*]] = llvm.alloca %{{.*}} x i32 : (i32) -> !llvm.ptr
+// AVX2: llvm.call_intrinsic "llvm.x86.sse.stmxcsr"(%[[SAVED]]) : (!llvm.ptr) -> ()
+// AVX2: %[[MODE:.*]] = llvm.load %[[SAVED]] : !llvm.ptr -> i32
+// AVX2: %[[NO_DAZ:.*]] = llvm.and %[[MODE]], %{{.*}} : i32
+// AVX2: llvm.store %[[NO_DAZ]], %[[SLOT:.*]] : i32, !llvm.ptr
+// AVX2: llvm.call_intrinsic "llvm.x86.sse.ldmxcsr"(%[[SLOT]]) : (!llvm.ptr) -> ()
 // AVX2: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>)
 // AVX2: vector.load %{{.*}}[%{{.*}}] : memref<128xf32>, vector<32xf32>
 // AVX2: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<32xi8>
 // AVX2: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<32xi8>
-// AVX2: arith.extsi %{{.*}} : vector<32xi8> to vector<32xi16>
-// AVX2-NOT: arith.addi %{{.*}}, %{{.*}} : vector<32xi16>
+// AVX2: arith.extsi %{{.*}} : vector<32xi8> to vector<32xi32>
 // AVX2-NOT: arith.select
-// AVX2: arith.bitcast %{{.*}} : vector<32xi16> to vector<32xf16>
-// AVX2: arith.extf %{{.*}} : vector<32xf16> to vector<32xf32>
+// AVX2-NOT: arith.extf
+// AVX2: arith.bitcast %{{.*}} : vector<32xi32> to vector<32xf32>
 // AVX2-COUNT-4: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
-// AVX2: vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
-// AVX2-NOT: llvm.call_intrinsic
+// AVX2: %[[TOTAL:.*]] = vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
+// AVX2: arith.mulf %[[TOTAL]], %{{.*}} : f32
+// AVX2: llvm.call_intrinsic "llvm.x86.sse.ldmxcsr"(%[[SAVED]]) : (!llvm.ptr) -> ()
+// AVX2-NEXT: return
 // AVX2: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128
 // AVX2-SAME: qmlir.gemv = "avx2"
-// AVX2: arith.constant 2.560000e+02 : f32
+// AVX2: arith.constant 5.19229686E+33 : f32
 // AVX2: %[[SUMS:.*]] = flow.dispatch @[[EXE]]::@{{.*}}(%{{.*}}, %arg2) : (tensor<128xf32>, tensor<64x128xi8>) -> tensor<64xf32>
 // AVX2: %[[MAGS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg2 : tensor<64x128xi8>)
 // AVX2: arith.andi %{{.*}}, %{{.*}} : i8
@@ -113,10 +122,12 @@
 // BLOCK2: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
 // BLOCK2-SAME: qmlir.gemv = "avx2"
 // fp8-block in AVX2 code: a loop step's 64 codes lie in one K block of 128, so their products
-// are summed in one 16-lane vector (a multiply, three FMAs) and added times one scale product.
+// are summed in one 16-lane vector (a multiply, three FMAs), taken times the 2^8 x leaves out
+// (a multiply) and added times one scale product.
 // BLOCK2L: stream.executable private @{{.*}}block1dxblock2d.nt.1x128.64x128$gemv_executable
 // BLOCK2L: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
 // BLOCK2L-COUNT-3: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
+// BLOCK2L: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
 // BLOCK2L: arith.divui
 // BLOCK2L-COUNT-2: memref.load
 // BLOCK2L-NOT: memref.load

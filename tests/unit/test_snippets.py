@@ -541,7 +541,8 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_defs_block.mlir": dict(KB=2, RB=4, WKB=4, bk=128, rb=128, ws_elem="f32"),
         "gemv_defs_fp4.mlir": dict(KB=16, N=8, K=128),
         "gemv_defs_bf16_tables.mlir": dict(hi0=_ZEROS, hi1=_ZEROS, lo0=_ZEROS, lo1=_ZEROS),
-        "gemv_defs_f16.mlir": {},
+        "gemv_defs_f32.mlir": {},
+        "gemv_restore_mxcsr.mlir": {},
         "gemv_accumulate_f32.mlir": dict(acc_a="%a0", acc_b="%a1"),
         "gemv_products_bf16.mlir": {},
         "gemv_products_f32.mlir": {},
@@ -624,12 +625,12 @@ def _gemv_accumulate_scaled(p: str) -> object:  # fp8-block's: its fp32 scales' 
     )
 
 
-def _gemv_e4m3_f16(p: str) -> object:  # one half of a chunk's codes, as gemv._chunk fills it
-    return fill("gemv_e4m3_f16.mlir").substitute(p=p, codes=f"%{p}codes", out=f"{p}w")
+def _gemv_e4m3_f32(p: str) -> object:  # one half of a chunk's codes, as gemv._chunk fills it
+    return fill("gemv_e4m3_f32.mlir").substitute(p=p, codes=f"%{p}codes", out=f"{p}w")
 
 
-def _gemv_fp8_decode_f16(p: str) -> object:  # AVX2: a second chunk of 64 codes over [8, 128]
-    return fill("gemv_fp8_decode_f16.mlir").substitute(
+def _gemv_fp8_decode_f32(p: str) -> object:  # AVX2: a second chunk of 64 codes over [8, 128]
+    return fill("gemv_fp8_decode_f32.mlir").substitute(
         p=p, N=8, K=128, offset=64, **gemv.e4m3_half_decodes(p)
     )
 
@@ -773,9 +774,10 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_products_bf16": _gemv("gemv_products_bf16.mlir"),
     "gemv_products_f32": _gemv("gemv_products_f32.mlir"),
     "gemv_defs_bf16_tables": _gemv("gemv_defs_bf16_tables.mlir"),
-    "gemv_defs_f16": _gemv("gemv_defs_f16.mlir"),
-    "gemv_e4m3_f16": ("gemv_e4m3_f16.mlir", _gemv_e4m3_f16),
-    "gemv_fp8_decode_f16": ("gemv_fp8_decode_f16.mlir", _gemv_fp8_decode_f16),
+    "gemv_defs_f32": _gemv("gemv_defs_f32.mlir"),
+    "gemv_restore_mxcsr": _gemv("gemv_restore_mxcsr.mlir"),
+    "gemv_e4m3_f32": ("gemv_e4m3_f32.mlir", _gemv_e4m3_f32),
+    "gemv_fp8_decode_f32": ("gemv_fp8_decode_f32.mlir", _gemv_fp8_decode_f32),
     "gemv_x_bf16": _gemv("gemv_x_bf16.mlir"),
     "gemv_x_f32": _gemv("gemv_x_f32.mlir"),
     "gemv_scale_f32": _gemv("gemv_scale_f32.mlir"),

@@ -1,7 +1,8 @@
           // snippet: reads %${p}k:index %xs:memref<${KB}xf32> %ws:memref<${N}x${KB}xi8> %n:index %c8:index %magnitude:vector<8xi16> %seven:vector<8xi16>; defines %${p}s:vector<8xf32>
           // AVX2: the 64 bytes' 8 blocks of 16 codes: the row's 8 E4M3 block scales as f16s of
-          // their bits (each value times 2^-8, subnormals included: gemv_e4m3_f16.mlir's shift)
-          // times x's (which carry the 2^8, and the integers' quarter: exact). No NaN here: a row
+          // their bits (each code's sign and magnitude shifted left by 7 into an f16's sign,
+          // exponent and mantissa: each value times 2^-8, subnormals included) times x's
+          // (which carry the 2^8, and the integers' quarter: exact). No NaN here: a row
           // with a NaN scale is made NaN after the dispatch (gemv_nan_rows.mlir)
           %${p}kb = arith.divui %${p}k, %c8 : index
           %${p}sx = vector.load %xs[%${p}kb] : memref<${KB}xf32>, vector<8xf32>

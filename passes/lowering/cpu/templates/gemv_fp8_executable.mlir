@@ -39,9 +39,9 @@ ${chunks}
           scf.yield ${yields} : ${acc_types}
         }
 ${lanes}
-        %total = vector.reduction <add>, %lanes : vector<${lanes_count}xf32> into f32
-        memref.store %total, %acc[%n] : memref<${N}xf32>
-      }
+        %total = vector.reduction <add>, %lanes : vector<${lanes_count}xf32> into f32${scale_total}
+        memref.store ${total}, %acc[%n] : memref<${N}xf32>
+      }${decode_end}
       return
     }
   }

@@ -1,8 +1,8 @@
   // snippet: reads ${codes}:tensor<${N}x${K}xi8> %acc_sums:tensor<${N}xf32>; defines %acc:tensor<${N}xf32> %row_mags:tensor<${N}xi8> %row_mags_init:tensor<${N}xi8> %row_mags_empty:tensor<${N}xi8> %row_zero:i8 %acc_empty:tensor<${N}xf32>; locals %code %mag %most %next %low7 %sum %row_mag %nan %nan_mag %is_nan %o %r
   // E4M3's NaN (magnitude 0x7F) among ${codes} (B's FP8 codes, or nvfp4's E4M3 block scales),
-  // which AVX2's decode through f16 reads as a number (gemv_e4m3_f16.mlir,
-  // gemv_fp4_scales_f16.mlir): each row's largest code magnitude, and the row's sum NaN where
-  // that is 0x7F, as the data-tiled GEMM's. It depends on B alone: for a weight IREE computes it
+  // which AVX2's decodes read as a number (gemv_e4m3_f32.mlir into f32 bits,
+  // gemv_fp4_scales_f16.mlir through f16): each row's largest code magnitude, and the row's
+  // sum NaN where that is 0x7F, as the data-tiled GEMM's. It depends on B alone: for a weight IREE computes it
   // once, when the module loads (a constant expression hoisted into the initializer).
   %row_zero = arith.constant 0 : i8
   %row_mags_empty = tensor.empty() : tensor<${N}xi8>
