@@ -28,6 +28,9 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
   marked to run as matrix-vector products decoding the weights' codes in their loop.
 - ``bf16-decode-gemv`` (llvm-cpu, where ``decode-gemv`` runs; after ``widen-bf16-matmuls``):
   one-row linears of bf16 weights as matrix-vector products over the weights as stored.
+- ``decode-attention`` (llvm-cpu, where ``decode-gemv`` runs; after ``bf16-decode-gemv``): the
+  attention of one query position (static shapes) as a kernel reading the KV cache as stored,
+  masked positions skipped.
 - ``compact-block-scales`` (llvm-cpu, before the weights are folded): mx-layout GEMMs read
   their operands' block scales compact, without the swizzle a GPU's GEMM needs.
 - ``batched-contractions`` (llvm-cpu AVX2 code, dynamic dims): attention's f32 matmuls of

@@ -17,6 +17,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     bf16_decode_gemv,
     check_indices,
     compact_block_scales,
+    decode_attention,
     decode_gemv,
     expose_scaling_state,
     externalize_weights,

@@ -32,6 +32,7 @@ from passes.batched_contractions import BatchedContractions
 from passes.bf16_decode_gemv import Bf16DecodeGemv
 from passes.check_indices import CheckIndices
 from passes.compact_block_scales import CompactBlockScales
+from passes.decode_attention import DecodeAttention
 from passes.decode_gemv import DecodeGemv, decode_step_reads_codes
 from passes.expose_scaling_state import ExposeScalingState
 from passes.externalize_weights import ExternalizeWeights
@@ -119,6 +120,7 @@ def compile_core(
         # before the weights are folded: a block scale's chain proves it a power of two
         run_pass(DecodeGemv(isa.value), module)
         run_pass(Bf16DecodeGemv(), module)  # bf16 weights widen-bf16-matmuls widened
+        run_pass(DecodeAttention(), module)  # one query position over the cache as stored
     if not options.target.is_cuda:  # the CPU's GEMMs read block scales unswizzled
         run_pass(CompactBlockScales(), module)
     dump_stage(options, "02-recipe", module)

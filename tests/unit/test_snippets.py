@@ -119,6 +119,9 @@ RESULTS = re.compile(rf"^\s*({SSA}(?::\d+)?(?:\s*,\s*{SSA}(?::\d+)?)*)\s*=", re.
 BLOCK_ARGS = re.compile(r"\^bb\w*\(([^)]*)\)")
 FUNC_ARGS = re.compile(r"func\.func[^(]*\(([^)]*)\)")
 LOOP_VARS = re.compile(rf"scf\.for\s+({SSA})\s*=")
+ITER_ARGS = re.compile(r"iter_args\(([^)]*)\)")  # ``iter_args(%m = %init, ...)``
+ITER_ARG = re.compile(rf"({SSA})\s*=")
+WORKGROUPS = re.compile(r"workgroups\(([^)]*)\)")  # an export's workload arguments
 ARG = re.compile(rf"({SSA})\s*:")
 
 
@@ -139,6 +142,10 @@ def definitions(text: str) -> Counter[str]:
     for block in BLOCK_ARGS.finditer(code):
         names.update(base(a) for a in ARG.findall(block[1]))
     names.update(base(v) for v in LOOP_VARS.findall(code))
+    for loop in ITER_ARGS.finditer(code):
+        names.update(base(a) for a in ITER_ARG.findall(loop[1]))
+    for export in WORKGROUPS.finditer(code):
+        names.update(base(a) for a in ARG.findall(export[1]))
     return names
 
 
@@ -525,7 +532,8 @@ _ZEROS32 = "[" + ", ".join(["0"] * 32) + "]"
 
 def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
     # as gemv.lower_gemv fills them: a second chunk of 64 codes over [8, 128] codes; fp8-block's
-    # scale grids (K blocks 1, B's block2d [4, 4]); mxfp8's (K blocks 4, B [8, 4])
+    # scale grids (K blocks 1, B's block2d [4, 4]); mxfp8's (K blocks 4, B [8, 4]); and the
+    # decode-step kernels' rows as decode_attention.attention_definitions fills them
     fields: dict[str, object] = {
         "gemv_fp8_decode.mlir": dict(N=8, K=128, offset=64, interleave=_INTERLEAVE),
         "gemv_accumulate.mlir": dict(acc_a="%a0", acc_b="%a1"),
@@ -542,6 +550,8 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_defs_fp4.mlir": dict(KB=16, N=8, K=128),
         "gemv_defs_bf16_tables.mlir": dict(hi0=_ZEROS, hi1=_ZEROS, lo0=_ZEROS, lo1=_ZEROS),
         "gemv_defs_f32.mlir": {},
+        "decode_attention_row_bf16.mlir": dict(cache="%k", BK=2, S=8, E=16),
+        "decode_attention_row_f32.mlir": dict(cache="%k", BK=2, S=8, E=16),
         "gemv_restore_mxcsr.mlir": {},
         "gemv_accumulate_f32.mlir": dict(acc_a="%a0", acc_b="%a1"),
         "gemv_products_bf16.mlir": {},
@@ -775,6 +785,8 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_products_f32": _gemv("gemv_products_f32.mlir"),
     "gemv_defs_bf16_tables": _gemv("gemv_defs_bf16_tables.mlir"),
     "gemv_defs_f32": _gemv("gemv_defs_f32.mlir"),
+    "decode_attention_row_bf16": _gemv("decode_attention_row_bf16.mlir"),
+    "decode_attention_row_f32": _gemv("decode_attention_row_f32.mlir"),
     "gemv_restore_mxcsr": _gemv("gemv_restore_mxcsr.mlir"),
     "gemv_e4m3_f32": ("gemv_e4m3_f32.mlir", _gemv_e4m3_f32),
     "gemv_fp8_decode_f32": ("gemv_fp8_decode_f32.mlir", _gemv_fp8_decode_f32),
