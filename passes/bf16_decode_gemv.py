@@ -134,18 +134,7 @@ def _rewrite(module: ir.Module, names: set[str], widener: Widener, site: _Site) 
     op.results[0].replace_all_uses_with(result)
     op.erase()
     if site.widened is not None:  # the weight's widening, now unused, back to its source
-        _erase_unused(site.widened)
-
-
-def _erase_unused(op: ir.Operation) -> None:
-    """``op`` if nothing uses it, then each op making its operands that it alone used."""
-    if any(True for result in op.results for _ in result.uses):
-        return
-    producers = [torch_ops.defining_op(v) for v in op.operands]
-    op.erase()
-    for producer in producers:
-        if producer is not None and producer.name != "torch.vtensor.literal":
-            _erase_unused(producer)
+        torch_ops.erase_unused(site.widened)
 
 
 def _add(module: ir.Module, name: str, x: TensorInfo, n: int, k: int) -> None:

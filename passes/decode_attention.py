@@ -216,22 +216,7 @@ def _rewrite(module: ir.Module, names: set[str], site: _Site) -> None:
                 "torch.tensor_static_info_cast", results=[out.results[0].type], operands=[result]
             ).result
     out.results[0].replace_all_uses_with(result)
-    _erase_unused(out)
-
-
-def _erase_unused(op: ir.Operation) -> None:
-    """``op`` if nothing uses it, then each op making its operands that it alone used."""
-    if any(True for result in op.results for _ in result.uses):
-        return
-    producers = [torch_ops.defining_op(v) for v in op.operands]
-    op.erase()
-    for producer in producers:
-        if producer is not None and producer.name not in KEEP:
-            _erase_unused(producer)
-
-
-# never erased, even unused: weights, and ops with effects
-KEEP = ("torch.vtensor.literal", "util.global.load", "torch.aten.index_put", "torch.overwrite")
+    torch_ops.erase_unused(out)  # the decomposition, back to what else uses its inputs
 
 
 def _name(q: TensorInfo, k: TensorInfo, mask: TensorInfo | None, fill: bool) -> str:

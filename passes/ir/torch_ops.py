@@ -32,6 +32,18 @@ def defining_op(value: ir.Value) -> ir.Operation | None:
     return owner.operation if hasattr(owner, "operation") else owner
 
 
+def erase_unused(op: ir.Operation) -> None:
+    """``op`` if nothing uses it, then each op making its operands that it alone used (a
+    literal stays: a weight)."""
+    if any(True for result in op.results for _ in result.uses):
+        return
+    producers = [defining_op(v) for v in op.operands]
+    op.erase()
+    for producer in producers:
+        if producer is not None and producer.name != "torch.vtensor.literal":
+            erase_unused(producer)
+
+
 def is_literal(value: ir.Value) -> bool:
     op = defining_op(value)
     return op is not None and op.name == "torch.vtensor.literal"
