@@ -122,18 +122,24 @@
 // BLOCK2: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
 // BLOCK2-SAME: qmlir.gemv = "avx2"
 // fp8-block in AVX2 code: a loop step's 64 codes lie in one K block of 128, so their products
-// are summed in one 16-lane vector (a multiply, three FMAs), taken times the 2^8 x leaves out
-// (a multiply) and added times one scale product.
+// are summed in one 16-lane vector (a multiply, three FMAs) and added times one scale product;
+// x's block scales carry the 2^8 the decode leaves out (multiplied in beside the dispatch).
 // BLOCK2L: stream.executable private @{{.*}}block1dxblock2d.nt.1x128.64x128$gemv_executable
 // BLOCK2L: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
 // BLOCK2L-COUNT-3: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
-// BLOCK2L: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
+// BLOCK2L-NOT: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
 // BLOCK2L: arith.divui
 // BLOCK2L-COUNT-2: memref.load
 // BLOCK2L-NOT: memref.load
 // BLOCK2L: arith.mulf %{{.*}}, %{{.*}} : f32
 // BLOCK2L: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
 // BLOCK2L: scf.yield
+// BLOCK2L: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128(
+// BLOCK2L: %[[XS:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1xf32>) outs(%{{.*}} : tensor<1xf32>)
+// BLOCK2L-NEXT: ^bb0
+// BLOCK2L-NEXT: arith.constant 2.560000e+02 : f32
+// BLOCK2L-NEXT: arith.mulf
+// BLOCK2L: flow.dispatch @{{.*}}(%{{.*}}, %[[XS]], %arg2, %{{.*}})
 // nvfp4 in AVX2 code, in integers: each code's value times 2 plus 12 from a 16-entry byte table
 // (vpshufb), times x's values times 2 (signed bytes) by vpmaddubsw, each 4 bytes' products summed
 // in 32 bits (vpmaddwd) less x's offsets (12 times x's sum there, a third operand), as f32 times

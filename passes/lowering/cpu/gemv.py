@@ -22,10 +22,12 @@ matrix-vector product that reads B's codes as stored and decodes them inside its
   FMAs (``gemv_accumulate_f32.mlir``; mxfp8's block scales: ``gemv_products_f32.mlir`` and
   ``gemv_accumulate_scaled.mlir``; fp8-block's, a loop step inside one 128-code K block:
   ``gemv_products_f32_block.mlir`` and ``gemv_accumulate_scaled_block.mlir``). x is f32, times
-  2^112 (:data:`X_FACTOR`), and the sums' remaining 2^-8 is taken back exactly (each row's sum,
-  or each block's products, times 2^8). Three integer instructions a code vector and no
-  conversion: 1.2x the speed of the decode through f16 (``vcvtph2ps``) it replaces
-  (benchmarks/RESULTS.md). FP8 weights in E4M3 only (every recipe's forward format).
+  2^112 (:data:`X_FACTOR`), and the sums' remaining 2^-8 is taken back exactly (each row's sum
+  times 2^8; with block scales, x's block scales times 2^8 beside the dispatch,
+  ``gemv_scales_times.mlir``: a scalar a block, not a vector multiply a step). Three integer
+  instructions a code vector and no conversion: 1.2x the speed of the decode through f16
+  (``vcvtph2ps``) it replaces (benchmarks/RESULTS.md). FP8 weights in E4M3 only (every
+  recipe's forward format).
 - AVX2, nvfp4 and mxfp4: ``gemv_fp4_decode_i8.mlir``, in integers: each code's value times 2
   plus 12 (an unsigned byte, :func:`fp4_offset_table`) from a 16-entry table (``vpshufb``),
   times x's values times 2 (signed bytes) by ``vpmaddubsw``, each 4 bytes' 8 products summed in
@@ -336,7 +338,19 @@ def lower_gemv(op: NamedOp) -> str:
             decode_x=fragment("decode_e8m0_f32.mlir", p="x_", code="%x_code"),
         )
         doc = "E8M0 scales of 1 x 32 blocks, mx layout"
-    body = definition("scaled_matmul_block_gemv.mlir", fields, **grid, scales=scales, scale_doc=doc)
+    scale_x, x_scales = "", "%x_scales"
+    if isa is GemvIsa.AVX2:  # the 2^8 its decode leaves out of each block's products
+        scale_x = "\n" + fragment("gemv_scales_times.mlir", KB=kb, factor=X_SUMS_FACTOR)
+        x_scales = "%x_scales_times"
+    body = definition(
+        "scaled_matmul_block_gemv.mlir",
+        fields,
+        **grid,
+        scales=scales,
+        scale_doc=doc,
+        scale_x=scale_x,
+        x_scales=x_scales,
+    )
     return f"{executable}\n{body}"
 
 
@@ -426,6 +440,7 @@ FP4_SCALE_FACTOR = {GemvIsa.AVX512_BF16: 1.0, GemvIsa.AVX2: 2.0**8 / 4}
 # 2^-120 in a code's value; x takes 2^112 of it (E4M3's and E5M2's largest, 448 and 57344, stay
 # finite) and the sums' 2^-8 is taken back after the loop (%f32_factor, gemv_defs_f32.mlir)
 X_FACTOR = {E4M3: 2.0**112}
+X_SUMS_FACTOR = 2.0**8  # what the sums (per tensor) or x's block scales take back
 
 
 def _to_x(isa: GemvIsa, b_format: FloatFormat, p: str, val: str) -> str:

@@ -6,9 +6,9 @@ func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type},
                             %b: tensor<${N}x${K}xi8>, %sb: ${sb_type})
     -> tensor<${out_shape}xf32> attributes {${attrs}} {
 ${scales}
-${activation}
+${activation}${scale_x}
   %n = arith.constant ${N} : index
-  ${acc} = flow.dispatch @${exe}::@${fn}[%n](%a_x, %x_scales, %b, %w_scales)
+  ${acc} = flow.dispatch @${exe}::@${fn}[%n](%a_x, ${x_scales}, %b, %w_scales)
       : (tensor<${K}x${x_elem}>, tensor<${KB}xf32>, tensor<${N}x${K}xi8>, tensor<${RB}x${WKB}x${ws_elem}>)
       -> tensor<${N}xf32>${nan_rows}
   %out = tensor.expand_shape %acc [[${out_dims}]] output_shape [${out_sizes}]
