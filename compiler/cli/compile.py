@@ -83,9 +83,10 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         choices=("auto", "off"),
         help="with --target llvm-cpu: one-row FP8 GEMMs (a generator's decode step; per-tensor or "
         "power-of-two block scales) "
-        "as matrix-vector products that decode the weights' codes in their loop; auto "
+        "as matrix-vector products that decode the weights' codes in their loop, and one "
+        "query position's attention as a kernel over the KV cache as stored; auto "
         "(default): where the CPU has AVX512-BF16 and AVX512-VBMI, or AVX2, FMA and F16C; "
-        "off: the data-tiled GEMM",
+        "off: the data-tiled GEMM and the decomposed attention",
     )
     c.add_argument("--quantize-all-matmuls", action="store_true", help="also activation matmuls")
     w = c.add_argument_group("weights and checkpoint folders")
