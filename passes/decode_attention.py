@@ -57,7 +57,6 @@ class _Site:
     mask: ir.Value | None  # masked_fill's (i1, True = masked) or the added f32 mask
     fill: bool  # a masked_fill mask (else added)
     factor: float
-    kv_heads: int
     out: ir.Operation  # the matmul of the softmax by V, whose result the call replaces
 
 
@@ -169,7 +168,7 @@ def _site(softmax: ir.Operation) -> _Site | None:
     k_src, v_src = _cache(k), _cache(out.operands[1])
     if _info(k_src).dtype != _info(v_src).dtype:  # type: ignore[union-attr]
         k_src, v_src = k, out.operands[1]
-    return _Site(q, k_src, v_src, mask, fill, factor, kvh, out)
+    return _Site(q, k_src, v_src, mask, fill, factor, out)
 
 
 def _mask_fits(mask: ir.Value, scores: TensorInfo, fill: bool) -> bool:
