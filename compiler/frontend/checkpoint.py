@@ -50,6 +50,7 @@ from compiler.frontend.prequantized import (
 from compiler.frontend.quantized_formats import StoredFormat, stored_format
 from compiler.frontend.weights import numpy_tensor
 from passes.base.errors import QmlirError, exception_summary
+from passes.host.call import aligned_empty
 from passes.ir.parameters import Reader
 
 MAX_BATCH = 64
@@ -106,16 +107,6 @@ class CheckpointReader:
             self._checkpoint.advise(self._names[name])
 
 
-ALIGNMENT = 64  # bytes: where a tensor read starts (IREE takes such memory without a copy)
-
-
-def _aligned_empty(nbytes: int) -> np.ndarray:
-    """``nbytes`` uninitialized bytes starting :data:`ALIGNMENT`-aligned (``np.empty`` of a large
-    size starts 16 bytes into its mapping, where IREE would copy the tensor at every call:
-    ``passes/host/call.py``'s ``imported``)."""
-    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
-    start = -raw.ctypes.data % ALIGNMENT
-    return raw[start : start + nbytes]
 
 
 class Checkpoint:
@@ -307,7 +298,7 @@ class Checkpoint:
             raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")
         if t.dtype not in _DTYPES:
             raise QmlirError(f"'{t.file}': tensor '{name}' is {t.dtype}, which qmlir cannot read")
-        data = _aligned_empty(t.nbytes)
+        data = aligned_empty(t.nbytes)  # IREE takes it without a copy (imported)
         with open(t.file, "rb", buffering=0) as f:
             f.seek(t.start)
             got = f.readinto(memoryview(data))

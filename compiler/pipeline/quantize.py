@@ -18,7 +18,7 @@ from iree.compiler.dialects import func
 from compiler.runtime import to_numpy
 from compiler.runtime.dequantize import dequantize_2d
 from passes.base.errors import QmlirError
-from passes.host.call import call, host_copies
+from passes.host.call import IMPORT_ALIGNMENT, aligned_empty, call, host_copies, imported
 from passes.host.evaluate import compile_host_module, compile_host_vmfb, load_host_module
 from passes.ir.dialect import NamedOp, Quantize, ScaleFormat
 from passes.ir.named_ops import NamedOpBuilder, callee_name, symbol_name
@@ -99,8 +99,10 @@ def quantize(
     array = _as_f32(to_numpy(x))
     shape = _quantize_shape(array, chosen.two_dimensional)
     program = quantize_program(chosen, shape, role_, usage_, swizzle)
-    function = compile_host_module(program.text).modules.module[ENTRY]
-    outputs = host_copies(call(function, array.reshape(shape)))
+    context = compile_host_module(program.text)
+    function = context.modules.module[ENTRY]
+    operand = array.reshape(shape)  # kept alive through the call: IREE reads it in place
+    outputs = host_copies(call(function, imported(context.config.device, operand)))
     return _quantized(outputs, array, shape, chosen, program, usage, swizzle)
 
 
@@ -111,9 +113,11 @@ def quantize_steady_state(x: Any, recipe: ScalingRecipe) -> QuantizedTensor:
     array = _as_f32(to_numpy(x))
     shape = _quantize_shape(array, recipe.two_dimensional)
     program = quantize_program(recipe, shape, Role.ACTIVATION, Usage.ROWWISE)
-    function = load_host_module(compile_host_vmfb(program.text)).modules.module[ENTRY]
-    call(function, array.reshape(shape))
-    outputs = host_copies(call(function, array.reshape(shape)))
+    context = load_host_module(compile_host_vmfb(program.text))
+    function = context.modules.module[ENTRY]
+    operand = array.reshape(shape)  # kept alive through the calls: IREE reads it in place
+    call(function, imported(context.config.device, operand))
+    outputs = host_copies(call(function, imported(context.config.device, operand)))
     return _quantized(outputs, array, shape, recipe, program, "rowwise", False)
 
 
@@ -247,6 +251,17 @@ def quantize_module_text(
 
 
 def _as_f32(array: np.ndarray) -> np.ndarray:
-    if array.dtype in (np.float32, np.float16, np.dtype(ml_dtypes.bfloat16)):
-        return np.array(array, dtype=np.float32, order="C")  # a 0-d input stays 0-d
-    raise QmlirError(f"quantize takes a float32, float16 or bfloat16 tensor, not {array.dtype}")
+    """``array`` as a C-contiguous, 64-byte-aligned float32 array, so that IREE reads it in
+    place rather than copying it at the call (``passes/host/call.imported``; a 4096 x 4096
+    tensor's quantize spent most of its time in that copy, benchmarks/RESULTS.md): the array
+    itself where it is one already (a torch tensor's memory is; the call only reads it), else a
+    copy."""
+    if array.dtype not in (np.float32, np.float16, np.dtype(ml_dtypes.bfloat16)):
+        raise QmlirError(f"quantize takes a float32, float16 or bfloat16 tensor, not {array.dtype}")
+    flags = array.flags
+    aligned = array.ctypes.data % IMPORT_ALIGNMENT == 0
+    if array.dtype == np.float32 and flags.c_contiguous and flags.writeable and aligned:
+        return array
+    out = aligned_empty(array.size * 4).view(np.float32).reshape(array.shape)
+    out[...] = array  # a 0-d input stays 0-d
+    return out

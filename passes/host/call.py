@@ -90,6 +90,14 @@ IMPORT_BYTES = 1 << 16  # smaller arrays are copied: nothing to gain
 IMPORT_ALIGNMENT = 64  # as IREE aligns its own host buffers (its kernels may assume it)
 
 
+def aligned_empty(nbytes: int) -> np.ndarray:
+    """``nbytes`` uninitialized bytes starting :data:`IMPORT_ALIGNMENT`-aligned (``np.empty`` of
+    a large size starts 16 bytes into its mapping, which :func:`imported` cannot take)."""
+    raw = np.empty(nbytes + IMPORT_ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % IMPORT_ALIGNMENT
+    return raw[start : start + nbytes]
+
+
 def imported(device: Any, array: Any) -> Any:
     """``array`` (a numpy array) as an IREE array on ``device``, a host device (``local-task``),
     sharing its memory: IREE copies a numpy argument into a buffer of its own at every call,

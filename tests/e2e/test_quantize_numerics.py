@@ -106,3 +106,20 @@ def test_nan_propagates_and_does_not_raise_amax() -> None:
 def test_non_float_input_is_refused() -> None:
     with pytest.raises(compiler.QmlirError, match="float32"):
         compiler.quantize(np.arange(4))
+
+
+@pytest.mark.parametrize("offset", [0, 1])  # 64-byte aligned (read in place), or not (copied)
+def test_the_input_is_read_in_place_or_copied_never_changed_or_kept(offset: int) -> None:
+    """An aligned f32 input is handed to IREE as it is (no copy), a misaligned one copied first;
+    either way the input is not written and the result does not share its memory."""
+    raw = np.empty(64 * 256 + 64 + 4 * offset, np.uint8)
+    start = -raw.ctypes.data % 64 + 4 * offset
+    x = raw[start : start + 64 * 256].view(np.float32).reshape(64, 64)
+    x[...] = np.random.default_rng(5).standard_normal((64, 64), dtype=np.float32)
+    before = x.copy()
+    q = compiler.quantize(x, "fp8-current")
+    np.testing.assert_array_equal(x, before)
+    codes = q.data.copy()
+    x[...] = 0.0  # the caller's array changes after the call: the result keeps its own bytes
+    np.testing.assert_array_equal(q.data, codes)
+    np.testing.assert_array_equal(codes, fp8.quantize_per_tensor(before)[0])
