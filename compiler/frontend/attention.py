@@ -14,7 +14,9 @@ a float mask is added; softmax over the last dim; then × V. With bf16/f16 input
 computed in f32 (Q, K, V widened exactly) and the result rounded back once, as torch's CPU
 attention kernels accumulate in f32; IREE also fails on the bf16 form with dynamic dims
 ("exceeded stack allocation limit", measured on a bf16 Llama). A row masked everywhere is NaN, as
-in torch's math path. Dropout must be 0 (inference).
+torch's softmax gives (torch's SDPA gives 0 there since torch 2.5, its "safe" softmax, as the
+decode step's kernel does, ``passes/decode_attention.py``: not aligned yet). Dropout must be 0
+(inference).
 
 GQA (``enable_gqa``, each K/V head shared by a group of query heads): the query heads are
 grouped by their K/V head, never K and V repeated. Each K/V head's GEMMs take its group's query

@@ -107,8 +107,6 @@ class CheckpointReader:
             self._checkpoint.advise(self._names[name])
 
 
-
-
 class Checkpoint:
     """The safetensors shards of a folder: each tensor's file, dtype and shape (headers only),
     and its values on request (:meth:`read`).
