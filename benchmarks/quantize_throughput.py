@@ -11,10 +11,12 @@ One float32 tensor (standard normal, seed 0, ``--size`` squared). Variants:
 - qmlir: every recipe in ``passes.recipes.RECIPES`` that can quantize one tensor:
   ``quantize_module_text(recipe, shape, role="activation", usage="rowwise", swizzle=False)``
   compiled by ``passes.host.evaluate.compile_host_module`` (IREE ``local-task``, every core), called
-  with the numpy array, as ``compiler.quantize`` does; "fp8-delayed" has no activation path
-  without carried state, so it runs with role="weight" (current scaling) and says so. A recipe
-  that fails to build or compile gets a row with its error. "device input" rows pass the same
-  array already uploaded to the IREE device (``asdevicearray``), which leaves out the binding's
+  with the numpy array (IREE copies it into a buffer of its own at every call); "fp8-delayed" has
+  no activation path without carried state, so it runs with role="weight" (current scaling) and
+  says so. A recipe that fails to build or compile gets a row with its error. "input in place"
+  rows pass the same (64-byte-aligned) array imported without a copy (``passes.host.call.
+  imported``), as ``compiler.quantize`` does since 2026-11-29; "device input" rows pass it
+  already uploaded to the IREE device (``asdevicearray``), which leaves out the binding's
   per-call host-to-device copy. Every qmlir call goes through ``passes.host.call.call``, as
   ``compiler.quantize`` and ``CompiledModule`` do (the calling thread ``SCHED_BATCH`` for the
   call); "plain call" rows call the same function without that, to show what it is worth in the
@@ -219,6 +221,7 @@ def qmlir_variants(
     import iree.runtime as iree_runtime
 
     from compiler.pipeline.quantize import ENTRY, quantize_module_text
+    from passes.host.call import imported
     from passes.host.evaluate import compile_host_module
     from passes.recipes import get_recipe
 
@@ -256,6 +259,15 @@ def qmlir_variants(
             Variant(row, lambda fn=fn: _host_outputs(fn, x), nbytes, baseline, note=note)
         )
         ctx = compile_host_module(text)
+        variants.append(
+            Variant(
+                f"qmlir {label}, input in place",
+                lambda fn=fn, d=ctx.config.device: _host_outputs(fn, imported(d, x)),
+                nbytes,
+                baseline,
+                note="imported, not copied (compiler.quantize's call)",
+            )
+        )
         dev_x = iree_runtime.asdevicearray(ctx.config.device, x)
         variants.append(
             Variant(
@@ -415,7 +427,11 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
 
-    x = np.random.default_rng(0).standard_normal((args.size, args.size), dtype=np.float32)
+    from passes.host.call import aligned_empty
+
+    normal = np.random.default_rng(0).standard_normal((args.size, args.size), dtype=np.float32)
+    x = aligned_empty(normal.nbytes).view(np.float32).reshape(normal.shape)  # importable
+    x[...] = normal
     copy = copy_variant(x)
     torch_rows, _ = torch_variants(x)
     stage_modules: dict[str, tuple[str, str]] = {}
