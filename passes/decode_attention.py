@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import struct
 
 from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
+from passes.base.numbers import f32_hex
 from passes.ir import torch_ops
 from passes.ir.functions import function_names
 from passes.ir.types import TensorInfo, shape_text, tensor_info
@@ -250,7 +250,7 @@ def attention_definitions(
         G=heads // kvh,
         KVH=kvh,
         kv_elem=kv_elem,
-        factor=_f32_literal(factor),
+        factor=f32_hex(factor),
         lanes=8 if s % 8 == 0 else 1,
         k_row=fragment(row, p="k_", cache="%k", **fields),
         v_row=fragment(row, p="v_", cache="%v", **fields),
@@ -307,9 +307,3 @@ def attention_definitions(
         mask_value=value,
     )
     return [executable, function]
-
-
-def _f32_literal(value: float) -> str:
-    """``value`` rounded to f32, as an MLIR float literal that reads back to it."""
-    bits = struct.unpack("<I", struct.pack("<f", value))[0]
-    return f"0x{bits:08X}"

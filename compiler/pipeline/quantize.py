@@ -116,8 +116,9 @@ def quantize_steady_state(x: Any, recipe: ScalingRecipe) -> QuantizedTensor:
     context = load_host_module(compile_host_vmfb(program.text))
     function = context.modules.module[ENTRY]
     operand = array.reshape(shape)  # kept alive through the calls: IREE reads it in place
-    call(function, imported(context.config.device, operand))
-    outputs = host_copies(call(function, imported(context.config.device, operand)))
+    argument = imported(context.config.device, operand)
+    call(function, argument)
+    outputs = host_copies(call(function, argument))
     return _quantized(outputs, array, shape, recipe, program, "rowwise", False)
 
 

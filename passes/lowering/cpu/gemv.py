@@ -53,6 +53,7 @@ import math
 import struct
 from dataclasses import dataclass
 
+from passes.base.numbers import f32_hex
 from passes.ir.dialect import GemvIsa, NamedOp, ScaleFormat, Scaling
 from passes.ir.formats import E2M1, E4M3, E5M2, FloatFormat
 from passes.ir.layouts import ScaleLayout
@@ -340,7 +341,7 @@ def lower_gemv(op: NamedOp) -> str:
         doc = "E8M0 scales of 1 x 32 blocks, mx layout"
     scale_x, x_scales = "", "%x_scales"
     if isa is GemvIsa.AVX2:  # the 2^8 its decode leaves out of each block's products
-        scale_x = "\n" + fragment("gemv_scales_times.mlir", KB=kb, factor=X_SUMS_FACTOR)
+        scale_x = "\n" + fragment("gemv_scales_times.mlir", KB=kb, factor=f32_hex(X_SUMS_FACTOR))
         x_scales = "%x_scales_times"
     body = definition(
         "scaled_matmul_block_gemv.mlir",
@@ -608,15 +609,17 @@ def _executable(
             row_defs = "\n        %nb = arith.divui %n, %c_rb : index"
         scale_defs = "\n" + defs
     defs_file, decode_doc = _DECODE_DEFS[(isa, plan.fp4)]
-    tables = _tables(fmt) if isa is GemvIsa.AVX512_BF16 else {}
+    decode_fields = _tables(fmt) if isa is GemvIsa.AVX512_BF16 else {}
     if integer:
-        tables = {"table": _bytes(fp4_offset_table() * 2), "LANES": k // 4}
-    decode_defs = fragment(defs_file, **tables)
+        decode_fields = {"table": _bytes(fp4_offset_table() * 2), "LANES": k // 4}
+    elif isa is GemvIsa.AVX2:
+        decode_fields = {"sums_factor": f32_hex(X_SUMS_FACTOR)}
+    decode_defs = fragment(defs_file, **decode_fields)
     f32_decode = isa is GemvIsa.AVX2 and not plan.fp4
     scale_total = decode_end = ""
     if f32_decode:
         decode_end = "\n" + fragment("gemv_restore_mxcsr.mlir")
-        if not plan.bk:  # block-scaled products take the factor in the loop
+        if not plan.bk:  # block-scaled: x's scales carry it (gemv_scales_times.mlir)
             scale_total = "\n        %total_scaled = arith.mulf %total, %f32_factor : f32"
     return fragment(
         "gemv_fp8_executable.mlir",

@@ -8,7 +8,7 @@
       // every product and sum is normal (x carries 2^112).
       %f32_shift20 = arith.constant dense<20> : vector<32xi32>
       %f32_sign_magnitude = arith.constant dense<-2014314496> : vector<32xi32>
-      %f32_factor = arith.constant 256.0 : f32
+      %f32_factor = arith.constant ${sums_factor} : f32
       %mxcsr_one = llvm.mlir.constant(1 : i32) : i32
       %mxcsr_saved = llvm.alloca %mxcsr_one x i32 : (i32) -> !llvm.ptr
       llvm.call_intrinsic "llvm.x86.sse.stmxcsr"(%mxcsr_saved) : (!llvm.ptr) -> ()
