@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import time
 from collections import Counter
@@ -175,17 +176,79 @@ def _narrow(argument: Any) -> Any:
     return ParameterRef(argument.name, argument.dtype, argument.steps[:-1])
 
 
-def _wrapper(name: str, signature: Signature, narrow: tuple[int, ...], dtype: str) -> str:
-    """``@<name>__narrow<i...>``: ``@name`` with its arguments ``narrow`` taken in ``dtype``
-    and widened to f32 by ``arith.extf``, which IREE fuses into the op's first dispatch: the
-    f32 copy of a weight is never materialized, in Python or in IREE."""
+_FLAT_VIEW = re.compile(
+    r"(%[\w.]+) = tensor\.collapse_shape %(?P<arg>[\w.]+) \[\[0, 1\]\] : tensor<\d+x\d+xf32>"
+    r" into tensor<\d+xf32>\s*%[\w.]+ = tensor\.expand_shape \1 \[\[0, 1\]\] "
+    r"output_shape \[(?P<p>\d+), (?P<q>\d+)\]"
+)
+
+
+def _argument_names(function: str) -> list[str]:
+    """The SSA names of ``function``'s (MLIR text) arguments, in order."""
+    head = re.search(r"func\.func @[^(\s]+\(([^)]*)\)", function)
+    return re.findall(r"%([\w.]+):", head[1]) if head else []
+
+
+def _block_view(function: str, argument: str, shape: tuple[int, ...]) -> tuple[int, int] | None:
+    """The [blocks, block size] view ``function`` takes of its 2-D argument ``argument`` (of
+    ``shape``) by collapsing it to 1-D and expanding that (``amax_block_rows.mlir``, NVFP4's
+    quantize), or None."""
+    if len(shape) != 2:
+        return None
+    for m in _FLAT_VIEW.finditer(function):
+        blocks, size = int(m["p"]), int(m["q"])
+        if m["arg"] == argument and blocks * size == shape[0] * shape[1]:
+            return blocks, size
+    return None
+
+
+def _widen(
+    i: int, t: str, low: str, shape: tuple[int, ...], view: tuple[int, int] | None
+) -> list[str]:
+    """Lines widening ``%a<i>`` of type ``low`` to ``%w<i>`` of type ``t``: in the callee's
+    block ``view`` when it takes one (a collapse to 1-D and an expand), else as it is.
+
+    Widened as it is, ``arith.extf`` stays a dispatch of its own in front of such a callee
+    (IREE fuses it across neither reshape): the f32 copy of the weight is written to a fresh
+    buffer and read back, each call (NVFP4's quantize of a 32000 x 1024 bf16 weight 58 ms
+    against 10 ms taking f32, ``benchmarks/RESULTS.md``). Widened in the view, the wrapper's
+    reshapes back and the callee's cancel, and the widening fuses into the callee's dispatch."""
+    if view is None:
+        return [f"    %w{i} = arith.extf %a{i} : {low} to {t}"]
+    rows, cols = shape
+    blocks, size = view
+    flat = rows * cols
+    dtype = low.removesuffix(">").rsplit("x", 1)[1]
+    return [
+        f"    %c{i} = tensor.collapse_shape %a{i} [[0, 1]] : {low} into tensor<{flat}x{dtype}>",
+        f"    %v{i} = tensor.expand_shape %c{i} [[0, 1]] output_shape [{blocks}, {size}]"
+        f" : tensor<{flat}x{dtype}> into tensor<{blocks}x{size}x{dtype}>",
+        f"    %e{i} = arith.extf %v{i} : tensor<{blocks}x{size}x{dtype}>"
+        f" to tensor<{blocks}x{size}xf32>",
+        f"    %f{i} = tensor.collapse_shape %e{i} [[0, 1]] : tensor<{blocks}x{size}xf32>"
+        f" into tensor<{flat}xf32>",
+        f"    %w{i} = tensor.expand_shape %f{i} [[0, 1]] output_shape [{rows}, {cols}]"
+        f" : tensor<{flat}xf32> into {t}",
+    ]
+
+
+def _wrapper(
+    name: str, signature: Signature, narrow: tuple[int, ...], dtype: str, function: str
+) -> str:
+    """``@<name>__narrow<i...>``: ``@name`` (its MLIR text ``function``) with its arguments
+    ``narrow`` taken in ``dtype`` and widened to f32 by ``arith.extf`` (:func:`_widen`), which
+    IREE fuses into the op's first dispatch: the f32 copy of a weight is never materialized, in
+    Python or in IREE."""
     wrapper = f"{name}__narrow{'_'.join(map(str, narrow))}"
+    names = _argument_names(function)
     params, values, lines = [], [], []
     for i, t in enumerate(signature.arguments):
         if i in narrow:
             low = t.replace("xf32>", f"x{dtype}>")
             params.append(f"%a{i}: {low}")
-            lines.append(f"    %w{i} = arith.extf %a{i} : {low} to {t}")
+            shape = _static_shape(t) or ()
+            view = _block_view(function, names[i], shape) if i < len(names) else None
+            lines += _widen(i, t, low, shape, view)
             values.append(f"%w{i}")
         else:
             params.append(f"%a{i}: {t}")
@@ -238,7 +301,8 @@ class _Run:
                 self._calls.append((planned.function, list(planned.arguments)))
                 continue
             signature = plan.signatures[planned.function]
-            text = _wrapper(planned.function, signature, narrow, dtype)
+            function = plan.functions[planned.function]
+            text = _wrapper(planned.function, signature, narrow, dtype, function)
             name = text.split("@", 1)[1].split("(", 1)[0]
             wrappers[name] = text
             args = [
