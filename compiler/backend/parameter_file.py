@@ -309,6 +309,11 @@ class _Run:
                 n if n is not None else a for n, a in zip(narrowed, planned.arguments, strict=True)
             ]
             self._calls.append((name, args))
+        self._order = sorted(self._needed)
+        for whole, blocks in _amax_from_blocks(plan, self._needed - set(self._overrides)).items():
+            self._calls[whole] = (_MAX_OF_BLOCKS, [CallResult(blocks, 0)])
+            self._order.remove(blocks)  # run first: its result is the tensor's amax's input
+            self._order.insert(self._order.index(whole), blocks)
         self._text = "module {\n" + "\n".join([*plan.functions.values(), *wrappers.values()])
         self._text += "\n}\n"
         self._uses: Counter[Any] = Counter()
@@ -356,13 +361,17 @@ class _Run:
         return sizes
 
     def indices(self) -> list[int]:
-        """The calls to run, in order: those whose results the file or a later call needs."""
-        return sorted(self._needed)
+        """The calls to run, in order: those whose results the file or a later call needs (a
+        block amax moved before the amax of the whole tensor taken from it)."""
+        return self._order
 
     def call(self, index: int) -> list[Any]:
         function, arguments = self._calls[index]
         if index in self._overrides:
             results = self._stored_results(index)
+        elif function == _MAX_OF_BLOCKS:
+            block_amax = self._value(arguments[0])
+            results = [np.array(np.max(block_amax.to_host()), np.float32)]
         else:
             device = self._context.config.device
             values = [self._value(a) for a in arguments]
@@ -515,6 +524,35 @@ def _global_amax_of(plan: WeightPlan, result: CallResult, stored: Any) -> Parame
     if not isinstance(first, ParameterRef) or not stored.holds(first.name):
         return None
     return first if _as_stored(first) else None
+
+
+_MAX_OF_BLOCKS = "the largest of its block amax"  # a call computed from another's result
+
+
+def _amax_from_blocks(plan: WeightPlan, run: set[int]) -> dict[int, int]:
+    """The calls among ``run`` taking a tensor's amax whose value a block amax of the same
+    tensor also in ``run`` gives as its largest block's (NVFP4's global amax beside its 1x16
+    block amax): amax call → block amax call.
+
+    Both reduce |x| on bit patterns with NaN ignored (``amax.mlir``, ``amax_block*.mlir``;
+    blocks padded with zeros, which never raise it), so the largest block amax is the tensor's
+    amax bit for bit, and the weight is read once less (a block amax propagating NaN is not
+    used)."""
+    blocks: dict[Any, int] = {}
+    wholes: dict[int, Any] = {}
+    for index in sorted(run):
+        planned = plan.calls[index]
+        record = plan.records.get(planned.function)
+        if not isinstance(record, Amax) or len(planned.arguments) != 1:
+            continue
+        argument = planned.arguments[0]
+        if isinstance(argument, np.ndarray):
+            continue
+        if record.block is None:
+            wholes[index] = argument
+        elif not record.propagate_nan:
+            blocks.setdefault(argument, index)
+    return {index: blocks[a] for index, a in wholes.items() if a in blocks}
 
 
 def _needed_calls(plan: WeightPlan, overrides: dict[int, Any]) -> set[int]:

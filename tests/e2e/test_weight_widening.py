@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -85,3 +86,47 @@ CHECK-NOT: _bf16xf32(
 """,
         _flow(text, tmp_path),
     )
+
+
+class _Linear(torch.nn.Module):
+    def __init__(self, weight: torch.Tensor) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(weight)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.linear(x, self.weight)
+
+
+def _adversarial(kind: str) -> torch.Tensor:
+    w = torch.randn(64, 128, generator=torch.Generator().manual_seed(3)) * 0.02
+    if kind == "nan_and_subnormals":
+        w[5, 7] = float("nan")
+        w[9, :16] = 1e-39  # a block of f32 subnormals
+        w[63, 127] = -0.9  # the tensor's amax in its last block
+    elif kind == "only_subnormals":
+        w = torch.where(w > 0, 2e-39, -1e-45)
+    elif kind == "infinity":
+        w[17, 33] = float("-inf")
+    return w
+
+
+@pytest.mark.parametrize("kind", ["nan_and_subnormals", "only_subnormals", "infinity"])
+def test_nvfp4_global_amax_is_its_largest_block_amax(kind: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The weight stream takes NVFP4's global amax from the 1x16 block amax it computes anyway
+    (one read of the weight less): the same codes as the inlined artifact's, whose amax reads
+    the whole tensor, on weights with NaN, subnormals and infinities."""
+    ran: list[str] = []
+    original = parameter_file._Run.call
+
+    def record(self, index: int) -> list[object]:  # type: ignore[no-untyped-def]
+        ran.append(self._calls[index][0])
+        return original(self, index)
+
+    monkeypatch.setattr(parameter_file._Run, "call", record)
+    model = _Linear(_adversarial(kind)).eval()
+    inputs = (torch.randn(4, 128, generator=torch.Generator().manual_seed(4)),)
+    inline = compiler.compile(model, inputs, recipe="nvfp4")
+    external = compiler.compile(model, inputs, recipe="nvfp4", weights="external")
+    np.testing.assert_array_equal(inline(*inputs).numpy(), external(*inputs).numpy())
+    assert parameter_file._MAX_OF_BLOCKS in ran
+    assert not [f for f in ran if f.startswith("qmlir.amax.") and ".block" not in f]
