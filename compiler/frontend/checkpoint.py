@@ -48,12 +48,15 @@ from compiler.frontend.prequantized import (
     find_stored,
 )
 from compiler.frontend.quantized_formats import StoredFormat, stored_format
+from compiler.frontend.read_buffers import ReadBuffers
 from compiler.frontend.weights import numpy_tensor
 from passes.base.errors import QmlirError, exception_summary
-from passes.host.call import aligned_empty
 from passes.ir.parameters import Reader
 
 MAX_BATCH = 64
+# tensor reads of at most this many bytes reuse the memory of dropped ones, holding at most as
+# many bytes for it (read_buffers.py)
+REUSED_BYTES = 256 << 20
 EXAMPLE_BATCH, EXAMPLE_SEQ = 2, 8  # export examples (a size 1 would be specialized)
 
 
@@ -121,6 +124,7 @@ class Checkpoint:
 
     def __init__(self, folder: Path, fmt: StoredFormat | None = None) -> None:
         self.folder = folder
+        self._buffers = ReadBuffers(largest=REUSED_BYTES, keep=REUSED_BYTES)
         files = sorted(folder.glob("*.safetensors"))
         index = folder / "model.safetensors.index.json"
         if index.is_file():
@@ -296,7 +300,7 @@ class Checkpoint:
             raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")
         if t.dtype not in _DTYPES:
             raise QmlirError(f"'{t.file}': tensor '{name}' is {t.dtype}, which qmlir cannot read")
-        data = aligned_empty(t.nbytes)  # IREE takes it without a copy (imported)
+        data = self._buffers.take(t.nbytes)  # aligned: IREE takes it without a copy (imported)
         with open(t.file, "rb", buffering=0) as f:
             f.seek(t.start)
             got = f.readinto(memoryview(data))
