@@ -54,8 +54,8 @@ from passes.base.errors import QmlirError, exception_summary
 from passes.ir.parameters import Reader
 
 MAX_BATCH = 64
-# tensor reads of at most this many bytes reuse the memory of dropped ones, holding at most as
-# many bytes for it (read_buffers.py)
+# tensor reads of at most this many bytes reuse the memory of dropped ones, holding at most
+# twice as many bytes for it: an 8B layer's three 117 MB MLP weights (read_buffers.py)
 REUSED_BYTES = 256 << 20
 EXAMPLE_BATCH, EXAMPLE_SEQ = 2, 8  # export examples (a size 1 would be specialized)
 
@@ -124,7 +124,7 @@ class Checkpoint:
 
     def __init__(self, folder: Path, fmt: StoredFormat | None = None) -> None:
         self.folder = folder
-        self._buffers = ReadBuffers(largest=REUSED_BYTES, keep=REUSED_BYTES)
+        self._buffers = ReadBuffers(largest=REUSED_BYTES, keep=2 * REUSED_BYTES)
         files = sorted(folder.glob("*.safetensors"))
         index = folder / "model.safetensors.index.json"
         if index.is_file():

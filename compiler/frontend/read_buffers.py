@@ -1,11 +1,13 @@
 """Memory for checkpoint reads, used again once a tensor is dropped.
 
 A fresh buffer for each tensor read is fresh pages: the kernel zeroes each one as ``readinto``
-first touches it, then unmaps it when the tensor is dropped. Streaming a 1.1B checkpoint (2.2
-GB of bf16) the zeroing took 14% of the compile's weight-stream CPU time, in the read thread
-that shares the two cores with the quantize calls (perf, ``benchmarks/RESULTS.md``). The
-stream drops each tensor after its last call and reads the next of the same shape or so: its
-pages can serve that read as they are.
+first touches it, then unmaps it when the tensor is dropped (glibc maps every block of more than
+32 MB anew; smaller ones its heap already reuses). Streaming an 8B checkpoint (16 GB of bf16,
+its layers' tensors 33-117 MB) from a cold page cache, that zeroing took 23% of the host's CPU
+time in the weight stream (perf), in the read thread that shares the two cores with the
+quantize calls; with the buffers reused 6.5%, and the stream 29.0 -> 25.6 s
+(``benchmarks/RESULTS.md``). The stream drops each tensor after its last call and soon reads
+another of the same shape: its pages can serve that read as they are.
 """
 
 from __future__ import annotations
