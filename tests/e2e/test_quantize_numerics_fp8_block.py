@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 import compiler
 from tests.reference import fp8, fp8_block
 
-SHAPES = [(3, 128), (5, 200), (130, 70)]
+SHAPES = [(3, 128), (5, 200), (130, 70), (128, 256)]  # the last: whole 128x128 tiles
 
 
 def check(
@@ -65,6 +65,20 @@ def test_edge_cases_bit_exact(pow2: bool) -> None:
     check(EDGE, pow2_scales=pow2)
     check(EDGE.T.copy(), usage="columnwise", pow2_scales=pow2)
     check(EDGE, role="weight", pow2_scales=pow2)
+
+
+# a weight of whole 128x128 tiles, read as its tiles (block_quantize_tiles.mlir): every tie in
+# one tile, NaN, infinity and subnormals in another, the largest value in the last
+TILES = np.random.default_rng(5).standard_normal((256, 384)).astype(np.float32)
+TILES[0, :128] = np.resize(fp8.e4m3_ties(), 128)
+TILES[130, 200:205] = [np.nan, np.inf, -1e-40, 1e-45, -0.0]
+TILES[255, 383] = -1344.0
+
+
+@pytest.mark.parametrize("pow2", [True, False])
+@pytest.mark.parametrize("scale", [1.0, 1e-35, 1e35])
+def test_whole_tiles_bit_exact(pow2: bool, scale: float) -> None:
+    check((TILES * np.float32(scale)).astype(np.float32), role="weight", pow2_scales=pow2)
 
 
 @pytest.mark.parametrize(

@@ -367,6 +367,8 @@ def _block_quantize(form: str) -> Callable[[str], object]:
         view = {**fields, **rows, "N": 256, "R": 8, "R_size": 8}
         if form == "index":
             return fill("block_quantize_index.mlir").substitute(fields)
+        if form == "tiles":  # 2 x 32 blocks tiling the [4, 64] x whole
+            return fill("block_quantize_tiles.mlir").substitute(fields, Mb=2, bm=2)
         if form == "view":
             return fill("block_quantize_view.mlir").substitute(view, p=p, x="%a0", scale="%a1")
         head = fill("block_quantize_view.mlir").substitute(
@@ -718,6 +720,7 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "block_quantize_index": ("block_quantize_index.mlir", _block_quantize("index")),
     "block_quantize_split": ("block_quantize_split.mlir", _block_quantize("split")),
     "block_quantize_tail": ("block_quantize_tail.mlir", _block_quantize("tail")),
+    "block_quantize_tiles": ("block_quantize_tiles.mlir", _block_quantize("tiles")),
     "block_quantize_view": ("block_quantize_view.mlir", _block_quantize("view")),
     "block_scale_index": ("block_scale_index.mlir", _block_scale_index),
     "block_scales_rows": (  # as block_matmul._decode slices 3 rows' scales of 2 K blocks

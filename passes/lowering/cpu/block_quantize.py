@@ -6,7 +6,9 @@ Where blocks are one row each (an activation's 1 x bk blocks), x's whole blocks 
 rows ``[M * K blocks, bk]``, each element's block scale a broadcast of its row's entry in the
 flattened scales, with the streaming tiling of ``tiling.elementwise_blocks``
 (``block_quantize_view.mlir``), and a partial last block with its row's last scale
-(``block_quantize_tail.mlir``); other blocks read their scale by index
+(``block_quantize_tail.mlir``). Blocks of several rows tiling a static x whole
+(fp8-block's 128 x 128 weight blocks) read x as its tiles, each scale a broadcast
+(``block_quantize_tiles.mlir``); other blocks read their scale by index
 (``block_quantize_index.mlir``)."""
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ def _data(
     block's scale ``%s`` of type ``elem`` in scope."""
     fields = {**params, "element": element, "result": result, "scale_elem": elem}
     bm, bk = op.attrs.block
+    if bm != 1 and not rows.dynamic and rows.count % bm == 0 and k % bk == 0:
+        return template("block_quantize_tiles.mlir").substitute(fields)
     if bm != 1 or k < bk:
         return template("block_quantize_index.mlir").substitute(fields)
     fields["M_size"] = rows.size
