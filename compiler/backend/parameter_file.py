@@ -287,9 +287,16 @@ class _Run:
             _check_stored_reads(plan, stored, self._needed - set(self._overrides))
         self._calls: list[tuple[str, list[Any]]] = []
         wrappers: dict[str, str] = {}
+        derived = _amax_from_blocks(plan, self._needed - set(self._overrides))
+        self._order = sorted(self._needed)
         for index, planned in enumerate(plan.calls):
             if index not in self._needed or index in self._overrides:
                 self._calls.append((planned.function, []))  # not run
+                continue
+            if index in derived:  # the largest of a block amax: its block amax runs first
+                self._calls.append((_MAX_OF_BLOCKS, [CallResult(derived[index], 0)]))
+                self._order.remove(derived[index])
+                self._order.insert(self._order.index(index), derived[index])
                 continue
             narrowed = [_narrow(a) for a in planned.arguments]
             narrow = tuple(i for i, n in enumerate(narrowed) if n is not None)
@@ -309,11 +316,6 @@ class _Run:
                 n if n is not None else a for n, a in zip(narrowed, planned.arguments, strict=True)
             ]
             self._calls.append((name, args))
-        self._order = sorted(self._needed)
-        for whole, blocks in _amax_from_blocks(plan, self._needed - set(self._overrides)).items():
-            self._calls[whole] = (_MAX_OF_BLOCKS, [CallResult(blocks, 0)])
-            self._order.remove(blocks)  # run first: its result is the tensor's amax's input
-            self._order.insert(self._order.index(whole), blocks)
         self._text = "module {\n" + "\n".join([*plan.functions.values(), *wrappers.values()])
         self._text += "\n}\n"
         self._uses: Counter[Any] = Counter()
