@@ -23,10 +23,12 @@ naming the layer's weight.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import struct
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -615,8 +617,34 @@ def write_parameter_file(
     try:
         with open(tmp, "wb") as f:
             written = write_parameters(plan, reader, f, progress, stored, ready)
-        os.replace(tmp, path)
+        _replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return written
+
+
+def _replace(tmp: Path, path: Path) -> None:
+    """``os.replace(tmp, path)`` without waiting for ``tmp``'s bytes to reach the disk: ext4
+    (``auto_da_alloc``) writes out a file renamed over another before the rename returns, 4.4 s
+    for an 8B model's 5.3 GB parameter file compiled again to the same path. An existing file is
+    renamed aside first and removed in a thread of its own (2.5 s for those 5.3 GB on a disk
+    mounted with ``discard``), which the interpreter waits for at exit; the new file's pages go
+    to the disk in the background, while IREE compiles the module."""
+    aside = None
+    if path.exists():
+        aside = tmp.with_name(tmp.name + ".old")
+        os.replace(path, aside)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        if aside is not None:
+            os.replace(aside, path)  # the old file back where it was
+        raise
+    if aside is not None:
+        threading.Thread(target=_remove, args=(aside,), name="qmlir-remove").start()
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):  # a file left beside the new one at worst
+        path.unlink(missing_ok=True)

@@ -5,8 +5,9 @@ behind it.
 Done one after the other, the weight stream of an 8B model took 83 s against the 17 s its bytes
 need at the host's copy and disk rates (``benchmarks/RESULTS.md``): each tensor waited for its
 read, then the quantize call waited for it, then the write and the SHA-256 waited for the call.
-Reading (``readinto``), hashing (``hashlib`` on buffers of more than 2 KiB) and writing all
-release the GIL, as IREE's calls do, so on two cores they run beside the quantize core.
+Reading (``readinto``, ``preadv``), hashing (``hashlib`` on buffers of more than 2 KiB) and
+writing all release the GIL, as IREE's calls do, so on two cores they run beside the quantize
+core.
 
 Memory stays bounded: one tensor of at most :data:`READ_AHEAD` bytes read ahead (the next one
 the stream will ask for) and at most :data:`WRITE_BEHIND` bytes queued for the writer and the
@@ -43,7 +44,8 @@ class ReadAhead:
     disk works on them meanwhile: a checkpoint larger than the page cache leaves (an 8B's 16 GB
     on a 24 GB host, beside the parameter file being written) is read from the disk, and one
     read at a time kept it at half its rate. That read-ahead is the kernel's page cache, not
-    the process's memory."""
+    the process's memory. (A checkpoint's large tensors are read past the page cache where the
+    cache lacks them, ``compiler/frontend/tensor_read.py``: it advises only the others.)"""
 
     def __init__(
         self,

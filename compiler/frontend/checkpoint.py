@@ -49,6 +49,7 @@ from compiler.frontend.prequantized import (
 )
 from compiler.frontend.quantized_formats import StoredFormat, stored_format
 from compiler.frontend.read_buffers import ReadBuffers
+from compiler.frontend.tensor_read import may_read_direct, read_tensor
 from compiler.frontend.weights import numpy_tensor
 from passes.base.errors import QmlirError, exception_summary
 from passes.ir.parameters import Reader
@@ -114,9 +115,10 @@ class Checkpoint:
     """The safetensors shards of a folder: each tensor's file, dtype and shape (headers only),
     and its values on request (:meth:`read`).
 
-    A tensor is read with one ``readinto`` into memory of its own, not through a mapping of the
-    shard: a mapping keeps every page it touched in the process's RSS until it is closed (an 8B
-    checkpoint streamed through ``safe_open`` peaked at 19.6 GB), a read holds one tensor.
+    A tensor is read with one read into memory of its own (``tensor_read.py``: past the page
+    cache where the cache does not hold it), not through a mapping of the shard: a mapping
+    keeps every page it touched in the process's RSS until it is closed (an 8B checkpoint
+    streamed through ``safe_open`` peaked at 19.6 GB), a read holds one tensor.
 
     A quantized checkpoint (``fmt``, ``quantized_formats.py``): its FP8 weights and their scales
     are checked here (every scale read: they are small), :meth:`read` gives such a weight
@@ -280,10 +282,11 @@ class Checkpoint:
 
     def advise(self, name: str) -> None:
         """Asks the kernel to read tensor ``name`` (as stored) into the page cache now, in the
-        background (``posix_fadvise`` WILLNEED; nothing where the platform lacks it)."""
+        background (``posix_fadvise`` WILLNEED; nothing where the platform lacks it, nor for a
+        tensor that :meth:`read_stored` reads past the page cache if the cache lacks it)."""
         t = self._stored.get(self._codes.get(name, name))
-        if t is None or not hasattr(os, "posix_fadvise"):
-            return
+        if t is None or not hasattr(os, "posix_fadvise") or may_read_direct(t.file, t.nbytes):
+            return  # a direct read fetches it itself (compiler/frontend/tensor_read.py)
         try:
             fd = os.open(t.file, os.O_RDONLY)
         except OSError:
@@ -300,11 +303,9 @@ class Checkpoint:
             raise QmlirError(f"checkpoint '{self.folder}' has no tensor '{name}'")
         if t.dtype not in _DTYPES:
             raise QmlirError(f"'{t.file}': tensor '{name}' is {t.dtype}, which qmlir cannot read")
-        data = self._buffers.take(t.nbytes)  # aligned: IREE takes it without a copy (imported)
-        with open(t.file, "rb", buffering=0) as f:
-            f.seek(t.start)
-            got = f.readinto(memoryview(data))
-        if got != t.nbytes:
+        # 64-byte aligned: IREE takes it without a copy (imported)
+        data = read_tensor(t.file, t.start, t.nbytes, self._buffers)
+        if data.nbytes != t.nbytes:
             raise QmlirError(f"'{t.file}' is truncated: tensor '{name}' ends past its end")
         return data.view(_DTYPES[t.dtype]).reshape(t.shape)
 

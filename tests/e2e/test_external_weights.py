@@ -281,3 +281,39 @@ def test_a_full_disk_while_streaming_leaves_no_parameter_file(tmp_path, monkeypa
     with pytest.raises(QmlirError, match=r"cannot write '.*m\.params\.safetensors': No space left"):
         compiler.compile(str(folder), recipe="fp8-current", parameters=params, batch=1, seq=8)
     assert list(params.parent.iterdir()) == []
+
+
+def test_weights_read_past_the_page_cache_give_the_same_parameter_file(
+    tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A checkpoint the page cache does not hold is read with ``O_DIRECT`` (every tensor here,
+    with the size threshold lowered) into the stream's buffers and moved to 64-byte boundaries:
+    the parameter file is byte for byte the one read through the page cache."""
+    from compiler.frontend import tensor_read
+
+    if tensor_read._LIBC is None:
+        pytest.skip("no O_DIRECT or mincore on this platform")
+    folder = checkpoints.save(checkpoints.llama(), tmp_path / "llama")
+    cached = tmp_path / "cached.params.safetensors"
+    compiler.compile(str(folder), recipe="nvfp4", parameters=cached, batch=1, seq=8)
+    direct = []
+    read_direct = tensor_read._read_direct
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        data = read_direct(*args)
+        direct.append(data is not None)
+        return data
+
+    monkeypatch.setattr(tensor_read, "DIRECT_MIN", 0)
+    monkeypatch.setattr(tensor_read, "_read_direct", counted)
+    for shard in folder.glob("*.safetensors"):
+        os.sync()
+        fd = os.open(shard, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+    fresh = tmp_path / "direct.params.safetensors"
+    compiler.compile(str(folder), recipe="nvfp4", parameters=fresh, batch=1, seq=8)
+    if not any(direct):
+        pytest.skip("the temporary folder's file system refuses O_DIRECT")
+    assert len(direct) > 10
+    assert fresh.read_bytes() == cached.read_bytes()
