@@ -329,12 +329,14 @@ from compiler.cli import main
 import compiler.cli.compile as cc
 printer = cc._progress_printer
 times = {}
+peaks = {}  # VmHWM at each stage's end: where the peak was reached
 def progress(quiet):
     current = [None, time.perf_counter()]
     def report(stage):
         now = time.perf_counter()
         if current[0] is not None:
             times[current[0]] = times.get(current[0], 0) + now - current[1]
+            peaks[current[0]] = hwm()
         current[0], current[1] = (None if stage == cc.DONE else stage), now
     return report
 cc._progress_printer = progress
@@ -343,7 +345,7 @@ code = main(sys.argv[2:])
 wall = time.perf_counter() - start
 children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(json.dumps({"code": code, "wall": wall, "stages": times, "peak_mb": hwm(),
-                  "children_peak_mb": children}))
+                  "children_peak_mb": children, "stage_peaks_mb": peaks}))
 """
 
 _ANSWER = r"""
@@ -488,6 +490,7 @@ def main() -> None:
             bound = nbytes / (copy * 1e9) + pbytes / (disk * 1e9)
             bound_disk = nbytes / (disk_read * 1e9) + pbytes / (disk * 1e9)
             peak = max(r["peak_mb"], r["children_peak_mb"])
+            stage_peaks = r.get("stage_peaks_mb", {})
             row = {
                 "size": size
                 + (" FP8 checkpoint" if args.fp8_blocks else "")
@@ -508,6 +511,7 @@ def main() -> None:
                 "ok_memory": peak <= target_mb,
                 "artifact_mb": out.stat().st_size / 1e6,
                 "params_gb": pbytes / 1e9,
+                "stage_peaks_mb": stage_peaks,
             }
             print(json.dumps(row), flush=True)
             if args.answer:
