@@ -1,14 +1,13 @@
-"""A checkpoint tensor's bytes read into memory the stream reuses: from the page cache where the
-kernel holds them, else straight from the disk (``O_DIRECT``).
+"""A checkpoint tensor's bytes read into memory: from the page cache where the kernel holds
+them, else straight from the disk (``O_DIRECT``).
 
 Read through the page cache, a tensor the kernel does not hold is copied twice: by the disk into
 fresh page-cache pages, then by ``readinto`` into the stream's buffer. Streaming an 8B
 checkpoint (16 GB of bf16) from a cold cache on a two-core VM, those reads took 8-10 s of kernel
 time (perf: ``_copy_to_iter``), beside the quantize calls, the hash and the parameter file's
-writes on the same two cores; read with ``O_DIRECT`` into the stream's own (reused) buffers, 1.3
-s, plus 0.8 s to move each tensor onto a 64-byte boundary (``benchmarks/RESULTS.md``). A tensor
-the page cache holds (a checkpoint just written or read) is copied from there: the disk would be
-slower than the copy.
+writes on the same two cores; read with ``O_DIRECT``, 1.3 s, plus 0.8 s to move each tensor
+onto a 64-byte boundary (``benchmarks/RESULTS.md``). A tensor the page cache holds (a
+checkpoint just written or read) is copied from there: the disk would be slower than the copy.
 
 ``O_DIRECT`` reads whole 512-byte sectors into sector-aligned memory: the tensor's span is read
 from the sector it starts in, and the tensor, which a safetensors header places at any 8-byte
@@ -82,13 +81,17 @@ def may_read_direct(path: Path, nbytes: int) -> bool:
 
 
 def read_tensor(path: Path, start: int, nbytes: int, buffers: Buffers) -> np.ndarray:
-    """Bytes ``[start, start + nbytes)`` of ``path`` as a 64-byte aligned ``uint8`` array in
-    memory from ``buffers``; fewer bytes than asked for if the file ends first."""
+    """Bytes ``[start, start + nbytes)`` of ``path`` as a 64-byte aligned ``uint8`` array;
+    fewer bytes than asked for if the file ends first. Read through the page cache, into memory
+    from ``buffers``; read past it, into memory of its own: with ``buffers`` there too, the 8B
+    stream's anonymous memory grew by ~40 MB a layer (cause not found; ``malloc_trim`` did not
+    return it), to peaks of 3.5-5.4 GB against 2.6 GB with fresh memory, at the same speed
+    (``benchmarks/RESULTS.md``)."""
     if may_read_direct(path, nbytes):
         with open(path, "rb", buffering=0) as f:
             cached = resident_share(f.fileno(), start, nbytes) >= RESIDENT
         if not cached:
-            data = _read_direct(path, start, nbytes, buffers)
+            data = _read_direct(path, start, nbytes)
             if data is not None:
                 return data
     data = buffers.take(nbytes)
@@ -98,12 +101,12 @@ def read_tensor(path: Path, start: int, nbytes: int, buffers: Buffers) -> np.nda
     return data[:got]
 
 
-def _read_direct(path: Path, start: int, nbytes: int, buffers: Buffers) -> np.ndarray | None:
+def _read_direct(path: Path, start: int, nbytes: int) -> np.ndarray | None:
     first = start - start % SECTOR
     end = -(-(start + nbytes) // SECTOR) * SECTOR
-    block = buffers.take(end - first + SECTOR)
-    skip = -block.__array_interface__["data"][0] % SECTOR
-    span = block[skip : skip + end - first]
+    raw = np.empty(end - first + SECTOR, np.uint8)
+    skip = -raw.ctypes.data % SECTOR
+    span = raw[skip : skip + end - first]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
     except OSError:
@@ -119,6 +122,6 @@ def _read_direct(path: Path, start: int, nbytes: int, buffers: Buffers) -> np.nd
     head = start - first
     got = max(0, min(got - head, nbytes))
     to = skip + head - head % ALIGNMENT  # the 64-byte boundary at or before the tensor
-    base = block.__array_interface__["data"][0]
+    base = raw.ctypes.data
     ctypes.memmove(base + to, base + skip + head, got)
-    return block[to : to + got]
+    return raw[to : to + got]
