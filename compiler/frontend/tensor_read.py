@@ -113,7 +113,7 @@ def _read_direct(path: Path, start: int, nbytes: int) -> np.ndarray | None:
         _NO_DIRECT.add(path)
         return None
     try:
-        got = os.preadv(fd, [memoryview(span)], first)
+        got = _read_span(fd, memoryview(span), first)
     except OSError:
         _NO_DIRECT.add(path)
         return None
@@ -125,3 +125,15 @@ def _read_direct(path: Path, start: int, nbytes: int) -> np.ndarray | None:
     base = raw.ctypes.data
     ctypes.memmove(base + to, base + skip + head, got)
     return raw[to : to + got]
+
+
+def _read_span(fd: int, span: memoryview, offset: int) -> int:
+    """Reads ``span`` from ``offset`` of ``fd`` (opened ``O_DIRECT``) in as many reads as it
+    takes: the bytes read, fewer than asked for only at the file's end."""
+    got = 0
+    while got < len(span):
+        n = os.preadv(fd, [span[got:]], offset + got)
+        got += n
+        if n == 0 or n % SECTOR:  # the end of the file (a partial sector is its last)
+            break
+    return got

@@ -112,3 +112,24 @@ def test_small_tensors_and_file_systems_without_direct_reads(
     np.testing.assert_array_equal(got, data[8 : 8 + (6 << 20)])
     if tensor_read._LIBC is not None:
         assert path in tensor_read._NO_DIRECT  # not tried again for this file
+
+
+@needs_direct
+def test_short_direct_reads_are_continued(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A direct read that returns part of the span (as a signal can make it) is continued from
+    where it stopped, not taken for the file's end."""
+    path, data = _file(tmp_path)
+    if not _direct_supported(path):
+        pytest.skip("the temporary folder's file system refuses O_DIRECT")
+    _drop(path)
+    real = os.preadv
+    calls = []
+
+    def at_most_a_mebibyte(fd: int, buffers: list[memoryview], offset: int) -> int:
+        calls.append(offset)
+        return real(fd, [buffers[0][: 1 << 20]], offset)
+
+    monkeypatch.setattr(tensor_read.os, "preadv", at_most_a_mebibyte)
+    got = read_tensor(path, 4096 * 3 + 24, (5 << 20) + 5, ReadBuffers(64 << 20, 64 << 20))
+    np.testing.assert_array_equal(got, data[4096 * 3 + 24 : 4096 * 3 + 24 + (5 << 20) + 5])
+    assert len(calls) == 6
