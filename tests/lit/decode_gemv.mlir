@@ -32,6 +32,7 @@
 // CHECK: stream.executable.export public @[[FN:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128\$gemv]] workgroups
 // CHECK: func.func @[[FN]](%{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: !stream.binding)
 // CHECK: %[[W:.*]] = stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x128xi8>
+// CHECK-NOT: memref.prefetch
 // CHECK: %[[ROW0:.*]] = arith.muli %workgroup_id_x, %c8 : index
 // CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1 {
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c128 iter_args
@@ -41,6 +42,7 @@
 // CHECK: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<64xi8>
 // CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.qi.512"
 // CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// CHECK-NOT: memref.prefetch
 // CHECK: scf.yield
 // CHECK: vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
 // CHECK: memref.store
@@ -78,7 +80,8 @@
 // MX: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x128.64x128
 // MX: arith.shli %{{.*}}, %{{.*}} : i32
 // MX: flow.dispatch @[[EXE]]::@{{.*}}(%{{.*}}, %{{.*}}, %arg2, %{{.*}}) : (tensor<128xbf16>, tensor<4xf32>, tensor<64x128xi8>, tensor<64x4xi8>) -> tensor<64xf32>
-// AVX2 (decode-gemv{isa=avx2}): 32 codes a 256-bit load, each widened to 32 bits and shifted
+// AVX2 (decode-gemv{isa=avx2}): the codes 2048 bytes past each step's prefetched (the row-major
+// weight viewed flat, the index held at its last byte); 32 codes a 256-bit load, each widened to 32 bits and shifted
 // into an f32's exponent and mantissa (E4M3's value times 2^-120, its subnormals f32 subnormals;
 // no compare, blend or NaN carry in the loop) and multiplied into two 16-lane f32 accumulators
 // with FMAs (two a step each); one chunk of 64 codes a step; x decoded to f32 times 2^112, each
@@ -90,13 +93,20 @@
 // AVX2: stream.executable private @[[EXE:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128\$gemv_executable]] {
 // AVX2: memref<128xf32>
 // AVX2: %[[W:.*]] = stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x128xi8>
+// AVX2: %[[FLAT:.*]] = memref.collapse_shape %[[W]] {{\[\[}}0, 1]] : memref<64x128xi8> into memref<8192xi8>
+// AVX2: %[[AHEAD:.*]] = arith.constant 2048 : index
+// AVX2: %[[LAST:.*]] = arith.constant 8191 : index
 // AVX2: %[[SAVED:.*]] = llvm.alloca %{{.*}} x i32 : (i32) -> !llvm.ptr
 // AVX2: llvm.call_intrinsic "llvm.x86.sse.stmxcsr"(%[[SAVED]]) : (!llvm.ptr) -> ()
 // AVX2: %[[MODE:.*]] = llvm.load %[[SAVED]] : !llvm.ptr -> i32
 // AVX2: %[[NO_DAZ:.*]] = llvm.and %[[MODE]], %{{.*}} : i32
 // AVX2: llvm.store %[[NO_DAZ]], %[[SLOT:.*]] : i32, !llvm.ptr
 // AVX2: llvm.call_intrinsic "llvm.x86.sse.ldmxcsr"(%[[SLOT]]) : (!llvm.ptr) -> ()
-// AVX2: scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// AVX2: scf.for %[[K:.*]] = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// AVX2: %[[HERE:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// AVX2: %[[FAR:.*]] = arith.addi %[[HERE]], %[[AHEAD]] : index
+// AVX2: %[[AT:.*]] = arith.minui %[[FAR]], %[[LAST]] : index
+// AVX2: memref.prefetch %[[FLAT]][%[[AT]]], read, locality<0>, data : memref<8192xi8>
 // AVX2: vector.load %{{.*}}[%{{.*}}] : memref<128xf32>, vector<32xf32>
 // AVX2: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<32xi8>
 // AVX2: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<32xi8>

@@ -568,6 +568,8 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_accumulate_mxfp4_i8.mlir": dict(acc_a="%a0", acc_b="%a1"),
         "gemv_defs_mxfp4.mlir": dict(KB=8, N=8, K=128),
         "gemv_products_f32_block.mlir": {},
+        "gemv_prefetch_defs.mlir": dict(N=8, K=128, NK=1024, distance=2048, last=1023),
+        "gemv_prefetch.mlir": dict(NK=1024),
         "gemv_accumulate_scaled_block.mlir": dict(acc_a="%a0", acc_b="%a1", KB=2, RB=4, WKB=4),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
@@ -814,6 +816,8 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_nan_rows": _gemv("gemv_nan_rows.mlir"),
     "gemv_fp4_scales_f16": _gemv("gemv_fp4_scales_f16.mlir"),
     "gemv_products_f32_block": _gemv("gemv_products_f32_block.mlir"),
+    "gemv_prefetch_defs": _gemv("gemv_prefetch_defs.mlir"),
+    "gemv_prefetch": _gemv("gemv_prefetch.mlir"),
     "gemv_accumulate_scaled_block": _gemv("gemv_accumulate_scaled_block.mlir"),
     "gemv_fp4_scales": _gemv("gemv_fp4_scales.mlir"),
     "gemv_defs_fp4_tables": _gemv("gemv_defs_fp4_tables.mlir"),

@@ -76,6 +76,11 @@ CHUNK = 64  # bytes of a row a chunk takes (one 512-bit load; two 256-bit ones)
 # lanes); AVX2 1 (2 accumulators of 16 lanes, 4 of its 16 registers: with 32 lanes or 2 chunks
 # the loop spilled registers and ran slower)
 MAX_CHUNKS = {GemvIsa.AVX512_BF16: 2, GemvIsa.AVX2: 1}
+# AVX2 code prefetches the codes this many bytes past each step's (the next row's, at K = 2048):
+# 2048 x 5632 weights past the L3, fp8-current 0.44 -> 0.38 ms a call, fp8-block 0.48 -> 0.44,
+# mxfp8 0.51 -> 0.47, nvfp4 0.24 -> 0.23 (1024: 0.39-0.40, 4096 and 8192 no better; RESULTS.md).
+# AVX-512 code has no prefetch: not measured on such a host
+PREFETCH_BYTES = 2048
 MAX_ROWS = 16  # rows a workgroup takes at most (16 streamed faster than 32, RESULTS.md)
 MIN_GROUPS = 8  # workgroups wanted at least, to spread over the CPU's threads
 
@@ -615,6 +620,13 @@ def _executable(
     elif isa is GemvIsa.AVX2:
         decode_fields = {"sums_factor": f32_hex(X_SUMS_FACTOR)}
     decode_defs = fragment(defs_file, **decode_fields)
+    prefetch_defs = prefetch = ""
+    if isa is GemvIsa.AVX2:
+        ahead = dict(N=n, K=k, NK=n * k)
+        prefetch_defs = "\n" + fragment(
+            "gemv_prefetch_defs.mlir", **ahead, distance=PREFETCH_BYTES, last=n * k - 1
+        )
+        prefetch = "\n" + fragment("gemv_prefetch.mlir", NK=n * k)
     f32_decode = isa is GemvIsa.AVX2 and not plan.fp4
     scale_total = decode_end = ""
     if f32_decode:
@@ -649,4 +661,7 @@ def _executable(
         total="%total_scaled" if scale_total else "%total",
         decode_end=decode_end,
         needs=" and ".join(GEMV_FEATURES[isa]),
+        prefetch_defs=prefetch_defs,
+        prefetch=prefetch,
+        distance_doc=PREFETCH_BYTES,
     )

@@ -1,7 +1,8 @@
 // The matrix-vector product of a one-row scaled GEMM (passes/lowering/cpu/gemv.py):
 // acc[n] = sum_k x[k] * value(w[n, k]) for x [${XK}] ${x_elem} (the decoded activation) and w
 // [${N}, ${K}] codes, read as stored. Each workgroup takes ${rows} rows, one after another
-// (each a contiguous stream of codes: 1.7x the bandwidth of 4 rows interleaved, RESULTS.md);
+// (each a contiguous stream of codes: 1.7x the bandwidth of 4 rows interleaved, RESULTS.md;
+// AVX2 code prefetches ${distance_doc} bytes ahead);
 // each step of a row's loop takes ${chunk_count} x 64 bytes, decoded in registers (${decode_doc})
 // and multiplied by x's values beside them (products exact in f32: each factor has at most 4
 // significant bits; AVX2's nvfp4 sums them exactly in integers first; f32 sums, flush-to-zero
@@ -26,7 +27,7 @@ stream.executable private @${exe} {
       %cR = arith.constant ${rows} : index
       %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<${XK}x${x_elem}>
       %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${K}xi8>
-      %acc = stream.binding.subspan %acc_binding[%c0] : !stream.binding -> memref<${N}xf32>${scale_defs}
+      %acc = stream.binding.subspan %acc_binding[%c0] : !stream.binding -> memref<${N}xf32>${scale_defs}${prefetch_defs}
       %group = hal.interface.workgroup.id[0] : index
       %row0 = arith.muli %group, %cR : index
       %zero = arith.constant dense<0.0> : vector<${lanes_count}xf32>
@@ -34,7 +35,7 @@ ${decode_defs}
       scf.for %r = %c0 to %cR step %c1 {
         %n = arith.addi %row0, %r : index${row_defs}
         %sums:${accumulators} = scf.for %k = %c0 to %cK step %c_step
-            iter_args(${iter_args}) -> (${acc_types}) {
+            iter_args(${iter_args}) -> (${acc_types}) {${prefetch}
 ${chunks}
           scf.yield ${yields} : ${acc_types}
         }
