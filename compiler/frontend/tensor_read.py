@@ -23,18 +23,15 @@ import ctypes.util
 import mmap
 import os
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
+
+from compiler.frontend.read_buffers import ReadBuffers
 
 SECTOR = 4096  # O_DIRECT's alignment of file offsets, lengths and memory (512 on most disks)
 ALIGNMENT = 64  # of the returned bytes
 DIRECT_MIN = 4 << 20  # smaller tensors: through the page cache
 RESIDENT = 0.5  # a tensor with at least this share of its pages in the page cache: copied
-
-
-class Buffers(Protocol):
-    def take(self, nbytes: int) -> np.ndarray: ...
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -80,22 +77,19 @@ def may_read_direct(path: Path, nbytes: int) -> bool:
     return _LIBC is not None and nbytes >= DIRECT_MIN and path not in _NO_DIRECT
 
 
-def read_tensor(path: Path, start: int, nbytes: int, buffers: Buffers) -> np.ndarray:
+def read_tensor(path: Path, start: int, nbytes: int, buffers: ReadBuffers) -> np.ndarray:
     """Bytes ``[start, start + nbytes)`` of ``path`` as a 64-byte aligned ``uint8`` array;
     fewer bytes than asked for if the file ends first. Read through the page cache, into memory
     from ``buffers``; read past it, into memory of its own: with ``buffers`` there too, the 8B
     stream's anonymous memory grew by ~40 MB a layer (cause not found; ``malloc_trim`` did not
     return it), to peaks of 3.5-5.4 GB against 2.6 GB with fresh memory, at the same speed
     (``benchmarks/RESULTS.md``)."""
-    if may_read_direct(path, nbytes):
-        with open(path, "rb", buffering=0) as f:
-            cached = resident_share(f.fileno(), start, nbytes) >= RESIDENT
-        if not cached:
+    with open(path, "rb", buffering=0) as f:
+        if may_read_direct(path, nbytes) and resident_share(f.fileno(), start, nbytes) < RESIDENT:
             data = _read_direct(path, start, nbytes)
             if data is not None:
                 return data
-    data = buffers.take(nbytes)
-    with open(path, "rb", buffering=0) as f:
+        data = buffers.take(nbytes)
         f.seek(start)
         got = f.readinto(memoryview(data))
     return data[:got]

@@ -622,9 +622,8 @@ def _executable(
     decode_defs = fragment(defs_file, **decode_fields)
     prefetch_defs = prefetch = ""
     if isa is GemvIsa.AVX2:
-        ahead = dict(N=n, K=k, NK=n * k)
         prefetch_defs = "\n" + fragment(
-            "gemv_prefetch_defs.mlir", **ahead, distance=PREFETCH_BYTES, last=n * k - 1
+            "gemv_prefetch_defs.mlir", N=n, K=k, NK=n * k, distance=PREFETCH_BYTES, last=n * k - 1
         )
         prefetch = "\n" + fragment("gemv_prefetch.mlir", NK=n * k)
     f32_decode = isa is GemvIsa.AVX2 and not plan.fp4
@@ -663,5 +662,4 @@ def _executable(
         needs=" and ".join(GEMV_FEATURES[isa]),
         prefetch_defs=prefetch_defs,
         prefetch=prefetch,
-        distance_doc=PREFETCH_BYTES,
     )

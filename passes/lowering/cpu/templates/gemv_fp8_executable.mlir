@@ -2,7 +2,7 @@
 // acc[n] = sum_k x[k] * value(w[n, k]) for x [${XK}] ${x_elem} (the decoded activation) and w
 // [${N}, ${K}] codes, read as stored. Each workgroup takes ${rows} rows, one after another
 // (each a contiguous stream of codes: 1.7x the bandwidth of 4 rows interleaved, RESULTS.md;
-// AVX2 code prefetches ${distance_doc} bytes ahead);
+// AVX2 code prefetches ahead: gemv_prefetch.mlir);
 // each step of a row's loop takes ${chunk_count} x 64 bytes, decoded in registers (${decode_doc})
 // and multiplied by x's values beside them (products exact in f32: each factor has at most 4
 // significant bits; AVX2's nvfp4 sums them exactly in integers first; f32 sums, flush-to-zero
