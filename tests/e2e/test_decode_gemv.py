@@ -83,7 +83,7 @@ CASES = [
     ("fp8-current", 128),  # AVX-512: two chunks of 64 codes a loop step
     ("fp8-current", 192),  # AVX-512: one
     ("fp8-block", 256),  # 1 x 128 and 128 x 128 blocks, fp32 scales
-    ("mxfp8", 192),  # 1 x 32 blocks, E8M0 scales
+    ("mxfp8", 192),  # 1 x 32 blocks, E8M0 scales (AVX2: 6 a row, decoded one by one)
     ("nvfp4", 256),  # E2M1 codes two a byte, E4M3 scales of 1 x 16 blocks
     ("mxfp4", 256),  # E2M1 codes two a byte, E8M0 scales of 1 x 32 blocks (AVX2 only)
 ]
@@ -175,6 +175,42 @@ def test_the_largest_fp4_sums_are_exact(cpu: str) -> None:
         np.testing.assert_allclose(got, want, rtol=1e-6)
         peaks.append(want[0, :2].tolist())
     assert peaks[0] == [36 * k, -36 * k]  # x of +6 against the rows of +6 and -6
+
+
+@needs_gemv
+@pytest.mark.parametrize(
+    ("recipe", "k", "block_rows", "block_cols"),
+    [
+        ("fp8-block", 384, 128, 128),  # 2 row blocks x 3 K blocks of 128 x 128
+        ("mxfp8", 320, 1, 32),  # 10 K blocks a row: AVX2 decodes 8 as a vector, 2 one by one
+    ],
+)
+def test_each_row_and_k_block_takes_its_own_scales(
+    recipe: str, k: int, block_rows: int, block_cols: int
+) -> None:
+    """The every-code weight times a power of two per weight block (2^-3 .. 2^3, varying along
+    rows and K), so the block scales differ between row blocks (fp8-block: AVX2 code makes
+    each K block's factor once for a workgroup's row block), between rows (mxfp8: once a row)
+    and between K blocks. With one non-zero input each output is a single product, bit for bit
+    the data-tiled GEMM's; with random inputs the two differ in the order of their sums."""
+    linear = _every_code_linear(k)
+    rows = np.arange(N)[:, None] // block_rows
+    cols = np.arange(k)[None, :] // block_cols
+    powers = 2.0 ** ((rows * 3 + cols * 5) % 7 - 3)
+    with torch.no_grad():
+        linear.weight.mul_(torch.from_numpy(powers.astype(np.float32)))
+    gemv = _compiled(linear, "auto", recipe=recipe)
+    tiled = _compiled(linear, "off", recipe=recipe)
+    for j in (0, 130, 200, 300, k - 1):
+        x = np.zeros((1, k), np.float32)
+        x[0, j] = 0.75
+        np.testing.assert_array_equal(np.asarray(gemv(x)), np.asarray(tiled(x)))
+    x = np.random.default_rng(2).standard_normal((1, k)).astype(np.float32)
+    got, want = np.asarray(gemv(x))[0], np.asarray(tiled(x))[0]
+    keep = np.arange(N) != 5  # row 5 holds a NaN code
+    assert np.isnan(got[5]) and np.isnan(want[5])
+    rel = np.linalg.norm(got[keep] - want[keep]) / np.linalg.norm(want[keep])
+    assert rel < 1e-6, rel
 
 
 def test_a_cpu_without_its_instructions_keeps_the_data_tiled_gemm(tmp_path: Path) -> None:

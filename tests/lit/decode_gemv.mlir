@@ -7,6 +7,7 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'decode-gemv{isa=avx2}' %s | FileCheck %s --check-prefix=BLOCK2
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=BLOCK2L
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block pow2_scales=false}' -p 'decode-gemv{isa=avx2}' %s | FileCheck %s --check-prefix=KEPT
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=MX2L
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=NVF
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp4}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=MX4
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp4}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv %s | FileCheck %s --check-prefix=MX4512
@@ -131,25 +132,75 @@
 // AVX2: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
 // BLOCK2: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128
 // BLOCK2-SAME: qmlir.gemv = "avx2"
-// fp8-block in AVX2 code: a loop step's 64 codes lie in one K block of 128, so their products
-// are summed in one 16-lane vector (a multiply, three FMAs) and added times one scale product;
-// x's block scales carry the 2^8 the decode leaves out (multiplied in beside the dispatch).
+// fp8-block in AVX2 code: a workgroup's rows lie in one row block of 128, so each K block's
+// factor (x's scale times the row block's) is made once, before the rows' loop, into the
+// workgroup's stack; a loop step's 64 codes lie in one K block: their products are two sums of
+// 32 in 8 lanes (a multiply, three FMAs each), each added times the block's one factor (one
+// load a step, no scalar multiply); x's block scales carry the 2^8 the decode leaves out
+// (multiplied in beside the dispatch).
 // BLOCK2L: stream.executable private @{{.*}}block1dxblock2d.nt.1x128.64x128$gemv_executable
-// BLOCK2L: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
-// BLOCK2L-COUNT-3: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
-// BLOCK2L-NOT: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
-// BLOCK2L: arith.divui
-// BLOCK2L-COUNT-2: memref.load
-// BLOCK2L-NOT: memref.load
-// BLOCK2L: arith.mulf %{{.*}}, %{{.*}} : f32
-// BLOCK2L: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
-// BLOCK2L: scf.yield
+// BLOCK2L: %[[XS:.*]] = stream.binding.subspan %{{.*}} : !stream.binding -> memref<1xf32>
+// BLOCK2L: %[[WS:.*]] = stream.binding.subspan %{{.*}} : !stream.binding -> memref<1x4xf32>
+// BLOCK2L: %[[FACTORS:.*]] = memref.alloca() : memref<1xf32>
+// BLOCK2L: llvm.call_intrinsic "llvm.x86.sse.ldmxcsr"
+// BLOCK2L: %[[NB:.*]] = arith.divui %{{.*}}, %c128{{.*}} : index
+// BLOCK2L: scf.for %[[KB:.*]] = %c0 to %{{.*}} step %c1 {
+// BLOCK2L-NEXT: %[[SX:.*]] = memref.load %[[XS]][%[[KB]]] : memref<1xf32>
+// BLOCK2L-NEXT: %[[SW:.*]] = memref.load %[[WS]][%[[NB]], %[[KB]]] : memref<1x4xf32>
+// BLOCK2L-NEXT: %[[T:.*]] = arith.mulf %[[SX]], %[[SW]] : f32
+// BLOCK2L-NEXT: memref.store %[[T]], %[[FACTORS]][%[[KB]]] : memref<1xf32>
+// BLOCK2L: scf.for %{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>)
+// BLOCK2L-COUNT-2: arith.bitcast %{{.*}} : vector<32xi32> to vector<32xf32>
+// BLOCK2L: arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
+// BLOCK2L-COUNT-3: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// BLOCK2L-NEXT: arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
+// BLOCK2L-COUNT-3: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// BLOCK2L-NEXT: arith.divui
+// BLOCK2L-NEXT: %[[S:.*]] = memref.load %[[FACTORS]][%{{.*}}] : memref<1xf32>
+// BLOCK2L-NEXT: %[[SV:.*]] = vector.broadcast %[[S]] : f32 to vector<8xf32>
+// BLOCK2L-NEXT: vector.fma %{{.*}}, %[[SV]], %{{.*}} : vector<8xf32>
+// BLOCK2L-NEXT: vector.fma %{{.*}}, %[[SV]], %{{.*}} : vector<8xf32>
+// BLOCK2L-NEXT: scf.yield
+// BLOCK2L: vector.reduction <add>, %{{.*}} : vector<8xf32> into f32
 // BLOCK2L: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.1x128.64x128(
 // BLOCK2L: %[[XS:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1xf32>) outs(%{{.*}} : tensor<1xf32>)
 // BLOCK2L-NEXT: ^bb0
 // BLOCK2L-NEXT: arith.constant 2.560000e+02 : f32
 // BLOCK2L-NEXT: arith.mulf
 // BLOCK2L: flow.dispatch @{{.*}}(%{{.*}}, %[[XS]], %arg2, %{{.*}})
+// mxfp8 in AVX2 code: each row's factors (its E8M0 scale codes decoded, 255 NaN, times x's
+// scales) made before its loop into the workgroup's stack, 8 at a time by vector and the rest
+// (4 K blocks here: all of them) one by one; a loop step's two blocks of 32 codes, each
+// block's products summed in 8 lanes and added times its factor (one load each).
+// MX2L: stream.executable private @{{.*}}mx.nt.1x128.64x128{{.*}}$gemv_executable
+// MX2L: %[[XS:.*]] = stream.binding.subspan %{{.*}} : !stream.binding -> memref<4xf32>
+// MX2L: %[[WS:.*]] = stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x4xi8>
+// MX2L: %[[FACTORS:.*]] = memref.alloca() : memref<4xf32>
+// MX2L: scf.for %{{.*}} = %c0 to %c8 step %c1 {
+// MX2L: %[[N:.*]] = arith.addi
+// MX2L: scf.for %{{.*}} step %{{.*}} {
+// MX2L: vector.load %[[WS]][%[[N]], %{{.*}}] : memref<64x4xi8>, vector<8xi8>
+// MX2L: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<8xi1>, vector<8xf32>
+// MX2L: vector.store %{{.*}}, %[[FACTORS]][%{{.*}}] : memref<4xf32>, vector<8xf32>
+// MX2L: scf.for %[[TKB:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// MX2L-NEXT: %[[CODE:.*]] = memref.load %[[WS]][%[[N]], %[[TKB]]] : memref<64x4xi8>
+// MX2L: arith.cmpi eq, %{{.*}}, %c255{{.*}} : i32
+// MX2L: memref.store %{{.*}}, %[[FACTORS]][%[[TKB]]] : memref<4xf32>
+// MX2L: scf.for %{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>)
+// MX2L-COUNT-2: arith.bitcast %{{.*}} : vector<32xi32> to vector<32xf32>
+// MX2L: arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
+// MX2L-COUNT-3: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// MX2L-NEXT: arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
+// MX2L-COUNT-3: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// MX2L-NEXT: arith.divui
+// MX2L-NEXT: arith.divui
+// MX2L-NEXT: memref.load %[[FACTORS]][%{{.*}}] : memref<4xf32>
+// MX2L-NEXT: memref.load %[[FACTORS]][%{{.*}}] : memref<4xf32>
+// MX2L-NOT: memref.load
+// MX2L: scf.yield
+// MX2L: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x128.64x128
+// MX2L-SAME: qmlir.gemv = "avx2"
+// MX2L: flow.dispatch @{{.*}} : (tensor<128xf32>, tensor<4xf32>, tensor<64x128xi8>, tensor<64x4xi8>) -> tensor<64xf32>
 // nvfp4 in AVX2 code, in integers: each code's value times 2 plus 12 from a 16-entry byte table
 // (vpshufb), times x's values times 2 (signed bytes) by vpmaddubsw, each 4 bytes' products summed
 // in 32 bits (vpmaddwd) less x's offsets (12 times x's sum there, a third operand), as f32 times

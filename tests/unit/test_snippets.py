@@ -567,10 +567,13 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_mxfp4_scales_i8.mlir": dict(KB=8, N=8),
         "gemv_accumulate_mxfp4_i8.mlir": dict(acc_a="%a0", acc_b="%a1"),
         "gemv_defs_mxfp4.mlir": dict(KB=8, N=8, K=128),
-        "gemv_products_f32_block.mlir": {},
+        "gemv_products_f32_blocks.mlir": {},
+        "gemv_defs_factors.mlir": dict(KB=4),
+        "gemv_block_factors.mlir": dict(KB=2, RB=4, WKB=2),
+        "gemv_accumulate_factors.mlir": dict(acc_a="%a0", acc_b="%a1", KB=4),
         "gemv_prefetch_defs.mlir": dict(N=8, K=128, NK=1024, distance=2048, last=1023),
         "gemv_prefetch.mlir": dict(NK=1024),
-        "gemv_accumulate_scaled_block.mlir": dict(acc_a="%a0", acc_b="%a1", KB=2, RB=4, WKB=4),
+        "gemv_accumulate_scaled_block.mlir": dict(acc_a="%a0", acc_b="%a1", KB=2),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
 
@@ -629,6 +632,26 @@ def _gemv_fp4_activation(x_elem: str, e8m0: bool = False) -> Callable[[str], obj
             decode_scale=decode_scale,
             s_val=f"%{p}s_f32" if e8m0 else f"%{p}s_val",
         )  # fmt: skip
+
+    return make
+
+
+def _gemv_row_tail(p: str) -> object:  # mxfp8's last K blocks (10 of them: 8 by vector)
+    decode = fill("decode_e8m0_f32.mlir").substitute(p=f"{p}d_", code=f"%{p}tail_code")
+    return fill("gemv_row_factors_e8m0_tail.mlir").substitute(
+        p=p, KB=10, KB_VEC=8, RB=8, WKB=10, decode=decode
+    )
+
+
+def _gemv_row_factors(tail: bool) -> Callable[[str], object]:
+    """mxfp8's row factors as gemv._factor_defs fills them: 8 K blocks (no tail) or 10."""
+
+    def make(p: str) -> object:
+        kb = 10 if tail else 8
+        rest = str(_gemv_row_tail(p)) if tail else ""
+        return fill("gemv_row_factors_e8m0.mlir").substitute(
+            p=p, KB=kb, KB_VEC=8, RB=8, WKB=kb, tail=rest
+        )
 
     return make
 
@@ -815,7 +838,13 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_x_i8": _gemv("gemv_x_i8.mlir"),
     "gemv_nan_rows": _gemv("gemv_nan_rows.mlir"),
     "gemv_fp4_scales_f16": _gemv("gemv_fp4_scales_f16.mlir"),
-    "gemv_products_f32_block": _gemv("gemv_products_f32_block.mlir"),
+    "gemv_products_f32_blocks": _gemv("gemv_products_f32_blocks.mlir"),
+    "gemv_defs_factors": _gemv("gemv_defs_factors.mlir"),
+    "gemv_block_factors": _gemv("gemv_block_factors.mlir"),
+    "gemv_accumulate_factors": _gemv("gemv_accumulate_factors.mlir"),
+    "gemv_row_factors_e8m0": ("gemv_row_factors_e8m0.mlir", _gemv_row_factors(False)),
+    "gemv_row_factors_e8m0_tail": ("gemv_row_factors_e8m0.mlir", _gemv_row_factors(True)),
+    "gemv_row_factors_e8m0_tail_only": ("gemv_row_factors_e8m0_tail.mlir", _gemv_row_tail),
     "gemv_prefetch_defs": _gemv("gemv_prefetch_defs.mlir"),
     "gemv_prefetch": _gemv("gemv_prefetch.mlir"),
     "gemv_accumulate_scaled_block": _gemv("gemv_accumulate_scaled_block.mlir"),

@@ -19,9 +19,15 @@ matrix-vector product that reads B's codes as stored and decodes them inside its
   after it, ``gemv_restore_mxcsr.mlir``; NaN's magnitude reads as a number, and
   ``gemv_nan_rows.mlir`` makes a row holding it NaN after the dispatch, from each row's largest
   magnitude: for a weight a constant expression, computed once at load), multiplied with f32
-  FMAs (``gemv_accumulate_f32.mlir``; mxfp8's block scales: ``gemv_products_f32.mlir`` and
-  ``gemv_accumulate_scaled.mlir``; fp8-block's, a loop step inside one 128-code K block:
-  ``gemv_products_f32_block.mlir`` and ``gemv_accumulate_scaled_block.mlir``). x is f32, times
+  FMAs (``gemv_accumulate_f32.mlir``). Block scales: each K block's factor, x's scale times
+  the weight's, is made before the loop that reads it into the workgroup's stack
+  (``gemv_defs_factors.mlir``; fp8-block's once a workgroup, whose rows lie in one row block:
+  ``gemv_block_factors.mlir``; mxfp8's once a row, its E8M0 codes decoded 8 at a time:
+  ``gemv_row_factors_e8m0.mlir``), and each 32 codes' products are summed in 8 lanes (a
+  multiply, three FMAs: ``gemv_products_f32_blocks.mlir``) and added times their block's factor,
+  one load and one FMA (``gemv_accumulate_scaled_block.mlir``, ``gemv_accumulate_factors.mlir``):
+  0.93x and 0.91x the time of the loop that loaded and multiplied both scales every step
+  (RESULTS.md). x is f32, times
   2^112 (:data:`X_FACTOR`), and the sums' remaining 2^-8 is taken back exactly (each row's sum
   times 2^8; with block scales, x's block scales times 2^8 beside the dispatch,
   ``gemv_scales_times.mlir``: a scalar a block, not a vector multiply a step). Three integer
@@ -541,15 +547,34 @@ def _chunk(
     if not plan.bk:
         return f"{decode}\n{fragment(plain, **accs)}"
     if isa is GemvIsa.AVX2 and plan.scale_format is ScaleFormat.FP32:  # a step in one K block
-        joint = fragment("gemv_products_f32_block.mlir", p=p)
-        scaled = fragment("gemv_accumulate_scaled_block.mlir", **accs, **scale_fields)
-        return f"{decode}\n{joint}\n{scaled}"
+        halves = fragment("gemv_products_f32_blocks.mlir", p=p)
+        scaled = fragment("gemv_accumulate_scaled_block.mlir", **accs, KB=scale_fields["KB"])
+        return f"{decode}\n{halves}\n{scaled}"
+    if isa is GemvIsa.AVX2:  # mxfp8: two K blocks a step, their factors made once a row
+        blocks = fragment("gemv_products_f32_blocks.mlir", p=p)
+        scaled = fragment("gemv_accumulate_factors.mlir", **accs, KB=scale_fields["KB"])
+        return f"{decode}\n{blocks}\n{scaled}"
     ws_elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
     scaled = fragment(
         "gemv_accumulate_scaled.mlir", **accs, ws_elem=ws_elem,
         w_scales=_w_scales(plan, p, scale_fields), **scale_fields,
     )  # fmt: skip
     return f"{decode}\n{fragment(products, p=p)}\n{scaled}"
+
+
+def _factor_defs(plan: Gemv, scale_fields: dict[str, int]) -> tuple[str, str]:
+    """AVX2's block factors (``%factors``, x's block scales times the weight's) as the
+    workgroup's text before its rows' loop (fp8-block: one row block's) and as each row's
+    (mxfp8: the row's own E8M0 scales, 8 at a time, the rest one by one)."""
+    if plan.scale_format is ScaleFormat.FP32:
+        return "\n" + fragment("gemv_block_factors.mlir", **scale_fields), ""
+    kb = scale_fields["KB"]
+    fields = {**scale_fields, "p": "rf_", "KB_VEC": kb - kb % 8}
+    tail = ""
+    if kb % 8:
+        decode = fragment("decode_e8m0_f32.mlir", p="rf_d_", code="%rf_tail_code")
+        tail = fragment("gemv_row_factors_e8m0_tail.mlir", **fields, decode=decode)
+    return "", "\n" + fragment("gemv_row_factors_e8m0.mlir", **fields, tail=tail)
 
 
 # each variant's decode constants (a snippet) and how its loop decodes, by (isa, nvfp4)
@@ -588,7 +613,10 @@ def _executable(
     n, k = plan.n, plan.k
     chunks = 1 if plan.fp4 else chunk_count(k, isa)
     integer = plan.fp4 and isa is GemvIsa.AVX2  # nvfp4's products in integers
-    acc_type = f"vector<{8 if integer else 16}xf32>"
+    # AVX2's block-scaled FP8: each block's products summed into 8 lanes, times its factor
+    factors = isa is GemvIsa.AVX2 and bool(plan.bk) and not plan.fp4
+    lanes_count = 8 if integer or factors else 16
+    acc_type = f"vector<{lanes_count}xf32>"
     sums = [f"%acc{i}" for i in range(2 * chunks)]
     lanes, last = [], "%sums#0"
     for i in range(1, len(sums)):
@@ -600,7 +628,7 @@ def _executable(
     parts = [
         _chunk(plan, isa, c, (sums[2 * c], sums[2 * c + 1]), scale_fields) for c in range(chunks)
     ]
-    scale_defs = row_defs = x_arg = w_arg = ""
+    scale_defs = row_defs = group_defs = x_arg = w_arg = ""
     if plan.bk:
         x_arg, w_arg = "%xs_binding: !stream.binding, ", "%ws_binding: !stream.binding, "
         if plan.fp4:
@@ -611,7 +639,11 @@ def _executable(
         else:
             elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
             defs = fragment("gemv_defs_block.mlir", **scale_fields, bk=plan.bk, rb=rb, ws_elem=elem)
-            row_defs = "\n        %nb = arith.divui %n, %c_rb : index"
+            if factors:
+                defs += "\n" + fragment("gemv_defs_factors.mlir", KB=kb)
+                group_defs, row_defs = _factor_defs(plan, scale_fields)
+            else:
+                row_defs = "\n        %nb = arith.divui %n, %c_rb : index"
         scale_defs = "\n" + defs
     defs_file, decode_doc = _DECODE_DEFS[(isa, plan.fp4)]
     decode_fields = _tables(fmt) if isa is GemvIsa.AVX512_BF16 else {}
@@ -646,7 +678,7 @@ def _executable(
         accumulators=len(sums),
         iter_args=", ".join(f"{acc} = %zero" for acc in sums),
         acc_types=", ".join([acc_type] * len(sums)),
-        lanes_count=8 if integer else 16,
+        lanes_count=lanes_count,
         yields=", ".join(f"%c{c}_next_{ab}" for c in range(chunks) for ab in "ab"),
         lanes="\n".join(lanes),
         chunks="\n".join(parts),
@@ -654,6 +686,7 @@ def _executable(
         w_scales_arg=w_arg,
         scale_defs=scale_defs,
         row_defs=row_defs,
+        group_defs=group_defs,
         decode_defs=decode_defs,
         decode_doc=decode_doc,
         scale_total=scale_total,

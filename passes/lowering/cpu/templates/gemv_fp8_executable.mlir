@@ -31,7 +31,7 @@ stream.executable private @${exe} {
       %group = hal.interface.workgroup.id[0] : index
       %row0 = arith.muli %group, %cR : index
       %zero = arith.constant dense<0.0> : vector<${lanes_count}xf32>
-${decode_defs}
+${decode_defs}${group_defs}
       scf.for %r = %c0 to %cR step %c1 {
         %n = arith.addi %row0, %r : index${row_defs}
         %sums:${accumulators} = scf.for %k = %c0 to %cK step %c_step
