@@ -540,26 +540,27 @@ def _chunk(
         return f"{decode}\n{scales}\n{accumulate}"
     if isa is GemvIsa.AVX2:
         decode = fragment("gemv_fp8_decode_f32.mlir", **common, **e4m3_half_decodes(p))
-        products, plain = "gemv_products_f32.mlir", "gemv_accumulate_f32.mlir"
-    else:
-        decode = fragment("gemv_fp8_decode.mlir", **common, interleave=_INTERLEAVE)
-        products, plain = "gemv_products_bf16.mlir", "gemv_accumulate.mlir"
-    if not plan.bk:
-        return f"{decode}\n{fragment(plain, **accs)}"
-    if isa is GemvIsa.AVX2 and plan.scale_format is ScaleFormat.FP32:  # a step in one K block
+        if not plan.bk:
+            return f"{decode}\n{fragment('gemv_accumulate_f32.mlir', **accs)}"
+        # two blocks of 32 codes' products, times one factor (fp8-block: a step lies in one K
+        # block of 128) or each its own (mxfp8)
         halves = fragment("gemv_products_f32_blocks.mlir", p=p)
-        scaled = fragment("gemv_accumulate_scaled_block.mlir", **accs, KB=scale_fields["KB"])
+        scaled_file = (
+            "gemv_accumulate_scaled_block.mlir"
+            if plan.scale_format is ScaleFormat.FP32
+            else "gemv_accumulate_factors.mlir"
+        )
+        scaled = fragment(scaled_file, **accs, KB=scale_fields["KB"])
         return f"{decode}\n{halves}\n{scaled}"
-    if isa is GemvIsa.AVX2:  # mxfp8: two K blocks a step, their factors made once a row
-        blocks = fragment("gemv_products_f32_blocks.mlir", p=p)
-        scaled = fragment("gemv_accumulate_factors.mlir", **accs, KB=scale_fields["KB"])
-        return f"{decode}\n{blocks}\n{scaled}"
+    decode = fragment("gemv_fp8_decode.mlir", **common, interleave=_INTERLEAVE)
+    if not plan.bk:
+        return f"{decode}\n{fragment('gemv_accumulate.mlir', **accs)}"
     ws_elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
     scaled = fragment(
         "gemv_accumulate_scaled.mlir", **accs, ws_elem=ws_elem,
         w_scales=_w_scales(plan, p, scale_fields), **scale_fields,
     )  # fmt: skip
-    return f"{decode}\n{fragment(products, p=p)}\n{scaled}"
+    return f"{decode}\n{fragment('gemv_products_bf16.mlir', p=p)}\n{scaled}"
 
 
 def _factor_defs(plan: Gemv, scale_fields: dict[str, int]) -> tuple[str, str]:
