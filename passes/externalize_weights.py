@@ -8,7 +8,8 @@ compile-time quantize, the same calls ``fold-constant-quantize`` would evaluate.
 result the rest of the module reads becomes a private ``util.global`` read from parameter
 ``<weight>:<n>`` (``#flow.parameter.named<"model"::...>``); each placeholder still read
 (a bias, a norm's weight, an embedding table, an excluded layer's weight) becomes one holding
-the tensor as it is (``<weight>``, or ``<weight>/<steps>`` for a view). The calls, their
+the tensor as it is (``<weight>``, or ``<weight>/<steps>`` for a view; one only gathered by
+rows, an embedding table, planned as such: ``PlannedTensor.gathered``). The calls, their
 arguments and the parameter file's tensors go to :attr:`ExternalizeWeights.plan`, which
 ``compiler/backend/parameter_file.py`` carries out one weight at a time.
 """
@@ -165,6 +166,12 @@ class ExternalizeWeights(ModulePass):
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(collect)
+        gathered: dict[str, bool] = {}  # every read of the weight a gather of its rows
+        for op in literals:
+            ref = parameter_ref(op)
+            assert ref is not None
+            rows_only = all(_gathers_rows(use) for use in op.results[0].uses)
+            gathered[ref.key()] = gathered.get(ref.key(), True) and rows_only
         by_key: dict[str, str] = {}
         for op in literals:
             if next(iter(op.results[0].uses), None) is None:
@@ -176,7 +183,8 @@ class ExternalizeWeights(ModulePass):
             if ref.key() not in by_key:
                 key = symbols.key(ref.key())
                 by_key[ref.key()] = symbols.add(key, info)
-                self.plan.tensors.append(PlannedTensor(key, info.dtype, info.shape, ref))
+                tensor = PlannedTensor(key, info.dtype, info.shape, ref, gathered[ref.key()])
+                self.plan.tensors.append(tensor)
             with ir.InsertionPoint(op), op.location:
                 loaded = load_global(by_key[ref.key()], info.builtin())
                 value = ir.Operation.create(
@@ -184,6 +192,12 @@ class ExternalizeWeights(ModulePass):
                 ).result
             op.results[0].replace_all_uses_with(value)
             op.erase()
+
+
+def _gathers_rows(use: ir.OpOperand) -> bool:
+    """Whether ``use`` reads rows of its weight by index: the table of ``torch.aten.embedding``
+    (operand 0)."""
+    return use.owner.name == "torch.aten.embedding" and use.operand_number == 0
 
 
 def _identity(argument: Argument | None) -> object:

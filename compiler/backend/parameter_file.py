@@ -14,6 +14,14 @@ the current one is quantized, and the file's bytes are hashed and written behind
 quantize functions compile for the host (a stage of its own, "quantize code": its time does not
 depend on the weights) while the first tensor is read.
 
+A tensor only gathered by rows (an embedding table: ``PlannedTensor.gathered``) is written
+:data:`GATHERED_WRITE` bytes at a time. The page cache keeps a file's bytes in folios as large as
+the writes that made them (ext4 on Linux 6.18 makes folios of megabytes from one large write),
+and a fault in a mapped file maps its whole folio: a generator that gathers 160 rows of 2 KiB
+from a 62.5 MiB table written in one piece had 45 MiB of it resident, where 64 KiB writes leave
+2 MiB (``benchmarks/RESULTS.md``). Other tensors are read whole and keep the large writes
+(64 KiB ones copy into the page cache at ~0.75x the speed).
+
 A quantized checkpoint's FP8 weights (``stored``, ``compiler/frontend/prequantized.py``) are
 not quantized again: the quantize call of such a weight gives the checkpoint's codes and scale
 as they are stored, and the calls that only fed it (its amax and scale) are not run. Any other
@@ -156,15 +164,24 @@ def write_parameters(
     return WrittenParameters(len(header) + total, sha256, len(plan.tensors))
 
 
+# bytes a write of a gathered tensor takes at most: the kernel's fault-around (64 KiB), so a
+# gathered row maps no more of the file than the fault around it would
+GATHERED_WRITE = 64 << 10
+
+
 def _emit_tensor(emit: Callable[..., Any], tensor: PlannedTensor, array: Any) -> int:
     """Queues ``array``'s bytes (an IREE result: its host mapping, the result kept alive until
-    written) for the file."""
+    written) for the file: in one piece, or pieces of :data:`GATHERED_WRITE` bytes for a
+    tensor only gathered by rows."""
     owner = array if isinstance(array, iree_runtime.DeviceArray) else None
     data = np.ascontiguousarray(array.to_host() if owner is not None else array)
     expected = NUMPY_DTYPES[tensor.dtype]
     if data.dtype.itemsize != expected.itemsize or data.size * data.itemsize != tensor.nbytes:
         raise AssertionError(f"{tensor.key}: {data.dtype}{list(data.shape)} for {tensor}")
-    emit(memoryview(data.reshape(-1).view(np.uint8)), owner)
+    view = memoryview(data.reshape(-1).view(np.uint8))
+    piece = GATHERED_WRITE if tensor.gathered else max(len(view), 1)
+    for start in range(0, len(view), piece):
+        emit(view[start : start + piece], owner)
     return tensor.nbytes
 
 

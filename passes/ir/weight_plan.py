@@ -39,12 +39,14 @@ class PlannedCall:
 @dataclass(frozen=True)
 class PlannedTensor:
     """A tensor of the parameter file: ``key``, its element type (IR name) and shape, made by
-    a call's result or read from the checkpoint as it is (``source``)."""
+    a call's result or read from the checkpoint as it is (``source``); ``gathered``: read only
+    a row at a time by gathers (an embedding table), never whole."""
 
     key: str
     dtype: str
     shape: tuple[int, ...]
     source: CallResult | ParameterRef
+    gathered: bool = False
 
     @property
     def nbytes(self) -> int:
