@@ -15,8 +15,8 @@ f32 as they are). A masked position (mask ``-inf``: the bool mask's False, the f
 ``-inf``) is skipped: its key and value are not read, so positions past the sequence cost
 nothing (a stale non-finite value there cannot reach the output, as in torch's fused SDPA
 kernels; the decomposition multiplied it by a weight of 0). A query row whose every position is
-masked is 0, as torch's SDPA gives (its "safe" softmax since torch 2.5; the decomposition's
-softmax gives NaN there).
+masked is 0, as torch's SDPA gives (its "safe" softmax since torch 2.5) and the decomposition
+(``compiler/frontend/attention.py``).
 
 The values are the decomposition's up to the order of the f32 sums (q · k reassociated, the
 weighted values summed position by position) and the mask's addition (a bool mask's open

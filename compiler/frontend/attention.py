@@ -13,10 +13,13 @@ the upper triangle (top-left aligned) with -inf; a bool mask keeps where True, -
 a float mask is added; softmax over the last dim; then × V. With bf16/f16 inputs all of it is
 computed in f32 (Q, K, V widened exactly) and the result rounded back once, as torch's CPU
 attention kernels accumulate in f32; IREE also fails on the bf16 form with dynamic dims
-("exceeded stack allocation limit", measured on a bf16 Llama). A row masked everywhere is NaN, as
-torch's softmax gives (torch's SDPA gives 0 there since torch 2.5, its "safe" softmax, as the
-decode step's kernel does, ``passes/decode_attention.py``: not aligned yet). Dropout must be 0
-(inference).
+("exceeded stack allocation limit", measured on a bf16 Llama). A query row the mask closes to
+every key gives 0, as torch's SDPA does since torch 2.5 (its "safe" softmax) and the decode
+step's kernel does (``passes/decode_attention.py``): the softmax's 0 / 0 there is replaced
+by 0. Left as NaN, such a row (a left-padded prompt's padding, under transformers' causal and
+padding mask) made every later layer's keys and values at that position NaN, and every query
+that reads them: the whole padded sequence's output was NaN, where torch gives the real
+tokens' logits. Dropout must be 0 (inference).
 
 GQA (``enable_gqa``, each K/V head shared by a group of query heads): the query heads are
 grouped by their K/V head, never K and V repeated. Each K/V head's GEMMs take its group's query
@@ -60,6 +63,7 @@ def sdpa_as_matmuls(
         raise QmlirError(f"scaled_dot_product_attention with dropout_p={dropout_p} (inference)")
     if is_causal and attn_mask is not None:
         raise QmlirError("scaled_dot_product_attention with both is_causal and attn_mask")
+    masked = attn_mask is not None  # a mask the caller gave: a row of it may close every key
     group = 1
     if enable_gqa and query.dim() >= 3 and key.size(-3) != query.size(-3):
         group = query.size(-3) // key.size(-3)
@@ -97,12 +101,22 @@ def sdpa_as_matmuls(
         else:
             scores = scores + attn_mask.to(scores.dtype)
     probabilities = torch.softmax(scores, dim=-1)
+    if masked and attn_mask is not None:  # torch's safe softmax: a closed row weighs nothing
+        probabilities = probabilities.masked_fill(_closed_rows(attn_mask), 0.0)
     if group > 1:
         probabilities = probabilities.flatten(-3, -2)
     out = torch.matmul(probabilities, value)
     if group > 1:  # back to [..., heads, L, E]
         out = out.reshape(*out.shape[:-3], heads, length, out.size(-1))
     return out.to(dtype)
+
+
+def _closed_rows(mask: torch.Tensor) -> torch.Tensor:
+    """``[..., L, 1]`` bool: the query rows ``mask`` (bool: keep where True; float: added)
+    closes to every key, whose softmax is 0 / 0."""
+    if mask.dtype == torch.bool:
+        return mask.logical_not().all(-1, keepdim=True)
+    return (mask == NEG_INF).all(-1, keepdim=True)
 
 
 NEG_INF = float("-inf")

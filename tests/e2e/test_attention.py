@@ -4,6 +4,7 @@ are quantized like any activation × activation matmul."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F  # noqa: N812
@@ -59,3 +60,32 @@ def test_quantize_all_matmuls_quantizes_the_attention_gemms(model) -> None:  # t
     kept = compiler.compile(m, inputs, "fp8-current").metadata["layers"]
     notes = [e["note"] for e in kept if e["recipe"] == "none"]
     assert notes == ["no operand is a weight (use --quantize-all-matmuls)"] * 2
+
+
+class _PaddedLM(torch.nn.Module):
+    """A tiny Llama called with an attention mask (transformers builds the causal and padding
+    mask it hands SDPA)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from tests.e2e import checkpoints
+
+        self.lm = checkpoints.llama()
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.lm(input_ids=ids, attention_mask=mask, use_cache=False).logits
+
+
+def test_a_left_padded_prompt_gives_torchs_logits() -> None:
+    """A left-padded row's padding positions are closed to every key (causal and padding
+    mask): their attention is 0, as torch's SDPA gives, not the softmax's 0 / 0, which made
+    the next layer's keys and values at those positions NaN and with them the whole row."""
+    lm = _PaddedLM().eval()
+    ids = torch.randint(0, 256, (2, 8), generator=torch.Generator().manual_seed(2))
+    mask = torch.ones(2, 8, dtype=torch.long)
+    mask[1, :3] = 0
+    with torch.no_grad():
+        want = lm(ids, mask).numpy()
+    got = np.asarray(compiler.compile(lm, (ids, mask), recipe="none")(ids.numpy(), mask.numpy()))
+    assert not np.isnan(got).any()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

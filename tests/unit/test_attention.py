@@ -90,12 +90,23 @@ def test_grouped_query_attention_reads_each_kv_head_once() -> None:
     assert shapes == [(B * 2, 2 * L, S), (B * 2, 2 * L, E)], shapes
 
 
-def test_fully_masked_row_is_nan_like_torch_math() -> None:
-    q, k, v = _qkv()
-    mask = torch.ones(L, S, dtype=torch.bool)
-    mask[2] = False
-    out = sdpa_as_matmuls(q, k, v, attn_mask=mask)
-    assert out[:, :, 2].isnan().all() and not out[:, :, :2].isnan().any()
+@pytest.mark.parametrize("kind", ["bool", "float"])
+@pytest.mark.parametrize("heads_kv", [H, 2])
+def test_a_row_closed_to_every_key_is_zero_as_torch_sdpa_gives(kind: str, heads_kv: int) -> None:
+    """torch's SDPA (2.5 on: its safe softmax) gives 0 for a query row whose mask closes every
+    key, where the softmax alone gives 0 / 0; a NaN in the inputs still propagates."""
+    q, k, v = _qkv(heads_kv=heads_kv)
+    keep = torch.ones(B, 1, L, S, dtype=torch.bool)
+    keep[0, :, 2] = False  # row 2 of batch 0 closed to every key
+    keep[1, :, :, 4:] = False
+    mask = keep if kind == "bool" else torch.zeros(keep.shape).masked_fill(~keep, float("-inf"))
+    out = sdpa_as_matmuls(q, k, v, attn_mask=mask, enable_gqa=heads_kv != H)
+    expected = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=heads_kv != H)
+    assert (out[0, :, 2] == 0).all() and not out.isnan().any()
+    torch.testing.assert_close(out, expected)
+    v[1, 0, 0, 0] = float("nan")  # an open key's value: NaN in every row that reads it
+    poisoned = sdpa_as_matmuls(q, k, v, attn_mask=mask, enable_gqa=heads_kv != H)
+    assert poisoned[1, 0].isnan().any() and (poisoned[0, :, 2] == 0).all()
 
 
 def test_dropout_is_refused() -> None:
