@@ -151,6 +151,11 @@ def _site(softmax: ir.Operation) -> _Site | None:
     if grouped and q_info.shape[1] != kvh or not grouped and heads % kvh:
         return None
     probabilities = softmax.results[0]
+    safe = _only_use(probabilities)  # the decomposition's 0 for a row closed to every key
+    if safe is not None and safe.name == "torch.aten.masked_fill.Scalar":
+        if mask is None or not _closed_rows_fill(safe, probabilities, mask, fill):
+            return None
+        probabilities = safe.results[0]
     if grouped:
         view = _only_use(probabilities)
         if view is None or view.name not in RESHAPES:
@@ -169,6 +174,33 @@ def _site(softmax: ir.Operation) -> _Site | None:
     if _info(k_src).dtype != _info(v_src).dtype:  # type: ignore[union-attr]
         k_src, v_src = k, out.operands[1]
     return _Site(q, k_src, v_src, mask, fill, factor, out)
+
+
+def _closed_rows_fill(
+    op: ir.Operation, probabilities: ir.Value, mask: ir.Value, fill: bool
+) -> bool:
+    """Whether ``op`` is the decomposition's ``masked_fill(probabilities, closed, 0)`` with
+    ``closed`` the rows ``mask`` closes to every key (``all`` over the keys of the same
+    ``logical_not`` as the masked_fill's, or of the added mask ``== -inf``): what the kernel
+    gives for such a row (``compiler/frontend/attention.py``)."""
+    if op.operands[0] != probabilities or torch_ops.constant_number(op.operands[2]) != 0.0:
+        return False
+    every = _op(op.operands[1], "torch.aten.all.dim")
+    if every is None or torch_ops.constant_number(every.operands[1]) != -1.0:
+        return False
+    source = every.operands[0]
+    if fill:
+        closed, kept = _op(source, "torch.aten.logical_not"), _op(mask, "torch.aten.logical_not")
+        return source == mask or (
+            closed is not None and kept is not None and closed.operands[0] == kept.operands[0]
+        )
+    equal = _op(source, "torch.aten.eq.Scalar")
+    if equal is None or torch_ops.constant_number(equal.operands[1]) != NEG_INF:
+        return False
+    widened = _op(mask, "torch.aten.to.dtype", "torch.aten._to_copy")
+    return equal.operands[0] == mask or (
+        widened is not None and widened.operands[0] == equal.operands[0]
+    )
 
 
 def _mask_fits(mask: ir.Value, scores: TensorInfo, fill: bool) -> bool:
