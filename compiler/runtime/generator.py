@@ -214,7 +214,14 @@ class Generator(CompiledModule):
 def _prompt(input_ids: Any, g: Generation) -> np.ndarray:
     if hasattr(input_ids, "detach"):  # a torch tensor
         input_ids = input_ids.detach().cpu().numpy()
-    ids = np.asarray(input_ids)
+    try:
+        ids = np.asarray(input_ids)
+    except ValueError:  # numpy refuses ragged rows
+        lengths = sorted({len(row) if hasattr(row, "__len__") else 1 for row in input_ids})
+        raise QmlirError(
+            f"the prompts are {', '.join(map(str, lengths))} tokens long: a batch of prompts "
+            "must have one length (generate them one at a time)"
+        ) from None
     if ids.ndim == 1:
         ids = ids[None, :]
     if ids.ndim != 2 or ids.shape[1] == 0 or ids.shape[0] == 0:

@@ -268,6 +268,9 @@ def test_bad_requests_are_one_line_errors(lm, tmp_path: Path, capsys) -> None:  
         "do not fit the cache's 48 positions": lambda: gen.step(np.zeros((3, 4), np.int64), 45),
         "not a finite number >= 0": lambda: gen.generate(_prompt(), 2, temperature=-1.0),
         "ask for at least 1": lambda: gen.generate(_prompt(), 0),
+        "the prompts are 2, 3 tokens long: a batch of prompts must have one length": lambda: (
+            gen.generate([[1, 2, 3], [4, 5]], 2)
+        ),
     }
     for message, request in cases.items():
         with pytest.raises(QmlirError, match=message):
