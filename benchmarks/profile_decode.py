@@ -2,7 +2,8 @@
 
     python benchmarks/profile_decode.py [--size 0.35b] [--recipes none fp8-current]
                                         [--work DIR] [--prompt 32] [--steps 64] [--max-seq 256]
-                                        [--malloc retain|default] [--recompile]
+                                        [--phase decode|prefill] [--malloc retain|default]
+                                        [--recompile]
 
 ``iree-profile`` cannot read a generator (IREE 3.13's tools refuse its initializer: "indirect
 buffer reference slot 0 is out of range", RESULTS.md), so this samples the process with Linux
@@ -13,12 +14,15 @@ runs the prompt's prefill in a child process, attaches ``perf record`` to it for
 one-token decode steps only, and names each sample's function from the library's symbol table
 (the library, loaded from a deleted temporary file, is read back out of the ``.vmfb``, a zip).
 
-Printed per recipe: the decode step's wall time, and per dispatch family (IREE's dispatch names:
-``matmul_like``, ``pack``, ``elementwise``, ``reduction``, ...) its share of the sampled CPU time
-and its CPU milliseconds per step (both worker threads summed: a family's CPU time can exceed
-its share of the wall time), then the same for the ten costliest dispatches. Samples outside
-the library are "IREE runtime, Python, kernel". Needs ``perf`` with user-space sampling allowed
-(``/proc/sys/kernel/perf_event_paranoid`` <= 2).
+``--phase prefill`` samples ``--steps`` prefills of the whole ``--prompt`` instead (each after
+the first overwrites the cache from position 0), where a long prompt's time goes.
+
+Printed per recipe: the decode step's (or the prefill's) wall time, and per dispatch family
+(IREE's dispatch names: ``matmul_like``, ``pack``, ``elementwise``, ``reduction``, ...) its share
+of the sampled CPU time and its CPU milliseconds per step (both worker threads summed: a family's
+CPU time can exceed its share of the wall time), then the same for the ten costliest dispatches.
+Samples outside the library are "IREE runtime, Python, kernel". Needs ``perf`` with user-space
+sampling allowed (``/proc/sys/kernel/perf_event_paranoid`` <= 2).
 """
 
 from __future__ import annotations
@@ -58,8 +62,12 @@ token = int(gen.step(np.array([[token]], np.int64), prompt)[0].argmax())  # a wa
 print("ready", flush=True)
 sys.stdin.readline()  # the profiler is attached
 start = time.perf_counter()
-for pos in range(prompt + 1, prompt + 1 + steps):
-    token = int(gen.step(np.array([[token]], np.int64), pos)[0].argmax())
+if sys.argv[6] == "prefill":
+    for _ in range(steps):
+        gen.step(ids, 0)
+else:
+    for pos in range(prompt + 1, prompt + 1 + steps):
+        token = int(gen.step(np.array([[token]], np.int64), pos)[0].argmax())
 print(json.dumps({"step_s": (time.perf_counter() - start) / steps}), flush=True)
 """
 
@@ -74,11 +82,24 @@ def compile_generator(folder: Path, recipe: str, out: Path, max_seq: int) -> Non
     )  # fmt: skip
 
 
-def record(artifact: Path, prompt: int, steps: int, data: Path, malloc: str) -> float:
+def record(
+    artifact: Path, prompt: int, steps: int, data: Path, malloc: str, phase: str = "decode"
+) -> float:
     """``perf record`` of ``steps`` decode steps of ``artifact`` (the prefill and a warm-up step
-    before it attaches): the mean step's wall seconds."""
+    before it attaches), or of ``steps`` prefills (``phase="prefill"``): the mean call's wall
+    seconds."""
     child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, str(ROOT), str(artifact), str(prompt), str(steps), malloc],
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            str(ROOT),
+            str(artifact),
+            str(prompt),
+            str(steps),
+            malloc,
+            phase,
+        ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -171,6 +192,12 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=64)
     parser.add_argument("--max-seq", type=int, default=256)
     parser.add_argument(
+        "--phase",
+        default="decode",
+        choices=("decode", "prefill"),
+        help="decode (default): one-token steps; prefill: prefills of the whole prompt",
+    )
+    parser.add_argument(
         "--malloc",
         default="retain",
         choices=("retain", "default"),
@@ -191,8 +218,9 @@ def main() -> None:
     folder = work / f"llama-{args.size}"
     if not (folder / "config.json").is_file():
         write_checkpoint(folder, args.size)
+    what = "decode steps" if args.phase == "decode" else "prefills"
     print(
-        f"{args.size}, batch 1, a {args.prompt}-token prompt, {args.steps} decode steps sampled, "
+        f"{args.size}, batch 1, a {args.prompt}-token prompt, {args.steps} {what} sampled, "
         f"malloc: {args.malloc}"
     )
     for recipe in args.recipes:
@@ -200,11 +228,12 @@ def main() -> None:
         if args.recompile or not artifact.is_file():
             compile_generator(folder, recipe, artifact, args.max_seq)
         data = artifact.with_suffix(".perf.data")
-        step = record(artifact, args.prompt, args.steps, data, args.malloc)
+        step = record(artifact, args.prompt, args.steps, data, args.malloc, args.phase)
         by_function = attribute(samples(data), *library_symbols(artifact))
         total = sum(by_function.values())
-        print(f"\n## {recipe}: decode step {step * 1e3:.1f} ms wall, {total} samples")
-        print_tables(by_function, args.steps, "step", 10)
+        unit = "step" if args.phase == "decode" else "prefill"
+        print(f"\n## {recipe}: {args.phase} {step * 1e3:.1f} ms wall, {total} samples")
+        print_tables(by_function, args.steps, unit, 10)
 
 
 def print_tables(by_function: Counter[str], calls: int, unit: str, top: int) -> None:

@@ -308,8 +308,8 @@ class MaskedAttention(torch.nn.Module):
 def test_attention_matmuls_of_a_dynamic_artifact_in_avx2_code(cpu: str, tmp_path: Path) -> None:
     """In AVX2 code a dynamic artifact's attention matmuls are contractions over [batch, heads]
     (``batched-contractions``: IREE does not data-tile them) and IREE peels its dynamic loops;
-    AVX-512 code keeps both as they were. The outputs match torch at every size and, bit for
-    bit, a static compile at the same size."""
+    AVX-512 code keeps both as they were. The outputs match torch at every size and a static
+    compile at the same size (AVX2 code: bit for bit)."""
     torch.manual_seed(0)
     model = MaskedAttention().eval()
     x, keep = torch.randn(2, 6, 32), torch.ones(2, 6, dtype=torch.int64)
@@ -338,9 +338,16 @@ CHECK: func.func private @qmlir.batched_contraction.nt.Dx4xDx8.Dx4xDx8
         with torch.no_grad():
             want = model(torch.from_numpy(xs), torch.from_numpy(ks)).numpy()
         np.testing.assert_allclose(np.asarray(art(xs, ks)), want, rtol=1e-4, atol=1e-5)
-    # the contractions sum the same products in the same order as the static compile's GEMMs
     static = compiler.compile(model, (torch.from_numpy(xs), torch.from_numpy(ks)), "none", cpu=cpu)
-    np.testing.assert_array_equal(_bits(art(xs, ks)), _bits(static(xs, ks)))
+    got, ref = np.asarray(art(xs, ks)), np.asarray(static(xs, ks))
+    if avx2:
+        # the contractions sum the same products in the same order as the static compile's GEMMs
+        np.testing.assert_array_equal(_bits(got), _bits(ref))
+    else:
+        # AVX-512 code: the dynamic artifact is data-tiled from global optimization, its static
+        # twin from dispatch creation, and their f32 sums are not bit-identical (1-2 ulp apart on
+        # the AVX512-BF16 host)
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
 
 
 def test_softmax_over_a_dynamic_key_length_sees_a_multiple_of_8(
