@@ -3,8 +3,9 @@ becomes a dispatch of its own, apart from the data-tiling pack IREE adds in fron
 
 Expects the recipe pass's output. For every ``torch.aten.linear``/``mm``/``addmm``/``matmul``
 that is left in high precision (the ``none`` recipe, excluded layers, ...) and multiplies an
-activation by a weight (a ``torch.vtensor.literal``), the activation goes through
-``iree_tensor_ext.compute_barrier.start`` on its way in::
+activation by a weight (a ``torch.vtensor.literal``, or a ``util.global`` of a weight held
+outside the module, through its conversions: ``passes/ir/widening.py``'s ``is_weight``), the
+activation goes through ``iree_tensor_ext.compute_barrier.start`` on its way in::
 
     %x → torch_c.to_builtin_tensor → compute_barrier.start → torch_c.from_builtin_tensor → matmul
 
@@ -38,6 +39,7 @@ from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
 from passes.ir.types import DYNAMIC, tensor_info
 from passes.ir.walk import ops_where
+from passes.ir.widening import is_weight
 
 
 def _operands(op: ir.Operation) -> tuple[ir.Value, ir.Value]:
@@ -84,9 +86,9 @@ class SeparateGemmOperands(ModulePass):
         )
         for op in found:
             a, b = _operands(op)
-            if torch_ops.is_literal(a) == torch_ops.is_literal(b):
+            if is_weight(a) == is_weight(b):
                 continue  # no weight, or two (IREE folds that GEMM)
-            activation = b if torch_ops.is_literal(a) else a
+            activation = b if is_weight(a) else a
             info = tensor_info(activation.type, dynamic=True)
             if info is None or (self.dynamic_only and DYNAMIC not in info.shape):
                 continue

@@ -105,3 +105,9 @@ def test_gemm_operands_are_separated_on_avx512_targets_only(tmp_path: Path) -> N
     for cpu, barriers in (("skylake-avx512", 2), ("x86-64-v3", 0), ("generic", 0)):
         compiler.compile(model, inputs, "none", cpu=cpu, dump_ir=tmp_path / cpu)
         assert _barriers(tmp_path / cpu) == barriers, cpu
+    # weights held outside the module are weights too (globals by then: externalize-weights)
+    folder = tmp_path / "external"
+    compiler.compile(
+        model, inputs, "none", cpu="skylake-avx512", weights="external", dump_ir=folder
+    )
+    assert _barriers(folder) == 2

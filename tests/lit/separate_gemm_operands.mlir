@@ -46,6 +46,22 @@ func.func @addmm_dynamic(%x: !torch.vtensor<[?,32],f32>) -> !torch.vtensor<[?,16
   return %y : !torch.vtensor<[?,16],f32>
 }
 
+// A weight held outside the module (a global: externalize-weights) is a weight as a literal is.
+// CHECK-LABEL: func.func @global_weight
+// CHECK: %[[B:.*]] = torch_c.to_builtin_tensor %arg0 : !torch.vtensor<[?,32],bf16> -> tensor<?x32xbf16>
+// CHECK: iree_tensor_ext.compute_barrier.start %[[B]] : tensor<?x32xbf16>{%{{.*}}} -> tensor<?x32xbf16>
+// CHECK: torch.aten.linear %{{.*}}, %[[W:[^,]*]], %{{.*}} :
+// CHECK-NOT: compute_barrier
+// CHECK: return
+util.global private @weight = dense<0.5> : tensor<16x32xbf16>
+func.func @global_weight(%x: !torch.vtensor<[?,32],bf16>) -> !torch.vtensor<[?,16],bf16> {
+  %l = util.global.load @weight : tensor<16x32xbf16>
+  %w = torch_c.from_builtin_tensor %l : tensor<16x32xbf16> -> !torch.vtensor<[16,32],bf16>
+  %none = torch.constant.none
+  %y = torch.aten.linear %x, %w, %none : !torch.vtensor<[?,32],bf16>, !torch.vtensor<[16,32],bf16>, !torch.none -> !torch.vtensor<[?,16],bf16>
+  return %y : !torch.vtensor<[?,16],bf16>
+}
+
 // dynamic_only (AVX2 code): a static activation keeps its fused producer-and-pack, one with a
 // dynamic row count is separated (IREE failed to compile that fused dispatch).
 // DYNONLY-LABEL: func.func @gelu_linear
