@@ -20,7 +20,7 @@ from iree.compiler import ir
 import compiler
 from compiler.pipeline.core import decode_gemv_isa
 from compiler.pipeline.target import resolve_target
-from passes.decode_gemv import decode_step_reads_codes
+from passes.decode_gemv import decode_step_reads_codes, gemv_variant
 from passes.ir.dialect import GemvIsa
 from passes.ir.formats import E2M1, E4M3
 from passes.lowering.cpu.gemv import code_value
@@ -87,21 +87,10 @@ CASES = [
     ("nvfp4", 256),  # E2M1 codes two a byte, E4M3 scales of 1 x 16 blocks
     ("mxfp4", 256),  # E2M1 codes two a byte, E8M0 scales of 1 x 32 blocks (AVX2 only)
 ]
-# mxfp4's one-row GEMM has an AVX2 variant only: an AVX-512 host's own code keeps it data-tiled
-HOST_CASES = [
-    pytest.param(
-        recipe,
-        k,
-        marks=pytest.mark.skipif(HOST_ISA is not GemvIsa.AVX2, reason="mxfp4: AVX2 code only"),
-    )
-    if recipe == "mxfp4"
-    else (recipe, k)
-    for recipe, k in CASES
-]
 
 
 @needs_gemv
-@pytest.mark.parametrize(("recipe", "k"), HOST_CASES)
+@pytest.mark.parametrize(("recipe", "k"), CASES)
 def test_every_code_decodes_as_the_data_tiled_gemm_does(
     recipe: str, k: int, tmp_path: Path
 ) -> None:
@@ -126,7 +115,7 @@ def _check_every_code(recipe: str, k: int, cpu: str, tmp_path: Path) -> None:
     filecheck(
         f"""CHECK: stream.executable private @{{{{.*}}}}.1x{kb}.{N}x{kb}{{{{.*}}}}$gemv_executable
 CHECK: func.func private @qmlir.scaled_matmul.{{{{.*}}}}.nt.1x{kb}.{N}x{kb}
-CHECK-SAME: qmlir.gemv = "{isa.value}"
+CHECK-SAME: qmlir.gemv = "{gemv_variant(isa, fp4).value}"
 CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv
 """,
         tmp_path / "04-lower.mlir",
@@ -251,19 +240,26 @@ def test_a_decode_step_that_reads_only_codes_keeps_no_decoded_copies(tmp_path: P
     assert seen == {"all": True, "excluded": False}
 
 
-def test_mxfp4_keeps_the_data_tiled_gemm_in_avx512_code(tmp_path: Path) -> None:
-    """mxfp4's matrix-vector product is written for AVX2 only: code for a CPU with AVX512-BF16
-    and AVX512-VBMI (compiled here, not run) keeps IREE's data-tiled GEMM."""
+@pytest.mark.parametrize("recipe", ["nvfp4", "mxfp4"])
+def test_fp4_gemms_take_avx2s_loop_in_avx512_code(recipe: str, tmp_path: Path) -> None:
+    """FP4 one-row GEMMs take AVX2's integer loop in code for a CPU with AVX512-BF16 and
+    AVX512-VBMI (compiled here, not run): faster there than the AVX-512 loop (nvfp4) or the
+    data-tiled GEMM (mxfp4, which has no AVX-512 loop)."""
     linear = _every_fp4_code_linear(256)
     x = torch.zeros(1, 256)
     compiler.compile(
-        linear, (x,), recipe="mxfp4", decode_gemv="auto", cpu="sapphirerapids", dump_ir=tmp_path
+        linear, (x,), recipe=recipe, decode_gemv="auto", cpu="sapphirerapids", dump_ir=tmp_path
     )
-    lowered = (tmp_path / "04-lower.mlir").read_text()
-    assert "scaled_matmul.e2m1xe2m1" in lowered and "qmlir.gemv" not in lowered
+    filecheck(
+        f"""CHECK: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x128.{N}x128
+CHECK-SAME: qmlir.gemv = "avx2"
+CHECK: flow.dispatch @{{{{.*}}}}$gemv_executable::@{{{{.*}}}}$gemv
+""",
+        tmp_path / "04-lower.mlir",
+    )
 
 
-@pytest.mark.skipif(HOST_ISA is not GemvIsa.AVX2, reason="mxfp4's matrix-vector product: AVX2")
+@needs_gemv
 def test_mxfp4_nan_blocks_give_nan_as_the_data_tiled_gemm_does() -> None:
     """A NaN in a weight block (its E8M0 scale 0xFF) makes that row's output NaN; a NaN in x
     makes every output NaN; the other rows as the data-tiled GEMM's (the f32 sums reordered)."""

@@ -11,6 +11,9 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=NVF
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp4}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=MX4
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp4}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv %s | FileCheck %s --check-prefix=MX4512
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv %s | FileCheck %s --check-prefix=NVF512
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p 'gemm-operands{dtype=bf16}' -p 'decode-gemv{fp4_isa=avx512bf16}' %s | FileCheck %s --check-prefix=NVF512K
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp4}' -p 'gemm-operands{dtype=bf16}' -p 'decode-gemv{fp4_isa=avx512bf16}' %s | FileCheck %s --check-prefix=MX4512K
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-rowwise}' -p 'decode-gemv{isa=avx2}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=ROWS
 // RUN: not %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'decode-gemv{isa=sse2}' %s 2>&1 | FileCheck %s --check-prefix=BADISA
 
@@ -244,10 +247,17 @@
 // MX4: arith.constant 2.500000e-01 : f32
 // MX4: %[[SUMS5:.*]] = flow.dispatch @[[EXE]]::@{{.*}} : (tensor<128xi8>, tensor<4xf32>, tensor<16xi32>, tensor<64x64xi8>, tensor<64x4xi8>) -> tensor<64xf32>
 // MX4-NEXT: tensor.expand_shape %[[SUMS5]]
-// the AVX-512 variant takes no mxfp4 GEMM
+// an AVX-512 target's FP4 GEMMs (mxfp4: no AVX-512 loop; nvfp4: slower there) take AVX2's
+// integer loop; fp4_isa=avx512bf16 keeps nvfp4 on the AVX-512 loop and mxfp4 off any loop
 // MX4512: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64
 // MX4512-SAME: qmlir.gemm_operands = "bf16"
-// MX4512-NOT: qmlir.gemv =
+// MX4512-SAME: qmlir.gemv = "avx2"
+// NVF512: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64
+// NVF512-SAME: qmlir.gemv = "avx2"
+// NVF512K: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64
+// NVF512K-SAME: qmlir.gemv = "avx512bf16"
+// MX4512K: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64
+// MX4512K-NOT: qmlir.gemv =
 // fp8-rowwise: a scale per row (not powers of two) is no obstacle: the loop sums the codes'
 // products as for per-tensor scales, and each row's sum is multiplied after the dispatch by x's
 // scale_inv ([0, 0] of its block1d [1, 4]) and the row's ([0, n] of [1, pad4(N)])
