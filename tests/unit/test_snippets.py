@@ -539,7 +539,6 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
     fields: dict[str, object] = {
         "gemv_fp8_decode.mlir": dict(N=8, K=128, offset=64, interleave=_INTERLEAVE),
         "gemv_accumulate.mlir": dict(acc_a="%a0", acc_b="%a1"),
-        "gemv_scale_f32.mlir": dict(RB=4, WKB=4),
         "gemv_fp4_decode.mlir": dict(N=8, K=128, XK=256, offset=64, interleave=_INTERLEAVE),
         "gemv_accumulate_fp4.mlir": dict(acc_a="%a0", acc_b="%a1"),
         "gemv_accumulate_fp4_i8.mlir": dict(acc_a="%a0", acc_b="%a1"),
@@ -569,10 +568,10 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
         "gemv_products_f32_blocks.mlir": {},
         "gemv_defs_factors.mlir": dict(KB=4),
         "gemv_block_factors.mlir": dict(KB=2, RB=4, WKB=2),
-        "gemv_accumulate_factors.mlir": dict(acc_a="%a0", acc_b="%a1", KB=4),
+        "gemv_accumulate_factors.mlir": dict(acc_a="%a0", acc_b="%a1", KB=4, L=16),
         "gemv_prefetch_defs.mlir": dict(N=8, K=128, NK=1024, distance=2048, last=1023),
         "gemv_prefetch.mlir": dict(NK=1024),
-        "gemv_accumulate_scaled_block.mlir": dict(acc_a="%a0", acc_b="%a1", KB=2),
+        "gemv_accumulate_scaled_block.mlir": dict(acc_a="%a0", acc_b="%a1", KB=2, L=8),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
 
@@ -655,13 +654,6 @@ def _gemv_row_factors(tail: bool) -> Callable[[str], object]:
     return make
 
 
-def _gemv_accumulate_scaled(p: str) -> object:  # fp8-block's: its fp32 scales' loads inside
-    w_scales = fill("gemv_scale_f32.mlir").substitute(p=p, RB=4, WKB=4)
-    return fill("gemv_accumulate_scaled.mlir").substitute(
-        p=p, acc_a="%a0", acc_b="%a1", KB=1, RB=4, WKB=4, ws_elem="f32", w_scales=w_scales
-    )
-
-
 def _gemv_e4m3_f32(p: str) -> object:  # one half of a chunk's codes, as gemv._chunk fills it
     return fill("gemv_e4m3_f32.mlir").substitute(p=p, codes=f"%{p}codes", out=f"{p}w")
 
@@ -669,16 +661,6 @@ def _gemv_e4m3_f32(p: str) -> object:  # one half of a chunk's codes, as gemv._c
 def _gemv_fp8_decode_f32(p: str) -> object:  # AVX2: a second chunk of 64 codes over [8, 128]
     return fill("gemv_fp8_decode_f32.mlir").substitute(
         p=p, N=8, K=128, offset=64, **gemv.e4m3_half_decodes(p)
-    )
-
-
-def _gemv_scale_e8m0(p: str) -> object:  # mxfp8's: two E8M0 codes decoded
-    return fill("gemv_scale_e8m0.mlir").substitute(
-        p=p,
-        RB=8,
-        WKB=4,
-        decode_a=fill("decode_e8m0_f32.mlir").substitute(p=f"{p}swa_", code=f"%{p}swc_a"),
-        decode_b=fill("decode_e8m0_f32.mlir").substitute(p=f"{p}swb_", code=f"%{p}swc_b"),
     )
 
 
@@ -807,7 +789,6 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     ),
     "gemv_fp8_decode": _gemv("gemv_fp8_decode.mlir"),
     "gemv_accumulate": _gemv("gemv_accumulate.mlir"),
-    "gemv_accumulate_scaled": ("gemv_accumulate_scaled.mlir", _gemv_accumulate_scaled),
     "gemv_accumulate_f32": _gemv("gemv_accumulate_f32.mlir"),
     "gemv_products_bf16": _gemv("gemv_products_bf16.mlir"),
     "gemv_defs_bf16_tables": _gemv("gemv_defs_bf16_tables.mlir"),
@@ -820,8 +801,6 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_fp8_decode_f32": ("gemv_fp8_decode_f32.mlir", _gemv_fp8_decode_f32),
     "gemv_x_bf16": _gemv("gemv_x_bf16.mlir"),
     "gemv_x_f32": _gemv("gemv_x_f32.mlir"),
-    "gemv_scale_f32": _gemv("gemv_scale_f32.mlir"),
-    "gemv_scale_e8m0": ("gemv_scale_e8m0.mlir", _gemv_scale_e8m0),
     "gemv_activation": ("gemv_activation.mlir", _gemv_activation("bf16")),
     "gemv_activation_f32": ("gemv_activation.mlir", _gemv_activation("f32")),
     "gemv_fp4_activation": ("gemv_fp4_activation.mlir", _gemv_fp4_activation("bf16")),

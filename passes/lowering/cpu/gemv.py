@@ -9,9 +9,13 @@ matrix-vector product that reads B's codes as stored and decodes them inside its
 - AVX512-BF16 and AVX512-VBMI: ``gemv_fp8_decode.mlir`` or ``gemv_fp4_decode.mlir``, byte-table
   lookups of each code's bf16 value (``vpermi2b`` over FP8's 128 magnitudes, the high and the
   low byte, the sign bit or-ed in; ``vpermb`` over E2M1's 16 signed codes), multiplied with
-  ``vdpbf16ps``: ``gemv_accumulate.mlir`` for per-tensor scales, ``gemv_accumulate_scaled.mlir``
-  for fp8-block's and mxfp8's block scales (fp32 as stored, E8M0 codes decoded in the loop) or
-  ``gemv_accumulate_fp4.mlir`` for nvfp4's E4M3 ones. x is bf16.
+  ``vdpbf16ps``: ``gemv_accumulate.mlir`` for per-tensor scales; for fp8-block's and mxfp8's
+  block scales each 32 codes' products (``gemv_products_bf16.mlir``, 16 lanes) times their
+  block's factor, made before the loop as in AVX2 code below (``gemv_accumulate_factors.mlir``,
+  ``gemv_accumulate_scaled_block.mlir``: on the AVX512-BF16 host mxfp8 0.92-0.96x and fp8-block
+  0.98-1.00x the time of the loop that loaded x's and the row's scales and multiplied them each
+  step, RESULTS.md); ``gemv_accumulate_fp4.mlir`` for nvfp4's E4M3 ones (``decode-gemv`` gives
+  FP4 GEMMs AVX2's loop by default). x is bf16.
 - AVX2 with FMA and F16C, FP8: ``gemv_fp8_decode_f32.mlir``, each E4M3 code as an f32 whose
   bits are the code's, sign-extended and shifted (``gemv_e4m3_f32.mlir``: its value times
   2^-120, its subnormals f32 subnormals, read as such because the workgroup clears MXCSR's
@@ -485,22 +489,6 @@ def _tables(fmt: FloatFormat) -> dict[str, str]:
     }
 
 
-def _w_scales(plan: Gemv, p: str, fields: dict[str, int]) -> str:
-    """A block-scaled step's loads of the row's two scales as f32 (``%<p>swa_f32``,
-    ``%<p>swb_f32``): fp32 as stored, E8M0 codes decoded in the loop."""
-    if plan.scale_format is ScaleFormat.FP32:
-        return fragment("gemv_scale_f32.mlir", p=p, **fields)
-    if plan.scale_format is ScaleFormat.E8M0:
-        return fragment(
-            "gemv_scale_e8m0.mlir",
-            p=p,
-            **fields,
-            decode_a=fragment("decode_e8m0_f32.mlir", p=f"{p}swa_", code=f"%{p}swc_a"),
-            decode_b=fragment("decode_e8m0_f32.mlir", p=f"{p}swb_", code=f"%{p}swc_b"),
-        )
-    return ""
-
-
 def e4m3_half_decodes(p: str) -> dict[str, str]:
     """The holes of ``gemv_fp8_decode_f32.mlir`` (prefix ``p``): each 32 codes of a chunk
     decoded into f32 bits (``gemv_e4m3_f32.mlir``)."""
@@ -542,25 +530,21 @@ def _chunk(
         decode = fragment("gemv_fp8_decode_f32.mlir", **common, **e4m3_half_decodes(p))
         if not plan.bk:
             return f"{decode}\n{fragment('gemv_accumulate_f32.mlir', **accs)}"
-        # two blocks of 32 codes' products, times one factor (fp8-block: a step lies in one K
-        # block of 128) or each its own (mxfp8)
-        halves = fragment("gemv_products_f32_blocks.mlir", p=p)
-        scaled_file = (
-            "gemv_accumulate_scaled_block.mlir"
-            if plan.scale_format is ScaleFormat.FP32
-            else "gemv_accumulate_factors.mlir"
-        )
-        scaled = fragment(scaled_file, **accs, KB=scale_fields["KB"])
-        return f"{decode}\n{halves}\n{scaled}"
-    decode = fragment("gemv_fp8_decode.mlir", **common, interleave=_INTERLEAVE)
-    if not plan.bk:
-        return f"{decode}\n{fragment('gemv_accumulate.mlir', **accs)}"
-    ws_elem = "f32" if plan.scale_format is ScaleFormat.FP32 else "i8"
-    scaled = fragment(
-        "gemv_accumulate_scaled.mlir", **accs, ws_elem=ws_elem,
-        w_scales=_w_scales(plan, p, scale_fields), **scale_fields,
-    )  # fmt: skip
-    return f"{decode}\n{fragment('gemv_products_bf16.mlir', p=p)}\n{scaled}"
+        halves, lanes = fragment("gemv_products_f32_blocks.mlir", p=p), 8
+    else:
+        decode = fragment("gemv_fp8_decode.mlir", **common, interleave=_INTERLEAVE)
+        if not plan.bk:
+            return f"{decode}\n{fragment('gemv_accumulate.mlir', **accs)}"
+        halves, lanes = fragment("gemv_products_bf16.mlir", p=p), 16
+    # two blocks of 32 codes' products, times one factor (fp8-block: a step lies in one K
+    # block of 128) or each its own (mxfp8)
+    scaled_file = (
+        "gemv_accumulate_scaled_block.mlir"
+        if plan.scale_format is ScaleFormat.FP32
+        else "gemv_accumulate_factors.mlir"
+    )
+    scaled = fragment(scaled_file, **accs, KB=scale_fields["KB"], L=lanes)
+    return f"{decode}\n{halves}\n{scaled}"
 
 
 def _factor_defs(plan: Gemv, scale_fields: dict[str, int]) -> tuple[str, str]:
@@ -614,9 +598,9 @@ def _executable(
     n, k = plan.n, plan.k
     chunks = 1 if plan.fp4 else chunk_count(k, isa)
     integer = plan.fp4 and isa is GemvIsa.AVX2  # nvfp4's products in integers
-    # AVX2's block-scaled FP8: each block's products summed into 8 lanes, times its factor
-    factors = isa is GemvIsa.AVX2 and bool(plan.bk) and not plan.fp4
-    lanes_count = 8 if integer or factors else 16
+    # block-scaled FP8: each block's products (AVX2: summed into 8 lanes) times its factor
+    factors = bool(plan.bk) and not plan.fp4
+    lanes_count = 8 if integer or (factors and isa is GemvIsa.AVX2) else 16
     acc_type = f"vector<{lanes_count}xf32>"
     sums = [f"%acc{i}" for i in range(2 * chunks)]
     lanes, last = [], "%sums#0"

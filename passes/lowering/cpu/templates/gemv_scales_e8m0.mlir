@@ -2,7 +2,7 @@
   // E8M0 scales (mx layout, %sa: ${sa_type}, %sb: ${sb_type}): both unswizzled to [rows,
   // K blocks]; x's decoded to f32, 2^(e - 127) (255: NaN; 0, 2^-127, is no f32 normal: 0 under
   // IREE's flush-to-zero), the rows' kept as codes (the same size: hoisted for constant weights;
-  // decoded in the loop, gemv_scale_e8m0.mlir)
+  // decoded once a row before its loop, gemv_row_factors_e8m0.mlir)
 ${unswizzle_a}
 ${unswizzle_b}
   %x_codes = tensor.collapse_shape %a_S [[0, 1]] : tensor<1x${KB}xi8> into tensor<${KB}xi8>
