@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import json
+import os
 import re
 import shutil
 import signal
@@ -80,6 +81,7 @@ def compile_generator(folder: Path, recipe: str, out: Path, max_seq: int) -> Non
          "-o", str(out)],
         check=True, cwd=ROOT,
     )  # fmt: skip
+    os.sync()  # the new parameter file written back before the sampled run (generate.py)
 
 
 def record(
