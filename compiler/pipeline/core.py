@@ -46,6 +46,7 @@ from passes.ir.parameters import Reader
 from passes.kv_cache_codes import KvCacheCodes
 from passes.lower_named_ops import LowerNamedOps
 from passes.lowering.cpu.gemv import gemv_isa
+from passes.prefill_attention import PrefillAttention
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.separate_gemm_operands import SeparateGemmOperands
 from passes.unshare_scatter_inits import UnshareScatterInits
@@ -121,6 +122,7 @@ def compile_core(
         run_pass(DecodeGemv(isa.value), module)
         run_pass(Bf16DecodeGemv(), module)  # bf16 weights widen-bf16-matmuls widened
         run_pass(DecodeAttention(), module)  # one query position over the cache as stored
+        run_pass(PrefillAttention(isa.value), module)  # a prefill's, over tiles of keys
     if not options.target.is_cuda:  # the CPU's GEMMs read block scales unswizzled
         run_pass(CompactBlockScales(), module)
     dump_stage(options, "02-recipe", module)

@@ -115,7 +115,8 @@ def fields_of(text: str) -> set[str]:
 # SSA names in MLIR text
 
 SSA = r"%[\w.$-]+"
-RESULTS = re.compile(rf"^\s*({SSA}(?::\d+)?(?:\s*,\s*{SSA}(?::\d+)?)*)\s*=", re.M)
+COUNT = r"(?::(?:\d+|\$\{\w+\}))?"  # ``%t:3`` or a template's ``%t:${N}``
+RESULTS = re.compile(rf"^\s*({SSA}{COUNT}(?:\s*,\s*{SSA}{COUNT})*)\s*=", re.M)
 BLOCK_ARGS = re.compile(r"\^bb\w*\(([^)]*)\)")
 FUNC_ARGS = re.compile(r"func\.func[^(]*\(([^)]*)\)")
 LOOP_VARS = re.compile(rf"scf\.for\s+({SSA})\s*=")
@@ -576,6 +577,23 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
     return file, lambda p: fill(file).substitute(fields, p=p)
 
 
+def _prefill(file: str) -> tuple[str, Callable[[str], object]]:
+    # as prefill_attention.prefill_definitions fills them: a block of 4 rows, tiles of 8 keys,
+    # 2 rows a step, head dim 16, a cache of 32 positions
+    sizes = dict(R=4, E=16, L=8, U=2, B=1, S=32)
+    fields: dict[str, object] = {
+        "prefill_attention_fma.mlir": dict(i=1, acc="%a1", **sizes),
+        "prefill_attention_tile_store.mlir": dict(i=1, acc="%a1", **sizes),
+        "prefill_attention_row.mlir": dict(u=1, **sizes),
+        "prefill_attention_pv.mlir": dict(slot="%x1_slot", acc="%o1", **sizes),
+        "prefill_attention_row_store.mlir": dict(
+            value="%o", buffer="%os", i="%x1_i", W=16, **sizes
+        ),
+        "prefill_attention_widen_bf16.mlir": {},
+    }[file]
+    return file, lambda p: fill(file).substitute(fields, p=p)
+
+
 def _gemv_scales(scale_format: str) -> Callable[[str], object]:
     def make(_: str) -> object:
         if scale_format == "fp32":
@@ -795,6 +813,12 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_defs_f32": _gemv("gemv_defs_f32.mlir"),
     "gemv_scales_times": _gemv("gemv_scales_times.mlir"),
     "decode_attention_row_bf16": _gemv("decode_attention_row_bf16.mlir"),
+    "prefill_attention_fma": _prefill("prefill_attention_fma.mlir"),
+    "prefill_attention_tile_store": _prefill("prefill_attention_tile_store.mlir"),
+    "prefill_attention_row": _prefill("prefill_attention_row.mlir"),
+    "prefill_attention_pv": _prefill("prefill_attention_pv.mlir"),
+    "prefill_attention_row_store": _prefill("prefill_attention_row_store.mlir"),
+    "prefill_attention_widen_bf16": _prefill("prefill_attention_widen_bf16.mlir"),
     "decode_attention_row_f32": _gemv("decode_attention_row_f32.mlir"),
     "gemv_restore_mxcsr": _gemv("gemv_restore_mxcsr.mlir"),
     "gemv_e4m3_f32": ("gemv_e4m3_f32.mlir", _gemv_e4m3_f32),

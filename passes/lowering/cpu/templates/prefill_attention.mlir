@@ -1,0 +1,77 @@
+// Attention of T query positions each (a generator's prefill; the executable @${exe},
+// prefill_attention_executable.mlir) over a KV cache: q [${q_shape}] (batch, ${q_heads_doc},
+// head dim; T dynamic), K and V [${B}, ${KVH}, ${S}, ${E}] ${kv_elem} (K transposed and V as
+// they are, both ${widen_doc}, padded with zeros to ${SP} positions, a multiple of the kernel's
+// tile), the mask [${mask_shape}] ${mask_elem} (${mask_doc}) made the kernel's additive one,
+// [${B}, T, ${SP}] f32 (-inf at the padding).
+func.func private @${name}(%q: tensor<${q_shape}xf32>,
+                            %k: tensor<${B}x${KVH}x${S}x${E}x${kv_elem}>,
+                            %v: tensor<${B}x${KVH}x${S}x${E}x${kv_elem}>${mask_arg})
+    -> tensor<${q_shape}xf32> {
+  %c2 = arith.constant 2 : index
+  %q_len = tensor.dim %q, %c2 : tensor<${q_shape}xf32>
+  %c_per_t = arith.constant ${QG} : index
+  %t = arith.divui %q_len, %c_per_t : index
+  %c_blocks_less = arith.constant ${R_less} : index
+  %cR = arith.constant ${R} : index
+  %t_up = arith.addi %t, %c_blocks_less : index
+  %blocks = arith.divui %t_up, %cR : index
+  %cBH = arith.constant ${BH} : index
+  %n = arith.muli %cBH, %blocks : index
+  %rows = arith.muli %cBH, %t : index
+  %q_rows = tensor.collapse_shape %q [[0, 1, 2], [3]] : tensor<${q_shape}xf32> into tensor<?x${E}xf32>
+  %k_rows = tensor.collapse_shape %k [[0, 1], [2], [3]] : tensor<${B}x${KVH}x${S}x${E}x${kv_elem}> into tensor<${BK}x${S}x${E}x${kv_elem}>
+  %v_rows = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<${B}x${KVH}x${S}x${E}x${kv_elem}> into tensor<${BK}x${S}x${E}x${kv_elem}>
+  %kv_zero = arith.constant 0.0 : ${kv_elem}
+  %k_pad = tensor.pad %k_rows low[0, 0, 0] high[0, ${pad}, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index):
+    tensor.yield %kv_zero : ${kv_elem}
+  } : tensor<${BK}x${S}x${E}x${kv_elem}> to tensor<${BK}x${SP}x${E}x${kv_elem}>
+  %v_pad = tensor.pad %v_rows low[0, 0, 0] high[0, ${pad}, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index):
+    tensor.yield %kv_zero : ${kv_elem}
+  } : tensor<${BK}x${S}x${E}x${kv_elem}> to tensor<${BK}x${SP}x${E}x${kv_elem}>
+  %kt_empty = tensor.empty() : tensor<${BK}x${E}x${SP}xf32>
+  %kt = linalg.generic {
+      indexing_maps = [affine_map<(b, e, s) -> (b, s, e)>, affine_map<(b, e, s) -> (b, e, s)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%k_pad : tensor<${BK}x${SP}x${E}x${kv_elem}>) outs(%kt_empty : tensor<${BK}x${E}x${SP}xf32>) {
+  ^bb0(%x: ${kv_elem}, %o: f32):
+${widen_k}
+    linalg.yield ${k_value} : f32
+  } -> tensor<${BK}x${E}x${SP}xf32>
+  %v_empty = tensor.empty() : tensor<${BK}x${SP}x${E}xf32>
+  %v_wide = linalg.generic {
+      indexing_maps = [affine_map<(b, s, e) -> (b, s, e)>, affine_map<(b, s, e) -> (b, s, e)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v_pad : tensor<${BK}x${SP}x${E}x${kv_elem}>) outs(%v_empty : tensor<${BK}x${SP}x${E}xf32>) {
+  ^bb0(%x: ${kv_elem}, %o: f32):
+${widen_v}
+    linalg.yield ${v_value} : f32
+  } -> tensor<${BK}x${SP}x${E}xf32>
+${mask_rows}
+  %add_empty = tensor.empty(%t) : tensor<${B}x?x${S}xf32>
+  %additive = linalg.generic {
+      indexing_maps = [affine_map<(b, t, s) -> (${mask_b}, ${mask_t}, s)>,
+                       affine_map<(b, t, s) -> (b, t, s)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%mask_rows : tensor<${MB}x${MT}x${S}x${mask_elem}>) outs(%add_empty : tensor<${B}x?x${S}xf32>) {
+  ^bb0(%m: ${mask_elem}, %o: f32):
+    %neg_inf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+${mask_value}
+    linalg.yield %a : f32
+  } -> tensor<${B}x?x${S}xf32>
+  %mask_pad = tensor.pad %additive low[0, 0, 0] high[0, 0, ${pad}] {
+  ^bb0(%i0: index, %i1: index, %i2: index):
+    %closed = arith.constant 0xFF800000 : f32
+    tensor.yield %closed : f32
+  } : tensor<${B}x?x${S}xf32> to tensor<${B}x?x${SP}xf32>
+  %out = flow.dispatch @${exe}::@${fn}[%n](%q_rows, %kt, %v_wide, %mask_pad, %t)
+      : (tensor<?x${E}xf32>{%rows}, tensor<${BK}x${E}x${SP}xf32>,
+         tensor<${BK}x${SP}x${E}xf32>, tensor<${B}x?x${SP}xf32>{%t}, index)
+      -> tensor<?x${E}xf32>{%rows}
+  %result = tensor.expand_shape %out [[0, 1, 2], [3]] output_shape [${B}, ${QH}, %q_len, ${E}]
+      : tensor<?x${E}xf32> into tensor<${q_shape}xf32>
+  return %result : tensor<${q_shape}xf32>
+}

@@ -1,0 +1,261 @@
+"""Pass ``prefill-attention`` (llvm-cpu): the attention of a prefill (a dynamic number of query
+positions over a generator's KV cache) as a hand-written kernel, FlashAttention's running
+softmax over tiles of keys, with tiles the mask closes to every query of a block skipped.
+
+SDPA is decomposed into ``matmul → × scale → mask → softmax → matmul``
+(``compiler/frontend/attention.py``). At a prefill IREE ran that as data-tiled f32 GEMMs over the
+whole cache, the scores ``[heads, T, S]`` written, unpacked, scaled, masked, softmaxed and packed
+again for the second GEMM: at 0.35B with a 512-token prompt and a 640-position cache, 761 of
+2390 CPU ms a prefill on the AVX512-BF16 host, a causal mask's future (half the scores) and the
+cache's unused positions computed and thrown away (``benchmarks/RESULTS.md``). Here each such
+attention (``passes/ir/attention_sites.py``: scores ``[B, KVH, g, T, S]`` or ``[B, H, T, S]``
+with T dynamic, the rest static) becomes a call of
+``lowering/cpu/templates/prefill_attention.mlir``: K transposed and V widened to f32 (exactly)
+once a call, the mask made additive, then per block of query rows of one head and per tile of
+keys the scores by f32 FMAs in registers (the block's rows x the tile's keys), the running
+maximum, sum and output per row (``prefill_attention_executable.mlir``). A tile that the mask
+closes to every row of the block is not computed: a prompt at the start of the cache reads
+about half of its keys' tiles and none past its end.
+
+The values: each score is the decomposition's q · k summed in order by FMAs (the decomposition's
+GEMM sums in tiles: the last bits differ), × scale + mask; softmax's running form rescales the
+sums as the maximum grows and divides the output by the sum at the end, where the decomposition
+divides each weight first: the same to f32 roundings (a random 2-layer Llama's prefill logits
+within 3e-7 of the decomposition's, tests against torch's SDPA in f64). A masked position
+contributes exp(-inf) = 0 times its value, as in the decomposition; a query row masked
+everywhere is 0, as torch's SDPA gives since torch 2.5.
+
+Option ``isa``: the instructions the tile is sized for, ``avx512bf16`` (any AVX-512 CPU: 16
+keys a tile, 16 query rows a block, four rows' outputs updated together) or ``avx2`` (8 keys,
+8 rows, one row at a time). The pipeline runs it where ``decode-gemv`` runs (``decode_gemv=
+"auto"`` on a CPU with its instructions), after ``decode-attention``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from iree.compiler import ir
+
+from passes.base.errors import QmlirError
+from passes.base.module_pass import ModulePass, register_pass
+from passes.base.numbers import f32_hex
+from passes.ir.attention_sites import AttentionSite, find_site, replace_with_call
+from passes.ir.functions import function_names
+from passes.ir.types import DYNAMIC, TensorInfo, shape_text
+from passes.ir.walk import ops_where
+from passes.lowering.cpu.common import definition, fragment
+
+PREFIX = "qmlir.prefill_attention."
+# per ISA: f32 lanes of a vector, vector registers
+ISAS = {"avx512bf16": (16, 32), "avx2": (8, 16)}
+STACK_BYTES = 24576  # a workgroup's buffers (IREE's CPU limit for a dispatch's stack: 32 KiB)
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class PrefillAttention(ModulePass):
+    name = "prefill-attention"
+
+    isa: str = "avx512bf16"
+
+    def apply(self, module: ir.Module) -> None:
+        if self.isa not in ISAS:
+            raise QmlirError(f"prefill-attention: no isa '{self.isa}' ({', '.join(ISAS)})")
+        softmaxes = ops_where(module.operation, lambda op: op.name == "torch.aten.softmax.int")
+        names = function_names(module)
+        for op in softmaxes:
+            site = find_site(op)
+            if site is not None and site.per_position:
+                replace_with_call(module, names, site, PREFIX, self._definitions)
+
+    def _definitions(self, name: str, site: AttentionSite) -> list[str]:
+        return prefill_definitions(name, site, self.isa)
+
+
+@dataclasses.dataclass(frozen=True)
+class Tiling:
+    """A prefill kernel's tile: ``lanes`` keys (one vector), ``rows`` query rows a block,
+    ``group`` rows whose outputs are updated together (their accumulators in registers)."""
+
+    lanes: int
+    rows: int
+    group: int
+
+
+def tiling(isa: str, head_dim: int) -> Tiling:
+    """The tile for ``isa`` and a head dim: a block's score accumulators fill half the vector
+    registers, a group's outputs the other half, the workgroup's buffers within STACK_BYTES."""
+    lanes, registers = ISAS[isa]
+    rows = registers // 2
+    vectors = -(-head_dim // lanes)  # a row's output
+    group = next(g for g in (4, 2, 1) if g == 1 or g * vectors <= registers // 2)
+    while rows > group and 4 * (2 * rows * head_dim + rows * lanes + 2 * rows) > STACK_BYTES:
+        rows //= 2
+    return Tiling(lanes, rows, group)
+
+
+def prefill_definitions(name: str, site: AttentionSite, isa: str) -> list[str]:
+    """The text of the kernel's executable and of ``@name``, the function dispatching it: q
+    ``[B, KVH, g x T, E]`` (grouped) or ``[B, H, T, E]`` f32, T dynamic; K and V ``[B, KVH, S,
+    E]`` as the cache holds them; the mask (none, i1 for masked_fill, f32 added) over ``[..,
+    T or 1, S]``."""
+    q, k, mask = site.shapes()
+    b, kvh, s, e = k.shape
+    tile = tiling(isa, e)
+    padded = -(-s // tile.lanes) * tile.lanes
+    exe, fn = f"{name}$executable", f"{name}$attention"
+    sizes = {"R": tile.rows, "E": e, "L": tile.lanes, "U": tile.group, "B": b, "S": padded}
+    executable = fragment(
+        "prefill_attention_executable.mlir",
+        exe=exe,
+        fn=fn,
+        BH=b * site.heads,
+        BK=b * kvh,
+        H=site.heads,
+        G=site.heads // kvh,
+        KVH=kvh,
+        R_less=tile.rows - 1,
+        tiles=padded // tile.lanes,
+        factor=f32_hex(site.factor),
+        **_unrolled(tile, sizes),
+        **sizes,
+    )
+    function = definition(
+        "prefill_attention.mlir",
+        name=name,
+        exe=exe,
+        fn=fn,
+        B=b,
+        KVH=kvh,
+        S=s,
+        SP=padded,
+        pad=padded - s,
+        E=e,
+        BH=b * site.heads,
+        BK=b * kvh,
+        QH=q.shape[1],
+        QG=site.per_position,
+        R=tile.rows,
+        R_less=tile.rows - 1,
+        q_shape=shape_text(q.shape),
+        q_heads_doc="K/V heads with each one's query heads x T rows"
+        if site.per_position > 1
+        else "heads, T rows",
+        **_widening(k.dtype),
+        **_mask_fields(mask, site.fill, s),
+    )
+    return [executable, function]
+
+
+def _unrolled(tile: Tiling, sizes: dict[str, int]) -> dict[str, str]:
+    """The executable's unrolled parts: a block's score accumulators (one a row) and their FMA
+    steps and stores, a group's row steps, output accumulators, their FMAs and stores."""
+    rows, group = range(tile.rows), range(tile.group)
+    accumulators = ", ".join([f"vector<{tile.lanes}xf32>"] * tile.rows)
+    outputs = ", ".join([f"vector<{sizes['E']}xf32>"] * tile.group)
+    return {
+        "acc_args": ", ".join(f"%a{i} = %zero_l" for i in rows),
+        "acc_types": accumulators,
+        "acc_next": ", ".join(f"%r{i}_next" for i in rows),
+        "fma_rows": "\n".join(
+            fragment("prefill_attention_fma.mlir", p=f"r{i}_", i=i, acc=f"%a{i}", **sizes)
+            for i in rows
+        ),
+        "tile_stores": "\n".join(
+            fragment("prefill_attention_tile_store.mlir", p=f"s{i}_", i=i, acc=f"%acc#{i}", **sizes)
+            for i in rows
+        ),
+        "rows": "\n".join(
+            fragment("prefill_attention_row.mlir", p=f"x{u}_", u=u, **sizes) for u in group
+        ),
+        "pv_args": ", ".join(f"%o{u} = %x{u}_o" for u in group),
+        "pv_types": outputs,
+        "pv": "\n".join(
+            fragment(
+                "prefill_attention_pv.mlir", p=f"y{u}_", slot=f"%x{u}_slot", acc=f"%o{u}", **sizes
+            )
+            for u in group
+        ),
+        "pv_next": ", ".join(f"%y{u}_next" for u in group),
+        "o_stores": "\n".join(
+            fragment(
+                "prefill_attention_row_store.mlir",
+                value=f"%o_all#{u}",
+                buffer="%os",
+                i=f"%x{u}_i",
+                W=sizes["E"],
+                **sizes,
+            )
+            for u in group
+        ),
+    }
+
+
+def _widening(kv_elem: str) -> dict[str, str]:
+    bf16 = kv_elem == "bf16"
+
+    def widen(p: str) -> str:
+        return fragment("prefill_attention_widen_bf16.mlir", p=p) if bf16 else ""
+
+    return {
+        "kv_elem": kv_elem,
+        "widen_doc": "widened to f32 exactly" if bf16 else "f32",
+        "widen_k": widen("k_"),
+        "widen_v": widen("v_"),
+        "k_value": "%k_w" if bf16 else "%x",
+        "v_value": "%v_w" if bf16 else "%x",
+    }
+
+
+def _mask_fields(mask: TensorInfo | None, fill: bool, s: int) -> dict[str, object]:
+    """The function's mask argument and its rows ``[MB, T or 1, S]`` (MB: 1 or the batch), made
+    additive (-inf where masked) over ``[B, T, S]``."""
+    if mask is None:
+        mask_elem, shape, mb, mt = "i1", (1, 1, s), 1, 1
+        rows = f"  %mask_rows = arith.constant dense<false> : tensor<1x1x{s}xi1>"
+        arg, doc = "", "none: every position open"
+    else:
+        mask_elem, shape = mask.dtype, mask.shape
+        per_query = mask.rank >= 2 and mask.shape[-2] == DYNAMIC
+        mt = DYNAMIC if per_query else 1
+        mb = math.prod(mask.shape[:-2]) if mask.rank >= 2 else 1
+        arg = f", %mask: tensor<{shape_text(mask.shape)}x{mask_elem}>"
+        doc = "True: masked" if fill else "added to the scores"
+        into = f"tensor<{mb}x{shape_text((mt,))}x{s}x{mask_elem}>"
+        source = f"tensor<{shape_text(mask.shape)}x{mask_elem}>"
+        if mask.rank == 1:
+            rows = (
+                f"  %mask_rows = tensor.expand_shape %mask [[0, 1, 2]] output_shape [1, 1, {s}]"
+                f" : {source} into {into}"
+            )
+        elif mask.rank == 2:
+            dim = "%t" if per_query else "1"
+            rows = (
+                f"  %mask_rows = tensor.expand_shape %mask [[0, 1], [2]] output_shape"
+                f" [1, {dim}, {s}] : {source} into {into}"
+            )
+        else:
+            lead = ", ".join(str(i) for i in range(mask.rank - 2))
+            rows = (
+                f"  %mask_rows = tensor.collapse_shape %mask [[{lead}], [{mask.rank - 2}],"
+                f" [{mask.rank - 1}]] : {source} into {into}"
+            )
+    value = (
+        "    %a = arith.select %m, %neg_inf, %zero : f32"
+        if mask is None or fill
+        else "    %a = arith.addf %m, %zero : f32"
+    )
+    return {
+        "MB": mb,
+        "MT": shape_text((mt,)),
+        "mask_shape": shape_text(shape),
+        "mask_elem": mask_elem,
+        "mask_doc": doc,
+        "mask_arg": arg,
+        "mask_rows": rows,
+        "mask_b": "0" if mb == 1 else "b",
+        "mask_t": "t" if mt == DYNAMIC else "0",
+        "mask_value": value,
+    }

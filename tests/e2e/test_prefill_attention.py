@@ -1,0 +1,233 @@
+"""``prefill-attention`` (llvm-cpu, where ``decode-gemv`` runs): the attention of a dynamic
+number of query positions over a static cache runs as a tiled kernel with softmax's running
+form (``passes/prefill_attention.py``). Checked against torch's SDPA in f64 (every mask form,
+GQA and not, a bf16 cache, a key count and a query count that fill no whole tile or block, a
+row masked everywhere, the AVX2 tile) and, in generators, against the decomposed attention
+(``decode_gemv="off"``) prefill by prefill, a sliding-window model's mask included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import compiler
+from compiler.pipeline.core import decode_gemv_isa
+from compiler.pipeline.target import resolve_target
+from passes.prefill_attention import tiling
+from tests.e2e import checkpoints
+from tests.e2e.filecheck import filecheck
+
+pytestmark = [
+    pytest.mark.models,
+    pytest.mark.skipif(
+        decode_gemv_isa(resolve_target("llvm-cpu", None, "host")) is None,
+        reason="this CPU lacks the instructions decode-gemv (and prefill-attention) need",
+    ),
+]
+
+HEADS, KV_HEADS, E = 4, 2, 16
+
+
+class _Attention(torch.nn.Module):
+    """SDPA of T query positions (dynamic) over S keys."""
+
+    def __init__(self, gqa: bool) -> None:
+        super().__init__()
+        self.gqa = gqa
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=self.gqa)
+
+
+class _MaskedAttention(_Attention):
+    """The same with a mask ``[1, 1, T, S]`` (bool, or float added) as an input."""
+
+    def forward(  # type: ignore[override]
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor
+    ) -> torch.Tensor:
+        return torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, enable_gqa=self.gqa
+        )
+
+
+def _causal(t: int, s: int) -> torch.Tensor:
+    """[1, 1, t, s] bool: query i (at position s - t + i) keeps the keys up to its own."""
+    return torch.ones(t, s, dtype=torch.bool).tril(s - t)[None, None]
+
+
+def _run(
+    t: int,
+    s: int,
+    mask: torch.Tensor | None,
+    kv_heads: int = KV_HEADS,
+    dtype: torch.dtype = torch.float32,
+    dump: Path | None = None,
+    cpu: str | None = None,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The compiled attention's output at ``t`` positions and torch's (f64, the same inputs)."""
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(1, HEADS, t, E, generator=g).to(dtype)
+    k = torch.randn(1, kv_heads, s, E, generator=g).to(dtype)
+    v = torch.randn(1, kv_heads, s, E, generator=g).to(dtype)
+    gqa = kv_heads != HEADS
+    module = (_Attention(gqa) if mask is None else _MaskedAttention(gqa)).eval()
+    inputs = (q, k, v) if mask is None else (q, k, v, mask)
+    tokens = torch.export.Dim("tokens", min=2, max=s)
+    dims: tuple = ({2: tokens}, None, None) + (() if mask is None else ({2: tokens},))
+    art = compiler.compile(
+        module, inputs, recipe="none", dynamic_shapes=dims, dump_ir=dump, cpu=cpu
+    )
+    out = art(*inputs)
+    got = np.asarray(out.float() if isinstance(out, torch.Tensor) else out, dtype=np.float64)
+    wide = mask.double() if mask is not None and mask.is_floating_point() else mask
+    with torch.no_grad():
+        want = module(q.double(), k.double(), v.double(), *(() if wide is None else (wide,)))
+    return got, want.numpy()
+
+
+def _rel(got: np.ndarray, want: np.ndarray) -> float:
+    return float(np.linalg.norm(got - want) / np.linalg.norm(want))
+
+
+def test_a_causal_prefill_runs_in_the_kernel(tmp_path: Path) -> None:
+    got, want = _run(21, 40, _causal(21, 40), dump=tmp_path)  # 21 rows, 40 keys: no whole tile
+    assert _rel(got, want) < 1e-6
+    filecheck(
+        """CHECK: func.func @main(
+CHECK-NOT: torch.aten.softmax
+CHECK: call @qmlir.prefill_attention.1x2xDx16.1x2x40x16f32.fill1x1x1xDx40(
+CHECK-NOT: torch.aten.softmax
+CHECK: stream.executable private @qmlir.prefill_attention.{{.*}}$executable
+CHECK: vector.fma
+CHECK: math.exp
+CHECK: func.func private @qmlir.prefill_attention.1x2xDx16.1x2x40x16f32.fill1x1x1xDx40(
+CHECK: tensor.pad
+CHECK: flow.dispatch
+""",
+        tmp_path / "04-lower.mlir",
+    )
+
+
+def test_without_the_kernel_softmax_stays(tmp_path: Path) -> None:
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, HEADS, n, E, generator=g) for n in (8, 32, 32))
+    module = _Attention(gqa=False).eval()
+    tokens = torch.export.Dim("tokens", min=2, max=32)
+    compiler.compile(
+        module,
+        (q, k, v),
+        recipe="none",
+        dynamic_shapes=({2: tokens}, None, None),
+        decode_gemv="off",
+        dump_ir=tmp_path,
+    )
+    filecheck("CHECK-NOT: qmlir.prefill_attention\n", tmp_path / "04-lower.mlir")
+
+
+@pytest.mark.parametrize("t", [5, 16, 33])  # a partial block, one whole block, three blocks
+def test_any_number_of_positions(t: int) -> None:
+    got, want = _run(t, 48, _causal(t, 48), seed=t)
+    assert _rel(got, want) < 1e-6
+
+
+def test_an_added_float_mask() -> None:
+    mask = torch.randn(1, 1, 12, 40, generator=torch.Generator().manual_seed(1))
+    mask[..., -5:] = float("-inf")
+    mask[..., 0, :] = float("-inf")  # a row closed to every key: 0, as torch's safe softmax
+    mask[..., 3, 20:] = float("-inf")
+    got, want = _run(12, 40, mask)
+    assert (got[:, :, 0] == 0).all()
+    want[:, :, 0] = 0.0  # torch's f64 math reference gives NaN there; its SDPA kernels 0
+    assert _rel(got, want) < 1e-6
+
+
+@pytest.mark.parametrize("kv_heads", [HEADS, 1])  # one K/V head per query head; MQA's one
+def test_no_mask_and_no_grouping(kv_heads: int) -> None:
+    got, want = _run(9, 37, None, kv_heads=kv_heads)
+    assert _rel(got, want) < 1e-6
+
+
+def test_a_bf16_cache_is_widened_exactly() -> None:
+    got, want = _run(10, 48, _causal(10, 48), dtype=torch.bfloat16)
+    # the result is rounded to bf16 once, as torch's: within a bf16 rounding of the exact one
+    assert np.all(np.abs(got - want) <= 2.0**-8 * np.abs(want) + 1e-30)
+
+
+def test_the_avx2_tile(tmp_path: Path) -> None:
+    """AVX2 code (8 keys a tile, 8 rows a block, one row at a time), where this CPU runs it."""
+    got, want = _run(19, 40, _causal(19, 40), cpu="x86-64-v3", dump=tmp_path)
+    assert _rel(got, want) < 1e-6
+    filecheck("CHECK: vector<8xf32>\n", tmp_path / "04-lower.mlir")
+
+
+def test_the_tile_fits_the_stack_for_every_head_dim() -> None:
+    for isa in ("avx512bf16", "avx2"):
+        for e in (32, 64, 80, 96, 128, 256):
+            tile = tiling(isa, e)
+            stack = 4 * (2 * tile.rows * e + tile.rows * tile.lanes + tile.group * tile.lanes)
+            assert stack + 8 * tile.rows <= 24576 and tile.rows % tile.group == 0
+
+
+@pytest.mark.parametrize("arch", ["llama", "mistral"])  # mistral: a sliding window of 32
+def test_a_generators_prefills_match_the_decomposed_attention(arch: str, tmp_path: Path) -> None:
+    model = checkpoints.decoder(arch)
+    gens = {
+        mode: compiler.compile_generator(
+            model,
+            recipe="none",
+            max_seq_len=64,
+            decode_gemv=mode,
+            dump_ir=tmp_path if mode == "auto" else None,
+        )  # fmt: skip
+        for mode in ("auto", "off")
+    }
+    filecheck(
+        """CHECK: func.func @main(
+CHECK-COUNT-2: call @qmlir.prefill_attention.
+CHECK-NOT: torch.aten.softmax
+CHECK: return
+""",
+        tmp_path / "02-recipe.mlir",
+    )
+    tokens = np.random.default_rng(0).integers(0, 256, 60)
+    logits = {}
+    for mode, gen in gens.items():  # prompts of 40 tokens, then 20 more past the window
+        logits[mode] = np.stack(
+            [
+                np.asarray(gen.step(tokens[None, :40], 0)),
+                np.asarray(gen.step(tokens[None, 40:], 40)),
+            ]
+        )
+    assert _rel(logits["auto"], logits["off"]) < 1e-5
+
+
+def test_a_tile_closed_to_the_whole_block_is_not_read() -> None:
+    """Keys that the mask closes to every query of a block (the cache past a prompt) are never
+    read: a non-finite stale value there does not reach the output (the decomposition
+    multiplied it by a weight of 0: NaN)."""
+    t, s = 6, 48
+    keep = _causal(t, 32)
+    keep = torch.cat([keep, torch.zeros(1, 1, t, s - 32, dtype=torch.bool)], dim=-1)
+    g = torch.Generator().manual_seed(3)
+    q = torch.randn(1, HEADS, t, E, generator=g)
+    k, v = (torch.randn(1, KV_HEADS, s, E, generator=g) for _ in range(2))
+    k[:, :, 40], v[:, :, 41] = float("nan"), float("inf")
+    module = _MaskedAttention(gqa=True).eval()
+    tokens = torch.export.Dim("tokens", min=2, max=s)
+    art = compiler.compile(
+        module,
+        (q, k, v, keep),
+        recipe="none",
+        dynamic_shapes=({2: tokens}, None, None, {2: tokens}),
+    )
+    got = np.asarray(art(q, k, v, keep), dtype=np.float64)
+    with torch.no_grad():
+        want = module(
+            q[..., :, :].double(), k[:, :, :32].double(), v[:, :, :32].double(), keep[..., :32]
+        )
+    assert np.isfinite(got).all()
+    assert _rel(got, want.numpy()) < 1e-6
