@@ -88,9 +88,10 @@ def compile(  # noqa: A001 (the product's API name)
     power-of-two block scales; a generator's decode step, a static one-row compile) as a
     matrix-vector product that decodes the weight's codes in its loop, on a CPU with AVX512-BF16
     and AVX512-VBMI or with AVX2, FMA and F16C (nvfp4's too), and the attention of one query
-    position (static shapes) as a kernel over K and V as stored, masked positions skipped;
-    ``off`` keeps the data-tiled GEMM (the same exact products, f32 sums in another order) and
-    the decomposed attention.
+    position (static shapes) as a kernel over K and V as stored, masked positions skipped, and
+    the attention of a dynamic number of positions over a static cache (a prefill) as a tiled
+    kernel with softmax's running form; ``off`` keeps the data-tiled GEMM (the same exact
+    products, f32 sums in another order) and the decomposed attention.
 
     ``activation_scales`` fixes the scale of each named layer's activation (fp8-current, and
     nvfp4's global scale): the dequantizing multiplier ``scale_inv`` by module path, from
@@ -268,7 +269,8 @@ def compile_generator(
     for external weights on llvm-cpu (their decode and packing once, at load) where the decoded
     copies take at most half of this host's memory and the decode step does not multiply every
     weight as stored (``decode_gemv``: then no decoded copies), else ``load``.
-    ``decode_gemv``: as for :func:`compile` (the decode step's GEMMs and attention).
+    ``decode_gemv``: as for :func:`compile` (the decode step's GEMMs and attention, the
+    prefill's attention).
     """
     folder = isinstance(model, (str, Path))
     if folder and not Path(model).is_dir():
