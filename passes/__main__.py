@@ -29,6 +29,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     hold_training_state,
     kv_cache_codes,
     lower_named_ops,
+    prefill_attention,
     probe_gemms,
     quantize_matmuls,
     separate_gemm_operands,
