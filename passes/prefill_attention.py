@@ -140,6 +140,9 @@ def prefill_definitions(name: str, site: AttentionSite, isa: str) -> list[str]:
         R=tile.rows,
         R_less=tile.rows - 1,
         q_shape=shape_text(q.shape),
+        q_rows=shape_text((q.shape[0] * q.shape[1] * q.shape[2] if q.is_static else DYNAMIC,)),
+        q_len="%q_len" if q.shape[2] == DYNAMIC else q.shape[2],
+        t_doc="dynamic" if q.shape[2] == DYNAMIC else f"{q.shape[2] // site.per_position}",
         q_heads_doc="K/V heads with each one's query heads x T rows"
         if site.per_position > 1
         else "heads, T rows",
@@ -218,8 +221,8 @@ def _mask_fields(mask: TensorInfo | None, fill: bool, s: int) -> dict[str, objec
         arg, doc = "", "none: every position open"
     else:
         mask_elem, shape = mask.dtype, mask.shape
-        per_query = mask.rank >= 2 and mask.shape[-2] == DYNAMIC
-        mt = DYNAMIC if per_query else 1
+        per_query = mask.rank >= 2 and mask.shape[-2] != 1
+        mt = mask.shape[-2] if per_query else 1
         mb = math.prod(mask.shape[:-2]) if mask.rank >= 2 else 1
         arg = f", %mask: tensor<{shape_text(mask.shape)}x{mask_elem}>"
         doc = "True: masked" if fill else "added to the scores"
@@ -231,7 +234,7 @@ def _mask_fields(mask: TensorInfo | None, fill: bool, s: int) -> dict[str, objec
                 f" : {source} into {into}"
             )
         elif mask.rank == 2:
-            dim = "%t" if per_query else "1"
+            dim = "%t" if mt == DYNAMIC else str(mt)
             rows = (
                 f"  %mask_rows = tensor.expand_shape %mask [[0, 1], [2]] output_shape"
                 f" [1, {dim}, {s}] : {source} into {into}"
@@ -256,6 +259,6 @@ def _mask_fields(mask: TensorInfo | None, fill: bool, s: int) -> dict[str, objec
         "mask_arg": arg,
         "mask_rows": rows,
         "mask_b": "0" if mb == 1 else "b",
-        "mask_t": "t" if mt == DYNAMIC else "0",
+        "mask_t": "t" if mt != 1 else "0",
         "mask_value": value,
     }

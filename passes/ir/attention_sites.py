@@ -1,7 +1,8 @@
 """The decomposed attention (``compiler/frontend/attention.py``: ``matmul → × scale → mask →
 softmax → matmul``) found around a softmax, for the CPU kernels that replace it: one query
-position's with static shapes (a generator's decode step: ``passes/decode_attention.py``) or a
-dynamic number of positions' with the rest static (a prefill: ``passes/prefill_attention.py``).
+position's with static shapes (a generator's decode step: ``passes/decode_attention.py``) or
+several positions' (a prefill's dynamic number, or a static one), the rest static
+(``passes/prefill_attention.py``).
 
 :func:`find_site` matches the decomposition: scores ``[B, KVH, g, T, S]`` (grouped-query
 attention) or ``[B, H, T, S]`` f32, a plain scale, an i1 mask (``masked_fill`` with ``-inf``)
@@ -89,15 +90,15 @@ def _cache(value: ir.Value) -> ir.Value:
 
 def find_site(softmax: ir.Operation) -> AttentionSite | None:
     """The decomposed attention around ``softmax``, if it is one query position's with static
-    shapes (a decode step) or a dynamic number of positions' with the rest static (a prefill),
-    a plain scale and a mask the kernel takes."""
+    shapes (a decode step) or several positions' (a dynamic number: a prefill) with the rest
+    static, a plain scale and a mask the kernels take."""
     scores = _rows_info(softmax.results[0], -2)
     dim = torch_ops.constant_number(softmax.operands[1])
     if scores is None or scores.dtype != "f32" or scores.rank not in (4, 5):
         return None
-    if dim not in (-1, scores.rank - 1) or scores.shape[-2] not in (1, DYNAMIC):
+    if dim not in (-1, scores.rank - 1):
         return None
-    prefill = scores.shape[-2] == DYNAMIC
+    prefill = scores.shape[-2] != 1  # several query positions (a dynamic number: a prefill)
     grouped = scores.rank == 5  # [B, KVH, g, T, S]
     x, mask, fill = softmax.operands[0], None, True
     masked = _op(x, "torch.aten.masked_fill.Scalar", "torch.aten.add.Tensor")
@@ -196,7 +197,7 @@ def _mask_fits(mask: ir.Value, scores: TensorInfo, fill: bool) -> bool:
     """A mask the kernel takes: i1 (masked_fill) or f32 (added), over the keys (its last dim
     the scores'), the same for every head (its other dims 1, but the batch and, in a prefill,
     the query positions')."""
-    prefill = scores.shape[-2] == DYNAMIC
+    prefill = scores.shape[-2] != 1
     info = _rows_info(mask, -2) if prefill else _info(mask)
     if info is None or info.dtype != ("i1" if fill else "f32") or info.rank > scores.rank:
         return False

@@ -231,3 +231,26 @@ def test_a_tile_closed_to_the_whole_block_is_not_read() -> None:
         )
     assert np.isfinite(got).all()
     assert _rel(got, want.numpy()) < 1e-6
+
+
+@pytest.mark.parametrize("mask_kind", ["none", "bool", "float"])
+def test_a_static_number_of_positions(mask_kind: str, tmp_path: Path) -> None:
+    """An encoder's attention (every query over every key, static shapes: MiniLM's) and a
+    static causal one take the kernel too."""
+    t = s = 24
+    g = torch.Generator().manual_seed(5)
+    q, k, v = (torch.randn(2, HEADS, t, E, generator=g) for _ in range(3))
+    if mask_kind == "none":
+        module, inputs = _Attention(gqa=False).eval(), (q, k, v)
+    else:
+        mask = _causal(t, s).expand(2, 1, t, s)
+        if mask_kind == "float":  # MiniLM's padding mask: a key closed to every query
+            mask = torch.zeros(2, 1, 1, s)
+            mask[1, ..., 20:] = float("-inf")
+        module, inputs = _MaskedAttention(gqa=False).eval(), (q, k, v, mask)
+    art = compiler.compile(module, inputs, recipe="none", dump_ir=tmp_path)
+    got = np.asarray(art(*inputs), dtype=np.float64)
+    with torch.no_grad():
+        want = module(*(x.double() if x.is_floating_point() else x for x in inputs)).numpy()
+    assert _rel(got, want) < 1e-6
+    filecheck("CHECK: call @qmlir.prefill_attention.2x4x24x16.\n", tmp_path / "04-lower.mlir")

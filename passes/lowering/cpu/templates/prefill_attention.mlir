@@ -1,6 +1,6 @@
 // Attention of T query positions each (a generator's prefill; the executable @${exe},
 // prefill_attention_executable.mlir) over a KV cache: q [${q_shape}] (batch, ${q_heads_doc},
-// head dim; T dynamic), K and V [${B}, ${KVH}, ${S}, ${E}] ${kv_elem} (K transposed and V as
+// head dim; T ${t_doc}), K and V [${B}, ${KVH}, ${S}, ${E}] ${kv_elem} (K transposed and V as
 // they are, both ${widen_doc}, padded with zeros to ${SP} positions, a multiple of the kernel's
 // tile), the mask [${mask_shape}] ${mask_elem} (${mask_doc}) made the kernel's additive one,
 // [${B}, T, ${SP}] f32 (-inf at the padding).
@@ -19,7 +19,8 @@ func.func private @${name}(%q: tensor<${q_shape}xf32>,
   %cBH = arith.constant ${BH} : index
   %n = arith.muli %cBH, %blocks : index
   %rows = arith.muli %cBH, %t : index
-  %q_rows = tensor.collapse_shape %q [[0, 1, 2], [3]] : tensor<${q_shape}xf32> into tensor<?x${E}xf32>
+  %q_collapsed = tensor.collapse_shape %q [[0, 1, 2], [3]] : tensor<${q_shape}xf32> into tensor<${q_rows}x${E}xf32>
+  %q_rows = tensor.cast %q_collapsed : tensor<${q_rows}x${E}xf32> to tensor<?x${E}xf32>
   %k_rows = tensor.collapse_shape %k [[0, 1], [2], [3]] : tensor<${B}x${KVH}x${S}x${E}x${kv_elem}> into tensor<${BK}x${S}x${E}x${kv_elem}>
   %v_rows = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<${B}x${KVH}x${S}x${E}x${kv_elem}> into tensor<${BK}x${S}x${E}x${kv_elem}>
   %kv_zero = arith.constant 0.0 : ${kv_elem}
@@ -71,7 +72,8 @@ ${mask_value}
       : (tensor<?x${E}xf32>{%rows}, tensor<${BK}x${E}x${SP}xf32>,
          tensor<${BK}x${SP}x${E}xf32>, tensor<${B}x?x${SP}xf32>{%t}, index)
       -> tensor<?x${E}xf32>{%rows}
-  %result = tensor.expand_shape %out [[0, 1, 2], [3]] output_shape [${B}, ${QH}, %q_len, ${E}]
-      : tensor<?x${E}xf32> into tensor<${q_shape}xf32>
+  %out_rows = tensor.cast %out : tensor<?x${E}xf32> to tensor<${q_rows}x${E}xf32>
+  %result = tensor.expand_shape %out_rows [[0, 1, 2], [3]] output_shape [${B}, ${QH}, ${q_len}, ${E}]
+      : tensor<${q_rows}x${E}xf32> into tensor<${q_shape}xf32>
   return %result : tensor<${q_shape}xf32>
 }
