@@ -51,6 +51,10 @@ EXTRA_VARIANTS = {
     "none, no data tiling": ("none", {"iree_flags": ["--iree-opt-data-tiling=false"]}),
     # the recipes' rows use bf16 GEMM operands on a CPU with AVX512-BF16 (auto); this, f32 ones
     "fp8-current, f32 GEMM operands": ("fp8-current", {"gemm_operands": "f32"}),
+    # attention decomposed for IREE's GEMMs and softmax, not prefill-attention's kernel (nor
+    # decode-gemv's, which a call of several rows has no use for)
+    "none, decomposed attention": ("none", {"decode_gemv": "off"}),
+    "fp8-current, decomposed attention": ("fp8-current", {"decode_gemv": "off"}),
 }
 
 
@@ -68,11 +72,10 @@ DYNAMIC = {
 
 
 def _variants(
-    recipes: list[str], extra: bool, dynamic: bool = False
+    recipes: list[str], extra: list[str], dynamic: bool = False
 ) -> dict[str, tuple[str, dict[str, object]]]:
     out: dict[str, tuple[str, dict[str, object]]] = {r: (r, {}) for r in recipes}
-    if extra:
-        out.update(EXTRA_VARIANTS)
+    out.update({name: EXTRA_VARIANTS[name] for name in extra})
     if dynamic:  # run at the static artifact's size; unquantized matmuls allowed (counted)
         for r in recipes:
             out[f"{r}, dynamic"] = (r, {"dynamic": True, "allow_unquantized": True})
@@ -318,7 +321,15 @@ def main() -> None:
     parser.add_argument(
         "--no-extra",
         action="store_true",
-        help="skip the extra variants (fused attention, no data tiling, f32 GEMM operands)",
+        help="skip the extra variants (fused attention, no data tiling, f32 GEMM operands, "
+        "decomposed attention)",
+    )
+    parser.add_argument(
+        "--extra",
+        nargs="+",
+        choices=list(EXTRA_VARIANTS),
+        metavar="VARIANT",
+        help=f"only these extra variants (of: {'; '.join(EXTRA_VARIANTS)})",
     )
     parser.add_argument(
         "--dynamic",
@@ -328,7 +339,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.recipes[0] != "none":
         parser.error("--recipes must start with none (the ratios are against it)")
-    variants = _variants(args.recipes, not args.no_extra, args.dynamic)
+    extra = [] if args.no_extra else args.extra or list(EXTRA_VARIANTS)
+    variants = _variants(args.recipes, extra, args.dynamic)
     sys.path.insert(0, str(ROOT))
     from compiler.version import IREE_VERSION, __version__
 
