@@ -32,8 +32,8 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
   attention of one query position (static shapes) as a kernel reading the KV cache as stored,
   masked positions skipped.
 - ``prefill-attention`` (llvm-cpu, where ``decode-gemv`` runs; after ``decode-attention``): the
-  attention of a dynamic number of query positions (a prefill) as a tiled kernel with
-  softmax's running form, tiles of keys the mask closes skipped.
+  attention of several query positions (a prefill's dynamic number, an encoder's static one)
+  as a tiled kernel with softmax's running form, tiles of keys the mask closes skipped.
 - ``compact-block-scales`` (llvm-cpu, before the weights are folded): mx-layout GEMMs read
   their operands' block scales compact, without the swizzle a GPU's GEMM needs.
 - ``batched-contractions`` (llvm-cpu AVX2 code, dynamic dims): attention's f32 matmuls of

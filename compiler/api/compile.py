@@ -89,7 +89,7 @@ def compile(  # noqa: A001 (the product's API name)
     matrix-vector product that decodes the weight's codes in its loop, on a CPU with AVX512-BF16
     and AVX512-VBMI or with AVX2, FMA and F16C (nvfp4's too), and the attention of one query
     position (static shapes) as a kernel over K and V as stored, masked positions skipped, and
-    the attention of a dynamic number of positions over a static cache (a prefill) as a tiled
+    the attention of several positions over static keys (a prefill, an encoder) as a tiled
     kernel with softmax's running form; ``off`` keeps the data-tiled GEMM (the same exact
     products, f32 sums in another order) and the decomposed attention.
 
