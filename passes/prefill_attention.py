@@ -101,56 +101,60 @@ def tiling(isa: str, head_dim: int) -> Tiling:
 
 def prefill_definitions(name: str, site: AttentionSite, isa: str) -> list[str]:
     """The text of the kernel's executable and of ``@name``, the function dispatching it: q
-    ``[B, KVH, g x T, E]`` (grouped) or ``[B, H, T, E]`` f32, T dynamic or static; K and V ``[B, KVH, S,
-    E]`` as the cache holds them; the mask (none, i1 for masked_fill, f32 added) over ``[..,
-    T or 1, S]``."""
+    ``[B, KVH, g x T, E]`` (grouped) or ``[B, H, T, E]`` f32; K and V ``[B, KVH, S, E]`` as the
+    cache holds them; the mask (none, i1 for masked_fill, f32 added) over ``[.., T or 1, S]``;
+    B, T and S static or dynamic."""
     q, k, mask = site.shapes()
     b, kvh, s, e = k.shape
     tile = tiling(isa, e)
-    padded = -(-s // tile.lanes) * tile.lanes
     exe, fn = f"{name}$executable", f"{name}$attention"
-    sizes = {"R": tile.rows, "E": e, "L": tile.lanes, "U": tile.group, "B": b, "S": padded}
+    # the snippets' sizes (the executable's mask and keys are dynamic: IREE inlines constants)
+    sizes = {"R": tile.rows, "E": e, "L": tile.lanes, "U": tile.group, "B": "?", "S": "?"}
     executable = fragment(
         "prefill_attention_executable.mlir",
         exe=exe,
         fn=fn,
-        BH=b * site.heads,
-        BK=b * kvh,
         H=site.heads,
         G=site.heads // kvh,
         KVH=kvh,
         R_less=tile.rows - 1,
-        tiles=padded // tile.lanes,
         factor=f32_hex(site.factor),
         **_unrolled(tile, sizes),
         **sizes,
     )
+    kv_rows = b * kvh if b != DYNAMIC else DYNAMIC
+    q_sizes = [
+        "%batch" if q.shape[0] == DYNAMIC else str(q.shape[0]),
+        str(q.shape[1]),
+        "%q_len" if q.shape[2] == DYNAMIC else str(q.shape[2]),
+        str(e),
+    ]
     function = definition(
         "prefill_attention.mlir",
         name=name,
         exe=exe,
         fn=fn,
-        B=b,
+        B=shape_text((b,)),
         KVH=kvh,
-        S=s,
-        SP=padded,
-        pad=padded - s,
+        H=site.heads,
+        S=shape_text((s,)),
         E=e,
-        BH=b * site.heads,
-        BK=b * kvh,
-        QH=q.shape[1],
+        L=tile.lanes,
+        L_less=tile.lanes - 1,
         QG=site.per_position,
         R=tile.rows,
         R_less=tile.rows - 1,
+        k_shape=shape_text(k.shape),
+        kv_rows=shape_text((kv_rows,)),
+        kv_sizes="%keys" if kv_rows != DYNAMIC else "%kv_heads, %keys",
         q_shape=shape_text(q.shape),
         q_rows=shape_text((q.shape[0] * q.shape[1] * q.shape[2] if q.is_static else DYNAMIC,)),
-        q_len="%q_len" if q.shape[2] == DYNAMIC else q.shape[2],
-        t_doc="dynamic" if q.shape[2] == DYNAMIC else f"{q.shape[2] // site.per_position}",
+        q_sizes=", ".join(q_sizes),
         q_heads_doc="K/V heads with each one's query heads x T rows"
         if site.per_position > 1
         else "heads, T rows",
         **_widening(k.dtype),
-        **_mask_fields(mask, site.fill, s),
+        **_mask_fields(mask, site.fill, b, s),
     )
     return [executable, function]
 
@@ -215,37 +219,45 @@ def _widening(kv_elem: str) -> dict[str, str]:
     }
 
 
-def _mask_fields(mask: TensorInfo | None, fill: bool, s: int) -> dict[str, object]:
+def _mask_fields(mask: TensorInfo | None, fill: bool, b: int, s: int) -> dict[str, object]:
     """The function's mask argument and its rows ``[MB, T or 1, S]`` (MB: 1 or the batch), made
-    additive (-inf where masked) over ``[B, T, S]``."""
+    additive (-inf where masked) over ``[B, T, S]`` (``b``, ``s``: the batch and keys, static or
+    dynamic)."""
+    keys = shape_text((s,))
     if mask is None:
         mask_elem, shape, mb, mt = "i1", (1, 1, s), 1, 1
-        rows = f"  %mask_rows = arith.constant dense<false> : tensor<1x1x{s}xi1>"
+        if s == DYNAMIC:
+            rows = (
+                "  %mask_false = arith.constant false\n"
+                "  %mask_empty = tensor.empty(%s) : tensor<1x1x?xi1>\n"
+                "  %mask_rows = linalg.fill ins(%mask_false : i1)"
+                " outs(%mask_empty : tensor<1x1x?xi1>) -> tensor<1x1x?xi1>"
+            )
+        else:
+            rows = f"  %mask_rows = arith.constant dense<false> : tensor<1x1x{s}xi1>"
         arg, doc = "", "none: every position open"
     else:
         mask_elem, shape = mask.dtype, mask.shape
         per_query = mask.rank >= 2 and mask.shape[-2] != 1
         mt = mask.shape[-2] if per_query else 1
-        mb = math.prod(mask.shape[:-2]) if mask.rank >= 2 else 1
+        lead = mask.shape[:-2]
+        mb = DYNAMIC if DYNAMIC in lead else math.prod(lead)
         arg = f", %mask: tensor<{shape_text(mask.shape)}x{mask_elem}>"
         doc = "True: masked" if fill else "added to the scores"
-        into = f"tensor<{mb}x{shape_text((mt,))}x{s}x{mask_elem}>"
+        into = f"tensor<{shape_text((mb, mt))}x{keys}x{mask_elem}>"
         source = f"tensor<{shape_text(mask.shape)}x{mask_elem}>"
-        if mask.rank == 1:
+        if mask.rank <= 2:
+            t_dim = "%t" if mt == DYNAMIC else str(mt)
+            s_dim = "%s" if s == DYNAMIC else str(s)
+            groups = "[[0, 1, 2]]" if mask.rank == 1 else "[[0, 1], [2]]"
             rows = (
-                f"  %mask_rows = tensor.expand_shape %mask [[0, 1, 2]] output_shape [1, 1, {s}]"
-                f" : {source} into {into}"
-            )
-        elif mask.rank == 2:
-            dim = "%t" if mt == DYNAMIC else str(mt)
-            rows = (
-                f"  %mask_rows = tensor.expand_shape %mask [[0, 1], [2]] output_shape"
-                f" [1, {dim}, {s}] : {source} into {into}"
+                f"  %mask_rows = tensor.expand_shape %mask {groups} output_shape"
+                f" [1, {t_dim if mask.rank == 2 else 1}, {s_dim}] : {source} into {into}"
             )
         else:
-            lead = ", ".join(str(i) for i in range(mask.rank - 2))
+            lead_dims = ", ".join(str(i) for i in range(mask.rank - 2))
             rows = (
-                f"  %mask_rows = tensor.collapse_shape %mask [[{lead}], [{mask.rank - 2}],"
+                f"  %mask_rows = tensor.collapse_shape %mask [[{lead_dims}], [{mask.rank - 2}],"
                 f" [{mask.rank - 1}]] : {source} into {into}"
             )
     value = (
@@ -253,14 +265,16 @@ def _mask_fields(mask: TensorInfo | None, fill: bool, s: int) -> dict[str, objec
         if mask is None or fill
         else "    %a = arith.addf %m, %zero : f32"
     )
+    dynamic = [name for name, d in (("%batch", b), ("%t", DYNAMIC), ("%s", s)) if d == DYNAMIC]
     return {
-        "MB": mb,
+        "MB": shape_text((mb,)),
         "MT": shape_text((mt,)),
         "mask_shape": shape_text(shape),
         "mask_elem": mask_elem,
         "mask_doc": doc,
         "mask_arg": arg,
         "mask_rows": rows,
+        "mask_sizes": ", ".join(dynamic),
         "mask_b": "0" if mb == 1 else "b",
         "mask_t": "t" if mt != 1 else "0",
         "mask_value": value,

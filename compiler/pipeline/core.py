@@ -116,6 +116,9 @@ def compile_core(
     run_pass(GemmOperands(gemm_operands), module)
     if not options.target.is_cuda and gemm_operands == "f32":
         run_pass(WidenBf16Matmuls(), module)  # bf16 GEMMs without bf16 instructions: f32 ones
+    # the layers as the recipe left them: the CPU kernels below replace some kept matmuls
+    # (attention's), which are still reported as such
+    layers = layer_map(module)
     isa = decode_gemv_isa(options.target)
     if options.decode_gemv == "auto" and isa is not None:
         # before the weights are folded: a block scale's chain proves it a power of two
@@ -126,7 +129,6 @@ def compile_core(
     if not options.target.is_cuda:  # the CPU's GEMMs read block scales unswizzled
         run_pass(CompactBlockScales(), module)
     dump_stage(options, "02-recipe", module)
-    layers = layer_map(module)
     check_quantized(options, layers)
     note("fold weights")
     # weights quantized at compile time, after gemm-operands read their scale chains

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from iree.compiler import ir
 
 from passes.ir import torch_ops
-from passes.ir.types import DYNAMIC, TensorInfo, shape_text, tensor_info
+from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
 from passes.ir.widening import widened_from
 
 RESHAPES = ("torch.aten.view", "torch.aten._unsafe_view", "torch.aten.reshape")
@@ -43,7 +43,7 @@ class AttentionSite:
     def shapes(self) -> tuple[TensorInfo, TensorInfo, TensorInfo | None]:
         """q's, K's and the mask's types (q's and the mask's with a prefill's dynamic dim)."""
         q = tensor_info(self.q.type, dynamic=True)
-        k = _info(self.k)
+        k = tensor_info(self.k.type, dynamic=True)
         mask = None if self.mask is None else tensor_info(self.mask.type, dynamic=True)
         assert q is not None and k is not None
         return q, k, mask
@@ -64,22 +64,21 @@ def _info(value: ir.Value) -> TensorInfo | None:
     return info if info is not None and info.is_static else None
 
 
-def _rows_info(value: ir.Value, dim: int) -> TensorInfo | None:
-    """``value``'s type, static but for its dim ``dim`` (a prefill's positions)."""
+def _dynamic_at(value: ir.Value, *dims: int) -> TensorInfo | None:
+    """``value``'s type, static but (maybe) for its dims ``dims`` (negative: from the end)."""
     info = tensor_info(value.type, dynamic=True)
-    if info is None or not -info.rank <= dim < info.rank:
+    if info is None:
         return None
-    rest = tuple(d for i, d in enumerate(info.shape) if i != dim % info.rank)
-    return info if DYNAMIC not in rest else None
+    allowed = {d % info.rank for d in dims if -info.rank <= d < info.rank}
+    dynamic = {i for i, d in enumerate(info.shape) if d == DYNAMIC}
+    return info if dynamic <= allowed else None
 
 
 def _cache(value: ir.Value) -> ir.Value:
     """The bf16 tensor ``value`` (an f32 K or V) widens, else ``value`` itself."""
     op = _op(value, *WIDENINGS)
-    if op is not None:
-        source = _info(op.operands[0])
-        if source is not None and source.dtype == "bf16":
-            return op.operands[0]
+    if op is not None and _dtype(op.operands[0]) == "bf16":
+        return op.operands[0]
     op = _op(value, "torch_c.from_builtin_tensor")
     if op is not None:
         source = widened_from(op.operands[0])
@@ -92,13 +91,15 @@ def find_site(softmax: ir.Operation) -> AttentionSite | None:
     """The decomposed attention around ``softmax``, if it is one query position's with static
     shapes (a decode step) or several positions' (a dynamic number: a prefill) with the rest
     static, a plain scale and a mask the kernels take."""
-    scores = _rows_info(softmax.results[0], -2)
+    scores = _dynamic_at(softmax.results[0], 0, -2, -1)
     dim = torch_ops.constant_number(softmax.operands[1])
     if scores is None or scores.dtype != "f32" or scores.rank not in (4, 5):
         return None
     if dim not in (-1, scores.rank - 1):
         return None
     prefill = scores.shape[-2] != 1  # several query positions (a dynamic number: a prefill)
+    if not prefill and not scores.is_static:  # a decode step's kernel takes static shapes
+        return None
     grouped = scores.rank == 5  # [B, KVH, g, T, S]
     x, mask, fill = softmax.operands[0], None, True
     masked = _op(x, "torch.aten.masked_fill.Scalar", "torch.aten.add.Tensor")
@@ -125,8 +126,9 @@ def find_site(softmax: ir.Operation) -> AttentionSite | None:
         return None
     k = transpose.operands[0]
     dims = {torch_ops.constant_number(o) for o in transpose.operands[1:]}
-    q_info = _rows_info(q, 2) if prefill else _info(q)
-    k_info = _info(k)
+    # a prefill's batch, positions and keys may be dynamic (an encoder compiled with --dynamic)
+    q_info = _dynamic_at(q, 0, 2) if prefill else _info(q)
+    k_info = _dynamic_at(k, 0, 2) if prefill else _info(k)
     if q_info is None or k_info is None or q_info.dtype != "f32" or k_info.dtype != "f32":
         return None
     if dims not in ({-2.0, -1.0}, {2.0, 3.0}) or q_info.rank != 4 or k_info.rank != 4:
@@ -152,18 +154,23 @@ def find_site(softmax: ir.Operation) -> AttentionSite | None:
     out = _only_use(probabilities)
     if out is None or out.name != "torch.aten.matmul" or out.operands[0] != probabilities:
         return None
-    v_info = _info(out.operands[1])
-    out_info = _rows_info(out.results[0], 2) if prefill else _info(out.results[0])
+    v_info = _dynamic_at(out.operands[1], 0, 2) if prefill else _info(out.operands[1])
+    out_info = _dynamic_at(out.results[0], 0, 2) if prefill else _info(out.results[0])
     if v_info is None or v_info.shape != k_info.shape or v_info.dtype != "f32":
         return None
     if out_info is None or out_info.shape != q_info.shape:
         return None
     k_src, v_src = _cache(k), _cache(out.operands[1])
-    if _info(k_src).dtype != _info(v_src).dtype:  # type: ignore[union-attr]
+    if _dtype(k_src) != _dtype(v_src):
         k_src, v_src = k, out.operands[1]
     return AttentionSite(
         q, k_src, v_src, mask, fill, factor, out, heads, per_position if prefill else 0
     )
+
+
+def _dtype(value: ir.Value) -> str | None:
+    info = tensor_info(value.type, dynamic=True)
+    return None if info is None else info.dtype
 
 
 def _closed_rows_fill(
@@ -198,7 +205,7 @@ def _mask_fits(mask: ir.Value, scores: TensorInfo, fill: bool) -> bool:
     the scores'), the same for every head (its other dims 1, but the batch and, in a prefill,
     the query positions')."""
     prefill = scores.shape[-2] != 1
-    info = _rows_info(mask, -2) if prefill else _info(mask)
+    info = _dynamic_at(mask, 0, -2, -1) if prefill else _info(mask)
     if info is None or info.dtype != ("i1" if fill else "f32") or info.rank > scores.rank:
         return False
     if info.shape[-1] != scores.shape[-1]:
@@ -225,7 +232,7 @@ def replace_with_call(
     texts) are added to the module once per name."""
     q, k, mask = site.shapes()
     mask_key = "nomask" if mask is None else f"{'fill' if site.fill else 'add'}{_dims(mask.shape)}"
-    name = f"{prefix}{_dims(q.shape)}.{shape_text(k.shape)}{k.dtype}.{mask_key}"
+    name = f"{prefix}{_dims(q.shape)}.{_dims(k.shape)}{k.dtype}.{mask_key}"
     if name not in names:
         for text in definitions(name, site):
             module.body.append(ir.Operation.parse(text))

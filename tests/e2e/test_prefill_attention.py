@@ -254,3 +254,35 @@ def test_a_static_number_of_positions(mask_kind: str, tmp_path: Path) -> None:
         want = module(*(x.double() if x.is_floating_point() else x for x in inputs)).numpy()
     assert _rel(got, want) < 1e-6
     filecheck("CHECK: call @qmlir.prefill_attention.2x4x24x16.\n", tmp_path / "04-lower.mlir")
+
+
+def test_a_dynamic_batch_and_key_count(tmp_path: Path) -> None:
+    """An encoder compiled with dynamic batch and sequence (MiniLM under --dynamic): the keys'
+    count is dynamic too (the decomposition pads it to a multiple of 8), and so is the batch."""
+    g = torch.Generator().manual_seed(7)
+    module = _MaskedAttention(gqa=False).eval()
+    batch = torch.export.Dim("batch", min=1, max=8)
+    seq = torch.export.Dim("seq", min=2, max=64)
+    dims = ({0: batch, 2: seq}, {0: batch, 2: seq}, {0: batch, 2: seq}, {0: batch, 3: seq})
+
+    def inputs(b: int, n: int) -> tuple[torch.Tensor, ...]:
+        q, k, v = (torch.randn(b, HEADS, n, E, generator=g) for _ in range(3))
+        mask = torch.zeros(b, 1, 1, n)
+        mask[-1, ..., n // 2 :] = float("-inf")  # a padded sentence
+        return q, k, v, mask
+
+    art = compiler.compile(
+        module, inputs(2, 12), recipe="none", dynamic_shapes=dims, dump_ir=tmp_path
+    )
+    filecheck(
+        "CHECK: call @qmlir.prefill_attention.Dx4xDx16.Dx4xDx16f32.\n", tmp_path / "04-lower.mlir"
+    )
+    for b, n in ((3, 21), (1, 40), (2, 12)):
+        x = inputs(b, n)
+        got = np.asarray(art(*x))
+        with torch.no_grad():
+            want = module(*(t.double() for t in x)).numpy()
+        assert _rel(got.astype(np.float64), want) < 1e-6, (b, n)
+    # the same keys in the same tiles as a static compile's (padded keys add exact zeros)
+    static = compiler.compile(module, x, recipe="none")
+    np.testing.assert_array_equal(got.view(np.uint32), np.asarray(static(*x)).view(np.uint32))

@@ -1,57 +1,69 @@
 // Attention of T query positions each (a generator's prefill; the executable @${exe},
-// prefill_attention_executable.mlir) over a KV cache: q [${q_shape}] (batch, ${q_heads_doc},
-// head dim; T ${t_doc}), K and V [${B}, ${KVH}, ${S}, ${E}] ${kv_elem} (K transposed and V as
-// they are, both ${widen_doc}, padded with zeros to ${SP} positions, a multiple of the kernel's
-// tile), the mask [${mask_shape}] ${mask_elem} (${mask_doc}) made the kernel's additive one,
-// [${B}, T, ${SP}] f32 (-inf at the padding).
+// prefill_attention_executable.mlir) over S keys: q [${q_shape}] (batch, ${q_heads_doc}, head
+// dim), K and V [${k_shape}] ${kv_elem} (K transposed and V as they are, both ${widen_doc},
+// padded with zeros to a multiple of ${L} keys, the kernel's tile), the mask [${mask_shape}]
+// ${mask_elem} (${mask_doc}) made the kernel's additive one, [batch, T, keys] f32 (-inf at the
+// padding). Sizes ? are dynamic.
 func.func private @${name}(%q: tensor<${q_shape}xf32>,
-                            %k: tensor<${B}x${KVH}x${S}x${E}x${kv_elem}>,
-                            %v: tensor<${B}x${KVH}x${S}x${E}x${kv_elem}>${mask_arg})
+                            %k: tensor<${k_shape}x${kv_elem}>,
+                            %v: tensor<${k_shape}x${kv_elem}>${mask_arg})
     -> tensor<${q_shape}xf32> {
+  %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
   %q_len = tensor.dim %q, %c2 : tensor<${q_shape}xf32>
   %c_per_t = arith.constant ${QG} : index
   %t = arith.divui %q_len, %c_per_t : index
+  %batch = tensor.dim %k, %c0 : tensor<${k_shape}x${kv_elem}>
+  %s = tensor.dim %k, %c2 : tensor<${k_shape}x${kv_elem}>
+  %cL = arith.constant ${L} : index
+  %cL_less = arith.constant ${L_less} : index
+  %s_up = arith.addi %s, %cL_less : index
+  %tiles = arith.divui %s_up, %cL : index
+  %keys = arith.muli %tiles, %cL : index
+  %pad = arith.subi %keys, %s : index
   %c_blocks_less = arith.constant ${R_less} : index
   %cR = arith.constant ${R} : index
   %t_up = arith.addi %t, %c_blocks_less : index
   %blocks = arith.divui %t_up, %cR : index
-  %cBH = arith.constant ${BH} : index
-  %n = arith.muli %cBH, %blocks : index
-  %rows = arith.muli %cBH, %t : index
+  %cH = arith.constant ${H} : index
+  %cKVH = arith.constant ${KVH} : index
+  %heads = arith.muli %batch, %cH : index
+  %kv_heads = arith.muli %batch, %cKVH : index
+  %n = arith.muli %heads, %blocks : index
+  %rows = arith.muli %heads, %t : index
   %q_collapsed = tensor.collapse_shape %q [[0, 1, 2], [3]] : tensor<${q_shape}xf32> into tensor<${q_rows}x${E}xf32>
   %q_rows = tensor.cast %q_collapsed : tensor<${q_rows}x${E}xf32> to tensor<?x${E}xf32>
-  %k_rows = tensor.collapse_shape %k [[0, 1], [2], [3]] : tensor<${B}x${KVH}x${S}x${E}x${kv_elem}> into tensor<${BK}x${S}x${E}x${kv_elem}>
-  %v_rows = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<${B}x${KVH}x${S}x${E}x${kv_elem}> into tensor<${BK}x${S}x${E}x${kv_elem}>
+  %k_rows = tensor.collapse_shape %k [[0, 1], [2], [3]] : tensor<${k_shape}x${kv_elem}> into tensor<${kv_rows}x${S}x${E}x${kv_elem}>
+  %v_rows = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<${k_shape}x${kv_elem}> into tensor<${kv_rows}x${S}x${E}x${kv_elem}>
   %kv_zero = arith.constant 0.0 : ${kv_elem}
-  %k_pad = tensor.pad %k_rows low[0, 0, 0] high[0, ${pad}, 0] {
+  %k_pad = tensor.pad %k_rows low[0, 0, 0] high[0, %pad, 0] {
   ^bb0(%i0: index, %i1: index, %i2: index):
     tensor.yield %kv_zero : ${kv_elem}
-  } : tensor<${BK}x${S}x${E}x${kv_elem}> to tensor<${BK}x${SP}x${E}x${kv_elem}>
-  %v_pad = tensor.pad %v_rows low[0, 0, 0] high[0, ${pad}, 0] {
+  } : tensor<${kv_rows}x${S}x${E}x${kv_elem}> to tensor<${kv_rows}x?x${E}x${kv_elem}>
+  %v_pad = tensor.pad %v_rows low[0, 0, 0] high[0, %pad, 0] {
   ^bb0(%i0: index, %i1: index, %i2: index):
     tensor.yield %kv_zero : ${kv_elem}
-  } : tensor<${BK}x${S}x${E}x${kv_elem}> to tensor<${BK}x${SP}x${E}x${kv_elem}>
-  %kt_empty = tensor.empty() : tensor<${BK}x${E}x${SP}xf32>
+  } : tensor<${kv_rows}x${S}x${E}x${kv_elem}> to tensor<${kv_rows}x?x${E}x${kv_elem}>
+  %kt_empty = tensor.empty(${kv_sizes}) : tensor<${kv_rows}x${E}x?xf32>
   %kt = linalg.generic {
       indexing_maps = [affine_map<(b, e, s) -> (b, s, e)>, affine_map<(b, e, s) -> (b, e, s)>],
       iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%k_pad : tensor<${BK}x${SP}x${E}x${kv_elem}>) outs(%kt_empty : tensor<${BK}x${E}x${SP}xf32>) {
+      ins(%k_pad : tensor<${kv_rows}x?x${E}x${kv_elem}>) outs(%kt_empty : tensor<${kv_rows}x${E}x?xf32>) {
   ^bb0(%x: ${kv_elem}, %o: f32):
 ${widen_k}
     linalg.yield ${k_value} : f32
-  } -> tensor<${BK}x${E}x${SP}xf32>
-  %v_empty = tensor.empty() : tensor<${BK}x${SP}x${E}xf32>
+  } -> tensor<${kv_rows}x${E}x?xf32>
+  %v_empty = tensor.empty(${kv_sizes}) : tensor<${kv_rows}x?x${E}xf32>
   %v_wide = linalg.generic {
       indexing_maps = [affine_map<(b, s, e) -> (b, s, e)>, affine_map<(b, s, e) -> (b, s, e)>],
       iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%v_pad : tensor<${BK}x${SP}x${E}x${kv_elem}>) outs(%v_empty : tensor<${BK}x${SP}x${E}xf32>) {
+      ins(%v_pad : tensor<${kv_rows}x?x${E}x${kv_elem}>) outs(%v_empty : tensor<${kv_rows}x?x${E}xf32>) {
   ^bb0(%x: ${kv_elem}, %o: f32):
 ${widen_v}
     linalg.yield ${v_value} : f32
-  } -> tensor<${BK}x${SP}x${E}xf32>
+  } -> tensor<${kv_rows}x?x${E}xf32>
 ${mask_rows}
-  %add_empty = tensor.empty(%t) : tensor<${B}x?x${S}xf32>
+  %add_empty = tensor.empty(${mask_sizes}) : tensor<${B}x?x${S}xf32>
   %additive = linalg.generic {
       indexing_maps = [affine_map<(b, t, s) -> (${mask_b}, ${mask_t}, s)>,
                        affine_map<(b, t, s) -> (b, t, s)>],
@@ -63,17 +75,21 @@ ${mask_rows}
 ${mask_value}
     linalg.yield %a : f32
   } -> tensor<${B}x?x${S}xf32>
-  %mask_pad = tensor.pad %additive low[0, 0, 0] high[0, 0, ${pad}] {
+  %mask_pad = tensor.pad %additive low[0, 0, 0] high[0, 0, %pad] {
   ^bb0(%i0: index, %i1: index, %i2: index):
     %closed = arith.constant 0xFF800000 : f32
     tensor.yield %closed : f32
-  } : tensor<${B}x?x${S}xf32> to tensor<${B}x?x${SP}xf32>
-  %out = flow.dispatch @${exe}::@${fn}[%n](%q_rows, %kt, %v_wide, %mask_pad, %t)
-      : (tensor<?x${E}xf32>{%rows}, tensor<${BK}x${E}x${SP}xf32>,
-         tensor<${BK}x${SP}x${E}xf32>, tensor<${B}x?x${SP}xf32>{%t}, index)
+  } : tensor<${B}x?x${S}xf32> to tensor<${B}x?x?xf32>
+  %kt_any = tensor.cast %kt : tensor<${kv_rows}x${E}x?xf32> to tensor<?x${E}x?xf32>
+  %v_any = tensor.cast %v_wide : tensor<${kv_rows}x?x${E}xf32> to tensor<?x?x${E}xf32>
+  %mask_any = tensor.cast %mask_pad : tensor<${B}x?x?xf32> to tensor<?x?x?xf32>
+  %out = flow.dispatch @${exe}::@${fn}[%n](%q_rows, %kt_any, %v_any, %mask_any, %t, %batch, %keys)
+      : (tensor<?x${E}xf32>{%rows}, tensor<?x${E}x?xf32>{%kv_heads, %keys},
+         tensor<?x?x${E}xf32>{%kv_heads, %keys}, tensor<?x?x?xf32>{%batch, %t, %keys},
+         index, index, index)
       -> tensor<?x${E}xf32>{%rows}
   %out_rows = tensor.cast %out : tensor<?x${E}xf32> to tensor<${q_rows}x${E}xf32>
-  %result = tensor.expand_shape %out_rows [[0, 1, 2], [3]] output_shape [${B}, ${QH}, ${q_len}, ${E}]
+  %result = tensor.expand_shape %out_rows [[0, 1, 2], [3]] output_shape [${q_sizes}]
       : tensor<${q_rows}x${E}xf32> into tensor<${q_shape}xf32>
   return %result : tensor<${q_shape}xf32>
 }

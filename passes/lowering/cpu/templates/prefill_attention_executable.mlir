@@ -1,16 +1,18 @@
 // Attention of T query positions each (a generator's prefill, passes/prefill_attention.py) over
-// a KV cache: q [${BH} x T, ${E}] f32 (batch x heads x positions rows), K transposed and V
-// [${BK}, ${E}, ${S}] and [${BK}, ${S}, ${E}] f32 (batch x K/V heads; head h reads K/V head
-// h / ${G}), an additive mask [${B}, T, ${S}] f32 (-inf: the position is masked), T (%t)
-// dynamic. Each workgroup takes a block of ${R} query rows of one head (rows past T repeat the
+// S keys: q [B x ${H} x T, ${E}] f32 (batch x heads x positions rows), K transposed and V
+// [B x ${KVH}, ${E}, S] and [B x ${KVH}, S, ${E}] f32 (batch x K/V heads; head h reads K/V head
+// h / ${G}), an additive mask [B, T, S] f32 (-inf: the position is masked); T (%t), B
+// (%batch) and S (%keys, a multiple of ${L}) are operands (IREE inlines those that are
+// constants). Each workgroup takes a block of ${R} query rows of one head (rows past T repeat the
 // last and are not stored) and goes over the keys ${L} at a time, skipping a tile of keys that
 // the mask closes to every row of the block (a causal mask's future), with softmax's running
 // form (FlashAttention's): per row a running maximum m, sum l and output o, and per tile
 //   1. the scores q . k of the block's rows and the tile's keys, f32 FMAs over the head dim in
 //      order, x ${factor} + mask; -inf at masked positions (their keys' values unused);
 //   2. m' = max(m, the tile's scores), the tile's exp(score - m'), l = l exp(m - m') + their sum;
-//   3. o = o exp(m - m') + the sum of exp x v over the tile's keys (two partial sums, the even
-//      keys' and the odd keys').
+//   3. o = o exp(m - m') + the sum of exp x v over the tile's keys by f32 FMAs, ${U} rows a
+//      step (each V row loaded once for them; no branch: a row still closed to every key takes
+//      its exps from 0, all 0).
 // Each row's output is o / l; a row whose positions are all masked is 0, as torch's SDPA gives
 // (its "safe" softmax). A masked position's value is multiplied by 0, as the decomposition's.
 stream.executable private @${exe} {
@@ -21,7 +23,8 @@ stream.executable private @${exe} {
   builtin.module {
     func.func @${fn}(%q_binding: !stream.binding, %kt_binding: !stream.binding,
                      %v_binding: !stream.binding, %mask_binding: !stream.binding,
-                     %out_binding: !stream.binding, %t: index) {
+                     %out_binding: !stream.binding, %t: index, %batch: index,
+                     %keys: index) {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %cE = arith.constant ${E} : index
@@ -29,16 +32,17 @@ stream.executable private @${exe} {
       %cR = arith.constant ${R} : index
       %cR_less = arith.constant ${R_less} : index
       %cU = arith.constant ${U} : index
-      %c_tiles = arith.constant ${tiles} : index
-      %cBH = arith.constant ${BH} : index
       %cH = arith.constant ${H} : index
       %cG = arith.constant ${G} : index
       %cKVH = arith.constant ${KVH} : index
-      %rows = arith.muli %cBH, %t : index
+      %heads = arith.muli %batch, %cH : index
+      %rows = arith.muli %heads, %t : index
+      %kv_heads = arith.muli %batch, %cKVH : index
+      %c_tiles = arith.divui %keys, %cL : index
       %q = stream.binding.subspan %q_binding[%c0] : !stream.binding -> memref<?x${E}xf32>{%rows}
-      %kt = stream.binding.subspan %kt_binding[%c0] : !stream.binding -> memref<${BK}x${E}x${S}xf32>
-      %v = stream.binding.subspan %v_binding[%c0] : !stream.binding -> memref<${BK}x${S}x${E}xf32>
-      %mask = stream.binding.subspan %mask_binding[%c0] : !stream.binding -> memref<${B}x?x${S}xf32>{%t}
+      %kt = stream.binding.subspan %kt_binding[%c0] : !stream.binding -> memref<?x${E}x?xf32>{%kv_heads, %keys}
+      %v = stream.binding.subspan %v_binding[%c0] : !stream.binding -> memref<?x?x${E}xf32>{%kv_heads, %keys}
+      %mask = stream.binding.subspan %mask_binding[%c0] : !stream.binding -> memref<?x?x?xf32>{%batch, %t, %keys}
       %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> memref<?x${E}xf32>{%rows}
       %qs = memref.alloca() : memref<${R}x${E}xf32>
       %os = memref.alloca() : memref<${R}x${E}xf32>
@@ -81,7 +85,7 @@ stream.executable private @${exe} {
         %open_any = scf.for %i = %c0 to %cR step %c1 iter_args(%any = %false) -> (i1) {
           %ti_all = arith.addi %t0, %i : index
           %ti = arith.minui %ti_all, %t_last : index
-          %mk = vector.load %mask[%b, %ti, %j0] : memref<${B}x?x${S}xf32>, vector<${L}xf32>
+          %mk = vector.load %mask[%b, %ti, %j0] : memref<?x?x?xf32>, vector<${L}xf32>
           %open = arith.cmpf une, %mk, %neg_inf_l : vector<${L}xf32>
           %some = vector.reduction <or>, %open : vector<${L}xi1> into i1
           %grown = arith.ori %any, %some : i1
@@ -89,7 +93,7 @@ stream.executable private @${exe} {
         }
         scf.if %open_any {
           %acc:${R} = scf.for %e = %c0 to %cE step %c1 iter_args(${acc_args}) -> (${acc_types}) {
-            %ktv = vector.load %kt[%bk, %e, %j0] : memref<${BK}x${E}x${S}xf32>, vector<${L}xf32>
+            %ktv = vector.load %kt[%bk, %e, %j0] : memref<?x${E}x?xf32>, vector<${L}xf32>
 ${fma_rows}
             scf.yield ${acc_next} : ${acc_types}
           }
@@ -98,7 +102,7 @@ ${tile_stores}
 ${rows}
             %o_all:${U} = scf.for %j = %c0 to %cL step %c1 iter_args(${pv_args}) -> (${pv_types}) {
               %key = arith.addi %j0, %j : index
-              %v_row = vector.load %v[%bk, %key, %c0] : memref<${BK}x${S}x${E}xf32>, vector<${E}xf32>
+              %v_row = vector.load %v[%bk, %key, %c0] : memref<?x?x${E}xf32>, vector<${E}xf32>
 ${pv}
               scf.yield ${pv_next} : ${pv_types}
             }
