@@ -10,15 +10,18 @@ again for the second GEMM: at 0.35B with a 512-token prompt and a 640-position c
 2390 CPU ms a prefill on the AVX512-BF16 host, a causal mask's future (half the scores) and the
 cache's unused positions computed and thrown away (``benchmarks/RESULTS.md``). Here each such
 attention (``passes/ir/attention_sites.py``: scores ``[B, KVH, g, T, S]`` or ``[B, H, T, S]``
-with T dynamic or static above 1, the rest static) becomes a call of
+with T dynamic or static above 1, the batch B and the keys S static or dynamic, the heads and
+head dim static) becomes a call of
 ``lowering/cpu/templates/prefill_attention.mlir``: K transposed and V widened to f32 (exactly)
-once a call, the mask made additive, then per block of query rows of one head and per tile of
-keys the scores by f32 FMAs in registers (the block's rows x the tile's keys), the running
+once a call (padded with zeros to a multiple of the tile, masked), the mask made additive,
+then per block of query rows of one head and per tile of keys the scores by f32 FMAs in registers (the block's rows x the tile's keys), the running
 maximum, sum and output per row (``prefill_attention_executable.mlir``). A tile that the mask
 closes to every row of the block is not computed: a prompt at the start of the cache reads
 about half of its keys' tiles and none past its end. Static shapes gain too (AVX512-BF16 host,
 one run of ``benchmarks/cpu.py``: MiniLM fp8-current 84.9 -> 72.3 ms, the decoder sample `none`
-71.2 -> 64.6 ms).
+71.2 -> 64.6 ms). The executable takes T, B and the padded key count as operands (IREE inlines
+them where they are constants): a dynamic artifact's attention sums the same products in the
+same order as its static twin's, bit for bit (padded keys add exact zeros).
 
 The values: each score is the decomposition's q · k summed in order by FMAs (the decomposition's
 GEMM sums in tiles: the last bits differ), × scale + mask; softmax's running form rescales the
