@@ -11,10 +11,10 @@ again for the second GEMM: at 0.35B with a 512-token prompt and a 640-position c
 cache's unused positions computed and thrown away (``benchmarks/RESULTS.md``). Here each such
 attention (``passes/ir/attention_sites.py``: scores ``[B, KVH, g, T, S]`` or ``[B, H, T, S]``
 with T dynamic or static above 1, the batch B and the keys S static or dynamic, the heads and
-head dim static) becomes a call of
-``lowering/cpu/templates/prefill_attention.mlir``: K transposed and V widened to f32 (exactly)
-once a call (padded with zeros to a multiple of the tile, masked), the mask made additive,
-then per block of query rows of one head and per tile of keys the scores by f32 FMAs in registers (the block's rows x the tile's keys), the running
+head dim static) becomes a call of ``lowering/cpu/templates/prefill_attention.mlir``: K
+transposed and V widened to f32 (exactly) once a call (padded with zeros to a multiple of the
+tile, masked), the mask made additive, then per block of query rows of one head and per tile of
+keys the scores by f32 FMAs in registers (the block's rows x the tile's keys), the running
 maximum, sum and output per row (``prefill_attention_executable.mlir``). A tile that the mask
 closes to every row of the block is not computed: a prompt at the start of the cache reads
 about half of its keys' tiles and none past its end. Static shapes gain too (AVX512-BF16 host,

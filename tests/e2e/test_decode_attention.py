@@ -152,9 +152,12 @@ def test_masked_positions_are_not_read() -> None:
 
 
 @pytest.mark.parametrize("arch", ["llama", "mistral"])  # mistral: a sliding window of 32
-def test_a_generators_decode_steps_match_the_decomposed_attention(
+def test_a_generators_prefills_and_decode_steps_match_the_decomposed_attention(
     arch: str, tmp_path: Path
 ) -> None:
+    """Decode steps (this kernel) and prefills (``prefill-attention``'s) against the decomposed
+    attention, teacher-forced past the window: a prompt of 40 tokens, a second prefill of 12
+    at 40, then one step a token."""
     model = checkpoints.decoder(arch)
     gens = {
         mode: compiler.compile_generator(
@@ -167,19 +170,22 @@ def test_a_generators_decode_steps_match_the_decomposed_attention(
         for mode in ("auto", "off")
     }
     filecheck(
-        """CHECK: func.func @decode(
+        """CHECK: func.func @main(
+CHECK-COUNT-2: call @qmlir.prefill_attention.
+CHECK-NOT: torch.aten.softmax
+CHECK: func.func @decode(
 CHECK-COUNT-2: call @qmlir.decode_attention.
 CHECK-NOT: torch.aten.softmax
 CHECK: return
 """,
         tmp_path / "02-recipe.mlir",
     )
-    tokens = np.random.default_rng(0).integers(0, 256, 48)
-    prompt = 6
+    tokens = np.random.default_rng(0).integers(0, 256, 60)
     logits = {}
-    for mode, gen in gens.items():  # the same tokens teacher-forced, past the window
-        steps = [np.asarray(gen.step(tokens[None, :prompt], 0))]
-        for i in range(prompt, len(tokens)):
+    for mode, gen in gens.items():
+        steps = [np.asarray(gen.step(tokens[None, :40], 0))]
+        steps.append(np.asarray(gen.step(tokens[None, 40:52], 40)))
+        for i in range(52, len(tokens)):
             steps.append(np.asarray(gen.step(tokens[None, i : i + 1], i)))
         logits[mode] = np.stack(steps)
     assert _rel(logits["auto"], logits["off"]) < 1e-5
