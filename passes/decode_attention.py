@@ -37,7 +37,12 @@ from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
 from passes.base.numbers import f32_hex
-from passes.ir.attention_sites import AttentionSite, find_site, replace_with_call
+from passes.ir.attention_sites import (
+    AttentionSite,
+    additive_mask,
+    find_site,
+    replace_with_call,
+)
 from passes.ir.functions import function_names
 from passes.ir.types import TensorInfo, shape_text
 from passes.ir.walk import ops_where
@@ -120,11 +125,7 @@ def attention_definitions(
                 f" : tensor<{shape_text(mask.shape)}x{mask_elem}>"
                 f" into tensor<{mb}x{s}x{mask_elem}>"
             )
-    value = (
-        "    %a = arith.select %m, %neg_inf, %zero : f32"
-        if mask is None or fill
-        else "    %a = arith.addf %m, %zero : f32"
-    )
+    value = additive_mask(mask is not None, fill)
     function = definition(
         "decode_attention.mlir",
         name=name,

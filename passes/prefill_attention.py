@@ -11,17 +11,17 @@ again for the second GEMM: at 0.35B with a 512-token prompt and a 640-position c
 cache's unused positions computed and thrown away (``benchmarks/RESULTS.md``). Here each such
 attention (``passes/ir/attention_sites.py``: scores ``[B, KVH, g, T, S]`` or ``[B, H, T, S]``
 with T dynamic or static above 1, the batch B and the keys S static or dynamic, the heads and
-head dim static) becomes a call of ``lowering/cpu/templates/prefill_attention.mlir``: K
-transposed and V widened to f32 (exactly) once a call (padded with zeros to a multiple of the
-tile, masked), the mask made additive, then per block of query rows of one head and per tile of
-keys the scores by f32 FMAs in registers (the block's rows x the tile's keys), the running
-maximum, sum and output per row (``prefill_attention_executable.mlir``). A tile that the mask
-closes to every row of the block is not computed: a prompt at the start of the cache reads
-about half of its keys' tiles and none past its end. Static shapes gain too (AVX512-BF16 host,
-one run of ``benchmarks/cpu.py``: MiniLM fp8-current 84.9 -> 72.3 ms, the decoder sample `none`
-71.2 -> 64.6 ms). The executable takes T, B and the padded key count as operands (IREE inlines
-them where they are constants): a dynamic artifact's attention sums the same products in the
-same order as its static twin's, bit for bit (padded keys add exact zeros).
+head dim static) becomes a call of ``lowering/cpu/templates/prefill_attention.mlir``: K and V
+(f32, as the decomposition widened a bf16 cache) padded with zeros to a multiple of the tile
+(masked) and K transposed, once a call, the mask made additive, then per block of query rows of
+one head and per tile of keys the scores by f32 FMAs in registers (the block's rows x the tile's
+keys), the running maximum, sum and output per row (``prefill_attention_executable.mlir``). A
+tile that the mask closes to every row of the block is not computed: a prompt at the start of
+the cache reads about half of its keys' tiles and none past its end. Static shapes gain too
+(AVX512-BF16 host, one run of ``benchmarks/cpu.py``: MiniLM fp8-current 84.9 -> 72.3 ms, the
+decoder sample `none` 71.2 -> 64.6 ms). The executable takes T, B and the padded key count as
+operands (IREE inlines them where they are constants): a dynamic artifact's attention sums the
+same products in the same order as its static twin's, bit for bit (padded keys add exact zeros).
 
 The values: each score is the decomposition's q · k summed in order by FMAs (the decomposition's
 GEMM sums in tiles: the last bits differ), × scale + mask; softmax's running form rescales the
@@ -47,7 +47,12 @@ from iree.compiler import ir
 from passes.base.errors import QmlirError
 from passes.base.module_pass import ModulePass, register_pass
 from passes.base.numbers import f32_hex
-from passes.ir.attention_sites import AttentionSite, find_site, replace_with_call
+from passes.ir.attention_sites import (
+    AttentionSite,
+    additive_mask,
+    find_site,
+    replace_with_call,
+)
 from passes.ir.functions import function_names
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 from passes.ir.walk import ops_where
@@ -71,13 +76,14 @@ class PrefillAttention(ModulePass):
             raise QmlirError(f"prefill-attention: no isa '{self.isa}' ({', '.join(ISAS)})")
         softmaxes = ops_where(module.operation, lambda op: op.name == "torch.aten.softmax.int")
         names = function_names(module)
+
+        def definitions(name: str, site: AttentionSite) -> list[str]:
+            return prefill_definitions(name, site, self.isa)
+
         for op in softmaxes:
             site = find_site(op)
             if site is not None and site.per_position:
-                replace_with_call(module, names, site, PREFIX, self._definitions)
-
-    def _definitions(self, name: str, site: AttentionSite) -> list[str]:
-        return prefill_definitions(name, site, self.isa)
+                replace_with_call(module, names, site, PREFIX, definitions)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,16 +103,23 @@ def tiling(isa: str, head_dim: int) -> Tiling:
     rows = registers // 2
     vectors = -(-head_dim // lanes)  # a row's output
     group = next(g for g in (4, 2, 1) if g == 1 or g * vectors <= registers // 2)
-    while rows > group and 4 * (2 * rows * head_dim + rows * lanes + 2 * rows) > STACK_BYTES:
+    while rows > group and stack_bytes(Tiling(lanes, rows, group), head_dim) > STACK_BYTES:
         rows //= 2
     return Tiling(lanes, rows, group)
 
 
+def stack_bytes(tile: Tiling, head_dim: int) -> int:
+    """A workgroup's buffers: the block's queries and outputs, a tile of scores, a group's
+    exps, each row's running maximum and sum (f32)."""
+    rows, lanes = tile.rows, tile.lanes
+    return 4 * (2 * rows * head_dim + rows * lanes + tile.group * lanes + 2 * rows)
+
+
 def prefill_definitions(name: str, site: AttentionSite, isa: str) -> list[str]:
     """The text of the kernel's executable and of ``@name``, the function dispatching it: q
-    ``[B, KVH, g x T, E]`` (grouped) or ``[B, H, T, E]`` f32; K and V ``[B, KVH, S, E]`` as the
-    cache holds them; the mask (none, i1 for masked_fill, f32 added) over ``[.., T or 1, S]``;
-    B, T and S static or dynamic."""
+    ``[B, KVH, g x T, E]`` (grouped) or ``[B, H, T, E]`` f32; K and V ``[B, KVH, S, E]`` f32 (as
+    the decomposition widened a bf16 cache); the mask (none, i1 for masked_fill, f32 added)
+    over ``[.., T or 1, S]``; B, T and S static or dynamic."""
     q, k, mask = site.shapes()
     b, kvh, s, e = k.shape
     tile = tiling(isa, e)
@@ -156,7 +169,6 @@ def prefill_definitions(name: str, site: AttentionSite, isa: str) -> list[str]:
         q_heads_doc="K/V heads with each one's query heads x T rows"
         if site.per_position > 1
         else "heads, T rows",
-        **_widening(k.dtype),
         **_mask_fields(mask, site.fill, b, s),
     )
     return [executable, function]
@@ -206,22 +218,6 @@ def _unrolled(tile: Tiling, sizes: dict[str, int]) -> dict[str, str]:
     }
 
 
-def _widening(kv_elem: str) -> dict[str, str]:
-    bf16 = kv_elem == "bf16"
-
-    def widen(p: str) -> str:
-        return fragment("prefill_attention_widen_bf16.mlir", p=p) if bf16 else ""
-
-    return {
-        "kv_elem": kv_elem,
-        "widen_doc": "widened to f32 exactly" if bf16 else "f32",
-        "widen_k": widen("k_"),
-        "widen_v": widen("v_"),
-        "k_value": "%k_w" if bf16 else "%x",
-        "v_value": "%v_w" if bf16 else "%x",
-    }
-
-
 def _mask_fields(mask: TensorInfo | None, fill: bool, b: int, s: int) -> dict[str, object]:
     """The function's mask argument and its rows ``[MB, T or 1, S]`` (MB: 1 or the batch), made
     additive (-inf where masked) over ``[B, T, S]`` (``b``, ``s``: the batch and keys, static or
@@ -263,11 +259,7 @@ def _mask_fields(mask: TensorInfo | None, fill: bool, b: int, s: int) -> dict[st
                 f"  %mask_rows = tensor.collapse_shape %mask [[{lead_dims}], [{mask.rank - 2}],"
                 f" [{mask.rank - 1}]] : {source} into {into}"
             )
-    value = (
-        "    %a = arith.select %m, %neg_inf, %zero : f32"
-        if mask is None or fill
-        else "    %a = arith.addf %m, %zero : f32"
-    )
+    value = additive_mask(mask is not None, fill)
     dynamic = [name for name, d in (("%batch", b), ("%t", DYNAMIC), ("%s", s)) if d == DYNAMIC]
     return {
         "MB": shape_text((mb,)),

@@ -31,7 +31,9 @@ NEG_INF = float("-inf")
 @dataclasses.dataclass(frozen=True)
 class AttentionSite:
     q: ir.Value  # f32 [B, KVH, g x T, E] (grouped) or [B, H, T, E]; T = 1: [B, KVH, g, E]
-    k: ir.Value  # [B, KVH, S, E], bf16 as the cache holds it or f32
+    k: (
+        ir.Value
+    )  # [B, KVH, S, E]: a decode step's bf16 as the cache holds it or f32; a prefill's f32
     v: ir.Value
     mask: ir.Value | None  # masked_fill's (i1, True = masked) or the added f32 mask
     fill: bool  # a masked_fill mask (else added)
@@ -41,7 +43,7 @@ class AttentionSite:
     per_position: int  # a prefill's: q's rows a position (the group, or 1); 0: a decode step
 
     def shapes(self) -> tuple[TensorInfo, TensorInfo, TensorInfo | None]:
-        """q's, K's and the mask's types (q's and the mask's with a prefill's dynamic dim)."""
+        """q's, K's and the mask's types (a prefill's with their dynamic dims)."""
         q = tensor_info(self.q.type, dynamic=True)
         k = tensor_info(self.k.type, dynamic=True)
         mask = None if self.mask is None else tensor_info(self.mask.type, dynamic=True)
@@ -160,7 +162,9 @@ def find_site(softmax: ir.Operation) -> AttentionSite | None:
         return None
     if out_info is None or out_info.shape != q_info.shape:
         return None
-    k_src, v_src = _cache(k), _cache(out.operands[1])
+    # a decode step's kernel reads K and V as the cache holds them; a prefill's takes them as
+    # the decomposition widened them (it transposes and pads them, once a call, anyway)
+    k_src, v_src = (k, out.operands[1]) if prefill else (_cache(k), _cache(out.operands[1]))
     if _dtype(k_src) != _dtype(v_src):
         k_src, v_src = k, out.operands[1]
     return AttentionSite(
@@ -255,6 +259,15 @@ def replace_with_call(
             ).result
     out.results[0].replace_all_uses_with(result)
     torch_ops.erase_unused(out)  # the decomposition, back to what else uses its inputs
+
+
+def additive_mask(given: bool, fill: bool) -> str:
+    """The body line of a kernel's mask conversion: ``%a``, the additive mask's value for the
+    element ``%m`` (an i1 True: masked, -inf; an f32: added as it is; none given: a false
+    i1), from ``%neg_inf`` and ``%zero``."""
+    if not given or fill:
+        return "    %a = arith.select %m, %neg_inf, %zero : f32"
+    return "    %a = arith.addf %m, %zero : f32"
 
 
 def _dims(shape: tuple[int, ...]) -> str:

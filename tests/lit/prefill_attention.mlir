@@ -3,15 +3,15 @@
 
 // A prefill's grouped-query attention (4 query heads over 2 bf16 K/V heads, T dynamic, a
 // per-query bool mask over 24 cache positions), as compiler/frontend/attention.py decomposes
-// it: the softmax and both matmuls give way to a call of the tiled kernel, which reads the
-// bf16 K and V as the cache holds them (widened inside its function) and the mask's rows.
+// it: the softmax and both matmuls give way to a call of the tiled kernel, which takes K and V
+// as the decomposition widened them to f32 (it transposes K and pads both) and the mask's rows.
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: torch.aten.softmax
 // CHECK: %[[Q:.*]] = torch_c.to_builtin_tensor %{{.*}} : !torch.vtensor<[1,2,?,16],f32> -> tensor<1x2x?x16xf32>
-// CHECK: %[[K:.*]] = torch_c.to_builtin_tensor %arg1 : !torch.vtensor<[1,2,24,16],bf16> -> tensor<1x2x24x16xbf16>
-// CHECK: %[[V:.*]] = torch_c.to_builtin_tensor %arg2 : !torch.vtensor<[1,2,24,16],bf16> -> tensor<1x2x24x16xbf16>
+// CHECK: %[[K:.*]] = torch_c.to_builtin_tensor %{{.*}} : !torch.vtensor<[1,2,24,16],f32> -> tensor<1x2x24x16xf32>
+// CHECK: %[[V:.*]] = torch_c.to_builtin_tensor %{{.*}} : !torch.vtensor<[1,2,24,16],f32> -> tensor<1x2x24x16xf32>
 // CHECK: %[[M:.*]] = torch_c.to_builtin_tensor %{{.*}} : !torch.vtensor<[1,1,1,?,24],i1> -> tensor<1x1x1x?x24xi1>
-// CHECK: call @qmlir.prefill_attention.1x2xDx16.1x2x24x16bf16.fill1x1x1xDx24(%[[Q]], %[[K]], %[[V]], %[[M]])
+// CHECK: call @qmlir.prefill_attention.1x2xDx16.1x2x24x16f32.fill1x1x1xDx24(%[[Q]], %[[K]], %[[V]], %[[M]])
 // CHECK-NOT: torch.aten.matmul
 // CHECK: return
 // The kernel: 16 keys a tile (the cache padded to 32), 16 query rows a block, four rows a step;
@@ -24,9 +24,9 @@
 // CHECK: vector.reduction <maximumf>
 // CHECK: math.exp
 // CHECK-COUNT-4: vector.fma %{{.*}} : vector<16xf32>
-// CHECK: func.func private @qmlir.prefill_attention.1x2xDx16.1x2x24x16bf16.fill1x1x1xDx24(
+// CHECK: func.func private @qmlir.prefill_attention.1x2xDx16.1x2x24x16f32.fill1x1x1xDx24(
 // CHECK: tensor.pad %{{.*}} high[0, %{{.*}}, 0]
-// CHECK: arith.shli
+// CHECK: linalg.transpose
 // CHECK: flow.dispatch
 // In AVX2 code: 8 keys a tile, 8 rows a block.
 // AVX2: memref.alloca() : memref<8x8xf32>

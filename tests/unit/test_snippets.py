@@ -589,7 +589,6 @@ def _prefill(file: str) -> tuple[str, Callable[[str], object]]:
         "prefill_attention_row_store.mlir": dict(
             value="%o", buffer="%os", i="%x1_i", W=16, **sizes
         ),
-        "prefill_attention_widen_bf16.mlir": {},
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
 
@@ -818,7 +817,6 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "prefill_attention_row": _prefill("prefill_attention_row.mlir"),
     "prefill_attention_pv": _prefill("prefill_attention_pv.mlir"),
     "prefill_attention_row_store": _prefill("prefill_attention_row_store.mlir"),
-    "prefill_attention_widen_bf16": _prefill("prefill_attention_widen_bf16.mlir"),
     "decode_attention_row_f32": _gemv("decode_attention_row_f32.mlir"),
     "gemv_restore_mxcsr": _gemv("gemv_restore_mxcsr.mlir"),
     "gemv_e4m3_f32": ("gemv_e4m3_f32.mlir", _gemv_e4m3_f32),

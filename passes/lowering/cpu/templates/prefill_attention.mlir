@@ -1,20 +1,20 @@
 // Attention of T query positions each (a generator's prefill; the executable @${exe},
 // prefill_attention_executable.mlir) over S keys: q [${q_shape}] (batch, ${q_heads_doc}, head
-// dim), K and V [${k_shape}] ${kv_elem} (K transposed and V as they are, both ${widen_doc},
+// dim), K and V [${k_shape}] f32 (a bf16 cache as the decomposition widened it; K transposed,
 // padded with zeros to a multiple of ${L} keys, the kernel's tile), the mask [${mask_shape}]
 // ${mask_elem} (${mask_doc}) made the kernel's additive one, [batch, T, keys] f32 (-inf at the
 // padding). Sizes ? are dynamic.
 func.func private @${name}(%q: tensor<${q_shape}xf32>,
-                            %k: tensor<${k_shape}x${kv_elem}>,
-                            %v: tensor<${k_shape}x${kv_elem}>${mask_arg})
+                            %k: tensor<${k_shape}xf32>,
+                            %v: tensor<${k_shape}xf32>${mask_arg})
     -> tensor<${q_shape}xf32> {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
   %q_len = tensor.dim %q, %c2 : tensor<${q_shape}xf32>
   %c_per_t = arith.constant ${QG} : index
   %t = arith.divui %q_len, %c_per_t : index
-  %batch = tensor.dim %k, %c0 : tensor<${k_shape}x${kv_elem}>
-  %s = tensor.dim %k, %c2 : tensor<${k_shape}x${kv_elem}>
+  %batch = tensor.dim %k, %c0 : tensor<${k_shape}xf32>
+  %s = tensor.dim %k, %c2 : tensor<${k_shape}xf32>
   %cL = arith.constant ${L} : index
   %cL_less = arith.constant ${L_less} : index
   %s_up = arith.addi %s, %cL_less : index
@@ -33,35 +33,20 @@ func.func private @${name}(%q: tensor<${q_shape}xf32>,
   %rows = arith.muli %heads, %t : index
   %q_collapsed = tensor.collapse_shape %q [[0, 1, 2], [3]] : tensor<${q_shape}xf32> into tensor<${q_rows}x${E}xf32>
   %q_rows = tensor.cast %q_collapsed : tensor<${q_rows}x${E}xf32> to tensor<?x${E}xf32>
-  %k_rows = tensor.collapse_shape %k [[0, 1], [2], [3]] : tensor<${k_shape}x${kv_elem}> into tensor<${kv_rows}x${S}x${E}x${kv_elem}>
-  %v_rows = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<${k_shape}x${kv_elem}> into tensor<${kv_rows}x${S}x${E}x${kv_elem}>
-  %kv_zero = arith.constant 0.0 : ${kv_elem}
+  %k_rows = tensor.collapse_shape %k [[0, 1], [2], [3]] : tensor<${k_shape}xf32> into tensor<${kv_rows}x${S}x${E}xf32>
+  %v_rows = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<${k_shape}xf32> into tensor<${kv_rows}x${S}x${E}xf32>
+  %kv_zero = arith.constant 0.0 : f32
   %k_pad = tensor.pad %k_rows low[0, 0, 0] high[0, %pad, 0] {
   ^bb0(%i0: index, %i1: index, %i2: index):
-    tensor.yield %kv_zero : ${kv_elem}
-  } : tensor<${kv_rows}x${S}x${E}x${kv_elem}> to tensor<${kv_rows}x?x${E}x${kv_elem}>
+    tensor.yield %kv_zero : f32
+  } : tensor<${kv_rows}x${S}x${E}xf32> to tensor<${kv_rows}x?x${E}xf32>
   %v_pad = tensor.pad %v_rows low[0, 0, 0] high[0, %pad, 0] {
   ^bb0(%i0: index, %i1: index, %i2: index):
-    tensor.yield %kv_zero : ${kv_elem}
-  } : tensor<${kv_rows}x${S}x${E}x${kv_elem}> to tensor<${kv_rows}x?x${E}x${kv_elem}>
+    tensor.yield %kv_zero : f32
+  } : tensor<${kv_rows}x${S}x${E}xf32> to tensor<${kv_rows}x?x${E}xf32>
   %kt_empty = tensor.empty(${kv_sizes}) : tensor<${kv_rows}x${E}x?xf32>
-  %kt = linalg.generic {
-      indexing_maps = [affine_map<(b, e, s) -> (b, s, e)>, affine_map<(b, e, s) -> (b, e, s)>],
-      iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%k_pad : tensor<${kv_rows}x?x${E}x${kv_elem}>) outs(%kt_empty : tensor<${kv_rows}x${E}x?xf32>) {
-  ^bb0(%x: ${kv_elem}, %o: f32):
-${widen_k}
-    linalg.yield ${k_value} : f32
-  } -> tensor<${kv_rows}x${E}x?xf32>
-  %v_empty = tensor.empty(${kv_sizes}) : tensor<${kv_rows}x?x${E}xf32>
-  %v_wide = linalg.generic {
-      indexing_maps = [affine_map<(b, s, e) -> (b, s, e)>, affine_map<(b, s, e) -> (b, s, e)>],
-      iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%v_pad : tensor<${kv_rows}x?x${E}x${kv_elem}>) outs(%v_empty : tensor<${kv_rows}x?x${E}xf32>) {
-  ^bb0(%x: ${kv_elem}, %o: f32):
-${widen_v}
-    linalg.yield ${v_value} : f32
-  } -> tensor<${kv_rows}x?x${E}xf32>
+  %kt = linalg.transpose ins(%k_pad : tensor<${kv_rows}x?x${E}xf32>)
+      outs(%kt_empty : tensor<${kv_rows}x${E}x?xf32>) permutation = [0, 2, 1]
 ${mask_rows}
   %add_empty = tensor.empty(${mask_sizes}) : tensor<${B}x?x${S}xf32>
   %additive = linalg.generic {
@@ -81,7 +66,7 @@ ${mask_value}
     tensor.yield %closed : f32
   } : tensor<${B}x?x${S}xf32> to tensor<${B}x?x?xf32>
   %kt_any = tensor.cast %kt : tensor<${kv_rows}x${E}x?xf32> to tensor<?x${E}x?xf32>
-  %v_any = tensor.cast %v_wide : tensor<${kv_rows}x?x${E}xf32> to tensor<?x?x${E}xf32>
+  %v_any = tensor.cast %v_pad : tensor<${kv_rows}x?x${E}xf32> to tensor<?x?x${E}xf32>
   %mask_any = tensor.cast %mask_pad : tensor<${B}x?x?xf32> to tensor<?x?x?xf32>
   %out = flow.dispatch @${exe}::@${fn}[%n](%q_rows, %kt_any, %v_any, %mask_any, %t, %batch, %keys)
       : (tensor<?x${E}xf32>{%rows}, tensor<?x${E}x?xf32>{%kv_heads, %keys},
