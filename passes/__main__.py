@@ -30,6 +30,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     kv_cache_codes,
     lower_named_ops,
     prefill_attention,
+    prefill_gemm,
     probe_gemms,
     quantize_matmuls,
     separate_gemm_operands,

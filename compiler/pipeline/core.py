@@ -47,6 +47,7 @@ from passes.kv_cache_codes import KvCacheCodes
 from passes.lower_named_ops import LowerNamedOps
 from passes.lowering.cpu.gemv import gemv_isa
 from passes.prefill_attention import PrefillAttention
+from passes.prefill_gemm import PrefillGemm
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.separate_gemm_operands import SeparateGemmOperands
 from passes.unshare_scatter_inits import UnshareScatterInits
@@ -177,6 +178,9 @@ def lower_and_compile(
         run_pass(SeparateGemmOperands(dynamic_only=not separates_gemm_operands(target)), module)
     # an auto "decoded" keeps no decoded copies where the decode step reads none (decode-gemv)
     keeps_decoded = not (options.pack_weights_auto and decode_step_reads_codes(module))
+    external = metadata.parameters is not None
+    if reads_codes_per_call(options, external, keeps_decoded):
+        run_pass(PrefillGemm(), module)  # many rows over the weights' codes as stored
     dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
     if batches_contractions(target, dynamic):  # attention's matmuls kept from data tiling
         run_pass(BatchedContractions(), module)
@@ -186,7 +190,6 @@ def lower_and_compile(
     dump_stage(options, "04-lower", module)
     embed_metadata(module, metadata)
     note("iree compile")
-    external = metadata.parameters is not None
     flags = options.iree_flags
     if options.pack_weights == "call" and not target.is_cuda:
         flags = (PACK_PER_CALL_FLAG, *flags)
@@ -200,6 +203,18 @@ def decode_gemv_isa(target: Target) -> GemvIsa | None:
     for ``target`` runs: llvm-cpu code for a CPU with its instructions (AVX512-BF16 and -VBMI,
     else AVX2 with FMA and F16C); None for any other target."""
     return None if target.is_cuda else gemv_isa(target.features)
+
+
+def reads_codes_per_call(options: CompileOptions, external: bool, keeps_decoded: bool) -> bool:
+    """Whether an artifact's many-row FP8 GEMMs read the weights' codes as stored
+    (``prefill-gemm``): on a CPU that runs decode-gemv's AVX-512 variant (unless
+    ``decode_gemv="off"``), where a call would otherwise decode and pack each weight, as no
+    decoded copy is kept (weights in a parameter file without ``decoded`` copies, or
+    ``pack_weights="call"``)."""
+    if options.decode_gemv != "auto" or decode_gemv_isa(options.target) is not GemvIsa.AVX512_BF16:
+        return False
+    decoded = options.pack_weights == "decoded" and keeps_decoded
+    return options.pack_weights == "call" or (external and not decoded)
 
 
 def batches_contractions(target: Target, dynamic: bool) -> bool:

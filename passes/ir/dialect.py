@@ -127,6 +127,7 @@ class ScaledMatmul:
     b_block: Block | None = None
     gemm_operands: GemmOperandType | None = None
     gemv: GemvIsa | None = None  # llvm-cpu: one row, B's codes decoded in a matrix-vector product
+    codes_gemm: GemvIsa | None = None  # llvm-cpu: many rows, B's codes decoded in a GEMM's loop
 
     @property
     def operand_type(self) -> str:

@@ -593,6 +593,101 @@ def _prefill(file: str) -> tuple[str, Callable[[str], object]]:
     return file, lambda p: fill(file).substitute(fields, p=p)
 
 
+def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
+    # as gemm.py fills them: B [32, 128] codes, x tiled [?, 64, 16], panels of 64 lines
+    fields: dict[str, object] = {
+        "fp8_bf16_lookup.mlir": dict(interleave=_INTERLEAVE),
+        "gemm_w_rows.mlir": dict(ra=2, rb=3),
+        "gemm_x_rows.mlir": dict(ra=2, rb=3),
+        "gemm_row.mlir": dict(tile0="%tile0", N=32, i=3),
+        "gemm_row_tail.mlir": dict(tile0="%tile0", N=32, i=3),
+        "gemm_products.mlir": dict(KH=64, i=3, t="%t", kp="%kp", wv="%wv", acc="%a3"),
+        "gemm_store.mlir": dict(acc="%a3", row="%r3", N=32, i=3),
+        "gemm_store_tail.mlir": dict(acc="%a3", row="%r3", N=32, i=3, **{"in": "%in3"}),
+        "gemm_rows_2d.mlir": dict(M=20, K=128),
+        "gemm_out_2d.mlir": dict(M=20, N=32),
+        "gemm_collapse.mlir": dict(a_shape="1x?x128", M="?", K=128, groups="[0, 1], [2]"),
+        "gemm_expand.mlir": dict(
+            M="?",
+            N=32,
+            out_shape="1x?x32",
+            groups="[0, 1], [2]",
+            sizes="1, %d, 32",
+            size_reads=" %d:index",
+        ),
+    }[file]
+    return file, lambda p: fill(file).substitute(fields, p=p)
+
+
+def _gemm_panel_rows(p: str) -> object:  # two rows of B [32, 128], their lookup nested
+    lookup = fill("fp8_bf16_lookup.mlir").substitute(p=p, interleave=_INTERLEAVE)
+    return fill("gemm_panel_rows.mlir").substitute(
+        p=p, src="%w", src_type="memref<32x128xi8>", concat=list(range(64)), lookup=lookup
+    )
+
+
+def _gemm_panel_store(x: bool) -> Callable[[str], object]:
+    def make(p: str) -> object:  # the GEMM's panel on the stack, or x's tiles (one tile: %t)
+        dst = (
+            ("%x", "memref<?x64x16xi32>", "%t, ", " %t:index")
+            if x
+            else ("%panel", "memref<64x16xi32>", "", "")
+        )
+        return fill("gemm_panel_store.mlir").substitute(
+            p=p, dst=dst[0], dst_type=dst[1], lead=dst[2], lead_reads=dst[3], line=3, v="%v3"
+        )
+
+    return make
+
+
+def _gemm_transpose(_: str) -> object:  # the first round: lanes exchanged one by one
+    lo = [q for start in range(0, 16, 2) for q in (start, 16 + start)]
+    hi = [q for start in range(0, 16, 2) for q in (start + 1, 17 + start)]
+    return fill("gemm_transpose.mlir").substitute(
+        a="%v0", b="%v1", lo="%t0", hi="%t1", lo_mask=lo, hi_mask=hi
+    )
+
+
+def _gemm_tile(tail: bool) -> Callable[[str], object]:
+    def make(p: str) -> object:  # as gemm._tile: 16 rows of x [?, 64, 16] against a panel of 64
+        suffix = "_tail" if tail else ""
+        rows, products, stores = [], [], []
+        for i in range(16):
+            r = f"{p}r{i}_"
+            rows.append(fill(f"gemm_row{suffix}.mlir").substitute(p=r, tile0="%tile0", N=32, i=i))
+            products.append(
+                fill("gemm_products.mlir").substitute(
+                    p=f"{p}x{i}_",
+                    KH=64,
+                    i=i,
+                    t=f"%{p}t",
+                    kp=f"%{p}kp",
+                    wv=f"%{p}wv",
+                    acc=f"%{p}acc_{i}",
+                )
+            )
+            row = {"acc": f"%{p}acc#{i}", "row": f"%{r}row", "N": 32, "i": i}
+            if tail:
+                row["in"] = f"%{r}in"
+            stores.append(fill(f"gemm_store{suffix}.mlir").substitute(p=f"{p}o{i}_", **row))
+        return fill("gemm_tile.mlir").substitute(
+            p=p,
+            tile0="%tile0",
+            N=32,
+            KH=64,
+            KP=64,
+            row_reads=" %m:index %m_last:index" if tail else "",
+            rows="\n".join(rows),
+            iter_args=", ".join(f"%{p}acc_{i} = %{p}r{i}_init" for i in range(16)),
+            acc_types=", ".join(["vector<16xf32>"] * 16),
+            products="\n".join(products),
+            yields=", ".join(f"%{p}x{i}_next" for i in range(16)),
+            stores="\n".join(stores),
+        )
+
+    return make
+
+
 def _gemv_scales(scale_format: str) -> Callable[[str], object]:
     def make(_: str) -> object:
         if scale_format == "fp32":
@@ -812,6 +907,24 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemv_defs_f32": _gemv("gemv_defs_f32.mlir"),
     "gemv_scales_times": _gemv("gemv_scales_times.mlir"),
     "decode_attention_row_bf16": _gemv("decode_attention_row_bf16.mlir"),
+    "fp8_bf16_lookup": _gemm("fp8_bf16_lookup.mlir"),
+    "gemm_w_rows": _gemm("gemm_w_rows.mlir"),
+    "gemm_x_rows": _gemm("gemm_x_rows.mlir"),
+    "gemm_row": _gemm("gemm_row.mlir"),
+    "gemm_row_tail": _gemm("gemm_row_tail.mlir"),
+    "gemm_products": _gemm("gemm_products.mlir"),
+    "gemm_store": _gemm("gemm_store.mlir"),
+    "gemm_store_tail": _gemm("gemm_store_tail.mlir"),
+    "gemm_rows_2d": _gemm("gemm_rows_2d.mlir"),
+    "gemm_out_2d": _gemm("gemm_out_2d.mlir"),
+    "gemm_collapse": _gemm("gemm_collapse.mlir"),
+    "gemm_expand": _gemm("gemm_expand.mlir"),
+    "gemm_panel_rows": ("gemm_panel_rows.mlir", _gemm_panel_rows),
+    "gemm_panel_store": ("gemm_panel_store.mlir", _gemm_panel_store(False)),
+    "gemm_panel_store_x": ("gemm_panel_store.mlir", _gemm_panel_store(True)),
+    "gemm_transpose": ("gemm_transpose.mlir", _gemm_transpose),
+    "gemm_tile": ("gemm_tile.mlir", _gemm_tile(False)),
+    "gemm_tile_tail": ("gemm_tile.mlir", _gemm_tile(True)),
     "prefill_attention_fma": _prefill("prefill_attention_fma.mlir"),
     "prefill_attention_tile_store": _prefill("prefill_attention_tile_store.mlir"),
     "prefill_attention_row": _prefill("prefill_attention_row.mlir"),

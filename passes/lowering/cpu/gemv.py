@@ -230,7 +230,7 @@ def _bytes(values: list[int]) -> str:
 
 
 # byte 2j of the interleave is low[j], byte 2j+1 high[j]: 64 little-endian bf16 values (AVX-512)
-_INTERLEAVE = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
+INTERLEAVE = "[" + ", ".join(str(j // 2 + (64 if j % 2 else 0)) for j in range(128)) + "]"
 
 
 def executable_names(op: NamedOp) -> tuple[str, str]:
@@ -469,7 +469,7 @@ def _to_x(isa: GemvIsa, b_format: FloatFormat, p: str, val: str) -> str:
     return fragment("gemv_x_f32.mlir", p=p, val=val, factor=X_FACTOR[b_format])
 
 
-def _tables(fmt: FloatFormat) -> dict[str, str]:
+def tables(fmt: FloatFormat) -> dict[str, str]:
     """The byte tables of ``fmt``'s bf16 values (AVX-512): FP8's two 128-entry tables
     (``hi0``/``hi1``, ``lo0``/``lo1``: magnitudes) or E2M1's 16-entry ones (``fp4_hi``,
     ``fp4_lo``: signed codes)."""
@@ -523,7 +523,7 @@ def _chunk(
             accumulate = fragment("gemv_accumulate_fp4_i8.mlir", **accs)
         else:
             scales = fragment("gemv_fp4_scales.mlir", p=p, **scale_fields)
-            decode = fragment("gemv_fp4_decode.mlir", **common, interleave=_INTERLEAVE)
+            decode = fragment("gemv_fp4_decode.mlir", **common, interleave=INTERLEAVE)
             accumulate = fragment("gemv_accumulate_fp4.mlir", **accs)
         return f"{decode}\n{scales}\n{accumulate}"
     if isa is GemvIsa.AVX2:
@@ -532,7 +532,7 @@ def _chunk(
             return f"{decode}\n{fragment('gemv_accumulate_f32.mlir', **accs)}"
         halves, lanes = fragment("gemv_products_f32_blocks.mlir", p=p), 8
     else:
-        decode = fragment("gemv_fp8_decode.mlir", **common, interleave=_INTERLEAVE)
+        decode = fragment("gemv_fp8_decode.mlir", **common, interleave=INTERLEAVE)
         if not plan.bk:
             return f"{decode}\n{fragment('gemv_accumulate.mlir', **accs)}"
         halves, lanes = fragment("gemv_products_bf16.mlir", p=p), 16
@@ -631,7 +631,7 @@ def _executable(
                 row_defs = "\n        %nb = arith.divui %n, %c_rb : index"
         scale_defs = "\n" + defs
     defs_file, decode_doc = _DECODE_DEFS[(isa, plan.fp4)]
-    decode_fields = _tables(fmt) if isa is GemvIsa.AVX512_BF16 else {}
+    decode_fields = tables(fmt) if isa is GemvIsa.AVX512_BF16 else {}
     if integer:
         decode_fields = {"table": _bytes(fp4_offset_table() * 2), "LANES": k // 4}
     elif isa is GemvIsa.AVX2:

@@ -19,6 +19,7 @@ from passes.lowering.cpu import (
     block_quantize,
     block_scales,
     cudnn,
+    gemm,
     gemv,
     mxfp4,
     nvfp4,
@@ -68,6 +69,8 @@ def _quantize(op: NamedOp) -> Lowering | None:
 def _scaled_matmul(op: NamedOp) -> Lowering:
     if op.attrs.gemv:
         return gemv.lower_gemv
+    if op.attrs.codes_gemm:
+        return gemm.lower_gemm
     if op.attrs.scaling is not Scaling.BLOCK:
         return per_tensor.lower_scaled_matmul
     if op.attrs.scale_format is ScaleFormat.NVFP4:

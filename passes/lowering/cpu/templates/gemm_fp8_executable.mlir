@@ -1,0 +1,90 @@
+// The GEMM of a scaled_matmul with many rows of A (a prefill, a batch; passes/lowering/cpu/
+// gemm.py): out[m, n] = (sum_k x[m, k] * value(w[n, k])) * (a_scale_inv * b_scale_inv) for x
+// [M, ${K}] bf16 (the decoded activation, tiled [ceil(M / 16), ${KH}, 16] pairs of values: 32-bit
+// words; M, %m, an operand) and w
+// [${N}, ${K}] codes, read as stored: no decoded or packed copy of the weight exists. Each
+// workgroup takes ${MB} rows of x and ${NB} rows of w, 16 rows of w at a time, K ${KC} at a time:
+//   1. the 16 rows' ${KC} codes decoded from byte tables (${decode_doc}) and transposed into a
+//      panel on the stack, each of its ${KP} lines one pair of K's 16 values (the data-tiled
+//      GEMM's tile, 16 x 2);
+//   2. for each 16 rows of x (a last tile of fewer: rows past M repeat the last and are not
+//      stored; gemm_tile.mlir): 16 accumulators
+//      of 16 lanes, one per row (lane: the row of w), from the outputs so far (zero at the
+//      first K block), and per pair of K each row's pair of x broadcast and multiplied with the
+//      panel's line (vdpbf16ps, the pair's broadcast its memory operand: products exact in f32, each factor a bf16; f32 sums, K in
+//      order, denormals as zero as every CPU dispatch of IREE's); stored back, times the scales
+//      at the last K block.
+// Needs ${needs}.
+stream.executable private @${exe} {
+  stream.executable.export public @${fn} workgroups(%m: index) -> (index, index, index) {
+    %groups = affine.apply affine_map<()[s0] -> ((s0 ceildiv ${MB}) * ${NG})>()[%m]
+    %c1 = arith.constant 1 : index
+    stream.return %groups, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @${fn}(%x_binding: !stream.binding, %w_binding: !stream.binding,
+                     %sa_binding: !stream.binding, %sb_binding: !stream.binding,
+                     %out_binding: !stream.binding, %m: index) {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c16 = arith.constant 16 : index
+      %c32 = arith.constant 32 : index
+      %cK = arith.constant ${K} : index
+      %cKC = arith.constant ${KC} : index
+      %cKP = arith.constant ${KP} : index
+      %cK_last = arith.constant ${K_last} : index
+      %cNB = arith.constant ${NB} : index
+      %cMB = arith.constant ${MB} : index
+      %cNG = arith.constant ${NG} : index
+      %m_tiles_all = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
+      %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<?x${KH}x16xi32>{%m_tiles_all}
+      %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${K}xi8>
+      %sa = stream.binding.subspan %sa_binding[%c0] : !stream.binding -> memref<f32>
+      %sb = stream.binding.subspan %sb_binding[%c0] : !stream.binding -> memref<f32>
+      %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> memref<?x${N}xf32>{%m}
+      %panel = memref.alloca() : memref<${KP}x16xi32>
+      %sa_val = memref.load %sa[] : memref<f32>
+      %sb_val = memref.load %sb[] : memref<f32>
+      %alpha = arith.mulf %sa_val, %sb_val : f32
+      %alpha_v = vector.broadcast %alpha : f32 to vector<16xf32>
+      %one_v = arith.constant dense<1.0> : vector<16xf32>
+      %zero = arith.constant dense<0.0> : vector<16xf32>
+${decode_defs}
+      %id = hal.interface.workgroup.id[0] : index
+      %m_block = arith.divui %id, %cNG : index
+      %n_block = arith.remui %id, %cNG : index
+      %m0 = arith.muli %m_block, %cMB : index
+      %n0 = arith.muli %n_block, %cNB : index
+      %m_full = arith.addi %m0, %cMB : index
+      %m_end = arith.minui %m_full, %m : index
+      %m_last = arith.subi %m, %c1 : index
+      %m_rows = arith.subi %m_end, %m0 : index
+      %m_tiles = arith.divui %m_rows, %c16 : index
+      %m_tiled = arith.muli %m_tiles, %c16 : index
+      %m_tiles_end = arith.addi %m0, %m_tiled : index
+      scf.for %nt = %c0 to %cNB step %c16 {
+        %n = arith.addi %n0, %nt : index
+        scf.for %kc = %c0 to %cK step %cKC {
+          %first = arith.cmpi eq, %kc, %c0 : index
+          %last = arith.cmpi eq, %kc, %cK_last : index
+          %factor = arith.select %last, %alpha_v, %one_v : vector<16xf32>
+          scf.for %kq = %c0 to %cKC step %c32 {
+            %k = arith.addi %kc, %kq : index
+            %line0 = arith.divui %kq, %c2 : index
+${panel}
+          }
+          scf.for %tile0 = %m0 to %m_tiles_end step %c16 {
+${full_tile}
+          }
+          %tail = arith.cmpi ult, %m_tiles_end, %m_end : index
+          scf.if %tail {
+            %tile0 = arith.addi %m_tiles_end, %c0 : index
+${tail_tile}
+          }
+        }
+      }
+      return
+    }
+  }
+}

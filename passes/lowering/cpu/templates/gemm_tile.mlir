@@ -1,0 +1,15 @@
+// snippet: reads ${tile0}:index %panel:memref<${KP}x16xi32> %kc:index %c0:index %c1:index %c2:index %c16:index %cKP:index %x:memref<?x${KH}x16xi32> %out:memref<?x${N}xf32> %n:index %first:i1 %zero:vector<16xf32> %factor:vector<16xf32>${row_reads}; defines; holes rows products stores
+            // 16 rows of x from ${tile0} against the panel: per pair of K (a line) one
+            // vdpbf16ps a row (x [?, ${KH}, 16] pairs, out [?, ${N}]; the rows also read:${row_reads})
+${rows}
+            %${p}kp0 = arith.divui %kc, %c2 : index
+            %${p}t = arith.divui ${tile0}, %c16 : index
+            %${p}acc:16 = scf.for %${p}p = %c0 to %cKP step %c1
+                iter_args(${iter_args}) -> (${acc_types}) {
+              %${p}wl = vector.load %panel[%${p}p, %c0] : memref<${KP}x16xi32>, vector<16xi32>
+              %${p}wv = vector.bitcast %${p}wl : vector<16xi32> to vector<32xbf16>
+              %${p}kp = arith.addi %${p}kp0, %${p}p : index
+${products}
+              scf.yield ${yields} : ${acc_types}
+            }
+${stores}

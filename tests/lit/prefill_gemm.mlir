@@ -1,0 +1,96 @@
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv -p prefill-gemm %s | FileCheck %s --check-prefix=MARK
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv -p prefill-gemm -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'gemm-operands{dtype=bf16}' -p prefill-gemm %s | FileCheck %s --check-prefix=BLOCK
+
+// prefill-gemm marks the per-tensor FP8 GEMMs of many rows (a dynamic number, two) and no other:
+// not the one-row GEMM (decode-gemv's), not a K that is no multiple of 32, not an N that is no
+// multiple of 16.
+// MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.1x128.64x128
+// MARK-NOT: qmlir.codes_gemm =
+// MARK-SAME: qmlir.gemv = "avx512bf16"
+// MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128
+// MARK-SAME: qmlir.codes_gemm = "avx512bf16"
+// MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.2x128.64x128
+// MARK-SAME: qmlir.codes_gemm = "avx512bf16"
+// MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.2x96.64x96
+// MARK-SAME: qmlir.codes_gemm = "avx512bf16"
+// MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.2x120.64x120
+// MARK-NOT: qmlir.codes_gemm =
+// MARK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.2x128.40x128
+// MARK-NOT: qmlir.codes_gemm =
+
+// lower-named-ops writes a marked GEMM as two dispatches of hand-written executables: A's codes
+// decoded and tiled (16 rows, pairs of K as 32-bit words), then the GEMM over B's codes as
+// stored: per 16 rows of B and K block (128 here, all of K), the rows' codes decoded by byte
+// tables two rows at a time and transposed into a panel on the stack, then per 16 rows of x one
+// vdpbf16ps per row and pair of K, the pair broadcast; the scales multiply the sums at the last
+// K block. Rows past M: a last tile whose stores are guarded.
+// CHECK: stream.executable private @[[XEXE:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128\$x_executable]] {
+// CHECK: func.func @[[XFN:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128\$x]](%{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %[[XM:.*]]: index)
+// CHECK: stream.binding.subspan %{{.*}} : !stream.binding -> memref<?x128xi8>{%[[XM]]}
+// CHECK: stream.binding.subspan %{{.*}} : !stream.binding -> memref<?x64x16xi32>{%{{.*}}}
+// CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.qi.512"
+// CHECK-COUNT-64: vector.shuffle %{{.*}}, %{{.*}} [{{.*}}] : vector<16xi32>, vector<16xi32>
+// CHECK-COUNT-16: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %c0] : memref<?x64x16xi32>, vector<16xi32>
+// CHECK: stream.executable private @[[EXE:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128\$gemm_executable]] {
+// CHECK: func.func @[[FN:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128\$gemm]](
+// CHECK: %[[W:.*]] = stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x128xi8>
+// CHECK: %[[PANEL:.*]] = memref.alloca() : memref<64x16xi32>
+// CHECK: scf.for %{{.*}} = %c0 to %c128{{.*}} step %c128{{.*}} {
+// CHECK: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<32xi8>
+// CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.qi.512"
+// CHECK-COUNT-16: vector.store %{{.*}}, %[[PANEL]][%{{.*}}, %c0] : memref<64x16xi32>, vector<16xi32>
+// CHECK: vector.load %[[PANEL]][%{{.*}}, %c0] : memref<64x16xi32>, vector<16xi32>
+// CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// CHECK: scf.yield
+// CHECK-COUNT-16: vector.store
+// CHECK: scf.if
+// CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128
+// CHECK-SAME: qmlir.codes_gemm = "avx512bf16"
+// CHECK: %[[XP:.*]] = flow.dispatch @[[XEXE]]::@[[XFN]]
+// CHECK: flow.dispatch @[[EXE]]::@[[FN]][%{{.*}}](%[[XP]], %arg2, %arg1, %arg3, %{{.*}}) : (tensor<?x64x16xi32>{%{{.*}}}, tensor<64x128xi8>, tensor<f32>, tensor<f32>, index) -> tensor<?x64xf32>{%{{.*}}}
+
+// fp8-block's GEMMs are not taken (block scales).
+// BLOCK-NOT: qmlir.codes_gemm =
+
+func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
+  %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>
+  %none = torch.constant.none
+  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[1,128],f32>, !torch.vtensor<[64,128],f32>, !torch.none -> !torch.vtensor<[1,64],f32>
+  return %0 : !torch.vtensor<[1,64],f32>
+}
+
+func.func @rows(%x: !torch.vtensor<[?,128],f32>) -> !torch.vtensor<[?,64],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>
+  %none = torch.constant.none
+  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[?,128],f32>, !torch.vtensor<[64,128],f32>, !torch.none -> !torch.vtensor<[?,64],f32>
+  return %0 : !torch.vtensor<[?,64],f32>
+}
+
+func.func @two_rows(%x: !torch.vtensor<[2,128],f32>) -> !torch.vtensor<[2,64],f32> {
+  %w = torch.vtensor.literal(dense<0.75> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>
+  %none = torch.constant.none
+  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[2,128],f32>, !torch.vtensor<[64,128],f32>, !torch.none -> !torch.vtensor<[2,64],f32>
+  return %0 : !torch.vtensor<[2,64],f32>
+}
+
+func.func @k96(%x: !torch.vtensor<[2,96],f32>) -> !torch.vtensor<[2,64],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<64x96xf32>) : !torch.vtensor<[64,96],f32>
+  %none = torch.constant.none
+  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[2,96],f32>, !torch.vtensor<[64,96],f32>, !torch.none -> !torch.vtensor<[2,64],f32>
+  return %0 : !torch.vtensor<[2,64],f32>
+}
+
+func.func @k120(%x: !torch.vtensor<[2,120],f32>) -> !torch.vtensor<[2,64],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<64x120xf32>) : !torch.vtensor<[64,120],f32>
+  %none = torch.constant.none
+  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[2,120],f32>, !torch.vtensor<[64,120],f32>, !torch.none -> !torch.vtensor<[2,64],f32>
+  return %0 : !torch.vtensor<[2,64],f32>
+}
+
+func.func @n40(%x: !torch.vtensor<[2,128],f32>) -> !torch.vtensor<[2,40],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<40x128xf32>) : !torch.vtensor<[40,128],f32>
+  %none = torch.constant.none
+  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[2,128],f32>, !torch.vtensor<[40,128],f32>, !torch.none -> !torch.vtensor<[2,40],f32>
+  return %0 : !torch.vtensor<[2,40],f32>
+}
