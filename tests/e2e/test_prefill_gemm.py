@@ -36,12 +36,15 @@ pytestmark = [
 MARKED = 'CHECK: qmlir.codes_gemm = "avx512bf16"'
 
 
-def _pair(model: torch.nn.Module, x: torch.Tensor, tmp_path: Path, **kw: object):  # type: ignore[no-untyped-def]
+RECIPES = ["fp8-current", "fp8-block", "mxfp8"]  # per-tensor; fp32 and E8M0 block scales
+
+
+def _pair(  # type: ignore[no-untyped-def]
+    model: torch.nn.Module, x: torch.Tensor, tmp_path: Path, recipe: str = "fp8-current", **kw
+):
     """The model with the kernel (its weights' codes read each call) and without it."""
-    kernel = compiler.compile(
-        model, (x,), "fp8-current", pack_weights="call", dump_ir=tmp_path, **kw
-    )
-    tiled = compiler.compile(model, (x,), "fp8-current", decode_gemv="off", **kw)
+    kernel = compiler.compile(model, (x,), recipe, pack_weights="call", dump_ir=tmp_path, **kw)
+    tiled = compiler.compile(model, (x,), recipe, decode_gemv="off", **kw)
     return kernel, tiled
 
 
@@ -68,27 +71,35 @@ CHECK: flow.dispatch @{{{{.*}}}}$gemm_executable
     np.testing.assert_array_equal(np.asarray(kernel(x)), np.asarray(tiled(x)))
 
 
-def test_random_weights_and_k_blocks(tmp_path: Path) -> None:
-    """K 1056: three blocks of 352 (K's largest multiple of 32 up to 512 dividing it), the
-    outputs between them kept in the output; 80 rows of B: five panels of 16."""
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_random_weights_and_k_blocks(recipe: str, tmp_path: Path) -> None:
+    """K 1152: three panels of 384 (K's largest multiple of 32 up to 512 dividing it), the
+    outputs between them kept in the output; 80 rows of B: five panels of 16; block scales
+    (fp8-block's 128 x 128, mxfp8's 1 x 32) multiplied into each panel's values as decoded.
+    Weights and inputs spanning 2^-20 to 2^20, so the blocks' scales differ."""
     torch.manual_seed(0)
-    linear = torch.nn.Linear(1056, 80, bias=False).eval()
-    kernel, tiled = _pair(linear, torch.zeros(37, 1056), tmp_path)
-    x = np.random.default_rng(1).standard_normal((37, 1056)).astype(np.float32)
+    linear = torch.nn.Linear(1152, 80, bias=False).eval()
+    with torch.no_grad():
+        linear.weight.mul_(torch.exp2(torch.randint(-20, 20, (80, 1152)).float()))
+    kernel, tiled = _pair(linear, torch.zeros(37, 1152), tmp_path, recipe)
+    filecheck(MARKED, tmp_path / "04-lower.mlir")
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((37, 1152)) * np.exp2(rng.integers(-20, 20, (37, 1152)))
+    x = x.astype(np.float32)
     np.testing.assert_array_equal(np.asarray(kernel(x)), np.asarray(tiled(x)))
 
 
-def test_a_dynamic_number_of_rows(tmp_path: Path) -> None:
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_a_dynamic_number_of_rows(recipe: str, tmp_path: Path) -> None:
     """One row (a last tile of one), 15, 16 (one whole tile), 17 and 300 (two workgroups of
-    256 rows, the second's last tile partial), each as its static twin and the data-tiled GEMM."""
+    256 rows, the second's last tile partial), each as its static twin and the data-tiled GEMM
+    (fp8-block: A's scales padded to 4 rows)."""
     torch.manual_seed(0)
     linear = torch.nn.Linear(256, 64, bias=False).eval()
     seq = ({1: Dim("seq", min=1, max=512)},)
-    kernel, tiled = _pair(linear, torch.zeros(1, 40, 256), tmp_path, dynamic_shapes=seq)
+    kernel, tiled = _pair(linear, torch.zeros(1, 40, 256), tmp_path, recipe, dynamic_shapes=seq)
     filecheck(MARKED, tmp_path / "04-lower.mlir")
-    static = compiler.compile(
-        linear, (torch.zeros(1, 17, 256),), "fp8-current", pack_weights="call"
-    )
+    static = compiler.compile(linear, (torch.zeros(1, 17, 256),), recipe, pack_weights="call")
     rng = np.random.default_rng(2)
     for t in (1, 15, 16, 17, 300):
         x = rng.standard_normal((1, t, 256)).astype(np.float32)

@@ -1,6 +1,10 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv -p prefill-gemm %s | FileCheck %s --check-prefix=MARK
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p 'gemm-operands{dtype=bf16}' -p decode-gemv -p prefill-gemm -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'gemm-operands{dtype=bf16}' -p prefill-gemm %s | FileCheck %s --check-prefix=BLOCK
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p 'gemm-operands{dtype=bf16}' -p prefill-gemm -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=BLOCKL
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block pow2_scales=false}' -p 'gemm-operands{dtype=bf16}' -p prefill-gemm %s | FileCheck %s --check-prefix=KEPT
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p 'gemm-operands{dtype=bf16}' -p compact-block-scales -p prefill-gemm -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=MX
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p compact-block-scales -p prefill-gemm %s | FileCheck %s --check-prefix=KEPT
 
 // prefill-gemm marks the per-tensor FP8 GEMMs of many rows (a dynamic number, two) and no other:
 // not the one-row GEMM (decode-gemv's), not a K that is no multiple of 32, not an N that is no
@@ -50,8 +54,35 @@
 // CHECK: %[[XP:.*]] = flow.dispatch @[[XEXE]]::@[[XFN]]
 // CHECK: flow.dispatch @[[EXE]]::@[[FN]][%{{.*}}](%[[XP]], %arg2, %arg1, %arg3, %{{.*}}) : (tensor<?x64x16xi32>{%{{.*}}}, tensor<64x128xi8>, tensor<f32>, tensor<f32>, index) -> tensor<?x64xf32>{%{{.*}}}
 
-// fp8-block's GEMMs are not taken (block scales).
+// fp8-block's GEMMs (power-of-two scales, multiplied in bf16: gemm-operands' proof that the
+// dequantized values are exact there) are taken, K a multiple of 128; with f32 operands
+// (scales not powers of two, or gemm-operands not run) they are not.
+// BLOCK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.Dx128.64x128
+// BLOCK-SAME: qmlir.codes_gemm = "avx512bf16"
+// BLOCK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1dxblock2d.nt.2x96.64x96
 // BLOCK-NOT: qmlir.codes_gemm =
+// KEPT-NOT: qmlir.codes_gemm =
+
+// Block scales: A's read by the tiling executable (fp8-block's block1d [K blocks, rows padded to
+// 4] f32), B's by the GEMM's panel decode (block2d [N / 128, K blocks]); each two rows' 64
+// values widened to f32, times their rows' scales, rounded to bf16 (the dequantize's values);
+// the sums are not scaled after.
+// BLOCKL: func.func @{{.*}}Dx128.64x128$x(%{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: index)
+// BLOCKL: stream.binding.subspan %{{.*}} : !stream.binding -> memref<1x?xf32>{%{{.*}}}
+// BLOCKL: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<1x?xf32>
+// BLOCKL: arith.extf %{{.*}} : vector<64xbf16> to vector<64xf32>
+// BLOCKL: arith.truncf %{{.*}} : vector<64xf32> to vector<64xbf16>
+// BLOCKL: func.func @{{.*}}Dx128.64x128$gemm(
+// BLOCKL: stream.binding.subspan %{{.*}} : !stream.binding -> memref<1x4xf32>
+// BLOCKL: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// BLOCKL: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<1x4xf32>
+// BLOCKL: arith.mulf %{{.*}}, %{{.*}} : vector<64xf32>
+// MX: func.func @{{.*}}Dx128.64x128.compact_ab$x(
+// MX: stream.binding.subspan %{{.*}} : !stream.binding -> memref<?x4xi8>{%{{.*}}}
+// MX: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x4xi8>
+// MX: arith.shli %{{.*}}, %{{.*}} : i32
+// MX: func.func @{{.*}}Dx128.64x128.compact_ab$gemm(
+// MX: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x4xi8>
 
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>

@@ -605,6 +605,16 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
         "gemm_store.mlir": dict(acc="%a3", row="%r3", N=32, i=3),
         "gemm_store_tail.mlir": dict(acc="%a3", row="%r3", N=32, i=3, **{"in": "%in3"}),
         "gemm_rows_2d.mlir": dict(M=20, K=128),
+        "gemm_alpha.mlir": {},
+        "gemm_block_scales.mlir": dict(
+            scales_type="memref<4x?xf32>",
+            dims="{%s_rows}",
+            rows_map="(s0 ceildiv 4) * 4",
+            doc="A's",
+        ),
+        "gemm_x_scales.mlir": dict(
+            sa_type="tensor<4x8xf32>", sa_any_type="tensor<4x?xf32>", rows_map="(s0 ceildiv 4) * 4"
+        ),
         "gemm_out_2d.mlir": dict(M=20, N=32),
         "gemm_collapse.mlir": dict(a_shape="1x?x128", M="?", K=128, groups="[0, 1], [2]"),
         "gemm_expand.mlir": dict(
@@ -619,11 +629,57 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
     return file, lambda p: fill(file).substitute(fields, p=p)
 
 
-def _gemm_panel_rows(p: str) -> object:  # two rows of B [32, 128], their lookup nested
-    lookup = fill("fp8_bf16_lookup.mlir").substitute(p=p, interleave=_INTERLEAVE)
-    return fill("gemm_panel_rows.mlir").substitute(
-        p=p, src="%w", src_type="memref<32x128xi8>", concat=list(range(64)), lookup=lookup
+def _gemm_scale(scale_format: str, p: str) -> object:  # two rows' block scales, as gemm.Scales
+    if scale_format == "fp32":  # A's block1d layout: [K blocks, rows]
+        return fill("gemm_scale_fp32.mlir").substitute(
+            p=p,
+            scales_type="memref<1x?xf32>",
+            bk=128,
+            rb=1,
+            at_a=f"%{p}kb, %{p}ba",
+            at_b=f"%{p}kb, %{p}bb",
+        )
+    decode = {
+        f"decode_{r}": fill("decode_e8m0_f32.mlir").substitute(p=f"{p}d{r}_", code=f"%{p}e{r}")
+        for r in "ab"
+    }
+    return fill("gemm_scale_e8m0.mlir").substitute(
+        p=p, scales_type="memref<32x4xi8>", bk=32, **decode
     )
+
+
+def _gemm_panel_scale(p: str) -> object:
+    return fill("gemm_panel_scale.mlir").substitute(p=p, fa="%fa", fb="%fb", concat=list(range(64)))
+
+
+def _gemm_panel_rows(scale_format: str | None) -> Callable[[str], object]:
+    def make(p: str) -> object:  # two rows of B [32, 128], their lookup (and scales) nested
+        lookup = fill("fp8_bf16_lookup.mlir").substitute(p=p, interleave=_INTERLEAVE)
+        scale, values, reads = "", f"%{p}values", ""
+        if scale_format is not None:
+            read = _gemm_scale(scale_format, p)
+            names = (
+                (f"%{p}fa", f"%{p}fb") if scale_format == "fp32" else (f"%{p}da_f32", f"%{p}db_f32")
+            )
+            product = fill("gemm_panel_scale.mlir").substitute(
+                p=p, fa=names[0], fb=names[1], concat=list(range(64))
+            )
+            scale, values = f"{read}\n{product}", f"%{p}scaled"
+            reads = (
+                " %scales:memref<1x?xf32>" if scale_format == "fp32" else " %scales:memref<32x4xi8>"
+            )
+        return fill("gemm_panel_rows.mlir").substitute(
+            p=p,
+            src="%w",
+            src_type="memref<32x128xi8>",
+            concat=list(range(64)),
+            lookup=lookup,
+            scale=scale,
+            values=values,
+            scale_reads=reads,
+        )
+
+    return make
 
 
 def _gemm_panel_store(x: bool) -> Callable[[str], object]:
@@ -919,7 +975,15 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemm_out_2d": _gemm("gemm_out_2d.mlir"),
     "gemm_collapse": _gemm("gemm_collapse.mlir"),
     "gemm_expand": _gemm("gemm_expand.mlir"),
-    "gemm_panel_rows": ("gemm_panel_rows.mlir", _gemm_panel_rows),
+    "gemm_panel_rows": ("gemm_panel_rows.mlir", _gemm_panel_rows(None)),
+    "gemm_panel_rows_fp32": ("gemm_panel_rows.mlir", _gemm_panel_rows("fp32")),
+    "gemm_panel_rows_e8m0": ("gemm_panel_rows.mlir", _gemm_panel_rows("e8m0")),
+    "gemm_panel_scale": ("gemm_panel_scale.mlir", _gemm_panel_scale),
+    "gemm_scale_fp32": ("gemm_scale_fp32.mlir", lambda p: _gemm_scale("fp32", p)),
+    "gemm_scale_e8m0": ("gemm_scale_e8m0.mlir", lambda p: _gemm_scale("e8m0", p)),
+    "gemm_alpha": _gemm("gemm_alpha.mlir"),
+    "gemm_block_scales": _gemm("gemm_block_scales.mlir"),
+    "gemm_x_scales": _gemm("gemm_x_scales.mlir"),
     "gemm_panel_store": ("gemm_panel_store.mlir", _gemm_panel_store(False)),
     "gemm_panel_store_x": ("gemm_panel_store.mlir", _gemm_panel_store(True)),
     "gemm_transpose": ("gemm_transpose.mlir", _gemm_transpose),

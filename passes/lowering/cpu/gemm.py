@@ -1,16 +1,28 @@
-"""llvm-cpu: a many-row FP8 ``scaled_matmul`` (a generator's prefill, a batch) as a GEMM that
-reads B's codes as stored and decodes them inside its loop (``templates/gemm_fp8_executable.mlir``).
+"""llvm-cpu: a many-row FP8 ``scaled_matmul`` (a generator's prefill, a batch; per-tensor scales,
+or fp8-block's or mxfp8's block scales with bf16 operands) as a GEMM that reads B's codes as
+stored and decodes them inside its loop (``templates/gemm_fp8_executable.mlir``).
 
 The data-tiled GEMM IREE makes of the decomposed op needs B decoded to bf16 and packed into its
 tiles: with the weights in a parameter file and no decoded copy kept (a generator's
 ``pack_weights="auto"``), every call decodes and packs each weight (1 byte read, 2 written, read
-again), a fifth of a 512-token prefill's time (benchmarks/RESULTS.md). This GEMM takes x, A's
-decoded rows (bf16, ``[M, K]`` as they lie), and B's codes ``[N, K]``: each workgroup a block of
-rows of each; a tile of :data:`TILE_ROWS` rows of x against two rows of B, a step of K 32 codes of
-each B row decoded by byte-table lookups (``fp8_bf16_lookup.mlir``, the decode step's:
-``gemv.py``) and multiplied by ``vdpbf16ps``, one 16-lane accumulator per (row of x, row of B),
-summed at the end by a tree of shuffles (``gemm_merge.mlir``). The products are exact, the sums
-f32 in another order than the data-tiled GEMM's.
+again). Here two hand-written executables replace it:
+
+- ``gemm_x_executable.mlir``: A's codes ``[M, K]`` decoded to bf16 (times their block scales)
+  and tiled as the data-tiled GEMM's left operand: per 16 rows, each pair of K's 16 pairs
+  together (a 32-bit word a pair), ``[ceil(M / 16), K / 2, 16]``.
+- ``gemm_fp8_executable.mlir``: each workgroup takes :data:`BLOCK_ROWS` rows of x and up to
+  :data:`B_ROWS` rows of B; per 16 rows of B and block of K (:func:`k_block`), the rows' codes are
+  decoded two rows at a time by byte-table lookups (``fp8_bf16_lookup.mlir``, the decode
+  step's: ``gemv.py``), times their block scales (``gemm_panel_scale.mlir``), and transposed in
+  registers (:func:`transpose`) into a panel on the stack, the data-tiled GEMM's right tile (16
+  x 2 a line); then per 16 rows of x (``gemm_tile.mlir``) 16 accumulators of 16 lanes, one
+  ``vdpbf16ps`` a row and pair of K, the pair broadcast from x's tile as the instruction's
+  memory operand. The outputs so far wait in the output between blocks of K.
+
+The products are exact (bf16 factors), and each output's sums run as the data-tiled GEMM's (K in
+order, by pairs): the same values bit for bit (tests/e2e/test_prefill_gemm.py). On the
+AVX512-BF16 host a 512-token prefill of the 0.35B generators ran 0.94-0.95x the time of the
+decode-and-pack path (fp8-current, fp8-block, mxfp8; benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -18,8 +30,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from passes.ir.dialect import GemvIsa, NamedOp, Scaling
+from passes.ir.dialect import GemvIsa, NamedOp, ScaleFormat, Scaling
 from passes.ir.formats import E4M3, E5M2, FloatFormat
+from passes.ir.layouts import ScaleLayout
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 from passes.lowering.cpu.common import definition, fragment
 from passes.lowering.cpu.gemv import GEMV_FEATURES, INTERLEAVE, tables
@@ -38,10 +51,52 @@ DECODE_DOC = "vpermi2b over the 128 magnitudes' bf16 bytes"
 
 @dataclass(frozen=True)
 class Gemm:
-    """A GEMM this file writes: B ``[n, k]`` E4M3 or E5M2 codes, per-tensor scales."""
+    """A GEMM this file writes: B ``[n, k]`` E4M3 or E5M2 codes; per-tensor scales, or block
+    scales (``scale_format``): fp8-block's fp32 ones (A's 1 x 128 blocks in the block1d layout,
+    B's 128 x 128 in block2d) or mxfp8's E8M0 ones (1 x 32 both, compact), each panel's values
+    multiplied by them as decoded (``bk`` codes of K a block)."""
 
     n: int
     k: int
+    scale_format: ScaleFormat | None = None
+
+    @property
+    def bk(self) -> int:
+        return 128 if self.scale_format is ScaleFormat.FP32 else 32
+
+
+@dataclass(frozen=True)
+class Scales:
+    """Block scales a panel's rows are multiplied by: a memref of ``scales_type`` read at
+    ``[row // rb, k // bk]`` (``transposed``: at ``[k // bk, row]``, A's block1d layout)."""
+
+    scale_format: ScaleFormat
+    scales_type: str
+    bk: int
+    rb: int = 1
+    transposed: bool = False
+
+    def text(self, p: str) -> tuple[str, str, str]:
+        """Rows ``%<p>ra``/``%<p>rb``'s scales (``gemm_scale_*.mlir``), multiplied into their
+        values (``gemm_panel_scale.mlir``): the text, and the two scales' names."""
+        fields = {"p": p, "scales_type": self.scales_type, "bk": self.bk}
+        if self.scale_format is ScaleFormat.FP32:
+            at = ("%{0}kb, %{0}{1}" if self.transposed else "%{0}{1}, %{0}kb").format
+            read = fragment(
+                "gemm_scale_fp32.mlir", **fields, rb=self.rb, at_a=at(p, "ba"), at_b=at(p, "bb")
+            )
+            names = (f"%{p}fa", f"%{p}fb")
+        else:
+            decode = {
+                f"decode_{r}": fragment("decode_e8m0_f32.mlir", p=f"{p}d{r}_", code=f"%{p}e{r}")
+                for r in "ab"
+            }
+            read = fragment("gemm_scale_e8m0.mlir", **fields, **decode)
+            names = (f"%{p}da_f32", f"%{p}db_f32")
+        scale = fragment(
+            "gemm_panel_scale.mlir", p=p, fa=names[0], fb=names[1], concat=list(range(64))
+        )
+        return f"{read}\n{scale}", names[0], names[1]
 
 
 def b_rows(n: int) -> int:
@@ -107,7 +162,9 @@ def transpose(rows: list[str]) -> tuple[str, list[str]]:
     return "\n".join(lines), results
 
 
-def _panel(rows_file: str, src: tuple[str, str], dst: tuple[str, str, str]) -> str:
+def _panel(
+    rows_file: str, src: tuple[str, str], dst: tuple[str, str, str], scales: Scales | None
+) -> str:
     """The text decoding 16 rows' 32 codes at ``%k`` (from ``src``, a memref and its type; the
     rows' indices from ``rows_file``) and storing them transposed, one line of 16 pairs for each
     pair of K, from line ``%line0`` of ``dst`` (a memref, its type, its leading indices: an SSA
@@ -117,6 +174,10 @@ def _panel(rows_file: str, src: tuple[str, str], dst: tuple[str, str, str]) -> s
         p = f"pr{j}_"
         lookup = fragment("fp8_bf16_lookup.mlir", p=p, interleave=INTERLEAVE)
         parts.append(fragment(rows_file, p=p, ra=2 * j, rb=2 * j + 1))
+        scale, values, scale_reads = "", f"%{p}values", ""
+        if scales is not None:
+            scale, _, _ = scales.text(p)
+            values, scale_reads = f"%{p}scaled", f" %scales:{scales.scales_type}"
         parts.append(
             fragment(
                 "gemm_panel_rows.mlir",
@@ -125,6 +186,9 @@ def _panel(rows_file: str, src: tuple[str, str], dst: tuple[str, str, str]) -> s
                 src_type=src[1],
                 concat=list(range(2 * STEP)),
                 lookup=lookup,
+                scale=scale,
+                values=values,
+                scale_reads=scale_reads,
             )
         )
         rows += [f"%{p}a", f"%{p}b"]
@@ -148,15 +212,33 @@ def _panel(rows_file: str, src: tuple[str, str], dst: tuple[str, str, str]) -> s
     return "\n".join(parts)
 
 
-def executable(exe: str, fn: str, plan: Gemm, fmt: FloatFormat) -> str:
+def executable(
+    exe: str, fn: str, plan: Gemm, fmt: FloatFormat, scales: tuple[str, int] | None = None
+) -> str:
     """The ``stream.executable`` of ``plan``'s GEMM over ``fmt`` codes (AVX512-BF16 and
-    AVX512-VBMI)."""
+    AVX512-VBMI); ``scales``: B's block scales' memref type and row block."""
     n, k = plan.n, plan.k
     nb, kc = b_rows(n), k_block(k)
+    block = None
+    if plan.scale_format is None:
+        bindings = "%sa_binding: !stream.binding, %sb_binding: !stream.binding,\n" + " " * 21
+        defs = fragment("gemm_alpha.mlir")
+    else:
+        assert scales is not None
+        block = Scales(plan.scale_format, scales[0], plan.bk, scales[1])
+        bindings = "%s_binding: !stream.binding, "
+        defs = fragment(
+            "gemm_block_scales.mlir",
+            scales_type=scales[0],
+            dims="",
+            rows_map="s0",
+            doc=f"B's, [{n} / {scales[1]}, {k} / {plan.bk}]",
+        )
     panel = _panel(
         "gemm_w_rows.mlir",
         ("%w", f"memref<{n}x{k}xi8>"),
         ("%panel", f"memref<{kc // 2}x16xi32>", ""),
+        block,
     )
     return fragment(
         "gemm_fp8_executable.mlir",
@@ -174,17 +256,29 @@ def executable(exe: str, fn: str, plan: Gemm, fmt: FloatFormat) -> str:
         decode_doc=DECODE_DOC,
         needs=" and ".join(GEMV_FEATURES[GemvIsa.AVX512_BF16]),
         decode_defs=fragment("gemv_defs_bf16_tables.mlir", **tables(fmt)),
+        scale_bindings=bindings,
+        scale_defs=defs,
         panel=panel,
         full_tile=_tile(n, k, kc, tail=False),
         tail_tile=_tile(n, k, kc, tail=True),
     )
 
 
-def x_executable(exe: str, fn: str, k: int, fmt: FloatFormat) -> str:
-    """The ``stream.executable`` decoding A's ``fmt`` codes ``[M, k]`` and tiling them as the
-    GEMM reads them (``gemm_x_executable.mlir``)."""
+def x_executable(exe: str, fn: str, k: int, fmt: FloatFormat, scales: Scales | None) -> str:
+    """The ``stream.executable`` decoding A's ``fmt`` codes ``[M, k]`` (times ``scales``, its
+    block scales) and tiling them as the GEMM reads them (``gemm_x_executable.mlir``)."""
     tiled = f"memref<?x{k // 2}x16xi32>"
-    panel = _panel("gemm_x_rows.mlir", ("%a", f"memref<?x{k}xi8>"), ("%x", tiled, "%t, "))
+    panel = _panel("gemm_x_rows.mlir", ("%a", f"memref<?x{k}xi8>"), ("%x", tiled, "%t, "), scales)
+    bindings = defs = ""
+    if scales is not None:
+        bindings = "%s_binding: !stream.binding, "
+        defs = "\n" + fragment(
+            "gemm_block_scales.mlir",
+            scales_type=scales.scales_type,
+            dims="{%s_rows}",
+            rows_map=X_ROWS[scales.scale_format],
+            doc="A's" + (", K blocks by rows" if scales.transposed else ""),
+        )
     return fragment(
         "gemm_x_executable.mlir",
         exe=exe,
@@ -193,8 +287,14 @@ def x_executable(exe: str, fn: str, k: int, fmt: FloatFormat) -> str:
         KH=k // 2,
         decode_doc=DECODE_DOC,
         decode_defs=fragment("gemv_defs_bf16_tables.mlir", **tables(fmt)),
+        scale_bindings=bindings,
+        scale_defs=defs,
         panel=panel,
     )
+
+
+# the rows of A's block scales for M rows: block1d's padded to a multiple of 4, compact's M
+X_ROWS = {ScaleFormat.FP32: "(s0 ceildiv 4) * 4", ScaleFormat.E8M0: "s0"}
 
 
 def _tile(n: int, k: int, kc: int, tail: bool) -> str:
@@ -242,11 +342,13 @@ def _tile(n: int, k: int, kc: int, tail: bool) -> str:
 
 def gemm_plan(op: NamedOp) -> Gemm | None:
     """The GEMM of a scaled GEMM that runs as one here: FP8 operands (E4M3 or E5M2) with
-    per-tensor scales, B ``[N, K]`` static (stored transposed) with ``N`` a multiple of 16 and
-    ``K`` of :data:`STEP`, A ``[..., K]`` with more than one row or a dynamic number; None
+    per-tensor scales, or with fp8-block's or mxfp8's block scales where the operands are
+    multiplied in bf16 (``gemm-operands``: the dequantized values exact there); B ``[N, K]``
+    static (stored transposed) with ``N`` a multiple of 16 and ``K`` of :data:`STEP` (block
+    scales: of the block), A ``[..., K]`` with more than one row or a dynamic number; None
     otherwise."""
     attrs = op.attrs
-    if not attrs.b_transposed or attrs.scaling is Scaling.BLOCK:
+    if not attrs.b_transposed:
         return None
     if attrs.a_format not in (E4M3, E5M2) or attrs.b_format not in (E4M3, E5M2):
         return None
@@ -260,7 +362,25 @@ def gemm_plan(op: NamedOp) -> Gemm | None:
     lead = a.shape[:-1]
     if DYNAMIC not in lead and math.prod(lead) <= 1:
         return None  # one row: decode-gemv's
-    return Gemm(n, k)
+    if attrs.scaling is not Scaling.BLOCK:
+        return Gemm(n, k)
+    if attrs.operand_type != "bf16" or _BLOCKS.get(attrs.scale_format) != (
+        attrs.a_block,
+        attrs.b_block,
+        attrs.a_layout,
+        attrs.b_layout,
+    ):
+        return None
+    plan = Gemm(n, k, attrs.scale_format)
+    return plan if k % plan.bk == 0 else None
+
+
+# each block-scale format's (A's block, B's block, A's layout, B's layout) as the CPU's GEMM
+# reads them (mx-layout scales compact: compact-block-scales)
+_BLOCKS = {
+    ScaleFormat.FP32: ((1, 128), (128, 128), ScaleLayout.BLOCK1D, ScaleLayout.BLOCK2D),
+    ScaleFormat.E8M0: ((1, 32), (1, 32), ScaleLayout.COMPACT, ScaleLayout.COMPACT),
+}
 
 
 def executable_names(op: NamedOp, part: str = "gemm") -> tuple[str, str]:
@@ -309,6 +429,41 @@ def lower_gemm(op: NamedOp) -> str:
     m_value = (
         f"arith.addi {rows.name}, %c0 : index" if rows.dynamic else f"arith.constant {m} : index"
     )
+    sa, sb = ins[1], ins[-1]
+    sa_type, sb_type = str(sa.builtin()), str(sb.builtin())
+    x_scales = gemm_scales = None
+    dispatch = {
+        "x_scales": "",
+        "x_operands": "",
+        "x_types": "",
+        "gemm_args": "%sa, %sb, ",
+        "gemm_arg_types": f"{sa_type}, {sb_type}, ",
+        "scale_doc": "per-tensor scales",
+    }
+    if plan.scale_format is not None:
+        fmt = plan.scale_format
+        elem = "f32" if fmt is ScaleFormat.FP32 else "i8"
+        transposed = fmt is ScaleFormat.FP32  # block1d: [K blocks, rows padded to 4]
+        kb = k // plan.bk
+        x_type = f"{kb}x?x{elem}" if transposed else f"?x{kb}x{elem}"
+        x_scales = Scales(fmt, f"memref<{x_type}>", plan.bk, 1, transposed)
+        gemm_scales = (f"memref<{shape_text(sb.shape)}x{elem}>", 128 if transposed else 1)
+        dispatch = {
+            "x_scales": "\n"
+            + fragment(
+                "gemm_x_scales.mlir",
+                sa_type=sa_type,
+                sa_any_type=f"tensor<{x_type}>",
+                rows_map=X_ROWS[fmt],
+            ),
+            "x_operands": "%sa_any, ",
+            "x_types": f"tensor<{x_type}>{{%s_rows}}, ",
+            "gemm_args": "%sb, ",
+            "gemm_arg_types": f"{sb_type}, ",
+            "scale_doc": "fp32 block scales (A's 1 x 128 blocks, B's 128 x 128)"
+            if transposed
+            else "E8M0 block scales of 1 x 32, compact",
+        }
     body = definition(
         "scaled_matmul_gemm.mlir",
         fields,
@@ -318,6 +473,10 @@ def lower_gemm(op: NamedOp) -> str:
         x_exe=x_exe,
         x_fn=x_fn,
         expand=expand,
+        sa_type=sa_type,
+        sb_type=sb_type,
+        **dispatch,
     )
-    gemm = executable(exe, fn, plan, op.attrs.b_format)
-    return f"{x_executable(x_exe, x_fn, k, op.attrs.a_format)}\n{gemm}\n{body}"
+    gemm = executable(exe, fn, plan, op.attrs.b_format, gemm_scales)
+    x = x_executable(x_exe, x_fn, k, op.attrs.a_format, x_scales)
+    return f"{x}\n{gemm}\n{body}"

@@ -23,8 +23,7 @@ stream.executable private @${exe} {
   }
   builtin.module {
     func.func @${fn}(%x_binding: !stream.binding, %w_binding: !stream.binding,
-                     %sa_binding: !stream.binding, %sb_binding: !stream.binding,
-                     %out_binding: !stream.binding, %m: index) {
+                     ${scale_bindings}%out_binding: !stream.binding, %m: index) {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %c2 = arith.constant 2 : index
@@ -40,13 +39,9 @@ stream.executable private @${exe} {
       %m_tiles_all = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
       %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<?x${KH}x16xi32>{%m_tiles_all}
       %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${K}xi8>
-      %sa = stream.binding.subspan %sa_binding[%c0] : !stream.binding -> memref<f32>
-      %sb = stream.binding.subspan %sb_binding[%c0] : !stream.binding -> memref<f32>
       %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> memref<?x${N}xf32>{%m}
       %panel = memref.alloca() : memref<${KP}x16xi32>
-      %sa_val = memref.load %sa[] : memref<f32>
-      %sb_val = memref.load %sb[] : memref<f32>
-      %alpha = arith.mulf %sa_val, %sb_val : f32
+${scale_defs}
       %alpha_v = vector.broadcast %alpha : f32 to vector<16xf32>
       %one_v = arith.constant dense<1.0> : vector<16xf32>
       %zero = arith.constant dense<0.0> : vector<16xf32>

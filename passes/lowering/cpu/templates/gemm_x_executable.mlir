@@ -11,7 +11,8 @@ stream.executable private @${exe} {
     stream.return %groups, %c1, %c1 : index, index, index
   }
   builtin.module {
-    func.func @${fn}(%a_binding: !stream.binding, %x_binding: !stream.binding, %m: index) {
+    func.func @${fn}(%a_binding: !stream.binding, ${scale_bindings}%x_binding: !stream.binding,
+                     %m: index) {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %c2 = arith.constant 2 : index
@@ -20,7 +21,7 @@ stream.executable private @${exe} {
       %cK = arith.constant ${K} : index
       %tiles = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
       %a = stream.binding.subspan %a_binding[%c0] : !stream.binding -> memref<?x${K}xi8>{%m}
-      %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<?x${KH}x16xi32>{%tiles}
+      %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<?x${KH}x16xi32>{%tiles}${scale_defs}
 ${decode_defs}
       %t = hal.interface.workgroup.id[0] : index
       %tile0 = arith.muli %t, %c16 : index

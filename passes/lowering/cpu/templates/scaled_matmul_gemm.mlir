@@ -1,20 +1,21 @@
-// scaled_matmul (FP8 with per-tensor scales; many rows of A, B stored [N, K]) as a GEMM that
-// reads B's codes as stored and decodes them in its loop (the executable @${exe},
-// gemm_fp8_executable.mlir): out = (decode(a) @ decode(b)^T) * (a_scale_inv * b_scale_inv),
-// the products exact in f32, f32 sums; no decoded or packed copy of B exists. A's codes are
+// scaled_matmul (FP8, ${scale_doc}; many rows of A, B stored [N, K]) as a GEMM that reads B's
+// codes as stored and decodes them in its loop (the executable @${exe},
+// gemm_fp8_executable.mlir): out = dequant(a) @ dequant(b)^T (per-tensor: decode(a) @
+// decode(b)^T times a_scale_inv * b_scale_inv), the products exact in f32 (dequantized values:
+// bf16, exact), f32 sums; no decoded or packed copy of B exists. A's codes are
 // decoded to bf16 (exact: every FP8 value is a bf16) and tiled as the data-tiled GEMM's (16 rows
 // x 2 of K; each pair a 32-bit word) by the executable @${x_exe} (gemm_x_executable.mlir).
-func.func private @${name}(%a: tensor<${a_shape}xi8>, %a_scale_inv: tensor<f32>,
-                            %b: tensor<${N}x${K}xi8>, %b_scale_inv: tensor<f32>)
+func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type},
+                            %b: tensor<${N}x${K}xi8>, %sb: ${sb_type})
     -> tensor<${out_shape}xf32> attributes {${attrs}} {
   %c0 = arith.constant 0 : index${a_dims_defs}${collapse}
   %m = ${m_value}
   %a_any = tensor.cast %a_rows : tensor<${M}x${K}xi8> to tensor<?x${K}xi8>
-  %tiles = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
-  %x_pairs = flow.dispatch @${x_exe}::@${x_fn}[%m](%a_any, %m)
-      : (tensor<?x${K}xi8>{%m}, index) -> tensor<?x${KH}x16xi32>{%tiles}
-  %acc = flow.dispatch @${exe}::@${fn}[%m](%x_pairs, %b, %a_scale_inv, %b_scale_inv, %m)
-      : (tensor<?x${KH}x16xi32>{%tiles}, tensor<${N}x${K}xi8>, tensor<f32>, tensor<f32>, index)
+  %tiles = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]${x_scales}
+  %x_pairs = flow.dispatch @${x_exe}::@${x_fn}[%m](%a_any, ${x_operands}%m)
+      : (tensor<?x${K}xi8>{%m}, ${x_types}index) -> tensor<?x${KH}x16xi32>{%tiles}
+  %acc = flow.dispatch @${exe}::@${fn}[%m](%x_pairs, %b, ${gemm_args}%m)
+      : (tensor<?x${KH}x16xi32>{%tiles}, tensor<${N}x${K}xi8>, ${gemm_arg_types}index)
       -> tensor<?x${N}xf32>{%m}
   %acc_rows = tensor.cast %acc : tensor<?x${N}xf32> to tensor<${M}x${N}xf32>${expand}
   return %out : tensor<${out_shape}xf32>
