@@ -36,7 +36,7 @@ pytestmark = [
 MARKED = 'CHECK: qmlir.codes_gemm = "avx512bf16"'
 
 
-RECIPES = ["fp8-current", "fp8-block", "mxfp8"]  # per-tensor; fp32 and E8M0 block scales
+RECIPES = ["fp8-current", "fp8-block", "mxfp8", "nvfp4"]  # per-tensor; fp32, E8M0, E4M3 scales
 
 
 def _pair(  # type: ignore[no-untyped-def]

@@ -5,6 +5,7 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block pow2_scales=false}' -p 'gemm-operands{dtype=bf16}' -p prefill-gemm %s | FileCheck %s --check-prefix=KEPT
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p 'gemm-operands{dtype=bf16}' -p compact-block-scales -p prefill-gemm -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=MX
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p compact-block-scales -p prefill-gemm %s | FileCheck %s --check-prefix=KEPT
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p 'gemm-operands{dtype=bf16}' -p compact-block-scales -p prefill-gemm -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=NVF
 
 // prefill-gemm marks the per-tensor FP8 GEMMs of many rows (a dynamic number, two) and no other:
 // not the one-row GEMM (decode-gemv's), not a K that is no multiple of 32, not an N that is no
@@ -83,6 +84,18 @@
 // MX: arith.shli %{{.*}}, %{{.*}} : i32
 // MX: func.func @{{.*}}Dx128.64x128.compact_ab$gemm(
 // MX: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x4xi8>
+// nvfp4: E2M1 codes two a byte (16 bytes a row and step, their nibbles' values from 16-entry
+// tables, even and odd elements interleaved back into K order), each row's two blocks of 16
+// times their E4M3 scales; the global scales multiply the sums.
+// NVF: func.func @{{.*}}Dx64.64x64.compact_ab$x(
+// NVF: stream.binding.subspan %{{.*}} : !stream.binding -> memref<?x64xi8>{%{{.*}}}
+// NVF: stream.binding.subspan %{{.*}} : !stream.binding -> memref<?x8xi8>{%{{.*}}}
+// NVF: vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x64xi8>, vector<16xi8>
+// NVF-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.permvar.qi.512"
+// NVF: func.func @{{.*}}Dx64.64x64.compact_ab$gemm(
+// NVF: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x8xi8>
+// NVF: memref.load %{{.*}}[] : memref<f32>
+// NVF: memref.load %{{.*}}[] : memref<f32>
 
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>

@@ -604,8 +604,9 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
         "gemm_products.mlir": dict(KH=64, i=3, t="%t", kp="%kp", wv="%wv", acc="%a3"),
         "gemm_store.mlir": dict(acc="%a3", row="%r3", N=32, i=3),
         "gemm_store_tail.mlir": dict(acc="%a3", row="%r3", N=32, i=3, **{"in": "%in3"}),
-        "gemm_rows_2d.mlir": dict(M=20, K=128),
+        "gemm_rows_2d.mlir": dict(M=20, AK=128),
         "gemm_alpha.mlir": {},
+        "gemm_alpha_one.mlir": {},
         "gemm_block_scales.mlir": dict(
             scales_type="memref<4x?xf32>",
             dims="{%s_rows}",
@@ -616,7 +617,7 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
             sa_type="tensor<4x8xf32>", sa_any_type="tensor<4x?xf32>", rows_map="(s0 ceildiv 4) * 4"
         ),
         "gemm_out_2d.mlir": dict(M=20, N=32),
-        "gemm_collapse.mlir": dict(a_shape="1x?x128", M="?", K=128, groups="[0, 1], [2]"),
+        "gemm_collapse.mlir": dict(a_shape="1x?x128", M="?", AK=128, groups="[0, 1], [2]"),
         "gemm_expand.mlir": dict(
             M="?",
             N=32,
@@ -654,6 +655,8 @@ def _gemm_panel_scale(p: str) -> object:
 
 def _gemm_panel_rows(scale_format: str | None) -> Callable[[str], object]:
     def make(p: str) -> object:  # two rows of B [32, 128], their lookup (and scales) nested
+        if scale_format == "nvfp4":  # E2M1 codes, 16 bytes a row of 32 codes
+            return _gemm_panel_rows_fp4(p)
         lookup = fill("fp8_bf16_lookup.mlir").substitute(p=p, interleave=_INTERLEAVE)
         scale, values, reads = "", f"%{p}values", ""
         if scale_format is not None:
@@ -673,6 +676,12 @@ def _gemm_panel_rows(scale_format: str | None) -> Callable[[str], object]:
             src="%w",
             src_type="memref<32x128xi8>",
             concat=list(range(64)),
+            widen=list(range(64)),
+            width=32,
+            both=64,
+            col="%k",
+            table_reads=" %sign:vector<64xi8> %hi_lo_table:vector<64xi8> %hi_hi_table:vector<64xi8>"
+            " %lo_lo_table:vector<64xi8> %lo_hi_table:vector<64xi8>",
             lookup=lookup,
             scale=scale,
             values=values,
@@ -680,6 +689,59 @@ def _gemm_panel_rows(scale_format: str | None) -> Callable[[str], object]:
         )
 
     return make
+
+
+_FP4_INTERLEAVE = [j // 2 + (64 if j % 2 else 0) for j in range(64)]
+_FP4_PAIRS = [j // 2 + (32 if j % 2 else 0) for j in range(64)]
+
+
+def _gemm_scale_e4m3(p: str) -> object:  # nvfp4's: each row's two blocks of 16
+    decode = {f"decode_{r}": snippets.decode(f"{p}{r}_", E4M3) for r in ("a0", "a1", "b0", "b1")}
+    return fill("gemm_scale_e4m3.mlir").substitute(p=p, scales_type="memref<32x8xi8>", **decode)
+
+
+def _gemm_panel_scale16(p: str) -> object:
+    return fill("gemm_panel_scale16.mlir").substitute(
+        p=p,
+        fa0="%f0",
+        fa1="%f1",
+        fb0="%f2",
+        fb1="%f3",
+        concat16=list(range(32)),
+        concat32=list(range(64)),
+    )
+
+
+def _gemm_fp4_lookup(p: str) -> object:
+    return fill("fp4_bf16_lookup.mlir").substitute(
+        p=p, interleave=_FP4_INTERLEAVE, pairs=_FP4_PAIRS
+    )
+
+
+def _gemm_panel_rows_fp4(p: str) -> object:  # two rows of B [32, 64] bytes (128 E2M1 codes)
+    read = _gemm_scale_e4m3(p)
+    product = fill("gemm_panel_scale16.mlir").substitute(
+        p=p,
+        **{f"f{r}": f"%{p}{r}_val" for r in ("a0", "a1", "b0", "b1")},
+        concat16=list(range(32)),
+        concat32=list(range(64)),
+    )
+    return fill("gemm_panel_rows.mlir").substitute(
+        p=p,
+        src="%w",
+        src_type="memref<32x64xi8>",
+        concat=list(range(32)),
+        widen=list(range(64)),
+        width=16,
+        both=32,
+        col="%kh",
+        table_reads=" %nibble:vector<64xi8> %four:vector<64xi8> %hi_table:vector<64xi8>"
+        " %lo_table:vector<64xi8>",
+        lookup=_gemm_fp4_lookup(p),
+        scale=f"{read}\n{product}",
+        values=f"%{p}scaled",
+        scale_reads=" %scales:memref<32x8xi8> %k:index",
+    )
 
 
 def _gemm_panel_store(x: bool) -> Callable[[str], object]:
@@ -979,9 +1041,14 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemm_panel_rows_fp32": ("gemm_panel_rows.mlir", _gemm_panel_rows("fp32")),
     "gemm_panel_rows_e8m0": ("gemm_panel_rows.mlir", _gemm_panel_rows("e8m0")),
     "gemm_panel_scale": ("gemm_panel_scale.mlir", _gemm_panel_scale),
+    "gemm_panel_rows_nvfp4": ("gemm_panel_rows.mlir", _gemm_panel_rows("nvfp4")),
+    "gemm_panel_scale16": ("gemm_panel_scale16.mlir", _gemm_panel_scale16),
+    "gemm_scale_e4m3": ("gemm_scale_e4m3.mlir", _gemm_scale_e4m3),
+    "fp4_bf16_lookup": ("fp4_bf16_lookup.mlir", _gemm_fp4_lookup),
     "gemm_scale_fp32": ("gemm_scale_fp32.mlir", lambda p: _gemm_scale("fp32", p)),
     "gemm_scale_e8m0": ("gemm_scale_e8m0.mlir", lambda p: _gemm_scale("e8m0", p)),
     "gemm_alpha": _gemm("gemm_alpha.mlir"),
+    "gemm_alpha_one": _gemm("gemm_alpha_one.mlir"),
     "gemm_block_scales": _gemm("gemm_block_scales.mlir"),
     "gemm_x_scales": _gemm("gemm_x_scales.mlir"),
     "gemm_panel_store": ("gemm_panel_store.mlir", _gemm_panel_store(False)),

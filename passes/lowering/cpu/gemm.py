@@ -1,6 +1,6 @@
-"""llvm-cpu: a many-row FP8 ``scaled_matmul`` (a generator's prefill, a batch; per-tensor scales,
-or fp8-block's or mxfp8's block scales with bf16 operands) as a GEMM that reads B's codes as
-stored and decodes them inside its loop (``templates/gemm_fp8_executable.mlir``).
+"""llvm-cpu: a many-row FP8 or NVFP4 ``scaled_matmul`` (a generator's prefill, a batch; per-tensor
+scales, or fp8-block's, mxfp8's or nvfp4's block scales with bf16 operands) as a GEMM that reads
+B's codes as stored and decodes them inside its loop (``templates/gemm_fp8_executable.mlir``).
 
 The data-tiled GEMM IREE makes of the decomposed op needs B decoded to bf16 and packed into its
 tiles: with the weights in a parameter file and no decoded copy kept (a generator's
@@ -11,18 +11,19 @@ again). Here two hand-written executables replace it:
   and tiled as the data-tiled GEMM's left operand: per 16 rows, each pair of K's 16 pairs
   together (a 32-bit word a pair), ``[ceil(M / 16), K / 2, 16]``.
 - ``gemm_fp8_executable.mlir``: each workgroup takes :data:`BLOCK_ROWS` rows of x and up to
-  :data:`B_ROWS` rows of B; per 16 rows of B and block of K (:func:`k_block`), the rows' codes are
-  decoded two rows at a time by byte-table lookups (``fp8_bf16_lookup.mlir``, the decode
-  step's: ``gemv.py``), times their block scales (``gemm_panel_scale.mlir``), and transposed in
-  registers (:func:`transpose`) into a panel on the stack, the data-tiled GEMM's right tile (16
-  x 2 a line); then per 16 rows of x (``gemm_tile.mlir``) 16 accumulators of 16 lanes, one
-  ``vdpbf16ps`` a row and pair of K, the pair broadcast from x's tile as the instruction's
-  memory operand. The outputs so far wait in the output between blocks of K.
+  :data:`B_ROWS` rows of B; per 16 rows of B and block of K (:func:`k_block`), the rows' codes
+  are decoded two rows at a time by byte-table lookups (``fp8_bf16_lookup.mlir``, the decode
+  step's: ``gemv.py``; nvfp4's E2M1 nibbles: ``fp4_bf16_lookup.mlir``), times their block scales
+  (``gemm_panel_scale.mlir``), and transposed in registers (:func:`transpose`) into a panel on
+  the stack, the data-tiled GEMM's right tile (16 x 2 a line); then per 16 rows of x
+  (``gemm_tile.mlir``) 16 accumulators of 16 lanes, one ``vdpbf16ps`` a row and pair of K, the
+  pair broadcast from x's tile as the instruction's memory operand. The outputs so far wait in
+  the output between blocks of K.
 
 The products are exact (bf16 factors), and each output's sums run as the data-tiled GEMM's (K in
 order, by pairs): the same values bit for bit (tests/e2e/test_prefill_gemm.py). On the
 AVX512-BF16 host a 512-token prefill of the 0.35B generators ran 0.94-0.95x the time of the
-decode-and-pack path (fp8-current, fp8-block, mxfp8; benchmarks/RESULTS.md).
+decode-and-pack path (fp8-current, fp8-block, mxfp8; nvfp4 0.96x; benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ import math
 from dataclasses import dataclass
 
 from passes.ir.dialect import GemvIsa, NamedOp, ScaleFormat, Scaling
-from passes.ir.formats import E4M3, E5M2, FloatFormat
+from passes.ir.formats import E2M1, E4M3, E5M2, FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
+from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import definition, fragment
 from passes.lowering.cpu.gemv import GEMV_FEATURES, INTERLEAVE, tables
 from passes.lowering.definitions import head
@@ -57,12 +59,23 @@ class Gemm:
     multiplied by them as decoded (``bk`` codes of K a block)."""
 
     n: int
-    k: int
+    k: int  # codes a row (nvfp4: two a byte)
     scale_format: ScaleFormat | None = None
 
     @property
     def bk(self) -> int:
-        return 128 if self.scale_format is ScaleFormat.FP32 else 32
+        return _BLOCK_K[self.scale_format] if self.scale_format else 0
+
+    @property
+    def fp4(self) -> bool:
+        return self.scale_format is ScaleFormat.NVFP4
+
+    @property
+    def row_bytes(self) -> int:
+        return self.k // 2 if self.fp4 else self.k
+
+
+_BLOCK_K = {ScaleFormat.FP32: 128, ScaleFormat.E8M0: 32, ScaleFormat.NVFP4: 16}
 
 
 @dataclass(frozen=True)
@@ -80,6 +93,20 @@ class Scales:
         """Rows ``%<p>ra``/``%<p>rb``'s scales (``gemm_scale_*.mlir``), multiplied into their
         values (``gemm_panel_scale.mlir``): the text, and the two scales' names."""
         fields = {"p": p, "scales_type": self.scales_type, "bk": self.bk}
+        if self.scale_format is ScaleFormat.NVFP4:  # two blocks of 16 a row and step
+            decode = {
+                f"decode_{r}": snippets.decode(f"{p}{r}_", E4M3) for r in ("a0", "a1", "b0", "b1")
+            }
+            fields.pop("bk")
+            read = fragment("gemm_scale_e4m3.mlir", **fields, **decode)
+            scale = fragment(
+                "gemm_panel_scale16.mlir",
+                p=p,
+                **{f"f{r}": f"%{p}{r}_val" for r in ("a0", "a1", "b0", "b1")},
+                concat16=list(range(32)),
+                concat32=list(range(64)),
+            )
+            return f"{read}\n{scale}", "", ""
         if self.scale_format is ScaleFormat.FP32:
             at = ("%{0}kb, %{0}{1}" if self.transposed else "%{0}{1}, %{0}kb").format
             read = fragment(
@@ -163,7 +190,11 @@ def transpose(rows: list[str]) -> tuple[str, list[str]]:
 
 
 def _panel(
-    rows_file: str, src: tuple[str, str], dst: tuple[str, str, str], scales: Scales | None
+    rows_file: str,
+    src: tuple[str, str],
+    dst: tuple[str, str, str],
+    scales: Scales | None,
+    fp4: bool = False,
 ) -> str:
     """The text decoding 16 rows' 32 codes at ``%k`` (from ``src``, a memref and its type; the
     rows' indices from ``rows_file``) and storing them transposed, one line of 16 pairs for each
@@ -172,19 +203,32 @@ def _panel(
     parts, rows = [], []
     for j in range(LANES // 2):
         p = f"pr{j}_"
-        lookup = fragment("fp8_bf16_lookup.mlir", p=p, interleave=INTERLEAVE)
+        if fp4:  # 16 bytes a row: the two rows' 32 in the low half of 64
+            lookup = fragment(
+                "fp4_bf16_lookup.mlir", p=p, interleave=_FP4_INTERLEAVE, pairs=_FP4_PAIRS
+            )
+        else:
+            lookup = fragment("fp8_bf16_lookup.mlir", p=p, interleave=INTERLEAVE)
+        width = STEP // 2 if fp4 else STEP
         parts.append(fragment(rows_file, p=p, ra=2 * j, rb=2 * j + 1))
         scale, values, scale_reads = "", f"%{p}values", ""
         if scales is not None:
             scale, _, _ = scales.text(p)
             values, scale_reads = f"%{p}scaled", f" %scales:{scales.scales_type}"
+            if fp4:  # the scales' K block from %k (the codes' byte %kh)
+                scale_reads += " %k:index"
         parts.append(
             fragment(
                 "gemm_panel_rows.mlir",
                 p=p,
                 src=src[0],
                 src_type=src[1],
-                concat=list(range(2 * STEP)),
+                concat=list(range(2 * width)),
+                widen=list(range(2 * STEP)),
+                width=width,
+                both=2 * width,
+                col="%kh" if fp4 else "%k",
+                table_reads=_TABLE_READS[fp4],
                 lookup=lookup,
                 scale=scale,
                 values=values,
@@ -212,6 +256,12 @@ def _panel(
     return "\n".join(parts)
 
 
+def _decode_defs(fmt: FloatFormat) -> str:
+    """The byte tables of ``fmt``'s lookups (FP8's 128 magnitudes, E2M1's 16 codes)."""
+    name = "gemv_defs_fp4_tables.mlir" if fmt == E2M1 else "gemv_defs_bf16_tables.mlir"
+    return fragment(name, **tables(fmt))
+
+
 def executable(
     exe: str, fn: str, plan: Gemm, fmt: FloatFormat, scales: tuple[str, int] | None = None
 ) -> str:
@@ -234,11 +284,17 @@ def executable(
             rows_map="s0",
             doc=f"B's, [{n} / {scales[1]}, {k} / {plan.bk}]",
         )
+        if plan.fp4:  # nvfp4's global scales multiply the sums
+            bindings += "%sa_binding: !stream.binding, %sb_binding: !stream.binding,\n" + " " * 21
+            defs += "\n" + fragment("gemm_alpha.mlir")
+        else:
+            defs += "\n" + fragment("gemm_alpha_one.mlir")
     panel = _panel(
         "gemm_w_rows.mlir",
-        ("%w", f"memref<{n}x{k}xi8>"),
+        ("%w", f"memref<{n}x{plan.row_bytes}xi8>"),
         ("%panel", f"memref<{kc // 2}x16xi32>", ""),
         block,
+        plan.fp4,
     )
     return fragment(
         "gemm_fp8_executable.mlir",
@@ -246,6 +302,7 @@ def executable(
         fn=fn,
         N=n,
         K=k,
+        BK=plan.row_bytes,
         KH=k // 2,
         KC=kc,
         KP=kc // 2,
@@ -255,7 +312,7 @@ def executable(
         MB=BLOCK_ROWS,
         decode_doc=DECODE_DOC,
         needs=" and ".join(GEMV_FEATURES[GemvIsa.AVX512_BF16]),
-        decode_defs=fragment("gemv_defs_bf16_tables.mlir", **tables(fmt)),
+        decode_defs=_decode_defs(fmt),
         scale_bindings=bindings,
         scale_defs=defs,
         panel=panel,
@@ -264,11 +321,13 @@ def executable(
     )
 
 
-def x_executable(exe: str, fn: str, k: int, fmt: FloatFormat, scales: Scales | None) -> str:
+def x_executable(exe: str, fn: str, plan: Gemm, fmt: FloatFormat, scales: Scales | None) -> str:
     """The ``stream.executable`` decoding A's ``fmt`` codes ``[M, k]`` (times ``scales``, its
     block scales) and tiling them as the GEMM reads them (``gemm_x_executable.mlir``)."""
+    k = plan.k
     tiled = f"memref<?x{k // 2}x16xi32>"
-    panel = _panel("gemm_x_rows.mlir", ("%a", f"memref<?x{k}xi8>"), ("%x", tiled, "%t, "), scales)
+    codes = ("%a", f"memref<?x{plan.row_bytes}xi8>")
+    panel = _panel("gemm_x_rows.mlir", codes, ("%x", tiled, "%t, "), scales, plan.fp4)
     bindings = defs = ""
     if scales is not None:
         bindings = "%s_binding: !stream.binding, "
@@ -284,9 +343,10 @@ def x_executable(exe: str, fn: str, k: int, fmt: FloatFormat, scales: Scales | N
         exe=exe,
         fn=fn,
         K=k,
+        AK=plan.row_bytes,
         KH=k // 2,
         decode_doc=DECODE_DOC,
-        decode_defs=fragment("gemv_defs_bf16_tables.mlir", **tables(fmt)),
+        decode_defs=_decode_defs(fmt),
         scale_bindings=bindings,
         scale_defs=defs,
         panel=panel,
@@ -294,7 +354,20 @@ def x_executable(exe: str, fn: str, k: int, fmt: FloatFormat, scales: Scales | N
 
 
 # the rows of A's block scales for M rows: block1d's padded to a multiple of 4, compact's M
-X_ROWS = {ScaleFormat.FP32: "(s0 ceildiv 4) * 4", ScaleFormat.E8M0: "s0"}
+X_ROWS = {ScaleFormat.FP32: "(s0 ceildiv 4) * 4", ScaleFormat.E8M0: "s0", ScaleFormat.NVFP4: "s0"}
+
+# the tables each lookup reads (gemv_defs_fp4_tables.mlir, gemv_defs_bf16_tables.mlir), by fp4
+_TABLE_READS = {
+    True: "".join(f" %{v}:vector<64xi8>" for v in ("nibble", "four", "hi_table", "lo_table")),
+    False: "".join(
+        f" %{v}:vector<64xi8>"
+        for v in ("sign", "hi_lo_table", "hi_hi_table", "lo_lo_table", "lo_hi_table")
+    ),
+}
+# E2M1's lookup (fp4_bf16_lookup.mlir): the low 32 bytes' values, low and high byte interleaved
+# (32 bf16 values), then the even and the odd elements' values interleaved (K order)
+_FP4_INTERLEAVE = [j // 2 + (64 if j % 2 else 0) for j in range(64)]
+_FP4_PAIRS = [j // 2 + (32 if j % 2 else 0) for j in range(64)]
 
 
 def _tile(n: int, k: int, kc: int, tail: bool) -> str:
@@ -350,14 +423,17 @@ def gemm_plan(op: NamedOp) -> Gemm | None:
     attrs = op.attrs
     if not attrs.b_transposed:
         return None
-    if attrs.a_format not in (E4M3, E5M2) or attrs.b_format not in (E4M3, E5M2):
+    nvfp4 = attrs.scale_format is ScaleFormat.NVFP4
+    formats = (E2M1,) if nvfp4 else (E4M3, E5M2)
+    if attrs.a_format not in formats or attrs.b_format not in formats:
         return None
     ins, _ = op.signature(dynamic=True)
-    a, b = ins[0], ins[2]
+    a, b = ins[0], ins[3 if nvfp4 else 2]
     if b.rank != 2 or not b.is_static or a.rank < 2:
         return None
-    n, k = b.shape
-    if n % LANES or k % STEP or a.shape[-1] != k:
+    n, row_bytes = b.shape
+    k = 2 * row_bytes if nvfp4 else row_bytes  # nvfp4: two codes a byte
+    if n % LANES or k % STEP or a.shape[-1] != row_bytes:
         return None
     lead = a.shape[:-1]
     if DYNAMIC not in lead and math.prod(lead) <= 1:
@@ -380,6 +456,14 @@ def gemm_plan(op: NamedOp) -> Gemm | None:
 _BLOCKS = {
     ScaleFormat.FP32: ((1, 128), (128, 128), ScaleLayout.BLOCK1D, ScaleLayout.BLOCK2D),
     ScaleFormat.E8M0: ((1, 32), (1, 32), ScaleLayout.COMPACT, ScaleLayout.COMPACT),
+    ScaleFormat.NVFP4: ((1, 16), (1, 16), ScaleLayout.COMPACT, ScaleLayout.COMPACT),
+}
+
+
+_SCALE_DOCS = {
+    ScaleFormat.FP32: "fp32 block scales (A's 1 x 128 blocks, B's 128 x 128)",
+    ScaleFormat.E8M0: "E8M0 block scales of 1 x 32, compact",
+    ScaleFormat.NVFP4: "E2M1 codes with E4M3 block scales of 1 x 16, compact, and global scales",
 }
 
 
@@ -408,6 +492,8 @@ def lower_gemm(op: NamedOp) -> str:
         "fn": fn,
         "N": n,
         "K": k,
+        "AK": plan.row_bytes,
+        "BK": plan.row_bytes,
         "KH": k // 2,
         "M": shape_text((m,)),
         "a_shape": shape_text(a.shape),
@@ -416,8 +502,6 @@ def lower_gemm(op: NamedOp) -> str:
     if a.rank > 2:
         collapse = "\n" + fragment("gemm_collapse.mlir", **fields, groups=groups)
         sizes = a_dims.shape(out)
-        size_reads = "".join(f" {s}:index" for s in sizes.split(", ") if s.startswith("%"))
-        sizes = a_dims.shape(out)
         size_reads = "".join(f" {v}:index" for v in sizes.split(", ") if v.startswith("%"))
         expand = "\n" + fragment(
             "gemm_expand.mlir", **fields, groups=groups, sizes=sizes, size_reads=size_reads
@@ -425,12 +509,14 @@ def lower_gemm(op: NamedOp) -> str:
     else:
         collapse = "\n" + fragment("gemm_rows_2d.mlir", **fields)
         expand = "\n" + fragment("gemm_out_2d.mlir", **fields)
-    rows = Dim.rows("%a_rows", TensorInfo((m, k), "i8"))  # dynamic: read as %dyn_m
+    rows = Dim.rows("%a_rows", TensorInfo((m, plan.row_bytes), "i8"))  # dynamic: read as %dyn_m
     m_value = (
         f"arith.addi {rows.name}, %c0 : index" if rows.dynamic else f"arith.constant {m} : index"
     )
-    sa, sb = ins[1], ins[-1]
+    sa, sb = ins[1], ins[-2 if plan.fp4 else -1]
     sa_type, sb_type = str(sa.builtin()), str(sb.builtin())
+    names = ("a", "sa", "ga", "b", "sb", "gb") if plan.fp4 else ("a", "sa", "b", "sb")
+    args = ",\n".join(f"%{name}: {t.builtin()}" for name, t in zip(names, ins, strict=True))
     x_scales = gemm_scales = None
     dispatch = {
         "x_scales": "",
@@ -442,7 +528,7 @@ def lower_gemm(op: NamedOp) -> str:
     }
     if plan.scale_format is not None:
         fmt = plan.scale_format
-        elem = "f32" if fmt is ScaleFormat.FP32 else "i8"
+        elem = "f32" if fmt is ScaleFormat.FP32 else "i8"  # E8M0, nvfp4's E4M3: codes
         transposed = fmt is ScaleFormat.FP32  # block1d: [K blocks, rows padded to 4]
         kb = k // plan.bk
         x_type = f"{kb}x?x{elem}" if transposed else f"?x{kb}x{elem}"
@@ -458,11 +544,11 @@ def lower_gemm(op: NamedOp) -> str:
             ),
             "x_operands": "%sa_any, ",
             "x_types": f"tensor<{x_type}>{{%s_rows}}, ",
-            "gemm_args": "%sb, ",
-            "gemm_arg_types": f"{sb_type}, ",
-            "scale_doc": "fp32 block scales (A's 1 x 128 blocks, B's 128 x 128)"
-            if transposed
-            else "E8M0 block scales of 1 x 32, compact",
+            "gemm_args": "%sb, %ga, %gb, " if plan.fp4 else "%sb, ",
+            "gemm_arg_types": f"{sb_type}, tensor<f32>, tensor<f32>, "
+            if plan.fp4
+            else f"{sb_type}, ",
+            "scale_doc": _SCALE_DOCS[fmt],
         }
     body = definition(
         "scaled_matmul_gemm.mlir",
@@ -473,10 +559,9 @@ def lower_gemm(op: NamedOp) -> str:
         x_exe=x_exe,
         x_fn=x_fn,
         expand=expand,
-        sa_type=sa_type,
-        sb_type=sb_type,
+        args=args,
         **dispatch,
     )
     gemm = executable(exe, fn, plan, op.attrs.b_format, gemm_scales)
-    x = x_executable(x_exe, x_fn, k, op.attrs.a_format, x_scales)
+    x = x_executable(x_exe, x_fn, plan, op.attrs.a_format, x_scales)
     return f"{x}\n{gemm}\n{body}"

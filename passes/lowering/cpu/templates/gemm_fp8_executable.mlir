@@ -38,7 +38,7 @@ stream.executable private @${exe} {
       %cNG = arith.constant ${NG} : index
       %m_tiles_all = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
       %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<?x${KH}x16xi32>{%m_tiles_all}
-      %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${K}xi8>
+      %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${BK}xi8>
       %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> memref<?x${N}xf32>{%m}
       %panel = memref.alloca() : memref<${KP}x16xi32>
 ${scale_defs}
@@ -66,6 +66,7 @@ ${decode_defs}
           %factor = arith.select %last, %alpha_v, %one_v : vector<16xf32>
           scf.for %kq = %c0 to %cKC step %c32 {
             %k = arith.addi %kc, %kq : index
+            %kh = arith.divui %k, %c2 : index
             %line0 = arith.divui %kq, %c2 : index
 ${panel}
           }

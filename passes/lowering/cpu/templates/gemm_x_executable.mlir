@@ -20,13 +20,14 @@ stream.executable private @${exe} {
       %c32 = arith.constant 32 : index
       %cK = arith.constant ${K} : index
       %tiles = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
-      %a = stream.binding.subspan %a_binding[%c0] : !stream.binding -> memref<?x${K}xi8>{%m}
+      %a = stream.binding.subspan %a_binding[%c0] : !stream.binding -> memref<?x${AK}xi8>{%m}
       %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<?x${KH}x16xi32>{%tiles}${scale_defs}
 ${decode_defs}
       %t = hal.interface.workgroup.id[0] : index
       %tile0 = arith.muli %t, %c16 : index
       %m_last = arith.subi %m, %c1 : index
       scf.for %k = %c0 to %cK step %c32 {
+        %kh = arith.divui %k, %c2 : index
         %line0 = arith.divui %k, %c2 : index
 ${panel}
       }

@@ -5,17 +5,16 @@
 // bf16, exact), f32 sums; no decoded or packed copy of B exists. A's codes are
 // decoded to bf16 (exact: every FP8 value is a bf16) and tiled as the data-tiled GEMM's (16 rows
 // x 2 of K; each pair a 32-bit word) by the executable @${x_exe} (gemm_x_executable.mlir).
-func.func private @${name}(%a: tensor<${a_shape}xi8>, %sa: ${sa_type},
-                            %b: tensor<${N}x${K}xi8>, %sb: ${sb_type})
+func.func private @${name}(${args})
     -> tensor<${out_shape}xf32> attributes {${attrs}} {
   %c0 = arith.constant 0 : index${a_dims_defs}${collapse}
   %m = ${m_value}
-  %a_any = tensor.cast %a_rows : tensor<${M}x${K}xi8> to tensor<?x${K}xi8>
+  %a_any = tensor.cast %a_rows : tensor<${M}x${AK}xi8> to tensor<?x${AK}xi8>
   %tiles = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]${x_scales}
   %x_pairs = flow.dispatch @${x_exe}::@${x_fn}[%m](%a_any, ${x_operands}%m)
-      : (tensor<?x${K}xi8>{%m}, ${x_types}index) -> tensor<?x${KH}x16xi32>{%tiles}
+      : (tensor<?x${AK}xi8>{%m}, ${x_types}index) -> tensor<?x${KH}x16xi32>{%tiles}
   %acc = flow.dispatch @${exe}::@${fn}[%m](%x_pairs, %b, ${gemm_args}%m)
-      : (tensor<?x${KH}x16xi32>{%tiles}, tensor<${N}x${K}xi8>, ${gemm_arg_types}index)
+      : (tensor<?x${KH}x16xi32>{%tiles}, tensor<${N}x${BK}xi8>, ${gemm_arg_types}index)
       -> tensor<?x${N}xf32>{%m}
   %acc_rows = tensor.cast %acc : tensor<?x${N}xf32> to tensor<${M}x${N}xf32>${expand}
   return %out : tensor<${out_shape}xf32>
