@@ -48,7 +48,11 @@ BLOCK_ROWS = 256  # rows of x a workgroup (M is dynamic: its blocks' count is ce
 B_ROWS = 64  # rows of B a workgroup at most
 
 
-DECODE_DOC = "vpermi2b over the 128 magnitudes' bf16 bytes"
+# how each lookup decodes, by fp4 (the executables' comments)
+DECODE_DOCS = {
+    False: "vpermi2b over the 128 magnitudes' bf16 bytes",
+    True: "vpermb over the 16 E2M1 codes' bf16 bytes",
+}
 
 
 @dataclass(frozen=True)
@@ -310,7 +314,7 @@ def executable(
         NB=nb,
         NG=n // nb,
         MB=BLOCK_ROWS,
-        decode_doc=DECODE_DOC,
+        decode_doc=DECODE_DOCS[fmt == E2M1],
         needs=" and ".join(GEMV_FEATURES[GemvIsa.AVX512_BF16]),
         decode_defs=_decode_defs(fmt),
         scale_bindings=bindings,
@@ -345,7 +349,7 @@ def x_executable(exe: str, fn: str, plan: Gemm, fmt: FloatFormat, scales: Scales
         K=k,
         AK=plan.row_bytes,
         KH=k // 2,
-        decode_doc=DECODE_DOC,
+        decode_doc=DECODE_DOCS[fmt == E2M1],
         decode_defs=_decode_defs(fmt),
         scale_bindings=bindings,
         scale_defs=defs,
