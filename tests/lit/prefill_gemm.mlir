@@ -28,8 +28,9 @@
 // decoded and tiled (16 rows, pairs of K as 32-bit words), then the GEMM over B's codes as
 // stored: per 16 rows of B and K block (128 here, all of K), the rows' codes decoded by byte
 // tables two rows at a time and transposed into a panel on the stack, then per 16 rows of x one
-// vdpbf16ps per row and pair of K, the pair broadcast; the scales multiply the sums at the last
-// K block. Rows past M: a last tile whose stores are guarded.
+// vdpbf16ps per row and pair of K, the pair broadcast. Rows past M: a last tile whose stores are
+// guarded. The per-tensor scales multiply the sums beside the dispatch, as the data-tiled GEMM's
+// epilogue does.
 // CHECK: stream.executable private @[[XEXE:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128\$x_executable]] {
 // CHECK: func.func @[[XFN:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128\$x]](%{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %[[XM:.*]]: index)
 // CHECK: stream.binding.subspan %{{.*}} : !stream.binding -> memref<?x128xi8>{%[[XM]]}
@@ -53,7 +54,11 @@
 // CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128
 // CHECK-SAME: qmlir.codes_gemm = "avx512bf16"
 // CHECK: %[[XP:.*]] = flow.dispatch @[[XEXE]]::@[[XFN]]
-// CHECK: flow.dispatch @[[EXE]]::@[[FN]][%{{.*}}](%[[XP]], %arg2, %arg1, %arg3, %{{.*}}) : (tensor<?x64x16xi32>{%{{.*}}}, tensor<64x128xi8>, tensor<f32>, tensor<f32>, index) -> tensor<?x64xf32>{%{{.*}}}
+// CHECK: %[[ACC:.*]] = flow.dispatch @[[EXE]]::@[[FN]][%{{.*}}](%[[XP]], %arg2, %{{.*}}) : (tensor<?x64x16xi32>{%{{.*}}}, tensor<64x128xi8>, index) -> tensor<?x64xf32>{%{{.*}}}
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %arg1, %arg3 : tensor<?x64xf32>, tensor<f32>, tensor<f32>)
+// CHECK: %[[ALPHA:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.mulf %{{.*}}, %[[ALPHA]] : f32
 
 // fp8-block's GEMMs (power-of-two scales, multiplied in bf16: gemm-operands' proof that the
 // dequantized values are exact there) are taken, K a multiple of 128; with f32 operands
@@ -86,7 +91,7 @@
 // MX: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x4xi8>
 // nvfp4: E2M1 codes two a byte (16 bytes a row and step, their nibbles' values from 16-entry
 // tables, even and odd elements interleaved back into K order), each row's two blocks of 16
-// times their E4M3 scales; the global scales multiply the sums.
+// times their E4M3 scales; the global scales multiply the sums beside the dispatch.
 // NVF: func.func @{{.*}}Dx64.64x64.compact_ab$x(
 // NVF: stream.binding.subspan %{{.*}} : !stream.binding -> memref<?x64xi8>{%{{.*}}}
 // NVF: stream.binding.subspan %{{.*}} : !stream.binding -> memref<?x8xi8>{%{{.*}}}
@@ -94,8 +99,8 @@
 // NVF-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.permvar.qi.512"
 // NVF: func.func @{{.*}}Dx64.64x64.compact_ab$gemm(
 // NVF: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x8xi8>
-// NVF: memref.load %{{.*}}[] : memref<f32>
-// NVF: memref.load %{{.*}}[] : memref<f32>
+// NVF: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.Dx64.64x64.compact_ab(
+// NVF: ins(%{{.*}}, %arg2, %arg5 : tensor<?x64xf32>, tensor<f32>, tensor<f32>)
 
 func.func @one_row(%x: !torch.vtensor<[1,128],f32>) -> !torch.vtensor<[1,64],f32> {
   %w = torch.vtensor.literal(dense<0.25> : tensor<64x128xf32>) : !torch.vtensor<[64,128],f32>

@@ -605,8 +605,16 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
         "gemm_store.mlir": dict(acc="%a3", row="%r3", N=32, i=3),
         "gemm_store_tail.mlir": dict(acc="%a3", row="%r3", N=32, i=3, **{"in": "%in3"}),
         "gemm_rows_2d.mlir": dict(M=20, AK=128),
-        "gemm_alpha.mlir": {},
-        "gemm_alpha_one.mlir": {},
+        "gemm_alpha.mlir": dict(
+            out_shape="1x?x32",
+            sa="%sa",
+            sb="%sb",
+            out_sizes="%d",
+            size_reads=" %d:index",
+            out_dims="d0, d1, d2",
+            out_parallels='"parallel", "parallel", "parallel"',
+        ),
+        "gemm_alpha_one.mlir": dict(out_shape="20x32"),
         "gemm_block_scales.mlir": dict(
             scales_type="memref<4x?xf32>",
             dims="{%s_rows}",

@@ -36,7 +36,7 @@ from passes.ir.formats import E2M1, E4M3, E5M2, FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import definition, fragment
+from passes.lowering.cpu.common import definition, dims, fragment, iterators
 from passes.lowering.cpu.gemv import GEMV_FEATURES, INTERLEAVE, tables
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, Dims, x_rows_dynamic
@@ -273,11 +273,8 @@ def executable(
     AVX512-VBMI); ``scales``: B's block scales' memref type and row block."""
     n, k = plan.n, plan.k
     nb, kc = b_rows(n), k_block(k)
-    block = None
-    if plan.scale_format is None:
-        bindings = "%sa_binding: !stream.binding, %sb_binding: !stream.binding,\n" + " " * 21
-        defs = fragment("gemm_alpha.mlir")
-    else:
+    block, bindings, defs = None, "", ""
+    if plan.scale_format is not None:
         assert scales is not None
         block = Scales(plan.scale_format, scales[0], plan.bk, scales[1])
         bindings = "%s_binding: !stream.binding, "
@@ -288,11 +285,6 @@ def executable(
             rows_map="s0",
             doc=f"B's, [{n} / {scales[1]}, {k} / {plan.bk}]",
         )
-        if plan.fp4:  # nvfp4's global scales multiply the sums
-            bindings += "%sa_binding: !stream.binding, %sb_binding: !stream.binding,\n" + " " * 21
-            defs += "\n" + fragment("gemm_alpha.mlir")
-        else:
-            defs += "\n" + fragment("gemm_alpha_one.mlir")
     panel = _panel(
         "gemm_w_rows.mlir",
         ("%w", f"memref<{n}x{plan.row_bytes}xi8>"),
@@ -310,7 +302,6 @@ def executable(
         KH=k // 2,
         KC=kc,
         KP=kc // 2,
-        K_last=k - kc,
         NB=nb,
         NG=n // nb,
         MB=BLOCK_ROWS,
@@ -526,8 +517,8 @@ def lower_gemm(op: NamedOp) -> str:
         "x_scales": "",
         "x_operands": "",
         "x_types": "",
-        "gemm_args": "%sa, %sb, ",
-        "gemm_arg_types": f"{sa_type}, {sb_type}, ",
+        "gemm_args": "",
+        "gemm_arg_types": "",
         "scale_doc": "per-tensor scales",
     }
     if plan.scale_format is not None:
@@ -548,12 +539,26 @@ def lower_gemm(op: NamedOp) -> str:
             ),
             "x_operands": "%sa_any, ",
             "x_types": f"tensor<{x_type}>{{%s_rows}}, ",
-            "gemm_args": "%sb, %ga, %gb, " if plan.fp4 else "%sb, ",
-            "gemm_arg_types": f"{sb_type}, tensor<f32>, tensor<f32>, "
-            if plan.fp4
-            else f"{sb_type}, ",
+            "gemm_args": "%sb, ",
+            "gemm_arg_types": f"{sb_type}, ",
             "scale_doc": _SCALE_DOCS[fmt],
         }
+    # per-tensor (nvfp4: global) scales multiply the sums beside the dispatch, as the data-tiled
+    # GEMM's epilogue does (IREE fuses it with a bias add alike: the same roundings)
+    sizes = a_dims.empty(out)
+    if plan.scale_format is None or plan.fp4:
+        epilogue = fragment(
+            "gemm_alpha.mlir",
+            out_shape=shape_text(out.shape),
+            sa="%ga" if plan.fp4 else "%sa",
+            sb="%gb" if plan.fp4 else "%sb",
+            out_sizes=sizes,
+            size_reads="".join(f" {v}:index" for v in sizes.split(", ") if v),
+            out_dims=", ".join(dims(out.rank)),
+            out_parallels=iterators(["parallel"] * out.rank),
+        )
+    else:
+        epilogue = fragment("gemm_alpha_one.mlir", out_shape=shape_text(out.shape))
     body = definition(
         "scaled_matmul_gemm.mlir",
         fields,
@@ -564,6 +569,7 @@ def lower_gemm(op: NamedOp) -> str:
         x_fn=x_fn,
         expand=expand,
         args=args,
+        epilogue=epilogue,
         **dispatch,
     )
     gemm = executable(exe, fn, plan, op.attrs.b_format, gemm_scales)

@@ -1,3 +1,3 @@
-// snippet: reads; defines %alpha:f32
-      // block scales only: the sums are not scaled after
-      %alpha = arith.constant 1.0 : f32
+// snippet: reads %acc_out:tensor<${out_shape}xf32>; defines %out:tensor<${out_shape}xf32>
+  // block scales only: the sums as they are
+  %out = tensor.cast %acc_out : tensor<${out_shape}xf32> to tensor<${out_shape}xf32>

@@ -1,19 +1,18 @@
 // The GEMM of a scaled_matmul with many rows of A (a prefill, a batch; passes/lowering/cpu/
-// gemm.py): out[m, n] = (sum_k x[m, k] * value(w[n, k])) * (a_scale_inv * b_scale_inv) for x
-// [M, ${K}] bf16 (the decoded activation, tiled [ceil(M / 16), ${KH}, 16] pairs of values: 32-bit
-// words; M, %m, an operand) and w
-// [${N}, ${K}] codes, read as stored: no decoded or packed copy of the weight exists. Each
-// workgroup takes ${MB} rows of x and ${NB} rows of w, 16 rows of w at a time, K ${KC} at a time:
-//   1. the 16 rows' ${KC} codes decoded from byte tables (${decode_doc}) and transposed into a
-//      panel on the stack, each of its ${KP} lines one pair of K's 16 values (the data-tiled
-//      GEMM's tile, 16 x 2);
+// gemm.py): acc[m, n] = sum_k x[m, k] * value(w[n, k]) for x [M, ${K}] bf16 (the dequantized
+// activation, tiled [ceil(M / 16), ${KH}, 16] pairs of values: 32-bit words; M, %m, an operand)
+// and w [${N}, ${K}] codes (${BK} bytes a row), read as stored: no decoded or packed copy of the
+// weight exists (per-tensor and global scales multiply acc beside the dispatch). Each workgroup
+// takes ${MB} rows of x and ${NB} rows of w, 16 rows of w at a time, K ${KC} at a time:
+//   1. the 16 rows' ${KC} codes decoded from byte tables (${decode_doc}), times their block
+//      scales, and transposed into a panel on the stack, each of its ${KP} lines one pair of
+//      K's 16 values (the data-tiled GEMM's tile, 16 x 2);
 //   2. for each 16 rows of x (a last tile of fewer: rows past M repeat the last and are not
-//      stored; gemm_tile.mlir): 16 accumulators
-//      of 16 lanes, one per row (lane: the row of w), from the outputs so far (zero at the
-//      first K block), and per pair of K each row's pair of x broadcast and multiplied with the
-//      panel's line (vdpbf16ps, the pair's broadcast its memory operand: products exact in f32, each factor a bf16; f32 sums, K in
-//      order, denormals as zero as every CPU dispatch of IREE's); stored back, times the scales
-//      at the last K block.
+//      stored; gemm_tile.mlir): 16 accumulators of 16 lanes, one per row (lane: the row of w),
+//      from the outputs so far (zero at the first K block), and per pair of K each row's pair
+//      of x multiplied with the panel's line (vdpbf16ps, the pair broadcast as its memory
+//      operand: products exact in f32, each factor a bf16; f32 sums, K in order, denormals as
+//      zero as every CPU dispatch of IREE's); stored back.
 // Needs ${needs}.
 stream.executable private @${exe} {
   stream.executable.export public @${fn} workgroups(%m: index) -> (index, index, index) {
@@ -32,7 +31,6 @@ stream.executable private @${exe} {
       %cK = arith.constant ${K} : index
       %cKC = arith.constant ${KC} : index
       %cKP = arith.constant ${KP} : index
-      %cK_last = arith.constant ${K_last} : index
       %cNB = arith.constant ${NB} : index
       %cMB = arith.constant ${MB} : index
       %cNG = arith.constant ${NG} : index
@@ -42,8 +40,6 @@ stream.executable private @${exe} {
       %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> memref<?x${N}xf32>{%m}
       %panel = memref.alloca() : memref<${KP}x16xi32>
 ${scale_defs}
-      %alpha_v = vector.broadcast %alpha : f32 to vector<16xf32>
-      %one_v = arith.constant dense<1.0> : vector<16xf32>
       %zero = arith.constant dense<0.0> : vector<16xf32>
 ${decode_defs}
       %id = hal.interface.workgroup.id[0] : index
@@ -62,8 +58,6 @@ ${decode_defs}
         %n = arith.addi %n0, %nt : index
         scf.for %kc = %c0 to %cK step %cKC {
           %first = arith.cmpi eq, %kc, %c0 : index
-          %last = arith.cmpi eq, %kc, %cK_last : index
-          %factor = arith.select %last, %alpha_v, %one_v : vector<16xf32>
           scf.for %kq = %c0 to %cKC step %c32 {
             %k = arith.addi %kc, %kq : index
             %kh = arith.divui %k, %c2 : index

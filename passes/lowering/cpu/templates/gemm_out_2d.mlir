@@ -1,2 +1,2 @@
-// snippet: reads %acc_rows:tensor<${M}x${N}xf32>; defines %out:tensor<${M}x${N}xf32>
-  %out = tensor.cast %acc_rows : tensor<${M}x${N}xf32> to tensor<${M}x${N}xf32>
+// snippet: reads %acc_rows:tensor<${M}x${N}xf32>; defines %acc_out:tensor<${M}x${N}xf32>
+  %acc_out = tensor.cast %acc_rows : tensor<${M}x${N}xf32> to tensor<${M}x${N}xf32>

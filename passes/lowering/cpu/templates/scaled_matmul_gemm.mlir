@@ -17,5 +17,6 @@ func.func private @${name}(${args})
       : (tensor<?x${KH}x16xi32>{%tiles}, tensor<${N}x${BK}xi8>, ${gemm_arg_types}index)
       -> tensor<?x${N}xf32>{%m}
   %acc_rows = tensor.cast %acc : tensor<?x${N}xf32> to tensor<${M}x${N}xf32>${expand}
+${epilogue}
   return %out : tensor<${out_shape}xf32>
 }
