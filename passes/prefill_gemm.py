@@ -13,9 +13,9 @@ GEMM is left as it is. Runs after ``compact-block-scales`` (mx-layout scales rea
 values are the data-tiled GEMM's bit for bit: the same exact products (block scales multiplied
 into the decoded values as the dequantize does), each output's sums in the same order (K in
 order, by pairs). The pipeline runs it where a call would otherwise decode and pack each weight
-(a parameter file without decoded copies: a generator's ``pack_weights="auto"``;
-``pack_weights="call"``), for a CPU with the features the executable's instructions need
-(``gemv.GEMV_FEATURES``), unless ``decode_gemv="off"``
+(a parameter file without decoded copies: ``weights="external"`` under ``pack_weights="load"``,
+a generator's ``"auto"``; ``pack_weights="call"``), for a CPU with the features the
+executable's instructions need (``gemv.GEMV_FEATURES``), unless ``decode_gemv="off"``
 (``compiler.pipeline.core.reads_codes_per_call``).
 """
 
