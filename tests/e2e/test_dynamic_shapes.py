@@ -363,6 +363,7 @@ def test_softmax_over_a_dynamic_key_length_sees_a_multiple_of_8(
     which lets IREE vectorize each row whole (MiniLM's softmax: 37 -> 8.6 ms, RESULTS.md). The
     outputs match torch at lengths on and off the multiple."""
     from compiler.pipeline import core
+    from passes.host import compile_cache
 
     sources = tmp_path / "executables"
     compile_module = core.compile_module
@@ -374,6 +375,10 @@ def test_softmax_over_a_dynamic_key_length_sees_a_multiple_of_8(
         return compile_module(module, target, (*flags, dump), *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(core, "compile_module", dumping)
+    # IREE must run to dump: a cached compile (the suite's cache, keyed by the flags, the dump's
+    # path among them) whose tmp path a run reused (pytest numbers them afresh once their
+    # folder is gone) wrote no sources
+    monkeypatch.setenv(compile_cache.ENV, "0")
     torch.manual_seed(0)
     model = MaskedAttention().eval()
     x, keep = torch.randn(2, 6, 32), torch.ones(2, 6, dtype=torch.int64)
