@@ -661,35 +661,52 @@ def _gemm_panel_scale(p: str) -> object:
     return fill("gemm_panel_scale.mlir").substitute(p=p, fa="%fa", fb="%fb", concat=list(range(64)))
 
 
+_FP8_TABLES = "".join(
+    f" %{v}:vector<64xi8>"
+    for v in ("sign", "hi_lo_table", "hi_hi_table", "lo_lo_table", "lo_hi_table")
+)
+_FP4_TABLES = "".join(f" %{v}:vector<64xi8>" for v in ("nibble", "four", "hi_table", "lo_table"))
+
+
+def _gemm_panel_scaling(scale_format: str, p: str) -> tuple[str, str]:
+    """As gemm.Scales.text: two rows' block scales read and multiplied into their values; the
+    text and the reads it adds to gemm_panel_rows.mlir's."""
+    if scale_format == "nvfp4":  # each row's two blocks of 16
+        product = fill("gemm_panel_scale16.mlir").substitute(
+            p=p,
+            **{f"f{r}": f"%{p}{r}_val" for r in ("a0", "a1", "b0", "b1")},
+            concat16=list(range(32)),
+            concat32=list(range(64)),
+        )
+        return f"{_gemm_scale_e4m3(p)}\n{product}", " %scales:memref<32x8xi8> %k:index"
+    fp32 = scale_format == "fp32"
+    names = (f"%{p}fa", f"%{p}fb") if fp32 else (f"%{p}da_f32", f"%{p}db_f32")
+    product = fill("gemm_panel_scale.mlir").substitute(
+        p=p, fa=names[0], fb=names[1], concat=list(range(64))
+    )
+    reads = " %scales:memref<1x?xf32>" if fp32 else " %scales:memref<32x4xi8>"
+    return f"{_gemm_scale(scale_format, p)}\n{product}", reads
+
+
 def _gemm_panel_rows(scale_format: str | None) -> Callable[[str], object]:
-    def make(p: str) -> object:  # two rows of B [32, 128], their lookup (and scales) nested
+    def make(p: str) -> object:  # two rows of B (32 rows, 128 codes), lookup and scales nested
         if scale_format == "nvfp4":  # E2M1 codes, 16 bytes a row of 32 codes
-            return _gemm_panel_rows_fp4(p)
-        lookup = fill("fp8_bf16_lookup.mlir").substitute(p=p, interleave=_INTERLEAVE)
+            lookup = _gemm_fp4_lookup(p)
+            codes = dict(src_type="memref<32x64xi8>", width=16, col="%kh", table_reads=_FP4_TABLES)
+        else:
+            lookup = fill("fp8_bf16_lookup.mlir").substitute(p=p, interleave=_INTERLEAVE)
+            codes = dict(src_type="memref<32x128xi8>", width=32, col="%k", table_reads=_FP8_TABLES)
         scale, values, reads = "", f"%{p}values", ""
         if scale_format is not None:
-            read = _gemm_scale(scale_format, p)
-            names = (
-                (f"%{p}fa", f"%{p}fb") if scale_format == "fp32" else (f"%{p}da_f32", f"%{p}db_f32")
-            )
-            product = fill("gemm_panel_scale.mlir").substitute(
-                p=p, fa=names[0], fb=names[1], concat=list(range(64))
-            )
-            scale, values = f"{read}\n{product}", f"%{p}scaled"
-            reads = (
-                " %scales:memref<1x?xf32>" if scale_format == "fp32" else " %scales:memref<32x4xi8>"
-            )
+            (scale, reads), values = _gemm_panel_scaling(scale_format, p), f"%{p}scaled"
+        width = int(str(codes["width"]))
         return fill("gemm_panel_rows.mlir").substitute(
+            codes,
             p=p,
             src="%w",
-            src_type="memref<32x128xi8>",
-            concat=list(range(64)),
+            concat=list(range(2 * width)),
             widen=list(range(64)),
-            width=32,
-            both=64,
-            col="%k",
-            table_reads=" %sign:vector<64xi8> %hi_lo_table:vector<64xi8> %hi_hi_table:vector<64xi8>"
-            " %lo_lo_table:vector<64xi8> %lo_hi_table:vector<64xi8>",
+            both=2 * width,
             lookup=lookup,
             scale=scale,
             values=values,
@@ -723,32 +740,6 @@ def _gemm_panel_scale16(p: str) -> object:
 def _gemm_fp4_lookup(p: str) -> object:
     return fill("fp4_bf16_lookup.mlir").substitute(
         p=p, interleave=_FP4_INTERLEAVE, pairs=_FP4_PAIRS
-    )
-
-
-def _gemm_panel_rows_fp4(p: str) -> object:  # two rows of B [32, 64] bytes (128 E2M1 codes)
-    read = _gemm_scale_e4m3(p)
-    product = fill("gemm_panel_scale16.mlir").substitute(
-        p=p,
-        **{f"f{r}": f"%{p}{r}_val" for r in ("a0", "a1", "b0", "b1")},
-        concat16=list(range(32)),
-        concat32=list(range(64)),
-    )
-    return fill("gemm_panel_rows.mlir").substitute(
-        p=p,
-        src="%w",
-        src_type="memref<32x64xi8>",
-        concat=list(range(32)),
-        widen=list(range(64)),
-        width=16,
-        both=32,
-        col="%kh",
-        table_reads=" %nibble:vector<64xi8> %four:vector<64xi8> %hi_table:vector<64xi8>"
-        " %lo_table:vector<64xi8>",
-        lookup=_gemm_fp4_lookup(p),
-        scale=f"{read}\n{product}",
-        values=f"%{p}scaled",
-        scale_reads=" %scales:memref<32x8xi8> %k:index",
     )
 
 

@@ -57,10 +57,11 @@ DECODE_DOCS = {
 
 @dataclass(frozen=True)
 class Gemm:
-    """A GEMM this file writes: B ``[n, k]`` E4M3 or E5M2 codes; per-tensor scales, or block
+    """A GEMM this file writes: B ``[n, k]`` E4M3 or E5M2 codes with per-tensor scales, or block
     scales (``scale_format``): fp8-block's fp32 ones (A's 1 x 128 blocks in the block1d layout,
-    B's 128 x 128 in block2d) or mxfp8's E8M0 ones (1 x 32 both, compact), each panel's values
-    multiplied by them as decoded (``bk`` codes of K a block)."""
+    B's 128 x 128 in block2d), mxfp8's E8M0 ones (1 x 32 both, compact) or nvfp4's E4M3 ones of
+    E2M1 codes two a byte (1 x 16, compact; global scales too), each panel's values multiplied
+    by them as decoded (``bk`` codes of K a block)."""
 
     n: int
     k: int  # codes a row (nvfp4: two a byte)
@@ -93,9 +94,10 @@ class Scales:
     rb: int = 1
     transposed: bool = False
 
-    def text(self, p: str) -> tuple[str, str, str]:
+    def text(self, p: str) -> str:
         """Rows ``%<p>ra``/``%<p>rb``'s scales (``gemm_scale_*.mlir``), multiplied into their
-        values (``gemm_panel_scale.mlir``): the text, and the two scales' names."""
+        values (``gemm_panel_scale.mlir``, nvfp4's two blocks a row: ``gemm_panel_scale16.mlir``),
+        defining ``%<p>scaled``."""
         fields = {"p": p, "scales_type": self.scales_type, "bk": self.bk}
         if self.scale_format is ScaleFormat.NVFP4:  # two blocks of 16 a row and step
             decode = {
@@ -110,7 +112,7 @@ class Scales:
                 concat16=list(range(32)),
                 concat32=list(range(64)),
             )
-            return f"{read}\n{scale}", "", ""
+            return f"{read}\n{scale}"
         if self.scale_format is ScaleFormat.FP32:
             at = ("%{0}kb, %{0}{1}" if self.transposed else "%{0}{1}, %{0}kb").format
             read = fragment(
@@ -127,7 +129,7 @@ class Scales:
         scale = fragment(
             "gemm_panel_scale.mlir", p=p, fa=names[0], fb=names[1], concat=list(range(64))
         )
-        return f"{read}\n{scale}", names[0], names[1]
+        return f"{read}\n{scale}"
 
 
 def b_rows(n: int) -> int:
@@ -217,7 +219,7 @@ def _panel(
         parts.append(fragment(rows_file, p=p, ra=2 * j, rb=2 * j + 1))
         scale, values, scale_reads = "", f"%{p}values", ""
         if scales is not None:
-            scale, _, _ = scales.text(p)
+            scale = scales.text(p)
             values, scale_reads = f"%{p}scaled", f" %scales:{scales.scales_type}"
             if fp4:  # the scales' K block from %k (the codes' byte %kh)
                 scale_reads += " %k:index"

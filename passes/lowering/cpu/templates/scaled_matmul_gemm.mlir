@@ -1,10 +1,10 @@
-// scaled_matmul (FP8, ${scale_doc}; many rows of A, B stored [N, K]) as a GEMM that reads B's
-// codes as stored and decodes them in its loop (the executable @${exe},
-// gemm_fp8_executable.mlir): out = dequant(a) @ dequant(b)^T (per-tensor: decode(a) @
-// decode(b)^T times a_scale_inv * b_scale_inv), the products exact in f32 (dequantized values:
-// bf16, exact), f32 sums; no decoded or packed copy of B exists. A's codes are
-// decoded to bf16 (exact: every FP8 value is a bf16) and tiled as the data-tiled GEMM's (16 rows
-// x 2 of K; each pair a 32-bit word) by the executable @${x_exe} (gemm_x_executable.mlir).
+// scaled_matmul (FP8 or NVFP4, ${scale_doc}; many rows of A, B stored [N, K]) as a GEMM that
+// reads B's codes as stored and decodes them in its loop (the executable @${exe},
+// gemm_fp8_executable.mlir): acc = dequant(a) @ dequant(b)^T, the dequantized values exact in
+// bf16 (block scales multiplied in as decoded), f32 sums; no decoded or packed copy of B exists.
+// A's codes are dequantized and tiled as the data-tiled GEMM's (16 rows x 2 of K; each pair a
+// 32-bit word) by the executable @${x_exe} (gemm_x_executable.mlir); per-tensor (nvfp4:
+// global) scales multiply acc after the dispatch, as the data-tiled GEMM's epilogue.
 func.func private @${name}(${args})
     -> tensor<${out_shape}xf32> attributes {${attrs}} {
   %c0 = arith.constant 0 : index${a_dims_defs}${collapse}
