@@ -28,6 +28,9 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
   marked to run as matrix-vector products decoding the weights' codes in their loop.
 - ``bf16-decode-gemv`` (llvm-cpu, where ``decode-gemv`` runs; after ``widen-bf16-matmuls``):
   one-row linears of bf16 weights as matrix-vector products over the weights as stored.
+- ``bf16-prefill-gemm`` (llvm-cpu with AVX512-BF16 and -VBMI, where ``decode-gemv`` runs and no
+  packed copy of the weights is wanted; after ``bf16-decode-gemv``): many-row linears of bf16
+  weights as ``prefill-gemm``'s GEMM over the weights as stored.
 - ``decode-attention`` (llvm-cpu, where ``decode-gemv`` runs; after ``bf16-decode-gemv``): the
   attention of one query position (static shapes) as a kernel reading the KV cache as stored,
   masked positions skipped.

@@ -15,6 +15,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     assume_multiples,
     batched_contractions,
     bf16_decode_gemv,
+    bf16_prefill_gemm,
     check_indices,
     compact_block_scales,
     decode_attention,

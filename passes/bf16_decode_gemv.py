@@ -22,8 +22,8 @@ reads no decoded copy (``decode_step_reads_codes``: ``pack_weights="auto"`` then
 On a CPU with AVX512-BF16 a bf16 model's GEMMs take bf16 operands (``--gemm-operands auto``)
 and are not widened: IREE's bf16 GEMM held a packed bf16 copy of each weight beside the file.
 A one-row bf16 ``linear`` there takes the same product, its activation widened first (exact),
-its f32 result rounded to bf16 and then its bf16 bias added, as torch-mlir's bf16 ``linear``
-rounds and adds; again only the sums' order differs.
+its bias added to the f32 sums and the sum rounded to bf16 once, as torch's bf16 ``linear`` and
+IREE's data-tiled GEMM (its bias fused into the sums) round; again only the sums' order differs.
 
 The pipeline runs it after ``widen-bf16-matmuls`` where ``decode-gemv`` runs (a CPU with AVX2,
 FMA and F16C, or AVX512-BF16 and -VBMI, ``decode_gemv="auto"``).
@@ -105,8 +105,8 @@ class Bf16DecodeGemv(ModulePass):
 
 def _rewrite(module: ir.Module, names: set[str], widener: Widener, site: _Site) -> None:
     """The linear as the matrix-vector product's call: widened, its f32 result plus the f32
-    bias (``widen-bf16-matmuls``' one rounding after); native bf16, its result rounded to bf16,
-    then the bf16 bias added (IREE's bf16 ``linear``, as torch-mlir lowers it)."""
+    bias (``widen-bf16-matmuls``' one rounding after); native bf16, its result plus the bias
+    in f32, rounded to bf16 once (torch's bf16 ``linear``, IREE's fused data-tiled GEMM)."""
     op = site.linear
     n, k = tensor_info(site.weight.type, dynamic=True).shape  # type: ignore[union-attr]
     out = TensorInfo((*site.x.shape[:-1], n), "f32")
@@ -124,9 +124,9 @@ def _rewrite(module: ir.Module, names: set[str], widener: Widener, site: _Site) 
             attributes={"callee": ir.FlatSymbolRefAttr.get(name)},
         )
         result = torch_ops.from_builtin(call.result, out)
+        if not torch_ops.is_none(op.operands[2]):  # added to the f32 sums, rounded once
+            result = torch_ops.add_tensors(result, torch_ops.convert_dtype(op.operands[2], "f32"))
         result = torch_ops.convert_dtype(result, site.x.dtype)
-        if not torch_ops.is_none(op.operands[2]):
-            result = torch_ops.add_tensors(result, op.operands[2])
         if result.type != op.results[0].type:
             result = ir.Operation.create(
                 "torch.tensor_static_info_cast", results=[op.results[0].type], operands=[result]

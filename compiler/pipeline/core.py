@@ -30,6 +30,7 @@ from passes.base.errors import QmlirError
 from passes.base.target import Target
 from passes.batched_contractions import BatchedContractions
 from passes.bf16_decode_gemv import Bf16DecodeGemv
+from passes.bf16_prefill_gemm import Bf16PrefillGemm
 from passes.check_indices import CheckIndices
 from passes.compact_block_scales import CompactBlockScales
 from passes.decode_attention import DecodeAttention
@@ -125,6 +126,8 @@ def compile_core(
         # before the weights are folded: a block scale's chain proves it a power of two
         run_pass(DecodeGemv(isa.value), module)
         run_pass(Bf16DecodeGemv(), module)  # bf16 weights widen-bf16-matmuls widened
+        if multiplies_bf16_weights_as_stored(options, weights is not None, module):
+            run_pass(Bf16PrefillGemm(), module)  # many rows over bf16 weights as stored
         run_pass(DecodeAttention(), module)  # one query position over the cache as stored
         run_pass(PrefillAttention(isa.value), module)  # a prefill's, over tiles of keys
     if not options.target.is_cuda:  # the CPU's GEMMs read block scales unswizzled
@@ -215,6 +218,23 @@ def reads_codes_per_call(options: CompileOptions, external: bool, keeps_decoded:
         return False
     decoded = options.pack_weights == "decoded" and keeps_decoded
     return options.pack_weights == "call" or (external and not decoded)
+
+
+def multiplies_bf16_weights_as_stored(
+    options: CompileOptions, external: bool, module: ir.Module
+) -> bool:
+    """Whether an artifact's many-row bf16 linears multiply the bf16 weights as stored
+    (``bf16-prefill-gemm``) rather than IREE's data-tiled GEMM over a packed copy of each: on a
+    CPU that runs decode-gemv's AVX-512 variant (unless ``decode_gemv="off"``), where no packed
+    copy is wanted: ``pack_weights="call"`` (which would pack each weight in every call), or an
+    ``"auto"`` generator whose weights are in a parameter file and whose decode step reads every
+    weight as stored (a packed copy would only speed up the prefill, at twice the weights'
+    memory: an explicit ``"load"`` or ``"decoded"`` keeps it)."""
+    if options.decode_gemv != "auto" or decode_gemv_isa(options.target) is not GemvIsa.AVX512_BF16:
+        return False
+    if options.pack_weights == "call":
+        return True
+    return options.pack_weights_auto and external and decode_step_reads_codes(module)
 
 
 def batches_contractions(target: Target, dynamic: bool) -> bool:

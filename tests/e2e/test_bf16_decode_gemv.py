@@ -88,6 +88,26 @@ def test_random_rows_are_f32_sums_of_exact_products() -> None:
 
 
 @pytest.mark.parametrize("operands", ["f32", "bf16"])
+def test_a_bias_is_added_before_the_one_rounding_to_bf16(operands: str) -> None:
+    """A one-row bf16 linear with a bias, x one-hot (each output one exact product, no order
+    of sums to differ): the product plus the bias in f32, rounded to bf16 once, as torch's bf16
+    linear gives, bit for bit (bf16 operands: rounding the product before adding the bias
+    moved 31 of these 1024 outputs by a last bit)."""
+    torch.manual_seed(0)
+    n, k = 1024, 64
+    linear = torch.nn.Linear(k, n).to(torch.bfloat16).eval()
+    with torch.no_grad():
+        linear.bias.mul_(64.0)  # the bias's own bits matter to the sum's rounding
+    x = torch.zeros(1, k, dtype=torch.bfloat16)
+    x[0, 5] = 1.5
+    gemv = compiler.compile(linear, (x,), "none", gemm_operands=operands)
+    with torch.no_grad():
+        want = linear(x).float().numpy()
+    got = np.asarray(gemv(x.float().numpy().astype(ml_dtypes.bfloat16))).astype(np.float32)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("operands", ["f32", "bf16"])
 def test_a_bf16_generator_decodes_over_its_bf16_weights(tmp_path: Path, operands: str) -> None:
     """A bf16 Llama under ``none``, its GEMMs on f32 operands (widened: a CPU without
     AVX512-BF16) or on bf16 ones (IREE's bf16 GEMM, ``auto`` on an AVX512-BF16 CPU; forced

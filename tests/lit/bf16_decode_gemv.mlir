@@ -48,8 +48,8 @@ func.func @decode(%x: !torch.vtensor<[1,1,32],bf16>, %x2: !torch.vtensor<[1,24],
 
 // RUN: %qmlir-opt -p bf16-decode-gemv %s | FileCheck %s --check-prefix=NATIVE
 // Without widen-bf16-matmuls (bf16 GEMM operands, an AVX512-BF16 CPU) the one-row bf16 linear
-// takes the same product: its activation widened, the f32 result rounded to bf16, then the
-// bf16 bias added (torch-mlir's bf16 linear rounds before its bias).
+// takes the same product: its activation widened, the bias widened and added to the f32 result,
+// the sum rounded to bf16 once (torch's bf16 linear; IREE's GEMM fuses the bias into its sums).
 // NATIVE-LABEL: func.func @decode
 // NATIVE: %[[W:.*]] = torch.vtensor.literal(dense<1.000000e+00> : tensor<64x32xbf16>)
 // NATIVE: %[[B:.*]] = torch.vtensor.literal(dense<5.000000e-01> : tensor<64xbf16>)
@@ -57,6 +57,7 @@ func.func @decode(%x: !torch.vtensor<[1,1,32],bf16>, %x2: !torch.vtensor<[1,24],
 // NATIVE-DAG: %[[XW:.*]] = call @qmlir.widen_bf16.1x1x32(
 // NATIVE: %[[G:.*]] = call @qmlir.gemv_bf16.1x1x32.64(%{{.*}}, %[[WB]])
 // NATIVE: %[[GT:.*]] = torch_c.from_builtin_tensor %[[G]]
-// NATIVE: %[[R:.*]] = torch.prims.convert_element_type %[[GT]], %{{.*}} -> !torch.vtensor<[1,1,64],bf16>
-// NATIVE: torch.aten.add.Tensor %[[R]], %[[B]], %{{.*}} -> !torch.vtensor<[1,1,64],bf16>
+// NATIVE: %[[BF:.*]] = torch.prims.convert_element_type %[[B]], %{{.*}} -> !torch.vtensor<[64],f32>
+// NATIVE: %[[S:.*]] = torch.aten.add.Tensor %[[GT]], %[[BF]], %{{.*}} -> !torch.vtensor<[1,1,64],f32>
+// NATIVE: torch.prims.convert_element_type %[[S]], %{{.*}} -> !torch.vtensor<[1,1,64],bf16>
 // NATIVE: torch.aten.linear %{{.*}} : !torch.vtensor<[1,24],bf16>, !torch.vtensor<[8,24],bf16>, !torch.none -> !torch.vtensor<[1,8],bf16>

@@ -604,7 +604,8 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
         "gemm_products.mlir": dict(KH=64, i=3, t="%t", kp="%kp", wv="%wv", acc="%a3"),
         "gemm_store.mlir": dict(acc="%a3", row="%r3", N=32, i=3),
         "gemm_store_tail.mlir": dict(acc="%a3", row="%r3", N=32, i=3, **{"in": "%in3"}),
-        "gemm_rows_2d.mlir": dict(M=20, AK=128),
+        "gemm_rows_2d.mlir": dict(M=20, AK=128, a_elem="i8"),
+        "gemm_bf16_rows.mlir": dict(src="%w", src_type="memref<32x128xbf16>"),
         "gemm_alpha.mlir": dict(
             out_shape="1x?x32",
             sa="%sa",
@@ -625,7 +626,9 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
             sa_type="tensor<4x8xf32>", sa_any_type="tensor<4x?xf32>", rows_map="(s0 ceildiv 4) * 4"
         ),
         "gemm_out_2d.mlir": dict(M=20, N=32),
-        "gemm_collapse.mlir": dict(a_shape="1x?x128", M="?", AK=128, groups="[0, 1], [2]"),
+        "gemm_collapse.mlir": dict(
+            a_shape="1x?x128", M="?", AK=128, a_elem="bf16", groups="[0, 1], [2]"
+        ),
         "gemm_expand.mlir": dict(
             M="?",
             N=32,
@@ -1033,6 +1036,7 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemm_store": _gemm("gemm_store.mlir"),
     "gemm_store_tail": _gemm("gemm_store_tail.mlir"),
     "gemm_rows_2d": _gemm("gemm_rows_2d.mlir"),
+    "gemm_bf16_rows": _gemm("gemm_bf16_rows.mlir"),
     "gemm_out_2d": _gemm("gemm_out_2d.mlir"),
     "gemm_collapse": _gemm("gemm_collapse.mlir"),
     "gemm_expand": _gemm("gemm_expand.mlir"),

@@ -1,6 +1,6 @@
 """llvm-cpu: a many-row FP8 or NVFP4 ``scaled_matmul`` (a generator's prefill, a batch; per-tensor
 scales, or fp8-block's, mxfp8's or nvfp4's block scales with bf16 operands) as a GEMM that reads
-B's codes as stored and decodes them inside its loop (``templates/gemm_fp8_executable.mlir``).
+B's codes as stored and decodes them inside its loop (``templates/gemm_executable.mlir``).
 
 The data-tiled GEMM IREE makes of the decomposed op needs B decoded to bf16 and packed into its
 tiles: with the weights in a parameter file and no decoded copy kept (a generator's
@@ -10,7 +10,7 @@ again). Here two hand-written executables replace it:
 - ``gemm_x_executable.mlir``: A's codes ``[M, K]`` decoded to bf16 (times their block scales)
   and tiled as the data-tiled GEMM's left operand: per 16 rows, each pair of K's 16 pairs
   together (a 32-bit word a pair), ``[ceil(M / 16), K / 2, 16]``.
-- ``gemm_fp8_executable.mlir``: each workgroup takes :data:`BLOCK_ROWS` rows of x and up to
+- ``gemm_executable.mlir``: each workgroup takes :data:`BLOCK_ROWS` rows of x and up to
   :data:`B_ROWS` rows of B; per 16 rows of B and block of K (:func:`k_block`), the rows' codes
   are decoded two rows at a time by byte-table lookups (``fp8_bf16_lookup.mlir``, the decode
   step's: ``gemv.py``; nvfp4's E2M1 nibbles: ``fp4_bf16_lookup.mlir``), times their block scales
@@ -195,20 +195,26 @@ def transpose(rows: list[str]) -> tuple[str, list[str]]:
     return "\n".join(lines), results
 
 
-def _panel(
+def panel(
     rows_file: str,
     src: tuple[str, str],
     dst: tuple[str, str, str],
     scales: Scales | None,
-    fp4: bool = False,
+    fmt: FloatFormat | None,
 ) -> str:
-    """The text decoding 16 rows' 32 codes at ``%k`` (from ``src``, a memref and its type; the
-    rows' indices from ``rows_file``) and storing them transposed, one line of 16 pairs for each
-    pair of K, from line ``%line0`` of ``dst`` (a memref, its type, its leading indices: an SSA
-    value and a comma, or none)."""
+    """The text decoding 16 rows' 32 ``fmt`` codes at ``%k`` (``fmt`` None: bf16 values, read as
+    they are; from ``src``, a memref and its type; the rows' indices from ``rows_file``) and
+    storing them transposed, one line of 16 pairs for each pair of K, from line ``%line0`` of
+    ``dst`` (a memref, its type, its leading indices: an SSA value and a comma, or none)."""
     parts, rows = [], []
+    fp4 = fmt == E2M1
     for j in range(LANES // 2):
         p = f"pr{j}_"
+        parts.append(fragment(rows_file, p=p, ra=2 * j, rb=2 * j + 1))
+        rows += [f"%{p}a", f"%{p}b"]
+        if fmt is None:
+            parts.append(fragment("gemm_bf16_rows.mlir", p=p, src=src[0], src_type=src[1]))
+            continue
         if fp4:  # 16 bytes a row: the two rows' 32 in the low half of 64
             lookup = fragment(
                 "fp4_bf16_lookup.mlir", p=p, interleave=_FP4_INTERLEAVE, pairs=_FP4_PAIRS
@@ -216,7 +222,6 @@ def _panel(
         else:
             lookup = fragment("fp8_bf16_lookup.mlir", p=p, interleave=INTERLEAVE)
         width = STEP // 2 if fp4 else STEP
-        parts.append(fragment(rows_file, p=p, ra=2 * j, rb=2 * j + 1))
         scale, values, scale_reads = "", f"%{p}values", ""
         if scales is not None:
             scale = scales.text(p)
@@ -241,7 +246,6 @@ def _panel(
                 scale_reads=scale_reads,
             )
         )
-        rows += [f"%{p}a", f"%{p}b"]
     transposed, lines = transpose(rows)
     parts.append(transposed)
     lead = dst[2]
@@ -262,17 +266,26 @@ def _panel(
     return "\n".join(parts)
 
 
-def _decode_defs(fmt: FloatFormat) -> str:
-    """The byte tables of ``fmt``'s lookups (FP8's 128 magnitudes, E2M1's 16 codes)."""
+def _decode_defs(fmt: FloatFormat | None) -> str:
+    """The byte tables of ``fmt``'s lookups (FP8's 128 magnitudes, E2M1's 16 codes; bf16
+    values: none)."""
+    if fmt is None:
+        return ""
     name = "gemv_defs_fp4_tables.mlir" if fmt == E2M1 else "gemv_defs_bf16_tables.mlir"
     return fragment(name, **tables(fmt))
 
 
+def _elem(fmt: FloatFormat | None) -> str:
+    """The element type of a memref of ``fmt`` codes (bytes) or, ``fmt`` None, bf16 values."""
+    return "bf16" if fmt is None else "i8"
+
+
 def executable(
-    exe: str, fn: str, plan: Gemm, fmt: FloatFormat, scales: tuple[str, int] | None = None
+    exe: str, fn: str, plan: Gemm, fmt: FloatFormat | None, scales: tuple[str, int] | None = None
 ) -> str:
-    """The ``stream.executable`` of ``plan``'s GEMM over ``fmt`` codes (AVX512-BF16 and
-    AVX512-VBMI); ``scales``: B's block scales' memref type and row block."""
+    """The ``stream.executable`` of ``plan``'s GEMM over ``fmt`` codes (None: bf16 values as
+    stored; AVX512-BF16 and AVX512-VBMI); ``scales``: B's block scales' memref type and row
+    block."""
     n, k = plan.n, plan.k
     nb, kc = b_rows(n), k_block(k)
     block, bindings, defs = None, "", ""
@@ -287,15 +300,26 @@ def executable(
             rows_map="s0",
             doc=f"B's, [{n} / {scales[1]}, {k} / {plan.bk}]",
         )
-    panel = _panel(
+    panel_text = panel(
         "gemm_w_rows.mlir",
-        ("%w", f"memref<{n}x{plan.row_bytes}xi8>"),
+        ("%w", f"memref<{n}x{plan.row_bytes}x{_elem(fmt)}>"),
         ("%panel", f"memref<{kc // 2}x16xi32>", ""),
         block,
-        plan.fp4,
+        fmt,
     )
+    if fmt is None:
+        docs = {"x_doc": "the activation", "w_doc": "bf16 values", "epilogue_doc": "",
+                "panel_doc": "bf16 values"}  # fmt: skip
+    else:
+        docs = {
+            "x_doc": "the dequantized activation",
+            "w_doc": f"codes ({plan.row_bytes} bytes a row)",
+            "epilogue_doc": " (per-tensor and global scales multiply acc beside the dispatch)",
+            "panel_doc": f"codes decoded from byte tables ({DECODE_DOCS[fmt == E2M1]}), times "
+            "their block scales, and",
+        }
     return fragment(
-        "gemm_fp8_executable.mlir",
+        "gemm_executable.mlir",
         exe=exe,
         fn=fn,
         N=n,
@@ -307,24 +331,28 @@ def executable(
         NB=nb,
         NG=n // nb,
         MB=BLOCK_ROWS,
-        decode_doc=DECODE_DOCS[fmt == E2M1],
+        w_elem=_elem(fmt),
+        **docs,
         needs=" and ".join(GEMV_FEATURES[GemvIsa.AVX512_BF16]),
         decode_defs=_decode_defs(fmt),
         scale_bindings=bindings,
         scale_defs=defs,
-        panel=panel,
+        panel=panel_text,
         full_tile=_tile(n, k, kc, tail=False),
         tail_tile=_tile(n, k, kc, tail=True),
     )
 
 
-def x_executable(exe: str, fn: str, plan: Gemm, fmt: FloatFormat, scales: Scales | None) -> str:
+def x_executable(
+    exe: str, fn: str, plan: Gemm, fmt: FloatFormat | None, scales: Scales | None
+) -> str:
     """The ``stream.executable`` decoding A's ``fmt`` codes ``[M, k]`` (times ``scales``, its
-    block scales) and tiling them as the GEMM reads them (``gemm_x_executable.mlir``)."""
+    block scales; ``fmt`` None: bf16 values as they are) and tiling them as the GEMM reads them
+    (``gemm_x_executable.mlir``)."""
     k = plan.k
     tiled = f"memref<?x{k // 2}x16xi32>"
-    codes = ("%a", f"memref<?x{plan.row_bytes}xi8>")
-    panel = _panel("gemm_x_rows.mlir", codes, ("%x", tiled, "%t, "), scales, plan.fp4)
+    codes = ("%a", f"memref<?x{plan.row_bytes}x{_elem(fmt)}>")
+    panel_text = panel("gemm_x_rows.mlir", codes, ("%x", tiled, "%t, "), scales, fmt)
     bindings = defs = ""
     if scales is not None:
         bindings = "%s_binding: !stream.binding, "
@@ -335,6 +363,11 @@ def x_executable(exe: str, fn: str, plan: Gemm, fmt: FloatFormat, scales: Scales
             rows_map=X_ROWS[scales.scale_format],
             doc="A's" + (", K blocks by rows" if scales.transposed else ""),
         )
+    if fmt is None:
+        a_doc = "bf16 values as they are"
+    else:
+        scaled = ", times their block scales," if scales is not None else ""
+        a_doc = f"codes decoded to bf16 from byte tables ({DECODE_DOCS[fmt == E2M1]}){scaled}"
     return fragment(
         "gemm_x_executable.mlir",
         exe=exe,
@@ -342,11 +375,12 @@ def x_executable(exe: str, fn: str, plan: Gemm, fmt: FloatFormat, scales: Scales
         K=k,
         AK=plan.row_bytes,
         KH=k // 2,
-        decode_doc=DECODE_DOCS[fmt == E2M1],
+        a_elem=_elem(fmt),
+        a_doc=a_doc,
         decode_defs=_decode_defs(fmt),
         scale_bindings=bindings,
         scale_defs=defs,
-        panel=panel,
+        panel=panel_text,
     )
 
 
@@ -464,6 +498,43 @@ _SCALE_DOCS = {
 }
 
 
+def rows_fields(
+    a: TensorInfo, out: TensorInfo, fields: dict[str, object], elem: str
+) -> tuple[Dims, dict[str, object]]:
+    """A many-row GEMM definition's rows: A ``[..., AK]`` (``elem`` elements) as ``%a_rows``
+    ``[M, AK]`` (``collapse``, after the lines reading its dynamic dims: ``a_dims_defs``), ``%m``
+    (``m_value``), and ``%acc_rows`` ``[M, N]`` back to ``out``'s shape as ``%acc_out``
+    (``expand``); also ``M`` and ``a_shape``. ``fields``: the definition's (``N``, ``AK``,
+    ``out_shape``). The dims read (out's dynamic dims are A's leading ones) come back too."""
+    a_dims = Dims.read("%a", a)  # no lines when static
+    lead = a.shape[:-1]
+    m = DYNAMIC if DYNAMIC in lead else math.prod(lead)
+    groups = f"[{', '.join(str(i) for i in range(a.rank - 1))}], [{a.rank - 1}]"
+    fields = {**fields, "M": shape_text((m,)), "a_shape": shape_text(a.shape), "a_elem": elem}
+    if a.rank > 2:
+        collapse = "\n" + fragment("gemm_collapse.mlir", **fields, groups=groups)
+        sizes = a_dims.shape(out)
+        size_reads = "".join(f" {v}:index" for v in sizes.split(", ") if v.startswith("%"))
+        expand = "\n" + fragment(
+            "gemm_expand.mlir", **fields, groups=groups, sizes=sizes, size_reads=size_reads
+        )
+    else:
+        collapse = "\n" + fragment("gemm_rows_2d.mlir", **fields)
+        expand = "\n" + fragment("gemm_out_2d.mlir", **fields)
+    rows = Dim.rows("%a_rows", TensorInfo((m, a.shape[-1]), elem))  # dynamic: read as %dyn_m
+    m_value = (
+        f"arith.addi {rows.name}, %c0 : index" if rows.dynamic else f"arith.constant {m} : index"
+    )
+    return a_dims, {
+        "M": fields["M"],
+        "a_shape": fields["a_shape"],
+        "a_dims_defs": a_dims.defs(),
+        "collapse": collapse + rows.defs(),
+        "m_value": m_value,
+        "expand": expand,
+    }
+
+
 def executable_names(op: NamedOp, part: str = "gemm") -> tuple[str, str]:
     """An executable's symbol and its function's (IREE links every CPU executable into one:
     each function's name is its op's own): ``part`` ``gemm`` or ``x`` (A's tiling)."""
@@ -479,10 +550,6 @@ def lower_gemm(op: NamedOp) -> str:
     n, k = plan.n, plan.k
     exe, fn = executable_names(op)
     x_exe, x_fn = executable_names(op, "x")
-    a_dims = Dims.read("%a", a)  # no lines when static; out's dynamic dims are a's leading ones
-    lead = a.shape[:-1]
-    m = DYNAMIC if DYNAMIC in lead else math.prod(lead)
-    groups = f"[{', '.join(str(i) for i in range(a.rank - 1))}], [{a.rank - 1}]"
     fields: dict[str, object] = {
         **head(op),
         "exe": exe,
@@ -492,24 +559,9 @@ def lower_gemm(op: NamedOp) -> str:
         "AK": plan.row_bytes,
         "BK": plan.row_bytes,
         "KH": k // 2,
-        "M": shape_text((m,)),
-        "a_shape": shape_text(a.shape),
         "out_shape": shape_text(out.shape),
     }
-    if a.rank > 2:
-        collapse = "\n" + fragment("gemm_collapse.mlir", **fields, groups=groups)
-        sizes = a_dims.shape(out)
-        size_reads = "".join(f" {v}:index" for v in sizes.split(", ") if v.startswith("%"))
-        expand = "\n" + fragment(
-            "gemm_expand.mlir", **fields, groups=groups, sizes=sizes, size_reads=size_reads
-        )
-    else:
-        collapse = "\n" + fragment("gemm_rows_2d.mlir", **fields)
-        expand = "\n" + fragment("gemm_out_2d.mlir", **fields)
-    rows = Dim.rows("%a_rows", TensorInfo((m, plan.row_bytes), "i8"))  # dynamic: read as %dyn_m
-    m_value = (
-        f"arith.addi {rows.name}, %c0 : index" if rows.dynamic else f"arith.constant {m} : index"
-    )
+    a_dims, row_fields = rows_fields(a, out, fields, "i8")
     sa, sb = ins[1], ins[-2 if plan.fp4 else -1]
     sa_type, sb_type = str(sa.builtin()), str(sb.builtin())
     names = ("a", "sa", "ga", "b", "sb", "gb") if plan.fp4 else ("a", "sa", "b", "sb")
@@ -564,12 +616,9 @@ def lower_gemm(op: NamedOp) -> str:
     body = definition(
         "scaled_matmul_gemm.mlir",
         fields,
-        a_dims_defs=a_dims.defs(),
-        collapse=collapse + rows.defs(),
-        m_value=m_value,
+        **row_fields,
         x_exe=x_exe,
         x_fn=x_fn,
-        expand=expand,
         args=args,
         epilogue=epilogue,
         **dispatch,

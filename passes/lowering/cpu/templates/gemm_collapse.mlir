@@ -1,2 +1,2 @@
-// snippet: reads %a:tensor<${a_shape}xi8>; defines %a_rows:tensor<${M}x${AK}xi8>
-  %a_rows = tensor.collapse_shape %a [${groups}] : tensor<${a_shape}xi8> into tensor<${M}x${AK}xi8>
+// snippet: reads %a:tensor<${a_shape}x${a_elem}>; defines %a_rows:tensor<${M}x${AK}x${a_elem}>
+  %a_rows = tensor.collapse_shape %a [${groups}] : tensor<${a_shape}x${a_elem}> into tensor<${M}x${AK}x${a_elem}>

@@ -1,9 +1,8 @@
-// A scaled_matmul's activation for its GEMM (passes/lowering/cpu/gemm.py): codes a [M, ${K}]
-// (M, %m, an operand) decoded to bf16 from byte tables (${decode_doc}) and tiled as the GEMM
-// reads them, [ceil(M / 16), ${KH}, 16] pairs of values (32-bit words): per 16 rows, each pair of
-// K's 16 pairs together (rows past M repeat the last; their outputs are not stored). Each
-// workgroup takes one tile of 16 rows, 32 of K at a time: two rows' codes a lookup, the 16
-// rows' pairs transposed in registers.
+// A many-row GEMM's activation (passes/lowering/cpu/gemm.py): a [M, ${K}] (M, %m, an operand),
+// ${a_doc}, tiled as the GEMM reads them, [ceil(M / 16), ${KH}, 16] pairs of values (32-bit
+// words): per 16 rows, each pair of K's 16 pairs together (rows past M repeat the last; their
+// outputs are not stored). Each workgroup takes one tile of 16 rows, 32 of K at a time: two
+// rows a step, the 16 rows' pairs transposed in registers.
 stream.executable private @${exe} {
   stream.executable.export public @${fn} workgroups(%m: index) -> (index, index, index) {
     %groups = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
@@ -20,7 +19,7 @@ stream.executable private @${exe} {
       %c32 = arith.constant 32 : index
       %cK = arith.constant ${K} : index
       %tiles = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
-      %a = stream.binding.subspan %a_binding[%c0] : !stream.binding -> memref<?x${AK}xi8>{%m}
+      %a = stream.binding.subspan %a_binding[%c0] : !stream.binding -> memref<?x${AK}x${a_elem}>{%m}
       %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<?x${KH}x16xi32>{%tiles}${scale_defs}
 ${decode_defs}
       %t = hal.interface.workgroup.id[0] : index

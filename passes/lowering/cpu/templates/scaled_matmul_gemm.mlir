@@ -1,6 +1,6 @@
 // scaled_matmul (FP8 or NVFP4, ${scale_doc}; many rows of A, B stored [N, K]) as a GEMM that
 // reads B's codes as stored and decodes them in its loop (the executable @${exe},
-// gemm_fp8_executable.mlir): acc = dequant(a) @ dequant(b)^T, the dequantized values exact in
+// gemm_executable.mlir): acc = dequant(a) @ dequant(b)^T, the dequantized values exact in
 // bf16 (block scales multiplied in as decoded), f32 sums; no decoded or packed copy of B exists.
 // A's codes are dequantized and tiled as the data-tiled GEMM's (16 rows x 2 of K; each pair a
 // 32-bit word) by the executable @${x_exe} (gemm_x_executable.mlir); per-tensor (nvfp4:

@@ -1,12 +1,10 @@
-// The GEMM of a scaled_matmul with many rows of A (a prefill, a batch; passes/lowering/cpu/
-// gemm.py): acc[m, n] = sum_k x[m, k] * value(w[n, k]) for x [M, ${K}] bf16 (the dequantized
-// activation, tiled [ceil(M / 16), ${KH}, 16] pairs of values: 32-bit words; M, %m, an operand)
-// and w [${N}, ${K}] codes (${BK} bytes a row), read as stored: no decoded or packed copy of the
-// weight exists (per-tensor and global scales multiply acc beside the dispatch). Each workgroup
-// takes ${MB} rows of x and ${NB} rows of w, 16 rows of w at a time, K ${KC} at a time:
-//   1. the 16 rows' ${KC} codes decoded from byte tables (${decode_doc}), times their block
-//      scales, and transposed into a panel on the stack, each of its ${KP} lines one pair of
-//      K's 16 values (the data-tiled GEMM's tile, 16 x 2);
+// The GEMM of many rows of x (a prefill, a batch; passes/lowering/cpu/gemm.py): acc[m, n] =
+// sum_k x[m, k] * w[n, k] for x [M, ${K}] bf16 (${x_doc}, tiled [ceil(M / 16), ${KH}, 16] pairs
+// of values: 32-bit words; M, %m, an operand) and w [${N}, ${K}] ${w_doc}, read as stored: no
+// decoded or packed copy of the weight exists${epilogue_doc}. Each workgroup takes ${MB} rows of
+// x and ${NB} rows of w, 16 rows of w at a time, K ${KC} at a time:
+//   1. the 16 rows' ${KC} ${panel_doc} transposed into a panel on the stack, each of its ${KP}
+//      lines one pair of K's 16 values (the data-tiled GEMM's tile, 16 x 2);
 //   2. for each 16 rows of x (a last tile of fewer: rows past M repeat the last and are not
 //      stored; gemm_tile.mlir): 16 accumulators of 16 lanes, one per row (lane: the row of w),
 //      from the outputs so far (zero at the first K block), and per pair of K each row's pair
@@ -36,7 +34,7 @@ stream.executable private @${exe} {
       %cNG = arith.constant ${NG} : index
       %m_tiles_all = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
       %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<?x${KH}x16xi32>{%m_tiles_all}
-      %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${BK}xi8>
+      %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${BK}x${w_elem}>
       %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> memref<?x${N}xf32>{%m}
       %panel = memref.alloca() : memref<${KP}x16xi32>
 ${scale_defs}
