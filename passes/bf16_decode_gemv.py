@@ -123,16 +123,7 @@ def _rewrite(module: ir.Module, names: set[str], widener: Widener, site: _Site) 
             operands=[torch_ops.to_builtin(x_f32), torch_ops.to_builtin(site.weight)],
             attributes={"callee": ir.FlatSymbolRefAttr.get(name)},
         )
-        result = torch_ops.from_builtin(call.result, out)
-        if not torch_ops.is_none(op.operands[2]):  # added to the f32 sums, rounded once
-            result = torch_ops.add_tensors(result, torch_ops.convert_dtype(op.operands[2], "f32"))
-        result = torch_ops.convert_dtype(result, site.x.dtype)
-        if result.type != op.results[0].type:
-            result = ir.Operation.create(
-                "torch.tensor_static_info_cast", results=[op.results[0].type], operands=[result]
-            ).result
-    op.results[0].replace_all_uses_with(result)
-    op.erase()
+    torch_ops.replace_linear(op, call, site.x.dtype)
     if site.widened is not None:  # the weight's widening, now unused, back to its source
         torch_ops.erase_unused(site.widened)
 

@@ -100,16 +100,7 @@ def _rewrite(module: ir.Module, names: set[str], site: _Site) -> None:
             operands=[torch_ops.to_builtin(v) for v in op.operands[:2]],
             attributes={"callee": ir.FlatSymbolRefAttr.get(name)},
         )
-        result = torch_ops.from_builtin(call.result, out)
-        if not torch_ops.is_none(op.operands[2]):  # added to the f32 sums, rounded once
-            result = torch_ops.add_tensors(result, torch_ops.convert_dtype(op.operands[2], "f32"))
-        result = torch_ops.convert_dtype(result, "bf16")
-        if result.type != op.results[0].type:
-            result = ir.Operation.create(
-                "torch.tensor_static_info_cast", results=[op.results[0].type], operands=[result]
-            ).result
-    op.results[0].replace_all_uses_with(result)
-    op.erase()
+    torch_ops.replace_linear(op, call, "bf16")
 
 
 def gemm_definitions(name: str, x: TensorInfo, n: int, k: int) -> list[str]:

@@ -131,6 +131,26 @@ def add_tensors(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
     ).result
 
 
+def replace_linear(linear: ir.Operation, call: ir.Operation, dtype: str) -> None:
+    """Replaces ``linear`` (a ``torch.aten.linear``) by ``call``'s f32 result (a builtin tensor
+    of the product) plus the linear's bias (if any) widened to f32, the sum converted to
+    ``dtype`` once (torch's bf16 ``linear``: one rounding after the bias), cast to the linear's
+    result type where its static dims differ; the ops go before ``linear``, which is erased."""
+    with ir.InsertionPoint(linear), linear.location:
+        info = tensor_info(call.results[0].type, dynamic=True)
+        assert info is not None
+        result = from_builtin(call.results[0], info)
+        if not is_none(linear.operands[2]):
+            result = add_tensors(result, convert_dtype(linear.operands[2], "f32"))
+        result = convert_dtype(result, dtype)
+        if result.type != linear.results[0].type:
+            result = ir.Operation.create(
+                "torch.tensor_static_info_cast", results=[linear.results[0].type], operands=[result]
+            ).result
+    linear.results[0].replace_all_uses_with(result)
+    linear.erase()
+
+
 def collapse_to_2d(value: ir.Value) -> ir.Value:
     """``[d0, ..., dn-1, K]`` → ``[d0 * ... * dn-1, K]`` (builtin tensors; rows dynamic when a
     leading dim is); 2-D passes."""
