@@ -34,6 +34,7 @@
 // CHECK: stream.executable private @qmlir.gemm_bf16.1xDx32.64$gemm_executable
 // CHECK: memref<64x32xbf16>
 // CHECK: vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x32xbf16>, vector<32xbf16>
+// CHECK: memref.prefetch %{{.*}}[%{{.*}}, %{{.*}}], read, locality<3>, data : memref<64x32xbf16>
 // CHECK: llvm.x86.avx512bf16.dpbf16ps.512
 // CHECK: func.func private @qmlir.gemm_bf16.1xDx32.64(%{{.*}}: tensor<1x?x32xbf16>, %{{.*}}: tensor<64x32xbf16>) -> tensor<1x?x64xf32>
 // CHECK: tensor.collapse_shape

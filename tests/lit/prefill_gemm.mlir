@@ -46,6 +46,10 @@
 // CHECK: vector.load %[[W]][%{{.*}}, %{{.*}}] : memref<64x128xi8>, vector<32xi8>
 // CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.qi.512"
 // CHECK-COUNT-16: vector.store %{{.*}}, %[[PANEL]][%{{.*}}, %c0] : memref<64x16xi32>, vector<16xi32>
+// Each whole tile prefetches its share of the next panel's codes: 16 rows x 2 lines of 64 bytes
+// over the 32 tiles of 512 rows, one line a tile.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16 {
+// CHECK: memref.prefetch %[[W]][%{{.*}}, %{{.*}}], read, locality<3>, data : memref<64x128xi8>
 // CHECK: vector.load %[[PANEL]][%{{.*}}, %c0] : memref<64x16xi32>, vector<16xi32>
 // CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
 // CHECK: scf.yield

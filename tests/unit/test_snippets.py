@@ -606,6 +606,16 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
         "gemm_store_tail.mlir": dict(acc="%a3", row="%r3", N=32, i=3, **{"in": "%in3"}),
         "gemm_rows_2d.mlir": dict(M=20, AK=128, a_elem="i8"),
         "gemm_bf16_rows.mlir": dict(src="%w", src_type="memref<32x128xbf16>"),
+        "gemm_prefetch_line.mlir": dict(
+            q0="%pf_q0",
+            n="%pf_n",
+            col0="%pf_col0",
+            w_type="memref<32x128xi8>",
+            i=3,
+            row_last=31,
+            col_last=64,
+            line_elems=64,
+        ),
         "gemm_alpha.mlir": dict(
             out_shape="1x?x32",
             sa="%sa",
@@ -639,6 +649,27 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
         ),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
+
+
+def _gemm_prefetch(p: str) -> object:  # as gemm.py fills it: two lines, nested
+    line = fill("gemm_prefetch_line.mlir")
+    lines = [
+        line.substitute(
+            p=f"{p}{i}_",
+            q0=f"%{p}q0",
+            n=f"%{p}n",
+            col0=f"%{p}col0",
+            w_type="memref<32x128xi8>",
+            i=i,
+            row_last=31,
+            col_last=64,
+            line_elems=64,
+        )  # fmt: skip
+        for i in range(2)
+    ]
+    return fill("gemm_prefetch.mlir").substitute(
+        p=p, w_type="memref<32x128xi8>", P=2, codes_per_elem=1, lines="\n".join(lines)
+    )
 
 
 def _gemm_scale(scale_format: str, p: str) -> object:  # two rows' block scales, as gemm.Scales
@@ -1037,6 +1068,8 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemm_store_tail": _gemm("gemm_store_tail.mlir"),
     "gemm_rows_2d": _gemm("gemm_rows_2d.mlir"),
     "gemm_bf16_rows": _gemm("gemm_bf16_rows.mlir"),
+    "gemm_prefetch_line": _gemm("gemm_prefetch_line.mlir"),
+    "gemm_prefetch": ("gemm_prefetch.mlir", _gemm_prefetch),
     "gemm_out_2d": _gemm("gemm_out_2d.mlir"),
     "gemm_collapse": _gemm("gemm_collapse.mlir"),
     "gemm_expand": _gemm("gemm_expand.mlir"),

@@ -18,12 +18,18 @@ again). Here two hand-written executables replace it:
   the stack, the data-tiled GEMM's right tile (16 x 2 a line); then per 16 rows of x
   (``gemm_tile.mlir``) 16 accumulators of 16 lanes, one ``vdpbf16ps`` a row and pair of K, the
   pair broadcast from x's tile as the instruction's memory operand. The outputs so far wait in
-  the output between blocks of K.
+  the output between blocks of K. Before each tile, the tile's share of the next panel's bytes
+  of B is prefetched (:func:`_prefetch`), so that decoding that panel reads them from the cache.
+
+bf16 weights (``passes/bf16_prefill_gemm.py``: a bf16 model's linears) take the same two
+executables, their rows' values read as they are into the panels and x's tiles.
 
 The products are exact (bf16 factors), and each output's sums run as the data-tiled GEMM's (K in
 order, by pairs): the same values bit for bit (tests/e2e/test_prefill_gemm.py). On the
 AVX512-BF16 host a 512-token prefill of the 0.35B generators ran 0.94-0.95x the time of the
-decode-and-pack path (fp8-current, fp8-block, mxfp8; nvfp4 0.96x; benchmarks/RESULTS.md).
+decode-and-pack path (fp8-current, fp8-block, mxfp8; nvfp4 0.96x; benchmarks/RESULTS.md); 512
+rows a workgroup instead of 256 (each panel decoded once for a 512-token prompt, not twice) and
+the prefetch took another 4% off the fp8-current and the bf16 `none` prefill.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from passes.lowering.dims import Dim, Dims, x_rows_dynamic
 LANES = 16  # rows of B a panel, rows of x a tile (16 accumulators of 16 lanes)
 STEP = 32  # codes of a B row a decode: K must be a multiple
 MAX_K_BLOCK = 512  # K a panel at most (its panel 32 x that bytes on the stack: 16 KiB)
-BLOCK_ROWS = 256  # rows of x a workgroup (M is dynamic: its blocks' count is ceil(M / 256))
+BLOCK_ROWS = 512  # rows of x a workgroup (M is dynamic: its blocks' count is ceil(M / 512))
 B_ROWS = 64  # rows of B a workgroup at most
 
 
@@ -338,6 +344,7 @@ def executable(
         scale_bindings=bindings,
         scale_defs=defs,
         panel=panel_text,
+        prefetch=_prefetch(plan, kc, f"memref<{n}x{plan.row_bytes}x{_elem(fmt)}>", fmt is None),
         full_tile=_tile(n, k, kc, tail=False),
         tail_tile=_tile(n, k, kc, tail=True),
     )
@@ -399,6 +406,45 @@ _TABLE_READS = {
 # (32 bf16 values), then the even and the odd elements' values interleaved (K order)
 _FP4_INTERLEAVE = [j // 2 + (64 if j % 2 else 0) for j in range(64)]
 _FP4_PAIRS = [j // 2 + (32 if j % 2 else 0) for j in range(64)]
+
+
+LINE_BYTES = 64  # a cache line
+
+
+def _prefetch(plan: Gemm, kc: int, w_type: str, bf16: bool) -> str:
+    """The lines of the next panel's weight bytes a whole tile prefetches
+    (``gemm_prefetch.mlir``): 16 rows of ``kc`` codes (bf16 values), in lines of 64 bytes
+    shared out among a workgroup's tiles, so that building the next panel reads them from the
+    cache (``w_type``: the weight's memref)."""
+    elem_bytes = 2 if bf16 else 1  # the memref's element: a bf16 value, or a byte of codes
+    codes_per_elem = 2 if plan.fp4 else 1
+    line_elems = LINE_BYTES // elem_bytes
+    row_lines = -(-kc * elem_bytes // codes_per_elem // LINE_BYTES)
+    per_tile = -(-LANES * row_lines // (BLOCK_ROWS // LANES))
+    col_last = max(plan.row_bytes - line_elems, 0)
+    lines = [
+        fragment(
+            "gemm_prefetch_line.mlir",
+            p=f"pf{i}_",
+            q0="%pf_q0",
+            n="%pf_n",
+            col0="%pf_col0",
+            w_type=w_type,
+            i=i,
+            row_last=plan.n - 1,
+            col_last=col_last,
+            line_elems=line_elems,
+        )
+        for i in range(per_tile)
+    ]
+    return fragment(
+        "gemm_prefetch.mlir",
+        p="pf_",
+        w_type=w_type,
+        P=per_tile,
+        codes_per_elem=codes_per_elem,
+        lines="\n".join(lines),
+    )
 
 
 def _tile(n: int, k: int, kc: int, tail: bool) -> str:

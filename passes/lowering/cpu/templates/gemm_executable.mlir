@@ -10,7 +10,9 @@
 //      from the outputs so far (zero at the first K block), and per pair of K each row's pair
 //      of x multiplied with the panel's line (vdpbf16ps, the pair broadcast as its memory
 //      operand: products exact in f32, each factor a bf16; f32 sums, K in order, denormals as
-//      zero as every CPU dispatch of IREE's); stored back.
+//      zero as every CPU dispatch of IREE's); stored back. Each whole tile first prefetches
+//      its share of the next panel's weight bytes (gemm_prefetch.mlir), which step 1 then
+//      reads from the cache rather than from memory.
 // Needs ${needs}.
 stream.executable private @${exe} {
   stream.executable.export public @${fn} workgroups(%m: index) -> (index, index, index) {
@@ -63,6 +65,7 @@ ${decode_defs}
 ${panel}
           }
           scf.for %tile0 = %m0 to %m_tiles_end step %c16 {
+${prefetch}
 ${full_tile}
           }
           %tail = arith.cmpi ult, %m_tiles_end, %m_end : index
