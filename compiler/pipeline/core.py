@@ -208,13 +208,20 @@ def decode_gemv_isa(target: Target) -> GemvIsa | None:
     return None if target.is_cuda else gemv_isa(target.features)
 
 
+def runs_gemm_kernels(options: CompileOptions) -> bool:
+    """Whether an artifact may take the hand-written GEMMs of several rows (``prefill-gemm``,
+    ``bf16-prefill-gemm``): llvm-cpu code for a CPU with decode-gemv's AVX-512 variant
+    (AVX512-BF16 and -VBMI), unless ``decode_gemv="off"``."""
+    return options.decode_gemv == "auto" and decode_gemv_isa(options.target) is GemvIsa.AVX512_BF16
+
+
 def reads_codes_per_call(options: CompileOptions, external: bool, keeps_decoded: bool) -> bool:
     """Whether an artifact's many-row FP8 GEMMs read the weights' codes as stored
     (``prefill-gemm``): on a CPU that runs decode-gemv's AVX-512 variant (unless
     ``decode_gemv="off"``), where a call would otherwise decode and pack each weight, as no
     decoded copy is kept (weights in a parameter file without ``decoded`` copies, or
     ``pack_weights="call"``)."""
-    if options.decode_gemv != "auto" or decode_gemv_isa(options.target) is not GemvIsa.AVX512_BF16:
+    if not runs_gemm_kernels(options):
         return False
     decoded = options.pack_weights == "decoded" and keeps_decoded
     return options.pack_weights == "call" or (external and not decoded)
@@ -230,7 +237,7 @@ def multiplies_bf16_weights_as_stored(
     ``"auto"`` generator whose weights are in a parameter file and whose decode step reads every
     weight as stored (a packed copy would only speed up the prefill, at twice the weights'
     memory: an explicit ``"load"`` or ``"decoded"`` keeps it)."""
-    if options.decode_gemv != "auto" or decode_gemv_isa(options.target) is not GemvIsa.AVX512_BF16:
+    if not runs_gemm_kernels(options):
         return False
     if options.pack_weights == "call":
         return True

@@ -18,19 +18,14 @@ from iree.compiler import ir
 from torch.export import Dim
 
 import compiler
-from compiler.pipeline.core import decode_gemv_isa
-from compiler.pipeline.target import resolve_target
 from passes.decode_gemv import decode_step_reads_codes
-from passes.ir.dialect import GemvIsa
 from tests.e2e import checkpoints
 from tests.e2e.filecheck import filecheck
+from tests.e2e.host_isa import needs_avx512_bf16
 
 pytestmark = [
     pytest.mark.models,
-    pytest.mark.skipif(
-        decode_gemv_isa(resolve_target("llvm-cpu", None, "host")) is not GemvIsa.AVX512_BF16,
-        reason="this CPU lacks AVX512-BF16 or AVX512-VBMI: no artifact for it takes the kernel",
-    ),
+    needs_avx512_bf16,
 ]
 
 CALLED = "CHECK: call @qmlir.gemm_bf16."

@@ -26,12 +26,12 @@ from passes.ir.formats import E2M1, E4M3
 from passes.lowering.cpu.gemv import code_value
 from tests.e2e import checkpoints
 from tests.e2e.filecheck import filecheck
+from tests.e2e.host_isa import HOST_ISA
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
 N = 256  # rows: with K columns, column j holds every code (n + j) % 256 once
 
-HOST_ISA = decode_gemv_isa(resolve_target("llvm-cpu", None, "host"))
 needs_gemv = pytest.mark.skipif(
     HOST_ISA is None,
     reason="this CPU lacks AVX2, FMA or F16C: no artifact for it takes decode-gemv",

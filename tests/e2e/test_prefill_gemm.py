@@ -18,19 +18,14 @@ import torch
 from torch.export import Dim
 
 import compiler
-from compiler.pipeline.core import decode_gemv_isa
-from compiler.pipeline.target import resolve_target
-from passes.ir.dialect import GemvIsa
 from tests.e2e import checkpoints
 from tests.e2e.filecheck import filecheck
+from tests.e2e.host_isa import needs_avx512_bf16
 from tests.e2e.test_decode_gemv import N, _every_code_linear
 
 pytestmark = [
     pytest.mark.models,
-    pytest.mark.skipif(
-        decode_gemv_isa(resolve_target("llvm-cpu", None, "host")) is not GemvIsa.AVX512_BF16,
-        reason="this CPU lacks AVX512-BF16 or AVX512-VBMI: no artifact for it takes prefill-gemm",
-    ),
+    needs_avx512_bf16,
 ]
 
 MARKED = 'CHECK: qmlir.codes_gemm = "avx512bf16"'
