@@ -7,7 +7,10 @@ a dynamic-M GEMM's two launches, and IREE records the call's command buffer anew
 This pass adds ``@<decode>`` (``decode``), a copy of ``@<function>`` whose argument ``arg`` has
 its dim ``dim`` at 1, then refines the copy's types with torch-mlir's shape refinement, so that
 every shape that follows from that 1 is static (a one-row GEMM; a command buffer IREE records
-once where the batch is static too). The refinement runs on a scratch copy of the module
+once where the batch is static too). torch-mlir's refinement leaves the pieces of a split
+(``split.Tensor``, ``split_with_sizes``, unpacked from their list: Phi-3's fused gate_up) as
+they were; they are given their sizes and the copy refined again, so the shapes after them are
+static too. The refinement runs on a scratch copy of the module
 without the other functions' bodies, the copy's literals (weights, placeholders of weights held
 outside among them) hidden as arguments so that no fold computes on them.
 
@@ -28,6 +31,7 @@ from iree.compiler.passmanager import PassManager
 
 from passes.base.errors import QmlirError, exception_summary
 from passes.base.module_pass import ModulePass, register_pass
+from passes.ir import torch_ops
 from passes.ir.named_ops import entry_function
 from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
 from passes.ir.walk import ops_where
@@ -35,6 +39,8 @@ from passes.ir.walk import ops_where
 CAST = "torch.tensor_static_info_cast"
 REFINE = "torch-shape-refinement-pipeline"
 LITERAL = "torch.vtensor.literal"
+SPLITS = ("torch.aten.split.Tensor", "torch.aten.split_with_sizes")
+MAX_SPLIT_ROUNDS = 4  # refinements after making split pieces static (nested splits)
 
 
 @register_pass
@@ -106,6 +112,12 @@ def _refine(module: ir.Module, function: ir.Operation) -> None:
     base = _hide(hidden, _literals(hidden))
     try:
         PassManager.parse(f"builtin.module({REFINE})").run(scratch)
+        # torch-mlir leaves a split's pieces (a list unpacked) as they were: given their sizes,
+        # it refines again from them (Phi-3's fused gate_up, split in two)
+        for _ in range(MAX_SPLIT_ROUNDS):
+            if not _refine_split_pieces(_function(body, name)):
+                break
+            PassManager.parse(f"builtin.module({REFINE})").run(scratch)
     except Exception as e:  # the model has an op torch-mlir's shape library does not know
         function.erase()
         raise RefinementFailed(
@@ -115,6 +127,51 @@ def _refine(module: ir.Module, function: ir.Operation) -> None:
     refined.move_after(function)
     _restore(refined, literals, base)
     function.erase()
+
+
+def _refine_split_pieces(function: ir.Operation) -> bool:
+    """Each ``torch.prim.ListUnpack`` of a ``torch.aten.split.Tensor`` or ``split_with_sizes``
+    (constant sizes and dim) of a tensor whose shape is static along the split, its pieces'
+    shapes made the input's with the split dim's piece sizes, where that refines them; whether
+    any changed."""
+    changed = False
+    for unpack in ops_where(function, lambda op: op.name == "torch.prim.ListUnpack"):
+        split = torch_ops.defining_op(unpack.operands[0])
+        if split is None or split.name not in SPLITS:
+            continue
+        x = tensor_info(split.operands[0].type, dynamic=True)
+        dim = torch_ops.constant_number(split.operands[2])
+        if x is None or dim is None:
+            continue
+        axis = int(dim) % x.rank
+        total = x.shape[axis]
+        if total == DYNAMIC:
+            continue
+        if split.name == "torch.aten.split.Tensor":
+            size = torch_ops.constant_number(split.operands[1])
+            if size is None or size <= 0:
+                continue
+            sizes = [min(int(size), total - s) for s in range(0, total, int(size))]
+        else:
+            given = torch_ops.constant_ints(split.operands[1])
+            if given is None or sum(given) != total:
+                continue
+            sizes = given
+        if len(sizes) != len(unpack.results):
+            continue
+        for piece, size in zip(unpack.results, sizes, strict=True):
+            old = tensor_info(piece.type, dynamic=True)
+            shape = tuple(size if i == axis else d for i, d in enumerate(x.shape))
+            if old is None or len(old.shape) != len(shape):
+                continue
+            pairs = list(zip(old.shape, shape, strict=True))
+            if any(o not in (DYNAMIC, s) and s != DYNAMIC for o, s in pairs):
+                continue  # a static dim that disagrees: left to torch-mlir
+            merged = tuple(s if o == DYNAMIC else o for o, s in pairs)
+            if merged != old.shape:
+                piece.set_type(TensorInfo(merged, old.dtype).vtensor())
+                changed = True
+    return changed
 
 
 def _function(body: ir.Block, name: str) -> ir.Operation:
