@@ -37,7 +37,10 @@
 // CHECK: %[[SHIFTED:.*]] = arith.addf %{{.*}}, %[[MAGIC]] : f32
 // CHECK: arith.subf %[[SHIFTED]], %[[MAGIC]] : f32
 // CHECK: arith.trunci %{{.*}} : i32 to i8
-// CHECK: return %{{.*}}, %{{.*}} : tensor<4x8xi8>, tensor<f32>
+// CHECK: %[[INV:.*]] = linalg.generic
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f64
+// CHECK: %[[ONCE:.*]] = iree_tensor_ext.compute_barrier.start %[[INV]] : tensor<f32> -> tensor<f32>
+// CHECK: return %{{.*}}, %[[ONCE]] : tensor<4x8xi8>, tensor<f32>
 
 // scaled_matmul decodes codes from their bits, contracts in f32 (a named linalg.matmul, B
 // transposed by its maps) and applies both scale_invs.

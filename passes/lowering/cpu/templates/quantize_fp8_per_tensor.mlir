@@ -1,5 +1,8 @@
 // quantize (per-tensor FP8): data = cast(x * scale) with the integer-only encoder of
-// encode_fp8.mlir, scale_inv = 1 / scale.
+// encode_fp8.mlir, scale_inv = 1 / scale. scale_inv goes out through compute_barrier.start:
+// IREE would otherwise fuse the scalar's reciprocal (an f64 divide) into each consumer's
+// elementwise loop and recompute it for every element (a dynamic MiniLM's GEMM epilogues,
+// benchmarks/RESULTS.md); the barrier leaves no wait in the host program.
 func.func private @${name}(%x: tensor<${shape}xf32>, %scale: tensor<f32>)
     -> (tensor<${shape}xi8>, tensor<f32>) attributes {${attrs}} {${x_dims}
   %empty = tensor.empty(${sizes}) : tensor<${shape}xi8>
@@ -20,5 +23,6 @@ ${encode}
 ${reciprocal}
     linalg.yield %result : f32
   } -> tensor<f32>
-  return %data, %scale_inv : tensor<${shape}xi8>, tensor<f32>
+  %scale_inv_once = iree_tensor_ext.compute_barrier.start %scale_inv : tensor<f32> -> tensor<f32>
+  return %data, %scale_inv_once : tensor<${shape}xi8>, tensor<f32>
 }
