@@ -23,6 +23,8 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
 - ``fuse-quantize-core`` (cuda only): each activation's quantize chain as one ``fused_quantize``.
 - ``separate-gemm-operands`` (llvm-cpu; AVX2 code: dynamic rows only): a weight GEMM's input
   apart from its pack.
+- ``separate-rotate-half`` (llvm-cpu): a rotary embedding's ``rotate_half`` concatenation as a
+  dispatch of its own (IREE fused it into its consumer as an element-by-element gather).
 - ``decode-gemv`` (llvm-cpu with AVX512-BF16 and -VBMI, or AVX2, FMA and F16C; runs after
   ``gemm-operands``, before the weights are folded): one-row FP8 and NVFP4 GEMMs
   marked to run as matrix-vector products decoding the weights' codes in their loop.

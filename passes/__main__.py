@@ -35,6 +35,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     probe_gemms,
     quantize_matmuls,
     separate_gemm_operands,
+    separate_rotate_half,
     training_gemms,
     unshare_scatter_inits,
     widen_bf16_matmuls,

@@ -33,7 +33,6 @@ from __future__ import annotations
 import dataclasses
 
 from iree.compiler import ir
-from iree.compiler.dialects import arith, iree_tensor_ext, tensor
 
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
@@ -51,20 +50,6 @@ def _operands(op: ir.Operation) -> tuple[ir.Value, ir.Value]:
 
 def _index_of(op: ir.Operation, value: ir.Value) -> int:
     return next(i for i, operand in enumerate(op.operands) if operand == value)
-
-
-def _separated(value: ir.Value) -> ir.Value:
-    """``value`` (a torch tensor) through a compute barrier, as a torch tensor again."""
-    info = tensor_info(value.type, dynamic=True)
-    assert info is not None
-    builtin = torch_ops.to_builtin(value)
-    sizes = [
-        tensor.dim(builtin, arith.constant(ir.IndexType.get(), i))
-        for i, d in enumerate(info.shape)
-        if d == DYNAMIC
-    ]
-    barrier = iree_tensor_ext.compute_barrier_start(info.builtin(), builtin, sizes)
-    return torch_ops.from_builtin(barrier, info)
 
 
 def _is_unbatched_matmul(op: ir.Operation) -> bool:
@@ -93,5 +78,5 @@ class SeparateGemmOperands(ModulePass):
             if info is None or (self.dynamic_only and DYNAMIC not in info.shape):
                 continue
             with ir.InsertionPoint(op), op.location:
-                separated = _separated(activation)
+                separated = torch_ops.through_compute_barrier(activation)
             op.operands[_index_of(op, activation)] = separated

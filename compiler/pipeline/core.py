@@ -51,6 +51,7 @@ from passes.prefill_attention import PrefillAttention
 from passes.prefill_gemm import PrefillGemm
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.separate_gemm_operands import SeparateGemmOperands
+from passes.separate_rotate_half import SeparateRotateHalf
 from passes.unshare_scatter_inits import UnshareScatterInits
 from passes.widen_bf16_matmuls import WidenBf16Matmuls
 
@@ -179,6 +180,7 @@ def lower_and_compile(
         run_pass(FuseQuantizeCore(), module)
     else:  # every weight GEMM on AVX-512; in AVX2 code those of a dynamic number of rows
         run_pass(SeparateGemmOperands(dynamic_only=not separates_gemm_operands(target)), module)
+        run_pass(SeparateRotateHalf(), module)  # rotary embeddings' concat apart from its users
     # an auto "decoded" keeps no decoded copies where the decode step reads none (decode-gemv)
     keeps_decoded = not (options.pack_weights_auto and decode_step_reads_codes(module))
     external = metadata.parameters is not None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from iree.compiler import ir
+from iree.compiler.dialects import arith, iree_tensor_ext, tensor
 
 from passes.ir.types import DYNAMIC, TORCH_DTYPE_CODES, TensorInfo, tensor_info
 
@@ -108,6 +109,22 @@ def from_builtin(value: ir.Value, info: TensorInfo) -> ir.Value:
     return ir.Operation.create(
         "torch_c.from_builtin_tensor", results=[info.vtensor()], operands=[value]
     ).result
+
+
+def through_compute_barrier(value: ir.Value) -> ir.Value:
+    """``value`` (a torch tensor) through ``iree_tensor_ext.compute_barrier.start``, as a torch
+    tensor again: IREE fuses nothing across it, and unlike ``util.optimization_barrier`` it is
+    gone before IREE builds the host program (no wait between the dispatches)."""
+    info = tensor_info(value.type, dynamic=True)
+    assert info is not None
+    builtin = to_builtin(value)
+    sizes = [
+        tensor.dim(builtin, arith.constant(ir.IndexType.get(), i))
+        for i, d in enumerate(info.shape)
+        if d == DYNAMIC
+    ]
+    barrier = iree_tensor_ext.compute_barrier_start(info.builtin(), builtin, sizes)
+    return from_builtin(barrier, info)
 
 
 def from_builtin_as(value: ir.Value, result: ir.Type) -> ir.Value:
