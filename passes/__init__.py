@@ -40,8 +40,7 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
   attention of several query positions (a prefill's dynamic number, an encoder's static one)
   as a tiled kernel with softmax's running form, tiles of keys the mask closes skipped.
 - ``prefill-gemm`` (llvm-cpu with AVX512-BF16 and -VBMI, where ``decode-gemv`` runs and a call
-  would otherwise decode and pack each weight, or the artifact has dynamic dims; in
-  ``lower_and_compile``): per-tensor FP8 GEMMs
+  would otherwise decode and pack each weight; in ``lower_and_compile``): per-tensor FP8 GEMMs
   of many rows marked to run as GEMMs decoding the weights' codes in their loop.
 - ``compact-block-scales`` (llvm-cpu, before the weights are folded): mx-layout GEMMs read
   their operands' block scales compact, without the swizzle a GPU's GEMM needs.

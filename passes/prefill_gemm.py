@@ -14,9 +14,7 @@ values are the data-tiled GEMM's bit for bit: the same exact products (block sca
 into the decoded values as the dequantize does), each output's sums in the same order (K in
 order, by pairs). The pipeline runs it where a call would otherwise decode and pack each weight
 (a parameter file without decoded copies: ``weights="external"`` under ``pack_weights="load"``,
-a generator's ``"auto"``; ``pack_weights="call"``) and in artifacts with dynamic dims unless
-``pack_weights="decoded"`` (IREE's GEMM of a dynamic number of rows unpacks its tiles in a
-dispatch of its own), for a CPU with the features the
+a generator's ``"auto"``; ``pack_weights="call"``), for a CPU with the features the
 executable's instructions need (``gemv.GEMV_FEATURES``), unless ``decode_gemv="off"``
 (``compiler.pipeline.core.reads_codes_per_call``).
 """

@@ -80,9 +80,7 @@ def compile(  # noqa: A001 (the product's API name)
     one weight at a time to ``parameters``, else to a temporary file that ``save(path)`` moves
     beside the artifact as ``<name>.params.safetensors``); ``auto``: external for a checkpoint
     folder, inline for a module. ``pack_weights`` (llvm-cpu): ``load`` (default: IREE packs the
-    weights into its GEMM tiles once, when the module loads, a second copy in memory; with
-    dynamic dims on a CPU with AVX512-BF16 and -VBMI the FP8/FP4 GEMMs of several rows read
-    the codes as stored instead), ``call``
+    weights into its GEMM tiles once, when the module loads, a second copy in memory), ``call``
     (in every call: no second copy, slower calls) or ``decoded`` (as ``load``, and external
     FP8/FP4 weights decoded once at load rather than in every call: faster calls, the decoded
     copies in memory; inline weights are decoded at load under ``load`` already).

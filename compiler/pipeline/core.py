@@ -184,9 +184,9 @@ def lower_and_compile(
     # an auto "decoded" keeps no decoded copies where the decode step reads none (decode-gemv)
     keeps_decoded = not (options.pack_weights_auto and decode_step_reads_codes(module))
     external = metadata.parameters is not None
-    dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
-    if reads_codes_per_call(options, external, keeps_decoded, dynamic):
+    if reads_codes_per_call(options, external, keeps_decoded):
         run_pass(PrefillGemm(), module)  # many rows over the weights' codes as stored
+    dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
     if batches_contractions(target, dynamic):  # attention's matmuls kept from data tiling
         run_pass(BatchedContractions(), module)
     if dynamic:  # sizes computed as multiples (a padded key length) told to IREE as such
@@ -217,22 +217,16 @@ def runs_gemm_kernels(options: CompileOptions) -> bool:
     return options.decode_gemv == "auto" and decode_gemv_isa(options.target) is GemvIsa.AVX512_BF16
 
 
-def reads_codes_per_call(
-    options: CompileOptions, external: bool, keeps_decoded: bool, dynamic: bool = False
-) -> bool:
+def reads_codes_per_call(options: CompileOptions, external: bool, keeps_decoded: bool) -> bool:
     """Whether an artifact's many-row FP8 GEMMs read the weights' codes as stored
     (``prefill-gemm``): on a CPU that runs decode-gemv's AVX-512 variant (unless
     ``decode_gemv="off"``), where a call would otherwise decode and pack each weight, as no
     decoded copy is kept (weights in a parameter file without ``decoded`` copies, or
-    ``pack_weights="call"``), and in an artifact with dynamic dims unless ``decoded`` copies
-    are asked for: there IREE's data-tiled GEMM of a dynamic number of rows writes its tiles
-    and unpacks them in a dispatch of its own, which the kernel's row-major outputs skip (a
-    dynamic MiniLM under fp8-current 1.19x -> 1.07x its static twin's time, and no decoded
-    copy of the weights; benchmarks/RESULTS.md)."""
+    ``pack_weights="call"``)."""
     if not runs_gemm_kernels(options):
         return False
     decoded = options.pack_weights == "decoded" and keeps_decoded
-    return options.pack_weights == "call" or ((external or dynamic) and not decoded)
+    return options.pack_weights == "call" or (external and not decoded)
 
 
 def multiplies_bf16_weights_as_stored(

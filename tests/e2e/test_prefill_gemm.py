@@ -5,8 +5,7 @@ Its values are the data-tiled GEMM's bit for bit (``decode_gemv="off"``): the sa
 products, summed in the same order (each output's K in order, by pairs): every code (subnormals,
 448, NaN), random inputs, any number of rows (a last tile of fewer than 16), a dynamic number.
 Where it runs: with the weights' codes read each call (``pack_weights="call"``, a generator's
-parameter file without decoded copies) and in artifacts with dynamic dims, not where decoded
-copies are kept, not in AVX2 code."""
+parameter file without decoded copies), not where decoded copies are kept, not in AVX2 code."""
 
 from __future__ import annotations
 
@@ -106,26 +105,6 @@ def test_a_dynamic_number_of_rows(recipe: str, tmp_path: Path) -> None:
             np.testing.assert_array_equal(got, np.asarray(static(x)))
 
 
-def test_a_dynamic_artifact_reads_the_codes(tmp_path: Path) -> None:
-    """An artifact with a dynamic number of rows takes the kernel under the default
-    ``pack_weights="load"`` (IREE's GEMM of dynamic rows unpacks its tiles in a dispatch of its
-    own), the data-tiled GEMM's values bit for bit; ``decoded`` keeps IREE's GEMM."""
-    torch.manual_seed(0)
-    linear = torch.nn.Linear(256, 64).eval()
-    x, seq = torch.zeros(1, 40, 256), ({1: Dim("seq", min=1, max=256)},)
-    kernel = compiler.compile(linear, (x,), "fp8-current", dynamic_shapes=seq, dump_ir=tmp_path)
-    filecheck(MARKED, tmp_path / "04-lower.mlir")
-    tiled = compiler.compile(linear, (x,), "fp8-current", dynamic_shapes=seq, decode_gemv="off")
-    for t in (3, 40, 200):
-        xs = np.random.default_rng(t).standard_normal((1, t, 256)).astype(np.float32)
-        np.testing.assert_array_equal(np.asarray(kernel(xs)), np.asarray(tiled(xs)))
-    decoded = tmp_path / "decoded"
-    compiler.compile(
-        linear, (x,), "fp8-current", dynamic_shapes=seq, pack_weights="decoded", dump_ir=decoded
-    )
-    filecheck("CHECK-NOT: qmlir.codes_gemm =", decoded / "04-lower.mlir")
-
-
 class _Gated(torch.nn.Module):
     """Two GEMMs' outputs multiplied, a gated MLP's up x gate (no activation)."""
 
@@ -199,6 +178,23 @@ def test_where_it_does_not_run(kw: dict[str, str], tmp_path: Path) -> None:
     linear = _every_code_linear(128)
     compiler.compile(linear, (torch.zeros(20, 128),), "fp8-current", dump_ir=tmp_path, **kw)
     filecheck("CHECK-NOT: qmlir.codes_gemm =", tmp_path / "04-lower.mlir")
+
+
+def test_a_dynamic_artifact_keeps_the_decoded_copies_by_default(tmp_path: Path) -> None:
+    """Under ``pack_weights="load"`` a dynamic artifact keeps IREE's GEMM over the weights'
+    decoded copies: a call of a few rows would decode every weight in the kernel."""
+    linear = _every_code_linear(128)
+    seq = ({0: Dim("rows", min=1, max=256)},)
+    compiler.compile(
+        linear, (torch.zeros(20, 128),), "fp8-current", dynamic_shapes=seq, dump_ir=tmp_path
+    )
+    filecheck(
+        """CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128
+CHECK-NOT: qmlir.codes_gemm =
+CHECK-SAME: qmlir.op = "scaled_matmul"
+""",
+        tmp_path / "04-lower.mlir",
+    )
 
 
 def test_avx2_code_keeps_the_data_tiled_gemm(tmp_path: Path) -> None:
