@@ -178,7 +178,9 @@ def lower_and_compile(
     target = options.target
     if target.is_cuda:
         run_pass(FuseQuantizeCore(), module)
-    else:  # every weight GEMM on AVX-512; in AVX2 code those of a dynamic number of rows
+    else:
+        # every weight GEMM's activation apart from its pack on AVX-512; in AVX2 code those of a
+        # dynamic number of rows
         run_pass(SeparateGemmOperands(dynamic_only=not separates_gemm_operands(target)), module)
         run_pass(SeparateRotateHalf(), module)  # rotary embeddings' concat apart from its users
     # an auto "decoded" keeps no decoded copies where the decode step reads none (decode-gemv)
