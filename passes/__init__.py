@@ -6,6 +6,7 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
 - ``fold-weight-views`` (inference, training): a weight reached through views is a literal again.
 - ``training-gemms`` (training): marks each linear's fprop, dgrad, wgrad and operand roles.
 - ``add-decode-step`` (generators): ``@decode``, ``@main`` with one token a call, its shapes static.
+- ``slice-cache-writes`` (generators, llvm-cpu): a prefill's KV cache write as a slice's copy.
 - ``check-indices`` (inference, training): indices the model computes, bound-checked at the call.
 - ``unshare-scatter-inits`` (inference, training): a scatter into a fill (dynamic): its own init.
 - ``kv-cache-codes`` (inference): an FP8 KV cache's quantize and dequantize as named ops.

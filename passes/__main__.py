@@ -36,6 +36,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     quantize_matmuls,
     separate_gemm_operands,
     separate_rotate_half,
+    slice_cache_writes,
     training_gemms,
     unshare_scatter_inits,
     widen_bf16_matmuls,

@@ -192,9 +192,7 @@ def _unrolled(tile: Tiling, sizes: dict[str, int]) -> dict[str, str]:
             fragment("prefill_attention_tile_store.mlir", p=f"s{i}_", i=i, acc=f"%acc#{i}", **sizes)
             for i in rows
         ),
-        "rows": "\n".join(
-            fragment("prefill_attention_row.mlir", p=f"x{u}_", u=u, **sizes) for u in group
-        ),
+        "rows": "\n".join(_row_step(u, tile.lanes, sizes) for u in group),
         "pv_args": ", ".join(f"%o{u} = %x{u}_o" for u in group),
         "pv_types": outputs,
         "pv": "\n".join(
@@ -216,6 +214,20 @@ def _unrolled(tile: Tiling, sizes: dict[str, int]) -> dict[str, str]:
             for u in group
         ),
     }
+
+
+def _row_step(u: int, lanes: int, sizes: dict[str, int]) -> str:
+    """Row ``u`` of a group over a tile: its scores, their maximum by halves (``lanes`` down to
+    1), its softmax step."""
+    p = f"x{u}_"
+    steps = [fragment("prefill_attention_row.mlir", p=p, u=u, **sizes)]
+    src, width = f"%{p}s", lanes // 2
+    while width >= 1:
+        half = fragment("prefill_attention_max_half.mlir", p=p, src=src, W=width, W2=2 * width)
+        steps.append(half)
+        src, width = f"%{p}max{width}", width // 2
+    steps.append(fragment("prefill_attention_softmax.mlir", p=p, **sizes))
+    return "\n".join(steps)
 
 
 def _mask_fields(mask: TensorInfo | None, fill: bool, b: int, s: int) -> dict[str, object]:

@@ -52,6 +52,7 @@ from passes.prefill_gemm import PrefillGemm
 from passes.quantize_matmuls import QuantizeMatmuls
 from passes.separate_gemm_operands import SeparateGemmOperands
 from passes.separate_rotate_half import SeparateRotateHalf
+from passes.slice_cache_writes import SliceCacheWrites
 from passes.unshare_scatter_inits import UnshareScatterInits
 from passes.widen_bf16_matmuls import WidenBf16Matmuls
 
@@ -88,6 +89,8 @@ def compile_core(
     note("recipe")
     run_pass(FoldWeightViews(), module)  # a frozen weight's views: a literal (a weight)
     before_recipe(module)
+    if not options.target.is_cuda:  # a prefill's cache positions: a copy at an offset
+        run_pass(SliceCacheWrites(), module)
     run_pass(CheckIndices(), module)  # indices the model computes: checked at the call
     run_pass(UnshareScatterInits(), module)  # IREE: scatters into one shared fill miscompile
     run_pass(KvCacheCodes(), module)  # an FP8 KV cache's quantize and dequantize

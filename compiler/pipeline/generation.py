@@ -63,11 +63,10 @@ def compile_generator_model(
         lm, name, limit = opened.model, model.resolve().name, opened.max_positions
     else:
         lm, name, opened = model, type(model).__name__, None
-        limit = int(getattr(lm.config.get_text_config(), "max_position_embeddings", 0) or 4096)
     if not is_causal_lm(lm):
-        raise QmlirError(
-            f"a generator is compiled from a transformers *ForCausalLM, not {type(lm).__name__}"
-        )
+        raise QmlirError(_not_causal_lm(lm))
+    if opened is None:
+        limit = int(getattr(lm.config.get_text_config(), "max_position_embeddings", 0) or 4096)
     max_seq = limit if max_seq is None else max_seq
     if not 2 <= max_seq <= limit:
         raise QmlirError(f"max_seq_len {max_seq} is out of range (2..{limit}, the config's)")
@@ -105,6 +104,18 @@ def compile_generator_model(
     compiled = compile_model(source, options, progress, scratch, generation=generation, **extra)
     assert isinstance(compiled, Generator)
     return compiled
+
+
+def _not_causal_lm(model: Any) -> str:
+    """The refusal of a model that is no transformers causal LM, naming the causal LM it wraps
+    (as ``samples/decoder_lm.py:build``'s next-token wrapper does), if any."""
+    kind = type(model).__name__
+    message = f"a generator is compiled from a transformers *ForCausalLM, not {kind}"
+    if isinstance(model, nn.Module):
+        inner = next((n for n, m in model.named_children() if is_causal_lm(m)), None)
+        if inner is not None:
+            message += f" (it wraps one as .{inner}: compile that module)"
+    return message
 
 
 def _generation(

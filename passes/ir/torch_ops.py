@@ -35,14 +35,21 @@ def defining_op(value: ir.Value) -> ir.Operation | None:
 
 def erase_unused(op: ir.Operation) -> None:
     """``op`` if nothing uses it, then each op making its operands that it alone used (a
-    literal stays: a weight)."""
-    if any(True for result in op.results for _ in result.uses):
-        return
-    producers = [defining_op(v) for v in op.operands]
-    op.erase()
-    for producer in producers:
-        if producer is not None and producer.name != "torch.vtensor.literal":
-            erase_unused(producer)
+    literal stays: a weight). An op is erased once, when nothing uses it any more: one that
+    makes two operands (``arange(n, none, none)``'s ``none``), or the operands of two erased
+    ops, is never touched after its erasure."""
+    pending = [op]
+    while pending:
+        op = pending.pop()
+        if any(True for result in op.results for _ in result.uses):
+            continue
+        producers = [defining_op(v) for v in op.operands]
+        op.erase()
+        for producer in producers:
+            if producer is None or producer.name == "torch.vtensor.literal":
+                continue
+            if not any(producer == other for other in pending):
+                pending.append(producer)
 
 
 def is_literal(value: ir.Value) -> bool:

@@ -17,6 +17,7 @@ import compiler
 from compiler.runtime import Generator
 from passes.base.abi import DECODE, ENTRY
 from passes.base.errors import QmlirError
+from samples.decoder_lm import NextTokenLogits
 from tests.e2e import checkpoints
 from tests.e2e.cli_runner import run as cli
 from tests.e2e.filecheck import filecheck
@@ -149,12 +150,14 @@ def test_a_generator_saves_loads_and_generates_the_same(lm, tmp_path: Path) -> N
 
 def test_a_decode_step_waits_for_nothing_mid_call(lm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The cache positions need no index check (``start + arange`` modulo the cache's length,
-    which ``check-indices`` knows): no ``torch.runtime.assert`` in ``@main``, whose reduction
-    and host read would each stop the call for the device (0.4 ms apiece on an H200)."""
+    which ``check-indices`` knows, then written as a slice by ``slice-cache-writes``): no
+    ``torch.runtime.assert`` in ``@main``, whose reduction and host read would each stop the
+    call for the device (0.4 ms apiece on an H200)."""
     compiler.compile_generator(lm, recipe="fp8-block", max_seq_len=32, dump_ir=tmp_path)
     filecheck(
         "CHECK-LABEL: func.func @main\n"
-        "CHECK: torch.aten.remainder.Scalar\n"
+        "CHECK-NOT: torch.runtime.assert\n"
+        "CHECK: torch.aten.slice_scatter\n"
         "CHECK-NOT: torch.runtime.assert\n"
         "CHECK: return\n",
         tmp_path / "04-lower.mlir",
@@ -279,6 +282,9 @@ def test_bad_requests_are_one_line_errors(lm, tmp_path: Path, capsys) -> None:  
         compiler.compile_generator(lm, recipe="none", max_seq_len=200)
     with pytest.raises(QmlirError, match="from a transformers \\*ForCausalLM"):
         compiler.compile_generator(checkpoints.bert(), recipe="none", max_seq_len=16)
+    # a wrapper without a config (samples/decoder_lm.py:build's) is refused, naming what it wraps
+    with pytest.raises(QmlirError, match=r"not NextTokenLogits \(it wraps one as \.lm"):
+        compiler.compile_generator(NextTokenLogits(lm), recipe="none", max_seq_len=16)
     gen.save(tmp_path / "g.vmfb")
     for argv, message in (
         (["--prompt-ids", "1,x"], "give comma-separated token ids"),
@@ -287,6 +293,11 @@ def test_bad_requests_are_one_line_errors(lm, tmp_path: Path, capsys) -> None:  
     ):
         code, _, err = cli(capsys, "generate", str(tmp_path / "g.vmfb"), *argv)
         assert code != 0 and message in err and len(err.strip().splitlines()) == 1, err
+    code, _, err = cli(
+        capsys, "compile", "samples/decoder_lm.py", "--generate", "-o", str(tmp_path / "w.vmfb")
+    )
+    assert code != 0 and "it wraps one as .lm: compile that module" in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "w.vmfb").exists()
     code, _, err = cli(capsys, "compile", "x", "--max-seq-len", "8")
     assert code != 0 and "need --generate" in err
 

@@ -585,6 +585,8 @@ def _prefill(file: str) -> tuple[str, Callable[[str], object]]:
         "prefill_attention_fma.mlir": dict(i=1, acc="%a1", **sizes),
         "prefill_attention_tile_store.mlir": dict(i=1, acc="%a1", **sizes),
         "prefill_attention_row.mlir": dict(u=1, **sizes),
+        "prefill_attention_max_half.mlir": dict(src="%x1_s", W=4, W2=8, **sizes),
+        "prefill_attention_softmax.mlir": dict(**sizes),
         "prefill_attention_pv.mlir": dict(slot="%x1_slot", acc="%o1", **sizes),
         "prefill_attention_row_store.mlir": dict(
             value="%o", buffer="%os", i="%x1_i", W=16, **sizes
@@ -1095,6 +1097,8 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "prefill_attention_fma": _prefill("prefill_attention_fma.mlir"),
     "prefill_attention_tile_store": _prefill("prefill_attention_tile_store.mlir"),
     "prefill_attention_row": _prefill("prefill_attention_row.mlir"),
+    "prefill_attention_max_half": _prefill("prefill_attention_max_half.mlir"),
+    "prefill_attention_softmax": _prefill("prefill_attention_softmax.mlir"),
     "prefill_attention_pv": _prefill("prefill_attention_pv.mlir"),
     "prefill_attention_row_store": _prefill("prefill_attention_row_store.mlir"),
     "decode_attention_row_f32": _gemv("decode_attention_row_f32.mlir"),

@@ -9,7 +9,8 @@
 // form (FlashAttention's): per row a running maximum m, sum l and output o, and per tile
 //   1. the scores q . k of the block's rows and the tile's keys, f32 FMAs over the head dim in
 //      order, x ${factor} + mask; -inf at masked positions (their keys' values unused);
-//   2. m' = max(m, the tile's scores), the tile's exp(score - m'), l = l exp(m - m') + their sum;
+//   2. m' = max(m, the tile's scores) (x86's max: a tree of selects on ogt), the tile's
+//      exp(score - m'), l = l exp(m - m') + their sum (exp(m - m') only where m grew: else 1);
 //   3. o = o exp(m - m') + the sum of exp x v over the tile's keys by f32 FMAs, ${U} rows a
 //      step (each V row loaded once for them; no branch: a row still closed to every key takes
 //      its exps from 0, all 0).
@@ -65,6 +66,7 @@ stream.executable private @${exe} {
       %bk = arith.addi %bk0, %kvh : index
       %neg_inf = arith.constant 0xFF800000 : f32
       %zero = arith.constant 0.0 : f32
+      %one = arith.constant 1.0 : f32
       %false = arith.constant false
       %zero_e = arith.constant dense<0.0> : vector<${E}xf32>
       %zero_l = arith.constant dense<0.0> : vector<${L}xf32>
