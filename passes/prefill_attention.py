@@ -51,6 +51,7 @@ from passes.ir.attention_sites import (
     AttentionSite,
     additive_mask,
     find_site,
+    holds_bf16,
     replace_with_call,
 )
 from passes.ir.functions import function_names
@@ -78,12 +79,23 @@ class PrefillAttention(ModulePass):
         names = function_names(module)
 
         def definitions(name: str, site: AttentionSite) -> list[str]:
-            return prefill_definitions(name, site, self.isa)
+            return prefill_definitions(name, site, self.isa, takes_pairs(site, self.isa))
 
         for op in softmaxes:
             site = find_site(op)
             if site is not None and site.per_position:
-                replace_with_call(module, names, site, PREFIX, definitions)
+                prefix = PREFIX + ("pairs." if takes_pairs(site, self.isa) else "")
+                replace_with_call(module, names, site, prefix, definitions)
+
+
+def takes_pairs(site: AttentionSite, isa: str) -> bool:
+    """Whether the kernel multiplies q and K as bf16 pairs (``vdpbf16ps``): on AVX512-BF16,
+    where both hold bf16 values (a bf16 model's, widened by the decomposition) and the head dim
+    is even."""
+    q, k, _ = site.shapes()
+    return (
+        isa == "avx512bf16" and k.shape[-1] % 2 == 0 and holds_bf16(site.q) and holds_bf16(site.k)
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,7 +127,7 @@ def stack_bytes(tile: Tiling, head_dim: int) -> int:
     return 4 * (2 * rows * head_dim + rows * lanes + tile.group * lanes + 2 * rows)
 
 
-def prefill_definitions(name: str, site: AttentionSite, isa: str) -> list[str]:
+def prefill_definitions(name: str, site: AttentionSite, isa: str, pairs: bool = False) -> list[str]:
     """The text of the kernel's executable and of ``@name``, the function dispatching it: q
     ``[B, KVH, g x T, E]`` (grouped) or ``[B, H, T, E]`` f32; K and V ``[B, KVH, S, E]`` f32 (as
     the decomposition widened a bf16 cache); the mask (none, i1 for masked_fill, f32 added)
@@ -126,6 +138,16 @@ def prefill_definitions(name: str, site: AttentionSite, isa: str) -> list[str]:
     exe, fn = f"{name}$executable", f"{name}$attention"
     # the snippets' sizes (the executable's mask and keys are dynamic: IREE inlines constants)
     sizes = {"R": tile.rows, "E": e, "L": tile.lanes, "U": tile.group, "B": "?", "S": "?"}
+    # q . k's operands: f32, or bf16 pairs of the head dim (``pairs``: K [.., E / 2, keys x 2])
+    kp = 2 if pairs else 1
+    operands = {
+        "EP": e // 2,
+        "KP": kp,
+        "KE": e // kp,
+        "KL": tile.lanes * kp,
+        "q_elem": "bf16" if pairs else "f32",
+        "qs_elem": "i32" if pairs else "f32",
+    }
     executable = fragment(
         "prefill_attention_executable.mlir",
         exe=exe,
@@ -135,7 +157,13 @@ def prefill_definitions(name: str, site: AttentionSite, isa: str) -> list[str]:
         KVH=kvh,
         R_less=tile.rows - 1,
         factor=f32_hex(site.factor),
-        **_unrolled(tile, sizes),
+        q_stage=fragment(
+            "prefill_attention_q_pairs.mlir" if pairs else "prefill_attention_q_f32.mlir",
+            **operands,
+            **sizes,
+        ),
+        **_unrolled(tile, sizes, "prefill_attention_dot.mlir" if pairs else None, operands),
+        **operands,
         **sizes,
     )
     kv_rows = b * kvh if b != DYNAMIC else DYNAMIC
@@ -145,8 +173,25 @@ def prefill_definitions(name: str, site: AttentionSite, isa: str) -> list[str]:
         "%q_len" if q.shape[2] == DYNAMIC else str(q.shape[2]),
         str(e),
     ]
+    kv_fields = {"kv_rows": shape_text((kv_rows,)), "E": e, "EP": e // 2}
+    kt_empty = (
+        f"{kv_fields['kv_rows']}x{e // 2}x?x2xbf16"
+        if pairs
+        else f"{kv_fields['kv_rows']}x{e}x?xf32"
+    )
     function = definition(
         "prefill_attention.mlir",
+        kt_make=fragment(
+            "prefill_attention_kt_pairs.mlir" if pairs else "prefill_attention_kt_f32.mlir",
+            **kv_fields,
+        ),
+        q_make=fragment(
+            "prefill_attention_q_bf16.mlir" if pairs else "prefill_attention_q_as_is.mlir", E=e
+        ),
+        kt_empty_type=kt_empty,
+        KE=operands["KE"],
+        KP=kp,
+        q_elem=operands["q_elem"],
         name=name,
         exe=exe,
         fn=fn,
@@ -161,7 +206,7 @@ def prefill_definitions(name: str, site: AttentionSite, isa: str) -> list[str]:
         R=tile.rows,
         R_less=tile.rows - 1,
         k_shape=shape_text(k.shape),
-        kv_rows=shape_text((kv_rows,)),
+        kv_rows=kv_fields["kv_rows"],
         kv_sizes="%keys" if kv_rows != DYNAMIC else "%kv_heads, %keys",
         q_shape=shape_text(q.shape),
         q_rows=shape_text((q.shape[0] * q.shape[1] * q.shape[2] if q.is_static else DYNAMIC,)),
@@ -174,9 +219,12 @@ def prefill_definitions(name: str, site: AttentionSite, isa: str) -> list[str]:
     return [executable, function]
 
 
-def _unrolled(tile: Tiling, sizes: dict[str, int]) -> dict[str, str]:
+def _unrolled(
+    tile: Tiling, sizes: dict[str, int], dot: str | None, operands: dict[str, object]
+) -> dict[str, str]:
     """The executable's unrolled parts: a block's score accumulators (one a row) and their FMA
-    steps and stores, a group's row steps, output accumulators, their FMAs and stores."""
+    steps (``dot``'s instead: a snippet of pairs) and stores, a group's row steps, output
+    accumulators, their FMAs and stores."""
     rows, group = range(tile.rows), range(tile.group)
     accumulators = ", ".join([f"vector<{tile.lanes}xf32>"] * tile.rows)
     outputs = ", ".join([f"vector<{sizes['E']}xf32>"] * tile.group)
@@ -185,7 +233,14 @@ def _unrolled(tile: Tiling, sizes: dict[str, int]) -> dict[str, str]:
         "acc_types": accumulators,
         "acc_next": ", ".join(f"%r{i}_next" for i in rows),
         "fma_rows": "\n".join(
-            fragment("prefill_attention_fma.mlir", p=f"r{i}_", i=i, acc=f"%a{i}", **sizes)
+            fragment(
+                dot or "prefill_attention_fma.mlir",
+                p=f"r{i}_",
+                i=i,
+                acc=f"%a{i}",
+                **operands,
+                **sizes,
+            )
             for i in rows
         ),
         "tile_stores": "\n".join(

@@ -89,6 +89,15 @@ def _cache(value: ir.Value) -> ir.Value:
     return value
 
 
+def holds_bf16(value: ir.Value) -> bool:
+    """Whether ``value`` (f32) is a bf16 tensor widened, through views and copies (the
+    decomposition's ``query.float()`` reshaped into grouped rows, a clone and a view;
+    ``key.float()``): every value a bf16's."""
+    while (view := _op(value, *RESHAPES, "torch.aten.clone", "torch.aten.contiguous")) is not None:
+        value = view.operands[0]
+    return _dtype(_cache(value)) == "bf16"
+
+
 def find_site(softmax: ir.Operation) -> AttentionSite | None:
     """The decomposed attention around ``softmax``, if it is one query position's with static
     shapes (a decode step) or several positions' (a dynamic number: a prefill) with the rest

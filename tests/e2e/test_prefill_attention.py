@@ -16,6 +16,7 @@ import torch
 import compiler
 from compiler.pipeline.core import decode_gemv_isa
 from compiler.pipeline.target import resolve_target
+from passes.ir.choices import GemvIsa
 from passes.prefill_attention import tiling
 from tests.e2e.filecheck import filecheck
 
@@ -154,6 +155,62 @@ def test_a_bf16_cache_is_widened_exactly() -> None:
     got, want = _run(10, 48, _causal(10, 48), dtype=torch.bfloat16)
     # the result is rounded to bf16 once, as torch's: within a bf16 rounding of the exact one
     assert np.all(np.abs(got - want) <= 2.0**-8 * np.abs(want) + 1e-30)
+
+
+class _WidenedAttention(torch.nn.Module):
+    """SDPA over bf16 q, K and V widened to f32 first (a bf16 model's decomposed attention
+    takes them so), a causal mask input: the f32 result, not rounded to bf16."""
+
+    def forward(
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor
+    ) -> torch.Tensor:
+        return torch.nn.functional.scaled_dot_product_attention(
+            q.float(), k.float(), v.float(), attn_mask=mask, enable_gqa=True
+        )
+
+
+@pytest.mark.skipif(
+    decode_gemv_isa(resolve_target("llvm-cpu", None, "host")) is not GemvIsa.AVX512_BF16,
+    reason="q . k as bf16 pairs needs AVX512-BF16",
+)
+@pytest.mark.parametrize("t", [7, 33])  # a partial block; three blocks
+def test_bf16_q_and_k_multiply_as_pairs(t: int, tmp_path: Path) -> None:
+    """q and K holding bf16 values (widened from bf16): q . k by vdpbf16ps over pairs of the
+    head dim; the products exact, their f32 sums in pairs: within 1e-6 of torch's f64."""
+    g = torch.Generator().manual_seed(t)
+    s = 48
+    q = torch.randn(1, HEADS, t, E, generator=g).bfloat16()
+    k, v = (torch.randn(1, KV_HEADS, s, E, generator=g).bfloat16() for _ in range(2))
+    mask = _causal(t, s)
+    tokens = torch.export.Dim("tokens", min=2, max=s)
+    module = _WidenedAttention().eval()
+    art = compiler.compile(
+        module,
+        (q, k, v, mask),
+        recipe="none",
+        dynamic_shapes=({2: tokens}, None, None, {2: tokens}),
+        dump_ir=tmp_path,
+    )
+    got = np.asarray(art(q, k, v, mask), dtype=np.float64)
+    with torch.no_grad():
+        want = torch.nn.functional.scaled_dot_product_attention(
+            q.double(), k.double(), v.double(), attn_mask=mask, enable_gqa=True
+        )
+    assert _rel(got, want.numpy()) < 1e-6
+    filecheck(
+        """CHECK: call @qmlir.prefill_attention.pairs.1x2xDx16.1x2x48x16f32.fill1x1x1xDx48(
+CHECK: stream.executable private @qmlir.prefill_attention.pairs.{{.*}}$executable
+CHECK: memref<?x8x?xbf16>
+CHECK: vector.bitcast %{{.*}} : vector<16xbf16> to vector<8xi32>
+CHECK: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+CHECK-NOT: vector.fma %{{.*}} : vector<16xf32>
+CHECK: math.exp
+CHECK: func.func private @qmlir.prefill_attention.pairs.
+CHECK: arith.truncf %{{.*}} : f32 to bf16
+CHECK: flow.dispatch
+""",
+        tmp_path / "04-lower.mlir",
+    )
 
 
 def test_the_avx2_tile(tmp_path: Path) -> None:

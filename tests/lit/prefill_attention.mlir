@@ -5,22 +5,27 @@
 // per-query bool mask over 24 cache positions), as compiler/frontend/attention.py decomposes
 // it: the softmax and both matmuls give way to a call of the tiled kernel, which takes K and V
 // as the decomposition widened them to f32 (it transposes K and pads both) and the mask's rows.
+// q and K hold bf16 values (widened from bf16): on AVX512-BF16 q . k runs on pairs of the head
+// dim (vdpbf16ps), K laid out as [K/V heads, head dim / 2, keys x 2] bf16.
+// CHECK: #[[PAIRS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1 * 2 + d3)>
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: torch.aten.softmax
 // CHECK: %[[Q:.*]] = torch_c.to_builtin_tensor %{{.*}} : !torch.vtensor<[1,2,?,16],f32> -> tensor<1x2x?x16xf32>
 // CHECK: %[[K:.*]] = torch_c.to_builtin_tensor %{{.*}} : !torch.vtensor<[1,2,24,16],f32> -> tensor<1x2x24x16xf32>
 // CHECK: %[[V:.*]] = torch_c.to_builtin_tensor %{{.*}} : !torch.vtensor<[1,2,24,16],f32> -> tensor<1x2x24x16xf32>
 // CHECK: %[[M:.*]] = torch_c.to_builtin_tensor %{{.*}} : !torch.vtensor<[1,1,1,?,24],i1> -> tensor<1x1x1x?x24xi1>
-// CHECK: call @qmlir.prefill_attention.1x2xDx16.1x2x24x16f32.fill1x1x1xDx24(%[[Q]], %[[K]], %[[V]], %[[M]])
+// CHECK: call @qmlir.prefill_attention.pairs.1x2xDx16.1x2x24x16f32.fill1x1x1xDx24(%[[Q]], %[[K]], %[[V]], %[[M]])
 // CHECK-NOT: torch.aten.matmul
 // CHECK: return
 // The kernel: 16 keys a tile (the cache padded to 32), 16 query rows a block, four rows a step;
-// the batch, positions and keys its operands.
-// CHECK: stream.executable private @qmlir.prefill_attention.{{.*}}$executable
+// the batch, positions and keys its operands; each query row's 8 pairs kept as i32s.
+// CHECK: stream.executable private @qmlir.prefill_attention.pairs.{{.*}}$executable
 // CHECK: !stream.binding, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index) {
-// CHECK: memref<?x16x?xf32>{%{{.*}}, %{{.*}}}
-// CHECK: memref.alloca() : memref<16x16xf32>
-// CHECK-COUNT-16: vector.fma %{{.*}} : vector<16xf32>
+// CHECK: memref<?x16xbf16>{%{{.*}}}
+// CHECK: memref<?x8x?xbf16>{%{{.*}}, %{{.*}}}
+// CHECK: memref.alloca() : memref<16x8xi32>
+// CHECK: vector.bitcast %{{.*}} : vector<16xbf16> to vector<8xi32>
+// CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"(%{{.*}}) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
 // CHECK-NOT: maximumf
 // CHECK: arith.cmpf ogt, %{{.*}}, %{{.*}} : vector<8xf32>
 // CHECK: arith.cmpf ogt, %{{.*}}, %{{.*}} : vector<1xf32>
@@ -29,14 +34,21 @@
 // CHECK-NEXT: math.exp %{{.*}} : f32
 // CHECK: math.exp %{{.*}} : vector<16xf32>
 // CHECK-COUNT-4: vector.fma %{{.*}} : vector<16xf32>
-// CHECK: func.func private @qmlir.prefill_attention.1x2xDx16.1x2x24x16f32.fill1x1x1xDx24(
+// CHECK: func.func private @qmlir.prefill_attention.pairs.1x2xDx16.1x2x24x16f32.fill1x1x1xDx24(
 // CHECK: tensor.pad %{{.*}} high[0, %{{.*}}, 0]
-// CHECK: linalg.transpose
+// CHECK: linalg.generic {indexing_maps = [#[[PAIRS]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<2x?x16xf32>) outs(%{{.*}} : tensor<2x8x?x2xbf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<2x8x?x2xbf16> into tensor<2x8x?xbf16>
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: flow.dispatch
-// In AVX2 code: 8 keys a tile, 8 rows a block.
+// In AVX2 code: f32 FMAs over K transposed in f32, 8 keys a tile, 8 rows a block.
+// AVX2: call @qmlir.prefill_attention.1x2xDx16.1x2x24x16f32.fill1x1x1xDx24(
+// AVX2: memref<?x16x?xf32>{%{{.*}}, %{{.*}}}
+// AVX2: memref.alloca() : memref<8x16xf32>
 // AVX2: memref.alloca() : memref<8x8xf32>
 // AVX2-COUNT-8: vector.fma %{{.*}} : vector<8xf32>
 // AVX2: arith.constant 8 : index
+// AVX2: linalg.transpose
 
 module {
   func.func @main(%arg0: !torch.vtensor<[1,4,?,16],bf16>, %arg1: !torch.vtensor<[1,2,24,16],bf16>, %arg2: !torch.vtensor<[1,2,24,16],bf16>, %arg3: !torch.vtensor<[1,1,?,24],i1>) -> !torch.vtensor<[1,4,?,16],bf16> {

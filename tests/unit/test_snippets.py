@@ -579,7 +579,7 @@ def _gemv(file: str) -> tuple[str, Callable[[str], object]]:
 
 def _prefill(file: str) -> tuple[str, Callable[[str], object]]:
     # as prefill_attention.prefill_definitions fills them: a block of 4 rows, tiles of 8 keys,
-    # 2 rows a step, head dim 16, a cache of 32 positions
+    # 2 rows a step, head dim 16 (8 pairs), a cache of 32 positions, 2 K/V heads
     sizes = dict(R=4, E=16, L=8, U=2, B=1, S=32)
     fields: dict[str, object] = {
         "prefill_attention_fma.mlir": dict(i=1, acc="%a1", **sizes),
@@ -587,6 +587,13 @@ def _prefill(file: str) -> tuple[str, Callable[[str], object]]:
         "prefill_attention_row.mlir": dict(u=1, **sizes),
         "prefill_attention_max_half.mlir": dict(src="%x1_s", W=4, W2=8, **sizes),
         "prefill_attention_softmax.mlir": dict(**sizes),
+        "prefill_attention_dot.mlir": dict(i=1, acc="%a1", EP=8, KL=16, **sizes),
+        "prefill_attention_q_f32.mlir": dict(**sizes),
+        "prefill_attention_q_pairs.mlir": dict(EP=8, **sizes),
+        "prefill_attention_kt_f32.mlir": dict(kv_rows=2, **sizes),
+        "prefill_attention_kt_pairs.mlir": dict(kv_rows=2, EP=8, **sizes),
+        "prefill_attention_q_as_is.mlir": dict(**sizes),
+        "prefill_attention_q_bf16.mlir": dict(**sizes),
         "prefill_attention_pv.mlir": dict(slot="%x1_slot", acc="%o1", **sizes),
         "prefill_attention_row_store.mlir": dict(
             value="%o", buffer="%os", i="%x1_i", W=16, **sizes
@@ -1099,6 +1106,13 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "prefill_attention_row": _prefill("prefill_attention_row.mlir"),
     "prefill_attention_max_half": _prefill("prefill_attention_max_half.mlir"),
     "prefill_attention_softmax": _prefill("prefill_attention_softmax.mlir"),
+    "prefill_attention_dot": _prefill("prefill_attention_dot.mlir"),
+    "prefill_attention_q_f32": _prefill("prefill_attention_q_f32.mlir"),
+    "prefill_attention_q_pairs": _prefill("prefill_attention_q_pairs.mlir"),
+    "prefill_attention_kt_f32": _prefill("prefill_attention_kt_f32.mlir"),
+    "prefill_attention_kt_pairs": _prefill("prefill_attention_kt_pairs.mlir"),
+    "prefill_attention_q_as_is": _prefill("prefill_attention_q_as_is.mlir"),
+    "prefill_attention_q_bf16": _prefill("prefill_attention_q_bf16.mlir"),
     "prefill_attention_pv": _prefill("prefill_attention_pv.mlir"),
     "prefill_attention_row_store": _prefill("prefill_attention_row_store.mlir"),
     "decode_attention_row_f32": _gemv("decode_attention_row_f32.mlir"),

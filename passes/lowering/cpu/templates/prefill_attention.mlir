@@ -44,9 +44,9 @@ func.func private @${name}(%q: tensor<${q_shape}xf32>,
   ^bb0(%i0: index, %i1: index, %i2: index):
     tensor.yield %kv_zero : f32
   } : tensor<${kv_rows}x${S}x${E}xf32> to tensor<${kv_rows}x?x${E}xf32>
-  %kt_empty = tensor.empty(${kv_sizes}) : tensor<${kv_rows}x${E}x?xf32>
-  %kt = linalg.transpose ins(%k_pad : tensor<${kv_rows}x?x${E}xf32>)
-      outs(%kt_empty : tensor<${kv_rows}x${E}x?xf32>) permutation = [0, 2, 1]
+  %kt_empty = tensor.empty(${kv_sizes}) : tensor<${kt_empty_type}>
+${kt_make}
+${q_make}
 ${mask_rows}
   %add_empty = tensor.empty(${mask_sizes}) : tensor<${B}x?x${S}xf32>
   %additive = linalg.generic {
@@ -65,11 +65,13 @@ ${mask_value}
     %closed = arith.constant 0xFF800000 : f32
     tensor.yield %closed : f32
   } : tensor<${B}x?x${S}xf32> to tensor<${B}x?x?xf32>
-  %kt_any = tensor.cast %kt : tensor<${kv_rows}x${E}x?xf32> to tensor<?x${E}x?xf32>
+  %cKP = arith.constant ${KP} : index
+  %kt_len = arith.muli %keys, %cKP : index
+  %kt_any = tensor.cast %kt : tensor<${kv_rows}x${KE}x?x${q_elem}> to tensor<?x${KE}x?x${q_elem}>
   %v_any = tensor.cast %v_pad : tensor<${kv_rows}x?x${E}xf32> to tensor<?x?x${E}xf32>
   %mask_any = tensor.cast %mask_pad : tensor<${B}x?x?xf32> to tensor<?x?x?xf32>
-  %out = flow.dispatch @${exe}::@${fn}[%n](%q_rows, %kt_any, %v_any, %mask_any, %t, %batch, %keys)
-      : (tensor<?x${E}xf32>{%rows}, tensor<?x${E}x?xf32>{%kv_heads, %keys},
+  %out = flow.dispatch @${exe}::@${fn}[%n](%q_any, %kt_any, %v_any, %mask_any, %t, %batch, %keys)
+      : (tensor<?x${E}x${q_elem}>{%rows}, tensor<?x${KE}x?x${q_elem}>{%kv_heads, %kt_len},
          tensor<?x?x${E}xf32>{%kv_heads, %keys}, tensor<?x?x?xf32>{%batch, %t, %keys},
          index, index, index)
       -> tensor<?x${E}xf32>{%rows}

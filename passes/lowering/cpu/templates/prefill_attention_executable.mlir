@@ -28,7 +28,7 @@ stream.executable private @${exe} {
                      %keys: index) {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
-      %cE = arith.constant ${E} : index
+      %cKE = arith.constant ${KE} : index
       %cL = arith.constant ${L} : index
       %cR = arith.constant ${R} : index
       %cR_less = arith.constant ${R_less} : index
@@ -40,12 +40,14 @@ stream.executable private @${exe} {
       %rows = arith.muli %heads, %t : index
       %kv_heads = arith.muli %batch, %cKVH : index
       %c_tiles = arith.divui %keys, %cL : index
-      %q = stream.binding.subspan %q_binding[%c0] : !stream.binding -> memref<?x${E}xf32>{%rows}
-      %kt = stream.binding.subspan %kt_binding[%c0] : !stream.binding -> memref<?x${E}x?xf32>{%kv_heads, %keys}
+      %cKP = arith.constant ${KP} : index
+      %kt_len = arith.muli %keys, %cKP : index
+      %q = stream.binding.subspan %q_binding[%c0] : !stream.binding -> memref<?x${E}x${q_elem}>{%rows}
+      %kt = stream.binding.subspan %kt_binding[%c0] : !stream.binding -> memref<?x${KE}x?x${q_elem}>{%kv_heads, %kt_len}
       %v = stream.binding.subspan %v_binding[%c0] : !stream.binding -> memref<?x?x${E}xf32>{%kv_heads, %keys}
       %mask = stream.binding.subspan %mask_binding[%c0] : !stream.binding -> memref<?x?x?xf32>{%batch, %t, %keys}
       %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> memref<?x${E}xf32>{%rows}
-      %qs = memref.alloca() : memref<${R}x${E}xf32>
+      %qs = memref.alloca() : memref<${R}x${KE}x${qs_elem}>
       %os = memref.alloca() : memref<${R}x${E}xf32>
       %tile = memref.alloca() : memref<${R}x${L}xf32>
       %ps = memref.alloca() : memref<${U}x${L}xf32>
@@ -76,8 +78,7 @@ stream.executable private @${exe} {
         %ti_all = arith.addi %t0, %i : index
         %ti = arith.minui %ti_all, %t_last : index
         %row = arith.addi %base, %ti : index
-        %q_row = vector.load %q[%row, %c0] : memref<?x${E}xf32>, vector<${E}xf32>
-        vector.store %q_row, %qs[%i, %c0] : memref<${R}x${E}xf32>, vector<${E}xf32>
+${q_stage}
         vector.store %zero_e, %os[%i, %c0] : memref<${R}x${E}xf32>, vector<${E}xf32>
         memref.store %neg_inf, %ms[%i] : memref<${R}xf32>
         memref.store %zero, %ls[%i] : memref<${R}xf32>
@@ -94,8 +95,9 @@ stream.executable private @${exe} {
           scf.yield %grown : i1
         }
         scf.if %open_any {
-          %acc:${R} = scf.for %e = %c0 to %cE step %c1 iter_args(${acc_args}) -> (${acc_types}) {
-            %ktv = vector.load %kt[%bk, %e, %j0] : memref<?x${E}x?xf32>, vector<${L}xf32>
+          %jk = arith.muli %j0, %cKP : index
+          %acc:${R} = scf.for %e = %c0 to %cKE step %c1 iter_args(${acc_args}) -> (${acc_types}) {
+            %ktv = vector.load %kt[%bk, %e, %jk] : memref<?x${KE}x?x${q_elem}>, vector<${KL}x${q_elem}>
 ${fma_rows}
             scf.yield ${acc_next} : ${acc_types}
           }
