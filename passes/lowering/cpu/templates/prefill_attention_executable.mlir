@@ -1,6 +1,7 @@
 // Attention of T query positions each (a generator's prefill, passes/prefill_attention.py) over
-// S keys: q [B x ${H} x T, ${E}] f32 (batch x heads x positions rows), K transposed and V
-// [B x ${KVH}, ${E}, S] and [B x ${KVH}, S, ${E}] f32 (batch x K/V heads; head h reads K/V head
+// S keys: q [B x ${H} x T, ${E}] ${q_elem} (batch x heads x positions rows), K transposed and V
+// [B x ${KVH}, ${KE}, S x ${KP}] ${q_elem} (f32, or bf16 pairs of the head dim: [h, e, 2j + r] =
+// K[h, j, 2e + r]) and [B x ${KVH}, S, ${E}] f32 (batch x K/V heads; head h reads K/V head
 // h / ${G}), an additive mask [B, T, S] f32 (-inf: the position is masked); T (%t), B
 // (%batch) and S (%keys, a multiple of ${L}) are operands (IREE inlines those that are
 // constants). Each workgroup takes a block of ${R} query rows of one head (rows past T repeat the
@@ -8,7 +9,8 @@
 // the mask closes to every row of the block (a causal mask's future), with softmax's running
 // form (FlashAttention's): per row a running maximum m, sum l and output o, and per tile
 //   1. the scores q . k of the block's rows and the tile's keys, f32 FMAs over the head dim in
-//      order, x ${factor} + mask; -inf at masked positions (their keys' values unused);
+//      order (bf16 q and K: vdpbf16ps over its pairs), x ${factor} + mask; -inf at masked
+//      positions (their keys' values unused);
 //   2. m' = max(m, the tile's scores) (x86's max: a tree of selects on ogt), the tile's
 //      exp(score - m'), l = l exp(m - m') + their sum (exp(m - m') only where m grew: else 1);
 //   3. o = o exp(m - m') + the sum of exp x v over the tile's keys by f32 FMAs, ${U} rows a
