@@ -63,9 +63,10 @@ def _op(value: ir.Value, *names: str) -> ir.Operation | None:
     return op if op is not None and op.name in names else None
 
 
-def _start_of(positions: ir.Value, extent: int) -> ir.Value | None:
+def _start_of(positions: ir.Value, extent: int, count: int) -> ir.Value | None:
     """``start`` if ``positions`` is ``remainder(arange(n) + start, extent)`` (``start`` one
-    si64 element), else None."""
+    si64 element) with ``n`` the values' ``count`` along the dim (both dynamic, or both the
+    same size: values of one position broadcast over several are no slice), else None."""
     remainder = _op(positions, "torch.aten.remainder.Scalar")
     if remainder is None or torch_ops.constant_number(remainder.operands[1]) != extent:
         return None
@@ -74,6 +75,9 @@ def _start_of(positions: ir.Value, extent: int) -> ir.Value | None:
         return None
     arange = _op(add.operands[0], "torch.aten.arange")
     if arange is None or not torch_ops.is_none(arange.operands[1]):
+        return None
+    length = tensor_info(arange.results[0].type, dynamic=True)
+    if length is None or length.shape != (count,):
         return None
     start = tensor_info(add.operands[1].type, dynamic=True)
     if start is None or start.dtype != "si64" or start.shape not in ((), (1,)):
@@ -102,7 +106,7 @@ def find_cache_write(op: ir.Operation) -> CacheWrite | None:
         v != c for i, (v, c) in enumerate(zip(values.shape, cache.shape, strict=True)) if i != dim
     ):
         return None
-    start = _start_of(indices.operands[dim], cache.shape[dim])
+    start = _start_of(indices.operands[dim], cache.shape[dim], values.shape[dim])
     if start is None:
         return None
     return CacheWrite(op, dim, start, cache.shape[dim])

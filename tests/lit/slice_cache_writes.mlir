@@ -64,12 +64,12 @@ func.func @decode(%cache: !torch.vtensor<[1,2,64,16],bf16>, %values: !torch.vten
 }
 
 // Left alone (the pass run on this function): a remainder by another length than the cache's,
-// positions not from an arange, accumulation.
+// positions not from an arange, accumulation, one position's values broadcast over n positions.
 // CASES-LABEL: func.func @cases
-// CASES-COUNT-3: torch.aten.index_put
+// CASES-COUNT-4: torch.aten.index_put
 // CASES-NOT: torch.aten.slice_scatter
 // CASES: return
-func.func @cases(%cache: !torch.vtensor<[1,2,64,16],bf16>, %values: !torch.vtensor<[1,2,?,16],bf16>, %start: !torch.vtensor<[],si64>, %given: !torch.vtensor<[?],si64>) -> !torch.vtensor<[1,2,64,16],bf16> {
+func.func @cases(%cache: !torch.vtensor<[1,2,64,16],bf16>, %values: !torch.vtensor<[1,2,?,16],bf16>, %start: !torch.vtensor<[],si64>, %given: !torch.vtensor<[?],si64>, %one: !torch.vtensor<[1,2,1,16],bf16>) -> !torch.vtensor<[1,2,64,16],bf16> {
   %int1 = torch.constant.int 1
   %int2 = torch.constant.int 2
   %int64 = torch.constant.int 64
@@ -89,5 +89,6 @@ func.func @cases(%cache: !torch.vtensor<[1,2,64,16],bf16>, %values: !torch.vtens
   %b = torch.aten.index_put %a, %i2, %values, %false : !torch.vtensor<[1,2,64,16],bf16>, !torch.list<optional<vtensor>>, !torch.vtensor<[1,2,?,16],bf16>, !torch.bool -> !torch.vtensor<[1,2,64,16],bf16>
   %i3 = torch.prim.ListConstruct %none, %none, %positions : (!torch.none, !torch.none, !torch.vtensor<[?],si64>) -> !torch.list<optional<vtensor>>
   %c = torch.aten.index_put %b, %i3, %values, %true : !torch.vtensor<[1,2,64,16],bf16>, !torch.list<optional<vtensor>>, !torch.vtensor<[1,2,?,16],bf16>, !torch.bool -> !torch.vtensor<[1,2,64,16],bf16>
-  return %c : !torch.vtensor<[1,2,64,16],bf16>
+  %d = torch.aten.index_put %c, %i3, %one, %false : !torch.vtensor<[1,2,64,16],bf16>, !torch.list<optional<vtensor>>, !torch.vtensor<[1,2,1,16],bf16>, !torch.bool -> !torch.vtensor<[1,2,64,16],bf16>
+  return %d : !torch.vtensor<[1,2,64,16],bf16>
 }
