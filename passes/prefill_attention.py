@@ -86,14 +86,17 @@ class PrefillAttention(ModulePass):
         softmaxes = ops_where(module.operation, lambda op: op.name == "torch.aten.softmax.int")
         names = function_names(module)
 
-        def definitions(name: str, site: AttentionSite) -> list[str]:
-            return prefill_definitions(name, site, self.isa, takes_pairs(site, self.isa))
-
         for op in softmaxes:
             site = find_site(op)
-            if site is not None and site.per_position:
-                prefix = PREFIX + ("pairs." if takes_pairs(site, self.isa) else "")
-                replace_with_call(module, names, site, prefix, definitions)
+            if site is None or not site.per_position:
+                continue
+            pairs = takes_pairs(site, self.isa)
+
+            def definitions(name: str, site: AttentionSite, pairs: bool = pairs) -> list[str]:
+                return prefill_definitions(name, site, self.isa, pairs)
+
+            prefix = PREFIX + ("pairs." if pairs else "")
+            replace_with_call(module, names, site, prefix, definitions)
 
 
 def takes_pairs(site: AttentionSite, isa: str) -> bool:

@@ -58,22 +58,17 @@ class CacheWrite:
     positions: int  # the cache's extent along ``dim`` (N)
 
 
-def _op(value: ir.Value, *names: str) -> ir.Operation | None:
-    op = torch_ops.defining_op(value)
-    return op if op is not None and op.name in names else None
-
-
 def _start_of(positions: ir.Value, extent: int, count: int) -> ir.Value | None:
     """``start`` if ``positions`` is ``remainder(arange(n) + start, extent)`` (``start`` one
     si64 element) with ``n`` the values' ``count`` along the dim (both dynamic, or both the
     same size: values of one position broadcast over several are no slice), else None."""
-    remainder = _op(positions, "torch.aten.remainder.Scalar")
+    remainder = torch_ops.defining_op_named(positions, "torch.aten.remainder.Scalar")
     if remainder is None or torch_ops.constant_number(remainder.operands[1]) != extent:
         return None
-    add = _op(remainder.operands[0], "torch.aten.add.Tensor")
+    add = torch_ops.defining_op_named(remainder.operands[0], "torch.aten.add.Tensor")
     if add is None or torch_ops.constant_number(add.operands[2]) != 1:
         return None
-    arange = _op(add.operands[0], "torch.aten.arange")
+    arange = torch_ops.defining_op_named(add.operands[0], "torch.aten.arange")
     if arange is None or not torch_ops.is_none(arange.operands[1]):
         return None
     length = tensor_info(arange.results[0].type, dynamic=True)
@@ -87,12 +82,12 @@ def _start_of(positions: ir.Value, extent: int, count: int) -> ir.Value | None:
 
 def find_cache_write(op: ir.Operation) -> CacheWrite | None:
     """``op`` (an ``index_put``) as a write of consecutive positions along one dim, else None."""
-    accumulate = _op(op.operands[3], "torch.constant.bool")
+    accumulate = torch_ops.defining_op_named(op.operands[3], "torch.constant.bool")
     if accumulate is None or ir.BoolAttr(accumulate.attributes["value"]).value:
         return None
     cache = tensor_info(op.operands[0].type, dynamic=True)
     values = tensor_info(op.operands[2].type, dynamic=True)
-    indices = _op(op.operands[1], "torch.prim.ListConstruct")
+    indices = torch_ops.defining_op_named(op.operands[1], "torch.prim.ListConstruct")
     if cache is None or values is None or indices is None:
         return None
     if len(values.shape) != len(cache.shape) or values.dtype != cache.dtype:

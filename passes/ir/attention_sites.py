@@ -51,11 +51,6 @@ class AttentionSite:
         return q, k, mask
 
 
-def _op(value: ir.Value, *names: str) -> ir.Operation | None:
-    op = torch_ops.defining_op(value)
-    return op if op is not None and op.name in names else None
-
-
 def _only_use(value: ir.Value) -> ir.Operation | None:
     uses = list(value.uses)
     return uses[0].owner if len(uses) == 1 else None
@@ -78,10 +73,10 @@ def _dynamic_at(value: ir.Value, *dims: int) -> TensorInfo | None:
 
 def _cache(value: ir.Value) -> ir.Value:
     """The bf16 tensor ``value`` (an f32 K or V) widens, else ``value`` itself."""
-    op = _op(value, *WIDENINGS)
+    op = torch_ops.defining_op_named(value, *WIDENINGS)
     if op is not None and _dtype(op.operands[0]) == "bf16":
         return op.operands[0]
-    op = _op(value, "torch_c.from_builtin_tensor")
+    op = torch_ops.defining_op_named(value, "torch_c.from_builtin_tensor")
     if op is not None:
         source = widened_from(op.operands[0])
         if source is not None:
@@ -93,7 +88,11 @@ def holds_bf16(value: ir.Value) -> bool:
     """Whether ``value`` (f32) is a bf16 tensor widened, through views and copies (the
     decomposition's ``query.float()`` reshaped into grouped rows, a clone and a view;
     ``key.float()``): every value a bf16's."""
-    while (view := _op(value, *RESHAPES, "torch.aten.clone", "torch.aten.contiguous")) is not None:
+    while (
+        view := torch_ops.defining_op_named(
+            value, *RESHAPES, "torch.aten.clone", "torch.aten.contiguous"
+        )
+    ) is not None:
         value = view.operands[0]
     return _dtype(_cache(value)) == "bf16"
 
@@ -113,7 +112,9 @@ def find_site(softmax: ir.Operation) -> AttentionSite | None:
         return None
     grouped = scores.rank == 5  # [B, KVH, g, T, S]
     x, mask, fill = softmax.operands[0], None, True
-    masked = _op(x, "torch.aten.masked_fill.Scalar", "torch.aten.add.Tensor")
+    masked = torch_ops.defining_op_named(
+        x, "torch.aten.masked_fill.Scalar", "torch.aten.add.Tensor"
+    )
     if masked is not None:
         x, mask = masked.operands[0], masked.operands[1]
         fill = masked.name == "torch.aten.masked_fill.Scalar"
@@ -122,17 +123,21 @@ def find_site(softmax: ir.Operation) -> AttentionSite | None:
         if not _mask_fits(mask, scores, fill):
             return None
     if grouped:
-        view = _op(x, *RESHAPES)
+        view = torch_ops.defining_op_named(x, *RESHAPES)
         if view is None:
             return None
         x = view.operands[0]
-    scale = _op(x, "torch.aten.mul.Scalar")
+    scale = torch_ops.defining_op_named(x, "torch.aten.mul.Scalar")
     factor = None if scale is None else torch_ops.constant_number(scale.operands[1])
-    product = None if scale is None else _op(scale.operands[0], "torch.aten.matmul")
+    product = (
+        None
+        if scale is None
+        else torch_ops.defining_op_named(scale.operands[0], "torch.aten.matmul")
+    )
     if factor is None or product is None:
         return None
     q, kt = product.operands
-    transpose = _op(kt, "torch.aten.transpose.int")
+    transpose = torch_ops.defining_op_named(kt, "torch.aten.transpose.int")
     if transpose is None:
         return None
     k = transpose.operands[0]
@@ -195,19 +200,22 @@ def _closed_rows_fill(
     gives for such a row (``compiler/frontend/attention.py``)."""
     if op.operands[0] != probabilities or torch_ops.constant_number(op.operands[2]) != 0.0:
         return False
-    every = _op(op.operands[1], "torch.aten.all.dim")
+    every = torch_ops.defining_op_named(op.operands[1], "torch.aten.all.dim")
     if every is None or torch_ops.constant_number(every.operands[1]) != -1.0:
         return False
     source = every.operands[0]
     if fill:
-        closed, kept = _op(source, "torch.aten.logical_not"), _op(mask, "torch.aten.logical_not")
+        closed, kept = (
+            torch_ops.defining_op_named(source, "torch.aten.logical_not"),
+            torch_ops.defining_op_named(mask, "torch.aten.logical_not"),
+        )
         return source == mask or (
             closed is not None and kept is not None and closed.operands[0] == kept.operands[0]
         )
-    equal = _op(source, "torch.aten.eq.Scalar")
+    equal = torch_ops.defining_op_named(source, "torch.aten.eq.Scalar")
     if equal is None or torch_ops.constant_number(equal.operands[1]) != NEG_INF:
         return False
-    widened = _op(mask, "torch.aten.to.dtype", "torch.aten._to_copy")
+    widened = torch_ops.defining_op_named(mask, "torch.aten.to.dtype", "torch.aten._to_copy")
     return equal.operands[0] == mask or (
         widened is not None and widened.operands[0] == equal.operands[0]
     )

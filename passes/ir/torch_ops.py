@@ -33,6 +33,12 @@ def defining_op(value: ir.Value) -> ir.Operation | None:
     return owner.operation if hasattr(owner, "operation") else owner
 
 
+def defining_op_named(value: ir.Value, *names: str) -> ir.Operation | None:
+    """The op defining ``value`` if it is one of ``names``, else None."""
+    op = defining_op(value)
+    return op if op is not None and op.name in names else None
+
+
 def erase_unused(op: ir.Operation) -> None:
     """``op`` if nothing uses it, then each op making its operands that it alone used (a
     literal stays: a weight). An op is erased once, when nothing uses it any more: one that
