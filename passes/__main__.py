@@ -34,6 +34,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     prefill_gemm,
     probe_gemms,
     quantize_matmuls,
+    round_gemm_outputs,
     separate_gemm_operands,
     separate_rotate_half,
     slice_cache_writes,

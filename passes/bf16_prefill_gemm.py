@@ -39,7 +39,17 @@ from passes.ir.types import DYNAMIC, TensorInfo, shape_text, tensor_info
 from passes.ir.walk import ops_where
 from passes.ir.widening import is_weight
 from passes.lowering.cpu.common import definition
-from passes.lowering.cpu.gemm import LANES, STEP, Gemm, executable, rows_fields, x_executable
+from passes.lowering.cpu.gemm import (
+    LANES,
+    ROUNDED_DOC,
+    STEP,
+    Gemm,
+    Rounding,
+    dispatch_fields,
+    executable,
+    rows_fields,
+    x_executable,
+)
 
 PREFIX = "qmlir.gemm_bf16."
 
@@ -85,14 +95,17 @@ class Bf16PrefillGemm(ModulePass):
 
 
 def _rewrite(module: ir.Module, names: set[str], site: _Site) -> None:
-    """The linear as the GEMM's call, the bias added to its f32 result, then rounded to bf16."""
+    """The linear as the GEMM's call: without a bias, its outputs rounded to bf16 as the GEMM
+    stores them; with one, the bias added to its f32 result, then rounded to bf16."""
     op = site.linear
+    rounded = torch_ops.is_none(op.operands[2])
     name = f"{PREFIX}{'x'.join('D' if d == DYNAMIC else str(d) for d in site.x.shape)}.{site.n}"
+    name += ".rounded" if rounded else ""
     if name not in names:
-        for text in gemm_definitions(name, site.x, site.n, site.k):
+        for text in gemm_definitions(name, site.x, site.n, site.k, rounded):
             module.body.append(ir.Operation.parse(text))
         names.add(name)
-    out = TensorInfo((*site.x.shape[:-1], site.n), "f32")
+    out = TensorInfo((*site.x.shape[:-1], site.n), "bf16" if rounded else "f32")
     with ir.InsertionPoint(op), op.location:
         call = ir.Operation.create(
             "func.call",
@@ -103,15 +116,26 @@ def _rewrite(module: ir.Module, names: set[str], site: _Site) -> None:
     torch_ops.replace_linear(op, call, "bf16")
 
 
-def gemm_definitions(name: str, x: TensorInfo, n: int, k: int) -> list[str]:
+def gemm_definitions(name: str, x: TensorInfo, n: int, k: int, rounded: bool) -> list[str]:
     """The text of the two executables and of ``@name``, the function dispatching them: ``x``
-    (bf16 ``[..., k]``) times a bf16 weight ``[n, k]`` transposed, f32 ``[..., n]``."""
+    (bf16 ``[..., k]``) times a bf16 weight ``[n, k]`` transposed, f32 ``[..., n]`` (``rounded``:
+    rounded to bf16 as the GEMM stores them)."""
     plan = Gemm(n, k)
     exe, fn = f"{name}$gemm_executable", f"{name}$gemm"
     x_exe, x_fn = f"{name}$x_executable", f"{name}$x"
-    out = TensorInfo((*x.shape[:-1], n), "f32")
+    out = TensorInfo((*x.shape[:-1], n), "bf16" if rounded else "f32")
     fields: dict[str, object] = {"name": name, "exe": exe, "fn": fn, "N": n, "K": k, "AK": k,
                                  "KH": k // 2, "out_shape": shape_text(out.shape)}  # fmt: skip
     _, rows = rows_fields(x, out, fields, "bf16")
-    body = definition("linear_bf16_gemm.mlir", fields, **rows, x_exe=x_exe, x_fn=x_fn)
-    return [x_executable(x_exe, x_fn, plan, None, None), executable(exe, fn, plan, None), body]
+    body = definition(
+        "linear_bf16_gemm.mlir",
+        fields,
+        **rows,
+        **dispatch_fields(n, rounded),
+        x_exe=x_exe,
+        x_fn=x_fn,
+        rounded_doc=ROUNDED_DOC if rounded else "",
+    )
+    rounding = Rounding() if rounded else None
+    gemm = executable(exe, fn, plan, None, None, rounding)
+    return [x_executable(x_exe, x_fn, plan, None, None), gemm, body]

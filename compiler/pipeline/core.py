@@ -50,6 +50,7 @@ from passes.lowering.cpu.gemv import gemv_isa
 from passes.prefill_attention import PrefillAttention
 from passes.prefill_gemm import PrefillGemm
 from passes.quantize_matmuls import QuantizeMatmuls
+from passes.round_gemm_outputs import RoundGemmOutputs
 from passes.separate_gemm_operands import SeparateGemmOperands
 from passes.separate_rotate_half import SeparateRotateHalf
 from passes.slice_cache_writes import SliceCacheWrites
@@ -191,6 +192,7 @@ def lower_and_compile(
     external = metadata.parameters is not None
     if reads_codes_per_call(options, external, keeps_decoded):
         run_pass(PrefillGemm(), module)  # many rows over the weights' codes as stored
+        run_pass(RoundGemmOutputs(), module)  # their rounding to bf16 in their stores
     dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
     if batches_contractions(target, dynamic):  # attention's matmuls kept from data tiling
         run_pass(BatchedContractions(), module)

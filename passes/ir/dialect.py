@@ -113,7 +113,8 @@ class Quantize:
 
 @dataclass(frozen=True, kw_only=True)
 class ScaledMatmul:
-    """``scaled_matmul(a, scale_a, [global_a], b, scale_b, [global_b]) → f32``."""
+    """``scaled_matmul(a, scale_a, [global_a], b, scale_b, [global_b]) → f32`` (bf16, the f32
+    result rounded, where ``rounded``: ``round-gemm-outputs``)."""
 
     kind: ClassVar[OpKind] = OpKind.SCALED_MATMUL
     a_format: FloatFormat
@@ -128,6 +129,7 @@ class ScaledMatmul:
     gemm_operands: GemmOperandType | None = None
     gemv: GemvIsa | None = None  # llvm-cpu: one row, B's codes decoded in a matrix-vector product
     codes_gemm: GemvIsa | None = None  # llvm-cpu: many rows, B's codes decoded in a GEMM's loop
+    rounded: bool | None = None  # codes_gemm's result bf16: its sums rounded as it stores them
 
     @property
     def operand_type(self) -> str:

@@ -70,36 +70,43 @@ def test_every_bf16_value_multiplies_as_the_data_tiled_gemm(tmp_path: Path) -> N
         np.testing.assert_array_equal(_bits(got), _bits(want))
 
 
-def test_random_values_with_a_bias_and_blocks_of_k(tmp_path: Path) -> None:
-    """K 1152: three panels of 384, the outputs between them kept in the output; 80 rows of
-    the weight (five panels of 16), 37 rows of x; values over 2^+-20; the bias added to the f32
-    sums and the sum rounded once, as the data-tiled GEMM (its bias fused) and torch round."""
+@pytest.mark.parametrize("with_bias", [True, False], ids=["bias", "rounded"])
+def test_random_values_and_blocks_of_k(tmp_path: Path, with_bias: bool) -> None:
+    """K 1152: three panels of 384, the outputs between them kept as f32 sums; 80 rows of the
+    weight (five panels of 16), 37 rows of x; values over 2^+-20. With a bias: added to the f32
+    sums and the sum rounded once, as the data-tiled GEMM (its bias fused) and torch round;
+    without: the GEMM rounds its outputs as the last panel stores them (``.rounded``)."""
     torch.manual_seed(0)
     n, k, rows = 80, 1152, 37
     weight = torch.randn(n, k) * torch.exp2(torch.randint(-20, 20, (n, k)).float())
-    bias = torch.randn(n) * 2.0**10
-    linear = _linear(weight.to(torch.bfloat16), bias.to(torch.bfloat16))
+    bias = (torch.randn(n) * 2.0**10).to(torch.bfloat16) if with_bias else None
+    linear = _linear(weight.to(torch.bfloat16), bias)
     kernel, tiled = _pair(linear, torch.zeros(rows, k, dtype=torch.bfloat16), tmp_path)
+    called = "CHECK: call @qmlir.gemm_bf16.37x1152.80" + ("(" if with_bias else ".rounded(")
+    filecheck(called, tmp_path / "03-fold-weights.mlir")
     rng = np.random.default_rng(1)
     x = rng.standard_normal((rows, k)) * np.exp2(rng.integers(-20, 20, (rows, k)))
     xs = x.astype(np.float32).astype(ml_dtypes.bfloat16)
     np.testing.assert_array_equal(_bits(kernel(xs)), _bits(tiled(xs)))
 
 
-def test_a_dynamic_number_of_rows(tmp_path: Path) -> None:
+@pytest.mark.parametrize("with_bias", [True, False], ids=["bias", "rounded"])
+def test_a_dynamic_number_of_rows(tmp_path: Path, with_bias: bool) -> None:
     """One row (a last tile of one), 15, 16 (one whole tile), 17 and 600 (two workgroups of 512
-    rows, the second's last tile partial), each as the data-tiled GEMM's and its static twin's."""
+    rows, the second's last tile partial), each as the data-tiled GEMM's and its static twin's;
+    K 1024 (two panels) with a bias and without (the outputs rounded in the GEMM)."""
     torch.manual_seed(0)
-    linear = _linear(torch.randn(64, 256).to(torch.bfloat16), torch.randn(64).to(torch.bfloat16))
+    bias = torch.randn(64).to(torch.bfloat16) if with_bias else None
+    linear = _linear(torch.randn(64, 1024).to(torch.bfloat16), bias)
     seq = ({1: Dim("seq", min=1, max=1024)},)
-    x = torch.zeros(1, 40, 256, dtype=torch.bfloat16)
+    x = torch.zeros(1, 40, 1024, dtype=torch.bfloat16)
     kernel, tiled = _pair(linear, x, tmp_path, dynamic_shapes=seq)
     static = compiler.compile(
-        linear, (torch.zeros(1, 17, 256, dtype=torch.bfloat16),), "none", pack_weights="call"
+        linear, (torch.zeros(1, 17, 1024, dtype=torch.bfloat16),), "none", pack_weights="call"
     )
     rng = np.random.default_rng(2)
     for t in (1, 15, 16, 17, 600):
-        xs = rng.standard_normal((1, t, 256)).astype(ml_dtypes.bfloat16)
+        xs = rng.standard_normal((1, t, 1024)).astype(ml_dtypes.bfloat16)
         got = np.asarray(kernel(xs))
         assert got.shape == (1, t, 64)
         np.testing.assert_array_equal(_bits(got), _bits(tiled(xs)))
@@ -119,10 +126,10 @@ def test_a_bf16_generators_prefill_reads_its_weights_as_stored(tmp_path: Path) -
     )
     filecheck(
         """CHECK-LABEL: func.func @main
-CHECK: call @qmlir.gemm_bf16.1xDx128.128(
-CHECK: call @qmlir.gemm_bf16.1xDx128.64(
-CHECK: call @qmlir.gemm_bf16.1xDx128.256(
-CHECK: call @qmlir.gemm_bf16.1xDx256.128(
+CHECK: call @qmlir.gemm_bf16.1xDx128.128.rounded(
+CHECK: call @qmlir.gemm_bf16.1xDx128.64.rounded(
+CHECK: call @qmlir.gemm_bf16.1xDx128.256.rounded(
+CHECK: call @qmlir.gemm_bf16.1xDx256.128.rounded(
 CHECK-NOT: torch.aten.linear
 CHECK: call @qmlir.gemv_bf16.1x1x128.256(
 CHECK-LABEL: func.func @decode

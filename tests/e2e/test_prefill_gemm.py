@@ -66,43 +66,79 @@ CHECK: flow.dispatch @{{{{.*}}}}$gemm_executable
     np.testing.assert_array_equal(np.asarray(kernel(x)), np.asarray(tiled(x)))
 
 
+# an f32 model's GEMM gives f32 sums; a bf16 model's rounds them to bf16 as it stores them
+# (round-gemm-outputs), where the data-tiled GEMM's epilogue and a dispatch of its own do
+DTYPES = [torch.float32, torch.bfloat16]
+ROUNDED = """CHECK: func.func private @{{.*}}.rounded(
+CHECK-SAME: qmlir.codes_gemm = "avx512bf16"
+CHECK-SAME: qmlir.rounded = true"""
+
+
+def _marked(dtype: torch.dtype) -> str:
+    """The FileCheck lines saying the GEMM is marked, and rounds its outputs (a bf16 model's)
+    or does not."""
+    if dtype == torch.bfloat16:
+        return ROUNDED
+    return f"CHECK-NOT: qmlir.rounded\n{MARKED}\nCHECK-NOT: qmlir.rounded"
+
+
+def _bits(values: object) -> np.ndarray:
+    """Outputs as f32 bit patterns (a bf16 output widened exactly)."""
+    return np.asarray(values).astype(np.float32).view(np.uint32)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "bf16"])
 @pytest.mark.parametrize("recipe", RECIPES)
-def test_random_weights_and_k_blocks(recipe: str, tmp_path: Path) -> None:
+def test_random_weights_and_k_blocks(recipe: str, dtype: torch.dtype, tmp_path: Path) -> None:
     """K 1152: three panels of 384 (K's largest multiple of 32 up to 512 dividing it), the
-    outputs between them kept in the output; 80 rows of B: five panels of 16; block scales
+    outputs between them kept as f32 sums; 80 rows of B: five panels of 16; block scales
     (fp8-block's 128 x 128, mxfp8's 1 x 32) multiplied into each panel's values as decoded.
-    Weights and inputs spanning 2^-20 to 2^20, so the blocks' scales differ."""
+    Weights and inputs spanning 2^-20 to 2^20, so the blocks' scales differ. A bf16 model's
+    GEMM rounds as the last panel stores (per-tensor and global scales multiplied first)."""
     torch.manual_seed(0)
     linear = torch.nn.Linear(1152, 80, bias=False).eval()
     with torch.no_grad():
         linear.weight.mul_(torch.exp2(torch.randint(-20, 20, (80, 1152)).float()))
-    kernel, tiled = _pair(linear, torch.zeros(37, 1152), tmp_path, recipe)
-    filecheck(MARKED, tmp_path / "04-lower.mlir")
+    linear = linear.to(dtype)
+    kernel, tiled = _pair(linear, torch.zeros(37, 1152, dtype=dtype), tmp_path, recipe)
+    filecheck(_marked(dtype), tmp_path / "04-lower.mlir")
     rng = np.random.default_rng(1)
     x = rng.standard_normal((37, 1152)) * np.exp2(rng.integers(-20, 20, (37, 1152)))
-    x = x.astype(np.float32)
-    np.testing.assert_array_equal(np.asarray(kernel(x)), np.asarray(tiled(x)))
+    x = _as(x, dtype)
+    np.testing.assert_array_equal(_bits(kernel(x)), _bits(tiled(x)))
 
 
+def _as(x: np.ndarray, dtype: torch.dtype) -> np.ndarray:
+    """Inputs for a model of ``dtype``."""
+    return x.astype(np.float32).astype(
+        ml_dtypes.bfloat16 if dtype == torch.bfloat16 else np.float32
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "bf16"])
 @pytest.mark.parametrize("recipe", RECIPES)
-def test_a_dynamic_number_of_rows(recipe: str, tmp_path: Path) -> None:
+def test_a_dynamic_number_of_rows(recipe: str, dtype: torch.dtype, tmp_path: Path) -> None:
     """One row (a last tile of one), 15, 16 (one whole tile), 17 and 600 (two workgroups of
     512 rows, the second's last tile partial), each as its static twin and the data-tiled GEMM
-    (fp8-block: A's scales padded to 4 rows)."""
+    (fp8-block: A's scales padded to 4 rows); a bf16 model's outputs rounded in the GEMM, the
+    last tile's rows past M neither stored nor rounded."""
     torch.manual_seed(0)
-    linear = torch.nn.Linear(256, 64, bias=False).eval()
+    linear = torch.nn.Linear(256, 64, bias=False).eval().to(dtype)
     seq = ({1: Dim("seq", min=1, max=1024)},)
-    kernel, tiled = _pair(linear, torch.zeros(1, 40, 256), tmp_path, recipe, dynamic_shapes=seq)
-    filecheck(MARKED, tmp_path / "04-lower.mlir")
-    static = compiler.compile(linear, (torch.zeros(1, 17, 256),), recipe, pack_weights="call")
+    x0 = torch.zeros(1, 40, 256, dtype=dtype)
+    kernel, tiled = _pair(linear, x0, tmp_path, recipe, dynamic_shapes=seq)
+    filecheck(_marked(dtype), tmp_path / "04-lower.mlir")
+    static = compiler.compile(
+        linear, (torch.zeros(1, 17, 256, dtype=dtype),), recipe, pack_weights="call"
+    )
     rng = np.random.default_rng(2)
     for t in (1, 15, 16, 17, 600):
-        x = rng.standard_normal((1, t, 256)).astype(np.float32)
+        x = _as(rng.standard_normal((1, t, 256)), dtype)
         got = np.asarray(kernel(x))
         assert got.shape == (1, t, 64)
-        np.testing.assert_array_equal(got, np.asarray(tiled(x)))
+        np.testing.assert_array_equal(_bits(got), _bits(tiled(x)))
         if t == 17:
-            np.testing.assert_array_equal(got, np.asarray(static(x)))
+            np.testing.assert_array_equal(_bits(got), _bits(static(x)))
 
 
 class _Gated(torch.nn.Module):

@@ -13,10 +13,11 @@
 // CHECK: %[[S:.*]] = torch.aten.add.Tensor %[[GT]], %[[BF]], %{{.*}} -> !torch.vtensor<[1,?,64],f32>
 // CHECK: torch.prims.convert_element_type %[[S]], %{{.*}} -> !torch.vtensor<[1,?,64],bf16>
 // CHECK-NOT: torch.aten.linear %arg0
-// Three static rows, no bias: the call, then the rounding.
-// CHECK: %[[G3:.*]] = call @qmlir.gemm_bf16.3x32.64(
-// CHECK: %[[G3T:.*]] = torch_c.from_builtin_tensor %[[G3]] : tensor<3x64xf32> -> !torch.vtensor<[3,64],f32>
-// CHECK: torch.prims.convert_element_type %[[G3T]], %{{.*}} -> !torch.vtensor<[3,64],bf16>
+// Three static rows, no bias: the GEMM rounds its outputs to bf16 itself (``.rounded``), no
+// conversion follows.
+// CHECK: %[[G3:.*]] = call @qmlir.gemm_bf16.3x32.64.rounded(
+// CHECK-NEXT: torch_c.from_builtin_tensor %[[G3]] : tensor<3x64xbf16> -> !torch.vtensor<[3,64],bf16>
+// CHECK-NOT: torch.prims.convert_element_type
 // Left to IREE: one row (bf16-decode-gemv's), K no multiple of 32, N no multiple of 16, f32
 // operands (a widened weight: a CPU without AVX512-BF16), an activation as the weight.
 // CHECK: torch.aten.linear %{{.*}} : !torch.vtensor<[1,32],bf16>, !torch.vtensor<[64,32],bf16>
@@ -41,7 +42,8 @@
 // CHECK: flow.dispatch @qmlir.gemm_bf16.1xDx32.64$x_executable::@qmlir.gemm_bf16.1xDx32.64$x
 // CHECK: flow.dispatch @qmlir.gemm_bf16.1xDx32.64$gemm_executable::@qmlir.gemm_bf16.1xDx32.64$gemm
 // CHECK: tensor.expand_shape
-// CHECK: func.func private @qmlir.gemm_bf16.3x32.64(%{{.*}}: tensor<3x32xbf16>
+// CHECK: func.func private @qmlir.gemm_bf16.3x32.64.rounded(%{{.*}}: tensor<3x32xbf16>, %{{.*}}: tensor<64x32xbf16>) -> tensor<3x64xbf16>
+// CHECK: %{{.*}}:2 = flow.dispatch @qmlir.gemm_bf16.3x32.64.rounded$gemm_executable::@qmlir.gemm_bf16.3x32.64.rounded$gemm{{.*}} -> (tensor<?x64xf32>{%{{.*}}}, tensor<?x64xbf16>{%{{.*}}})
 func.func @main(%x: !torch.vtensor<[1,?,32],bf16>, %x3: !torch.vtensor<[3,32],bf16>, %x1: !torch.vtensor<[1,32],bf16>, %x24: !torch.vtensor<[3,24],bf16>, %xf: !torch.vtensor<[3,32],f32>, %act: !torch.vtensor<[64,32],bf16>) -> (!torch.vtensor<[1,?,64],bf16>, !torch.vtensor<[3,64],bf16>, !torch.vtensor<[1,64],bf16>, !torch.vtensor<[3,64],bf16>, !torch.vtensor<[3,8],bf16>, !torch.vtensor<[3,64],f32>, !torch.vtensor<[3,64],bf16>) {
   %w = torch.vtensor.literal(dense<1.0> : tensor<64x32xbf16>) : !torch.vtensor<[64,32],bf16>
   %b = torch.vtensor.literal(dense<0.5> : tensor<64xbf16>) : !torch.vtensor<[64],bf16>

@@ -613,6 +613,11 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
         "gemm_products.mlir": dict(KH=64, i=3, t="%t", kp="%kp", wv="%wv", acc="%a3"),
         "gemm_store.mlir": dict(acc="%a3", row="%r3", N=32, i=3),
         "gemm_store_tail.mlir": dict(acc="%a3", row="%r3", N=32, i=3, **{"in": "%in3"}),
+        "gemm_store_bf16.mlir": dict(v="%a3", row="%r3", N=32, i=3),
+        "gemm_store_bf16_tail.mlir": dict(v="%a3", row="%r3", N=32, i=3, **{"in": "%in3"}),
+        "gemm_acc_alpha.mlir": dict(acc="%a3"),
+        "gemm_round_out.mlir": dict(N=32),
+        "gemm_round_alpha.mlir": dict(doc="per-tensor scales"),
         "gemm_rows_2d.mlir": dict(M=20, AK=128, a_elem="i8"),
         "gemm_bf16_rows.mlir": dict(src="%w", src_type="memref<32x128xbf16>"),
         "gemm_prefetch_line.mlir": dict(
@@ -634,7 +639,7 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
             out_dims="d0, d1, d2",
             out_parallels='"parallel", "parallel", "parallel"',
         ),
-        "gemm_alpha_one.mlir": dict(out_shape="20x32"),
+        "gemm_alpha_one.mlir": dict(out_shape="20x32", out_elem="bf16"),
         "gemm_block_scales.mlir": dict(
             scales_type="memref<4x?xf32>",
             dims="{%s_rows}",
@@ -644,7 +649,7 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
         "gemm_x_scales.mlir": dict(
             sa_type="tensor<4x8xf32>", sa_any_type="tensor<4x?xf32>", rows_map="(s0 ceildiv 4) * 4"
         ),
-        "gemm_out_2d.mlir": dict(M=20, N=32),
+        "gemm_out_2d.mlir": dict(M=20, N=32, out_elem="f32"),
         "gemm_collapse.mlir": dict(
             a_shape="1x?x128", M="?", AK=128, a_elem="bf16", groups="[0, 1], [2]"
         ),
@@ -655,6 +660,7 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
             groups="[0, 1], [2]",
             sizes="1, %d, 32",
             size_reads=" %d:index",
+            out_elem="bf16",
         ),
     }[file]
     return file, lambda p: fill(file).substitute(fields, p=p)
@@ -808,10 +814,10 @@ def _gemm_transpose(_: str) -> object:  # the first round: lanes exchanged one b
     )
 
 
-def _gemm_tile(tail: bool) -> Callable[[str], object]:
+def _gemm_tile(tail: bool, rounded: bool = False) -> Callable[[str], object]:
     def make(p: str) -> object:  # as gemm._tile: 16 rows of x [?, 64, 16] against a panel of 64
         suffix = "_tail" if tail else ""
-        rows, products, stores = [], [], []
+        rows, products, stores, rounds = [], [], [], []
         for i in range(16):
             r = f"{p}r{i}_"
             rows.append(fill(f"gemm_row{suffix}.mlir").substitute(p=r, tile0="%tile0", N=32, i=i))
@@ -830,6 +836,17 @@ def _gemm_tile(tail: bool) -> Callable[[str], object]:
             if tail:
                 row["in"] = f"%{r}in"
             stores.append(fill(f"gemm_store{suffix}.mlir").substitute(p=f"{p}o{i}_", **row))
+            # rounded (with per-tensor scales): the sums times alpha, rounded and stored as bf16
+            acc = row.pop("acc")
+            rounds.append(fill("gemm_acc_alpha.mlir").substitute(p=f"{p}s{i}_", acc=acc))
+            rounds.append(
+                fill(f"gemm_store_bf16{suffix}.mlir").substitute(
+                    p=f"{p}h{i}_", v=f"%{p}s{i}_scaled", **row
+                )
+            )
+        if rounded:
+            reads = " %out16:memref<?x32xbf16> %alpha:vector<16xf32> %out:memref<?x32xf32> %n:index"
+            stores = [_gemm_stores_rounded(f"{p}st_", rounds, stores, reads)]
         return fill("gemm_tile.mlir").substitute(
             p=p,
             tile0="%tile0",
@@ -837,6 +854,7 @@ def _gemm_tile(tail: bool) -> Callable[[str], object]:
             KH=64,
             KP=64,
             row_reads=" %m:index %m_last:index" if tail else "",
+            store_reads=" %out16:memref<?x32xbf16> %alpha:vector<16xf32>" if rounded else "",
             rows="\n".join(rows),
             iter_args=", ".join(f"%{p}acc_{i} = %{p}r{i}_init" for i in range(16)),
             acc_types=", ".join(["vector<16xf32>"] * 16),
@@ -846,6 +864,27 @@ def _gemm_tile(tail: bool) -> Callable[[str], object]:
         )
 
     return make
+
+
+def _gemm_stores_rounded(p: str, rounded: list[str], sums: list[str], reads: str) -> object:
+    """As gemm._tile: the rounded stores at the last block of K (K 128 in blocks of 64), the
+    f32 sums' before it (``reads``: the values they read)."""
+    return fill("gemm_stores_rounded.mlir").substitute(
+        p=p,
+        k_last=64,
+        store_reads=reads,
+        alpha_doc="times alpha first",
+        rounded="\n".join(rounded),
+        sums="\n".join(sums),
+    )
+
+
+def _gemm_stores_rounded_case(p: str) -> object:  # one row's stores of each kind
+    row = {"row": "%r3", "N": 32, "i": 3}
+    rounded = fill("gemm_store_bf16.mlir").substitute(p=f"{p}h_", v="%a3", **row)
+    sums = fill("gemm_store.mlir").substitute(p=f"{p}o_", acc="%a3", **row)
+    reads = " %out16:memref<?x32xbf16> %out:memref<?x32xf32> %n:index %a3:vector<16xf32> %r3:index"
+    return _gemm_stores_rounded(p, [str(rounded)], [str(sums)], reads)
 
 
 def _gemv_scales(scale_format: str) -> Callable[[str], object]:
@@ -1101,6 +1140,14 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemm_transpose": ("gemm_transpose.mlir", _gemm_transpose),
     "gemm_tile": ("gemm_tile.mlir", _gemm_tile(False)),
     "gemm_tile_tail": ("gemm_tile.mlir", _gemm_tile(True)),
+    "gemm_tile_rounded": ("gemm_tile.mlir", _gemm_tile(False, rounded=True)),
+    "gemm_tile_tail_rounded": ("gemm_tile.mlir", _gemm_tile(True, rounded=True)),
+    "gemm_stores_rounded": ("gemm_stores_rounded.mlir", _gemm_stores_rounded_case),
+    "gemm_store_bf16": _gemm("gemm_store_bf16.mlir"),
+    "gemm_store_bf16_tail": _gemm("gemm_store_bf16_tail.mlir"),
+    "gemm_acc_alpha": _gemm("gemm_acc_alpha.mlir"),
+    "gemm_round_out": _gemm("gemm_round_out.mlir"),
+    "gemm_round_alpha": _gemm("gemm_round_alpha.mlir"),
     "prefill_attention_fma": _prefill("prefill_attention_fma.mlir"),
     "prefill_attention_tile_store": _prefill("prefill_attention_tile_store.mlir"),
     "prefill_attention_row": _prefill("prefill_attention_row.mlir"),

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from passes.base.errors import QmlirError
 from passes.ir.dialect import GemvIsa, NamedOp, ScaleFormat, Scaling
 from passes.ir.formats import E2M1, E4M3, E5M2, FloatFormat
 from passes.ir.layouts import ScaleLayout
@@ -87,6 +88,31 @@ class Gemm:
 
 
 _BLOCK_K = {ScaleFormat.FP32: 128, ScaleFormat.E8M0: 32, ScaleFormat.NVFP4: 16}
+
+
+@dataclass(frozen=True)
+class Rounding:
+    """A GEMM whose outputs leave it rounded to bf16 (``arith.truncf``: to nearest, ties to even)
+    as the last block of K stores them, rather than as f32 sums a dispatch of their own rounds
+    afterwards (the f32 sums before that block wait in an output of their own); ``alpha``: two
+    f32 scalars (per-tensor scales, nvfp4's global scales) whose product multiplies the sums
+    first, as the data-tiled GEMM's epilogue does."""
+
+    alpha: bool = False
+
+
+def dispatch_fields(n: int, rounded: bool) -> dict[str, str]:
+    """A definition's ``acc_results`` and ``acc_types``: the GEMM dispatch's results, ``%acc``
+    the outputs (``rounded``: bf16, beside the f32 sums)."""
+    if not rounded:
+        return {"acc_results": "%acc", "acc_types": f"tensor<?x{n}xf32>{{%m}}"}
+    return {
+        "acc_results": "%sums, %acc",
+        "acc_types": f"(tensor<?x{n}xf32>{{%m}}, tensor<?x{n}xbf16>{{%m}})",
+    }
+
+
+ROUNDED_DOC = ", rounded to bf16 as the GEMM's last block of K stores them"
 
 
 @dataclass(frozen=True)
@@ -287,11 +313,16 @@ def _elem(fmt: FloatFormat | None) -> str:
 
 
 def executable(
-    exe: str, fn: str, plan: Gemm, fmt: FloatFormat | None, scales: tuple[str, int] | None = None
+    exe: str,
+    fn: str,
+    plan: Gemm,
+    fmt: FloatFormat | None,
+    scales: tuple[str, int] | None = None,
+    rounding: Rounding | None = None,
 ) -> str:
     """The ``stream.executable`` of ``plan``'s GEMM over ``fmt`` codes (None: bf16 values as
     stored; AVX512-BF16 and AVX512-VBMI); ``scales``: B's block scales' memref type and row
-    block."""
+    block; ``rounding``: its outputs rounded to bf16 (a second result), else f32 sums."""
     n, k = plan.n, plan.k
     nb, kc = b_rows(n), k_block(k)
     block, bindings, defs = None, "", ""
@@ -324,6 +355,18 @@ def executable(
             "panel_doc": f"codes decoded from byte tables ({DECODE_DOCS[fmt == E2M1]}), times "
             "their block scales, and",
         }
+    rounds = {"alpha_bindings": "", "out16_binding": "", "round_defs": "", "round_doc": ""}
+    if rounding is not None:
+        rounds["out16_binding"] = "%out16_binding: !stream.binding, "
+        rounds["round_defs"] = "\n" + fragment("gemm_round_out.mlir", N=n)
+        rounds["round_doc"] = " (at the last block of K: rounded to bf16 into out16)"
+        docs["epilogue_doc"] = ""
+        if rounding.alpha:
+            rounds["alpha_bindings"] = (
+                "%sa_binding: !stream.binding, %sb_binding: !stream.binding, "
+            )
+            doc = "global scales" if plan.fp4 else "per-tensor scales"
+            rounds["round_defs"] += "\n" + fragment("gemm_round_alpha.mlir", doc=doc)
     return fragment(
         "gemm_executable.mlir",
         exe=exe,
@@ -345,8 +388,9 @@ def executable(
         scale_defs=defs,
         panel=panel_text,
         prefetch=_prefetch(plan, kc, f"memref<{n}x{plan.row_bytes}x{_elem(fmt)}>", fmt is None),
-        full_tile=_tile(n, k, kc, tail=False),
-        tail_tile=_tile(n, k, kc, tail=True),
+        full_tile=_tile(n, k, kc, False, rounding),
+        tail_tile=_tile(n, k, kc, True, rounding),
+        **rounds,
     )
 
 
@@ -447,13 +491,14 @@ def _prefetch(plan: Gemm, kc: int, w_type: str, bf16: bool) -> str:
     )
 
 
-def _tile(n: int, k: int, kc: int, tail: bool) -> str:
+def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str:
     """A tile of 16 rows of x against the panel (``gemm_tile.mlir``): whole, its rows' addresses
     a constant apart, or the last, of fewer rows (``tail``: rows past M repeat the last and are
-    not stored)."""
+    not stored); ``rounding``: the last block of K stores its outputs rounded
+    (``gemm_stores_rounded.mlir``)."""
     p = "tail_" if tail else "full_"
     suffix = "_tail" if tail else ""
-    rows, products, stores = [], [], []
+    rows, products, stores, rounded = [], [], [], []
     for i in range(LANES):
         r, x, o = f"{p}r{i}_", f"{p}x{i}_", f"{p}o{i}_"
         rows.append(fragment(f"gemm_row{suffix}.mlir", p=r, tile0="%tile0", N=n, i=i))
@@ -473,6 +518,25 @@ def _tile(n: int, k: int, kc: int, tail: bool) -> str:
         if tail:
             row["in"] = f"%{r}in"
         stores.append(fragment(f"gemm_store{suffix}.mlir", p=o, **row))
+        if rounding is None:
+            continue
+        value = row.pop("acc")
+        if rounding.alpha:
+            rounded.append(fragment("gemm_acc_alpha.mlir", p=f"{p}s{i}_", acc=value))
+            value = f"%{p}s{i}_scaled"
+        rounded.append(fragment(f"gemm_store_bf16{suffix}.mlir", p=f"{p}h{i}_", v=value, **row))
+    if rounding is not None:
+        alpha_doc = "times alpha first" if rounding.alpha else "as they are"
+        text = fragment(
+            "gemm_stores_rounded.mlir",
+            p=f"{p}st_",
+            k_last=k - kc,
+            alpha_doc=alpha_doc,
+            store_reads=f"{_store_reads(n, rounding)} %out:memref<?x{n}xf32> %n:index",
+            rounded="\n".join(rounded),
+            sums="\n".join(stores),
+        )
+        stores = [text]
     return fragment(
         "gemm_tile.mlir",
         p=p,
@@ -481,6 +545,7 @@ def _tile(n: int, k: int, kc: int, tail: bool) -> str:
         KH=k // 2,
         KP=kc // 2,
         row_reads=" %m:index %m_last:index" if tail else "",
+        store_reads=_store_reads(n, rounding),
         rows="\n".join(rows),
         iter_args=", ".join(f"%{p}acc_{i} = %{p}r{i}_init" for i in range(LANES)),
         acc_types=", ".join(["vector<16xf32>"] * LANES),
@@ -488,6 +553,14 @@ def _tile(n: int, k: int, kc: int, tail: bool) -> str:
         yields=", ".join(f"%{p}x{i}_next" for i in range(LANES)),
         stores="\n".join(stores),
     )
+
+
+def _store_reads(n: int, rounding: Rounding | None) -> str:
+    """What a tile's stores read beside the f32 sums' (``gemm_tile.mlir``'s ``store_reads``)."""
+    if rounding is None:
+        return ""
+    alpha = " %alpha:vector<16xf32>" if rounding.alpha else ""
+    return f" %out16:memref<?x{n}xbf16>{alpha}"
 
 
 def gemm_plan(op: NamedOp) -> Gemm | None:
@@ -550,13 +623,20 @@ def rows_fields(
     """A many-row GEMM definition's rows: A ``[..., AK]`` (``elem`` elements) as ``%a_rows``
     ``[M, AK]`` (``collapse``, after the lines reading its dynamic dims: ``a_dims_defs``), ``%m``
     (``m_value``), and ``%acc_rows`` ``[M, N]`` back to ``out``'s shape as ``%acc_out``
-    (``expand``); also ``M`` and ``a_shape``. ``fields``: the definition's (``N``, ``AK``,
-    ``out_shape``). The dims read (out's dynamic dims are A's leading ones) come back too."""
+    (``expand``; ``out_elem``, ``out``'s element type); also ``M`` and ``a_shape``. ``fields``:
+    the definition's (``N``, ``AK``, ``out_shape``). The dims read (out's dynamic dims are A's
+    leading ones) come back too."""
     a_dims = Dims.read("%a", a)  # no lines when static
     lead = a.shape[:-1]
     m = DYNAMIC if DYNAMIC in lead else math.prod(lead)
     groups = f"[{', '.join(str(i) for i in range(a.rank - 1))}], [{a.rank - 1}]"
-    fields = {**fields, "M": shape_text((m,)), "a_shape": shape_text(a.shape), "a_elem": elem}
+    fields = {
+        **fields,
+        "M": shape_text((m,)),
+        "a_shape": shape_text(a.shape),
+        "a_elem": elem,
+        "out_elem": out.dtype,
+    }
     if a.rank > 2:
         collapse = "\n" + fragment("gemm_collapse.mlir", **fields, groups=groups)
         sizes = a_dims.shape(out)
@@ -578,6 +658,7 @@ def rows_fields(
         "collapse": collapse + rows.defs(),
         "m_value": m_value,
         "expand": expand,
+        "out_elem": out.dtype,
     }
 
 
@@ -594,6 +675,10 @@ def lower_gemm(op: NamedOp) -> str:
     ins, (out,) = op.signature(dynamic=x_rows_dynamic(op))
     a = ins[0]
     n, k = plan.n, plan.k
+    rounded = bool(op.attrs.rounded)
+    if out.dtype != ("bf16" if rounded else "f32"):
+        raise QmlirError(f"@{op.name}: a result of {out.dtype} (rounded: {rounded})")
+    alpha = plan.scale_format is None or plan.fp4  # per-tensor (nvfp4: global) scales
     exe, fn = executable_names(op)
     x_exe, x_fn = executable_names(op, "x")
     fields: dict[str, object] = {
@@ -644,21 +729,32 @@ def lower_gemm(op: NamedOp) -> str:
             "scale_doc": _SCALE_DOCS[fmt],
         }
     # per-tensor (nvfp4: global) scales multiply the sums beside the dispatch, as the data-tiled
-    # GEMM's epilogue does (IREE fuses it with a bias add alike: the same roundings)
+    # GEMM's epilogue does (IREE fuses it with a bias add alike: the same roundings); a rounded
+    # GEMM multiplies them in before it rounds
     sizes = a_dims.empty(out)
-    if plan.scale_format is None or plan.fp4:
+    rounding = Rounding(alpha) if rounded else None
+    dispatch.update(dispatch_fields(n, rounded))
+    scalars = ("%ga", "%gb") if plan.fp4 else ("%sa", "%sb")
+    if rounded and alpha:  # the two scalars, operands of the GEMM's dispatch
+        types = (ins[2], ins[-1]) if plan.fp4 else (ins[1], ins[-1])
+        dispatch["gemm_args"] += "".join(f"{s}, " for s in scalars)
+        dispatch["gemm_arg_types"] += "".join(f"{t.builtin()}, " for t in types)
+    if alpha and not rounded:
         epilogue = fragment(
             "gemm_alpha.mlir",
             out_shape=shape_text(out.shape),
-            sa="%ga" if plan.fp4 else "%sa",
-            sb="%gb" if plan.fp4 else "%sb",
+            sa=scalars[0],
+            sb=scalars[1],
             out_sizes=sizes,
             size_reads="".join(f" {v}:index" for v in sizes.split(", ") if v),
             out_dims=", ".join(dims(out.rank)),
             out_parallels=iterators(["parallel"] * out.rank),
         )
     else:
-        epilogue = fragment("gemm_alpha_one.mlir", out_shape=shape_text(out.shape))
+        epilogue = fragment(
+            "gemm_alpha_one.mlir", out_shape=shape_text(out.shape), out_elem=out.dtype
+        )
+    where = "in the GEMM before it rounds" if rounded else "after the dispatch"
     body = definition(
         "scaled_matmul_gemm.mlir",
         fields,
@@ -667,8 +763,10 @@ def lower_gemm(op: NamedOp) -> str:
         x_fn=x_fn,
         args=args,
         epilogue=epilogue,
+        alpha_where=where,
+        rounded_doc=ROUNDED_DOC if rounded else "",
         **dispatch,
     )
-    gemm = executable(exe, fn, plan, op.attrs.b_format, gemm_scales)
+    gemm = executable(exe, fn, plan, op.attrs.b_format, gemm_scales, rounding)
     x = x_executable(x_exe, x_fn, plan, op.attrs.a_format, x_scales)
     return f"{x}\n{gemm}\n{body}"

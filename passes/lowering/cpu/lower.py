@@ -67,6 +67,8 @@ def _quantize(op: NamedOp) -> Lowering | None:
 
 
 def _scaled_matmul(op: NamedOp) -> Lowering:
+    if op.attrs.rounded and not op.attrs.codes_gemm:
+        raise QmlirError(f"@{op.name}: only a codes GEMM (prefill-gemm's) rounds its result")
     if op.attrs.gemv:
         return gemv.lower_gemv
     if op.attrs.codes_gemm:

@@ -10,7 +10,7 @@
 //      from the outputs so far (zero at the first K block), and per pair of K each row's pair
 //      of x multiplied with the panel's line (vdpbf16ps, the pair broadcast as its memory
 //      operand: products exact in f32, each factor a bf16; f32 sums, K in order, denormals as
-//      zero as every CPU dispatch of IREE's); stored back. Each whole tile first prefetches
+//      zero as every CPU dispatch of IREE's); stored back${round_doc}. Each whole tile first prefetches
 //      its share of the next panel's weight bytes (gemm_prefetch.mlir), which step 1 then
 //      reads from the cache rather than from memory.
 // Needs ${needs}.
@@ -22,7 +22,8 @@ stream.executable private @${exe} {
   }
   builtin.module {
     func.func @${fn}(%x_binding: !stream.binding, %w_binding: !stream.binding,
-                     ${scale_bindings}%out_binding: !stream.binding, %m: index) {
+                     ${scale_bindings}${alpha_bindings}%out_binding: !stream.binding,
+                     ${out16_binding}%m: index) {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %c2 = arith.constant 2 : index
@@ -39,7 +40,7 @@ stream.executable private @${exe} {
       %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${BK}x${w_elem}>
       %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> memref<?x${N}xf32>{%m}
       %panel = memref.alloca() : memref<${KP}x16xi32>
-${scale_defs}
+${scale_defs}${round_defs}
       %zero = arith.constant dense<0.0> : vector<16xf32>
 ${decode_defs}
       %id = hal.interface.workgroup.id[0] : index

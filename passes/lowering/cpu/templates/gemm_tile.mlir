@@ -1,6 +1,7 @@
-// snippet: reads ${tile0}:index %panel:memref<${KP}x16xi32> %kc:index %c0:index %c1:index %c2:index %c16:index %cKP:index %x:memref<?x${KH}x16xi32> %out:memref<?x${N}xf32> %n:index %first:i1 %zero:vector<16xf32>${row_reads}; defines; holes rows products stores
+// snippet: reads ${tile0}:index %panel:memref<${KP}x16xi32> %kc:index %c0:index %c1:index %c2:index %c16:index %cKP:index %x:memref<?x${KH}x16xi32> %out:memref<?x${N}xf32> %n:index %first:i1 %zero:vector<16xf32>${row_reads}${store_reads}; defines; holes rows products stores
             // 16 rows of x from ${tile0} against the panel: per pair of K (a line) one
-            // vdpbf16ps a row (x [?, ${KH}, 16] pairs, out [?, ${N}]; the rows also read:${row_reads})
+            // vdpbf16ps a row (x [?, ${KH}, 16] pairs, out [?, ${N}]; the rows also read:${row_reads};
+            // the stores:${store_reads})
 ${rows}
             %${p}kp0 = arith.divui %kc, %c2 : index
             %${p}t = arith.divui ${tile0}, %c16 : index
