@@ -43,7 +43,7 @@
 // CHECK: flow.dispatch @qmlir.gemm_bf16.1xDx32.64$gemm_executable::@qmlir.gemm_bf16.1xDx32.64$gemm
 // CHECK: tensor.expand_shape
 // CHECK: func.func private @qmlir.gemm_bf16.3x32.64.rounded(%{{.*}}: tensor<3x32xbf16>, %{{.*}}: tensor<64x32xbf16>) -> tensor<3x64xbf16>
-// CHECK: %{{.*}}:2 = flow.dispatch @qmlir.gemm_bf16.3x32.64.rounded$gemm_executable::@qmlir.gemm_bf16.3x32.64.rounded$gemm{{.*}} -> (tensor<?x64xf32>{%{{.*}}}, tensor<?x64xbf16>{%{{.*}}})
+// CHECK: %{{.*}}:2 = flow.dispatch @qmlir.gemm_bf16.3x32.64.rounded$gemm_executable::@qmlir.gemm_bf16.3x32.64.rounded$gemm{{.*}} -> (tensor<?x4x16x16xf32>{%{{.*}}}, tensor<?x64xbf16>{%{{.*}}})
 func.func @main(%x: !torch.vtensor<[1,?,32],bf16>, %x3: !torch.vtensor<[3,32],bf16>, %x1: !torch.vtensor<[1,32],bf16>, %x24: !torch.vtensor<[3,24],bf16>, %xf: !torch.vtensor<[3,32],f32>, %act: !torch.vtensor<[64,32],bf16>) -> (!torch.vtensor<[1,?,64],bf16>, !torch.vtensor<[3,64],bf16>, !torch.vtensor<[1,64],bf16>, !torch.vtensor<[3,64],bf16>, !torch.vtensor<[3,8],bf16>, !torch.vtensor<[3,64],f32>, !torch.vtensor<[3,64],bf16>) {
   %w = torch.vtensor.literal(dense<1.0> : tensor<64x32xbf16>) : !torch.vtensor<[64,32],bf16>
   %b = torch.vtensor.literal(dense<0.5> : tensor<64xbf16>) : !torch.vtensor<[64],bf16>

@@ -26,11 +26,13 @@
 // CHECK-SAME: qmlir.codes_gemm = "avx512bf16"
 // CHECK-SAME: qmlir.rounded = true
 
-// Lowered: the GEMM's dispatch takes the two per-tensor scales and gives the f32 sums and the
-// bf16 outputs; at the last block of K (here the only one, K 64) each row's sums are multiplied
-// by sa * sb and rounded to bf16 as they are stored, before it they are stored as f32.
+// Lowered: the GEMM's dispatch takes the two per-tensor scales and gives the f32 sums (16 x 16
+// blocks, a tile's rows of a strip of 16 outputs contiguous) and the bf16 outputs; at the last
+// block of K (here the only one, K 64) each row's sums are multiplied by sa * sb and rounded to
+// bf16 as they are stored, before it they are stored as f32.
 // LOW: func.func @[[FN:qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.4x64.32x64.rounded\$gemm]](%[[X:.*]]: !stream.binding, %[[W:.*]]: !stream.binding, %[[SA:.*]]: !stream.binding, %[[SB:.*]]: !stream.binding, %[[SUMS:.*]]: !stream.binding, %[[OUT:.*]]: !stream.binding, %{{.*}}: index)
 // LOW-DAG: %[[O16:.*]] = stream.binding.subspan %[[OUT]][%{{.*}}] : !stream.binding -> memref<?x32xbf16>
+// LOW-DAG: stream.binding.subspan %[[SUMS]][%{{.*}}] : !stream.binding -> memref<?x2x16x16xf32>
 // LOW-DAG: %[[SAR:.*]] = stream.binding.subspan %[[SA]][%{{.*}}] : !stream.binding -> memref<f32>
 // LOW-DAG: %[[SBR:.*]] = stream.binding.subspan %[[SB]][%{{.*}}] : !stream.binding -> memref<f32>
 // LOW-DAG: %[[SAV:.*]] = memref.load %[[SAR]][] : memref<f32>
@@ -41,11 +43,11 @@
 // LOW: %[[LAST:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
 // LOW-NEXT: scf.if %[[LAST]] {
 // LOW-COUNT-16: arith.mulf %{{.*}}, %[[AV]] : vector<16xf32>
-// LOW-NOT: vector.store %{{.*}} : memref<?x32xf32>
+// LOW-NOT: vector.store %{{.*}} : memref<?x2x16x16xf32>
 // LOW: } else {
-// LOW-COUNT-16: vector.store %{{.*}} : memref<?x32xf32>, vector<16xf32>
+// LOW-COUNT-16: vector.store %{{.*}} : memref<?x2x16x16xf32>, vector<16xf32>
 // LOW: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.4x64.32x64.rounded(%{{.*}}: tensor<4x64xi8>, %[[DSA:.*]]: tensor<f32>, %[[DB:.*]]: tensor<32x64xi8>, %[[DSB:.*]]: tensor<f32>) -> tensor<4x32xbf16>
-// LOW: %[[D:.*]]:2 = flow.dispatch @{{.*}}rounded$gemm_executable::@[[FN]][%{{.*}}](%{{.*}}, %[[DB]], %[[DSA]], %[[DSB]], %{{.*}}) : ({{.*}}) -> (tensor<?x32xf32>{%{{.*}}}, tensor<?x32xbf16>{%{{.*}}})
+// LOW: %[[D:.*]]:2 = flow.dispatch @{{.*}}rounded$gemm_executable::@[[FN]][%{{.*}}](%{{.*}}, %[[DB]], %[[DSA]], %[[DSB]], %{{.*}}) : ({{.*}}) -> (tensor<?x2x16x16xf32>{%{{.*}}}, tensor<?x32xbf16>{%{{.*}}})
 // LOW: tensor.cast %[[D]]#1 : tensor<?x32xbf16> to tensor<4x32xbf16>
 // LOW-NOT: linalg.generic
 // LOW: return %{{.*}} : tensor<4x32xbf16>

@@ -608,11 +608,7 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
         "fp8_bf16_lookup.mlir": dict(interleave=_INTERLEAVE),
         "gemm_w_rows.mlir": dict(ra=2, rb=3),
         "gemm_x_rows.mlir": dict(ra=2, rb=3),
-        "gemm_row.mlir": dict(tile0="%tile0", N=32, i=3),
-        "gemm_row_tail.mlir": dict(tile0="%tile0", N=32, i=3),
         "gemm_products.mlir": dict(KH=64, i=3, t="%t", kp="%kp", wv="%wv", acc="%a3"),
-        "gemm_store.mlir": dict(acc="%a3", row="%r3", N=32, i=3),
-        "gemm_store_tail.mlir": dict(acc="%a3", row="%r3", N=32, i=3, **{"in": "%in3"}),
         "gemm_store_bf16.mlir": dict(v="%a3", row="%r3", N=32, i=3),
         "gemm_store_bf16_tail.mlir": dict(v="%a3", row="%r3", N=32, i=3, **{"in": "%in3"}),
         "gemm_acc_alpha.mlir": dict(acc="%a3"),
@@ -814,13 +810,58 @@ def _gemm_transpose(_: str) -> object:  # the first round: lanes exchanged one b
     )
 
 
+ROW_MAJOR = "memref<?x32xf32>"  # a GEMM's f32 outputs [M, 32]
+BLOCKED = "memref<?x2x16x16xf32>"  # a rounded GEMM's f32 sums: a 16 x 16 block a tile and strip
+
+
+def _sums(t: str, r: str, blocked: bool) -> tuple[dict[str, str], dict[str, str]]:
+    """As gemm._tile: the fields of row ``r``'s f32 sums (its row index ``%<r>row``, its offset
+    in the tile ``%<r>off``) in its row snippet and in its store (``t``: the tile's prefix):
+    row-major, or a rounded GEMM's blocks."""
+    if not blocked:
+        at = f"%{r}row, %n"
+        row = {"sums_type": ROW_MAJOR, "sums_at": at, "sums_reads": " %n:index"}
+        return row, {**row, "sums_reads": f" %n:index %{r}row:index"}
+    at = f"%{t}t, %strip, %{r}off, %c0"
+    row = {
+        "sums_type": BLOCKED,
+        "sums_at": at,
+        "sums_reads": f" %{t}t:index %strip:index %c0:index",
+    }
+    return row, {**row, "sums_reads": f"{row['sums_reads']} %{r}off:index"}
+
+
+def _gemm_row(tail: bool, blocked: bool) -> Callable[[str], object]:
+    def make(p: str) -> object:
+        row, _ = _sums("q_", p, blocked)
+        file = "gemm_row_tail.mlir" if tail else "gemm_row.mlir"
+        return fill(file).substitute(p=p, tile0="%tile0", N=32, i=3, **row)
+
+    return make
+
+
+def _gemm_store(tail: bool, blocked: bool) -> Callable[[str], object]:
+    def make(p: str) -> object:  # row 3's store, its row index %r3_row, its offset %r3_off
+        _, store = _sums("q_", "r3_", blocked)
+        guard = {"in": "%in3"} if tail else {}
+        file = "gemm_store_tail.mlir" if tail else "gemm_store.mlir"
+        return fill(file).substitute(p=p, acc="%a3", N=32, i=3, **guard, **store)
+
+    return make
+
+
 def _gemm_tile(tail: bool, rounded: bool = False) -> Callable[[str], object]:
     def make(p: str) -> object:  # as gemm._tile: 16 rows of x [?, 64, 16] against a panel of 64
         suffix = "_tail" if tail else ""
         rows, products, stores, rounds = [], [], [], []
         for i in range(16):
             r = f"{p}r{i}_"
-            rows.append(fill(f"gemm_row{suffix}.mlir").substitute(p=r, tile0="%tile0", N=32, i=i))
+            row_sums, store_sums = _sums(p, r, rounded)
+            rows.append(
+                fill(f"gemm_row{suffix}.mlir").substitute(
+                    p=r, tile0="%tile0", N=32, i=i, **row_sums
+                )
+            )
             products.append(
                 fill("gemm_products.mlir").substitute(
                     p=f"{p}x{i}_",
@@ -835,7 +876,9 @@ def _gemm_tile(tail: bool, rounded: bool = False) -> Callable[[str], object]:
             row = {"acc": f"%{p}acc#{i}", "row": f"%{r}row", "N": 32, "i": i}
             if tail:
                 row["in"] = f"%{r}in"
-            stores.append(fill(f"gemm_store{suffix}.mlir").substitute(p=f"{p}o{i}_", **row))
+            stores.append(
+                fill(f"gemm_store{suffix}.mlir").substitute(p=f"{p}o{i}_", **row, **store_sums)
+            )
             # rounded (with per-tensor scales): the sums times alpha, rounded and stored as bf16
             acc = row.pop("acc")
             rounds.append(fill("gemm_acc_alpha.mlir").substitute(p=f"{p}s{i}_", acc=acc))
@@ -845,7 +888,7 @@ def _gemm_tile(tail: bool, rounded: bool = False) -> Callable[[str], object]:
                 )
             )
         if rounded:
-            reads = " %out16:memref<?x32xbf16> %alpha:vector<16xf32> %out:memref<?x32xf32> %n:index"
+            reads = f" %out16:memref<?x32xbf16> %alpha:vector<16xf32> %out:{BLOCKED} %n:index"
             stores = [_gemm_stores_rounded(f"{p}st_", rounds, stores, reads)]
         return fill("gemm_tile.mlir").substitute(
             p=p,
@@ -853,8 +896,10 @@ def _gemm_tile(tail: bool, rounded: bool = False) -> Callable[[str], object]:
             N=32,
             KH=64,
             KP=64,
-            row_reads=" %m:index %m_last:index" if tail else "",
+            row_reads=(" %m:index %m_last:index" if tail else "")
+            + (" %strip:index" if rounded else ""),
             store_reads=" %out16:memref<?x32xbf16> %alpha:vector<16xf32>" if rounded else "",
+            sums_type=BLOCKED if rounded else ROW_MAJOR,
             rows="\n".join(rows),
             iter_args=", ".join(f"%{p}acc_{i} = %{p}r{i}_init" for i in range(16)),
             acc_types=", ".join(["vector<16xf32>"] * 16),
@@ -880,10 +925,14 @@ def _gemm_stores_rounded(p: str, rounded: list[str], sums: list[str], reads: str
 
 
 def _gemm_stores_rounded_case(p: str) -> object:  # one row's stores of each kind
-    row = {"row": "%r3", "N": 32, "i": 3}
+    row = {"row": "%r3_row", "N": 32, "i": 3}
     rounded = fill("gemm_store_bf16.mlir").substitute(p=f"{p}h_", v="%a3", **row)
-    sums = fill("gemm_store.mlir").substitute(p=f"{p}o_", acc="%a3", **row)
-    reads = " %out16:memref<?x32xbf16> %out:memref<?x32xf32> %n:index %a3:vector<16xf32> %r3:index"
+    _, sums_at = _sums("q_", "r3_", True)
+    sums = fill("gemm_store.mlir").substitute(p=f"{p}o_", acc="%a3", **row, **sums_at)
+    reads = (
+        f" %out16:memref<?x32xbf16> %out:{BLOCKED} %n:index %a3:vector<16xf32> %r3_row:index"
+        " %q_t:index %strip:index %c0:index %r3_off:index"
+    )
     return _gemm_stores_rounded(p, [str(rounded)], [str(sums)], reads)
 
 
@@ -1109,11 +1158,15 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "fp8_bf16_lookup": _gemm("fp8_bf16_lookup.mlir"),
     "gemm_w_rows": _gemm("gemm_w_rows.mlir"),
     "gemm_x_rows": _gemm("gemm_x_rows.mlir"),
-    "gemm_row": _gemm("gemm_row.mlir"),
-    "gemm_row_tail": _gemm("gemm_row_tail.mlir"),
+    "gemm_row": ("gemm_row.mlir", _gemm_row(False, False)),
+    "gemm_row_tail": ("gemm_row_tail.mlir", _gemm_row(True, False)),
+    "gemm_row_blocked": ("gemm_row.mlir", _gemm_row(False, True)),
+    "gemm_row_tail_blocked": ("gemm_row_tail.mlir", _gemm_row(True, True)),
     "gemm_products": _gemm("gemm_products.mlir"),
-    "gemm_store": _gemm("gemm_store.mlir"),
-    "gemm_store_tail": _gemm("gemm_store_tail.mlir"),
+    "gemm_store": ("gemm_store.mlir", _gemm_store(False, False)),
+    "gemm_store_tail": ("gemm_store_tail.mlir", _gemm_store(True, False)),
+    "gemm_store_blocked": ("gemm_store.mlir", _gemm_store(False, True)),
+    "gemm_store_tail_blocked": ("gemm_store_tail.mlir", _gemm_store(True, True)),
     "gemm_rows_2d": _gemm("gemm_rows_2d.mlir"),
     "gemm_bf16_rows": _gemm("gemm_bf16_rows.mlir"),
     "gemm_prefetch_line": _gemm("gemm_prefetch_line.mlir"),

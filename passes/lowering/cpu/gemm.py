@@ -106,10 +106,8 @@ def dispatch_fields(n: int, rounded: bool) -> dict[str, str]:
     the outputs (``rounded``: bf16, beside the f32 sums)."""
     if not rounded:
         return {"acc_results": "%acc", "acc_types": f"tensor<?x{n}xf32>{{%m}}"}
-    return {
-        "acc_results": "%sums, %acc",
-        "acc_types": f"(tensor<?x{n}xf32>{{%m}}, tensor<?x{n}xbf16>{{%m}})",
-    }
+    sums = f"tensor<?x{n // LANES}x16x16xf32>{{%tiles}}"  # _sums_type's
+    return {"acc_results": "%sums, %acc", "acc_types": f"({sums}, tensor<?x{n}xbf16>{{%m}})"}
 
 
 ROUNDED_DOC = ", rounded to bf16 as the GEMM's last block of K stores them"
@@ -388,6 +386,8 @@ def executable(
         scale_defs=defs,
         panel=panel_text,
         prefetch=_prefetch(plan, kc, f"memref<{n}x{plan.row_bytes}x{_elem(fmt)}>", fmt is None),
+        sums_type=_sums_type(n, rounding),
+        sums_dims="%m" if rounding is None else "%m_tiles_all",
         full_tile=_tile(n, k, kc, False, rounding),
         tail_tile=_tile(n, k, kc, True, rounding),
         **rounds,
@@ -498,10 +498,28 @@ def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str
     (``gemm_stores_rounded.mlir``)."""
     p = "tail_" if tail else "full_"
     suffix = "_tail" if tail else ""
+    sums_type = _sums_type(n, rounding)
     rows, products, stores, rounded = [], [], [], []
     for i in range(LANES):
         r, x, o = f"{p}r{i}_", f"{p}x{i}_", f"{p}o{i}_"
-        rows.append(fragment(f"gemm_row{suffix}.mlir", p=r, tile0="%tile0", N=n, i=i))
+        # the f32 sums of row i: row-major outputs, or a rounded GEMM's 16 x 16 block
+        if rounding is None:
+            sums = {"sums_at": "{row}, %n", "sums_reads": " %n:index"}
+        else:
+            sums = {"sums_at": f"%{p}t, %strip, %{r}off, %c0",
+                    "sums_reads": f" %{p}t:index %strip:index %c0:index"}  # fmt: skip
+        at = {"sums_type": sums_type, "sums_reads": sums["sums_reads"]}
+        rows.append(
+            fragment(
+                f"gemm_row{suffix}.mlir",
+                p=r,
+                tile0="%tile0",
+                N=n,
+                i=i,
+                sums_at=sums["sums_at"].format(row=f"%{r}row"),
+                **at,
+            )
+        )
         products.append(
             fragment(
                 "gemm_products.mlir",
@@ -517,7 +535,18 @@ def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str
         row = {"acc": f"%{p}acc#{i}", "row": f"%{r}row", "N": n, "i": i}
         if tail:
             row["in"] = f"%{r}in"
-        stores.append(fragment(f"gemm_store{suffix}.mlir", p=o, **row))
+        sums_at = sums["sums_at"].format(row=f"%{r}row")
+        reads = at["sums_reads"] + (f" %{r}row:index" if rounding is None else f" %{r}off:index")
+        stores.append(
+            fragment(
+                f"gemm_store{suffix}.mlir",
+                p=o,
+                **row,
+                sums_at=sums_at,
+                sums_type=sums_type,
+                sums_reads=reads,
+            )
+        )
         if rounding is None:
             continue
         value = row.pop("acc")
@@ -532,7 +561,7 @@ def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str
             p=f"{p}st_",
             k_last=k - kc,
             alpha_doc=alpha_doc,
-            store_reads=f"{_store_reads(n, rounding)} %out:memref<?x{n}xf32> %n:index",
+            store_reads=f"{_store_reads(n, rounding)} %out:{sums_type} %n:index",
             rounded="\n".join(rounded),
             sums="\n".join(stores),
         )
@@ -544,8 +573,10 @@ def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str
         N=n,
         KH=k // 2,
         KP=kc // 2,
-        row_reads=" %m:index %m_last:index" if tail else "",
+        row_reads=(" %m:index %m_last:index" if tail else "")
+        + ("" if rounding is None else " %strip:index"),
         store_reads=_store_reads(n, rounding),
+        sums_type=sums_type,
         rows="\n".join(rows),
         iter_args=", ".join(f"%{p}acc_{i} = %{p}r{i}_init" for i in range(LANES)),
         acc_types=", ".join(["vector<16xf32>"] * LANES),
@@ -553,6 +584,16 @@ def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str
         yields=", ".join(f"%{p}x{i}_next" for i in range(LANES)),
         stores="\n".join(stores),
     )
+
+
+def _sums_type(n: int, rounding: Rounding | None) -> str:
+    """The memref of a GEMM's f32 sums: its outputs ``[M, n]``, or a rounded GEMM's sums between
+    blocks of K, ``[ceil(M / 16), n / 16, 16, 16]``: each tile's 16 x 16 block of a strip of
+    16 outputs contiguous (row-major rows n x 4 bytes apart would each take a cache line of the
+    same set, every K block)."""
+    if rounding is None:
+        return f"memref<?x{n}xf32>"
+    return f"memref<?x{n // LANES}x16x16xf32>"
 
 
 def _store_reads(n: int, rounding: Rounding | None) -> str:

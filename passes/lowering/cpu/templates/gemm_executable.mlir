@@ -38,7 +38,7 @@ stream.executable private @${exe} {
       %m_tiles_all = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
       %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<?x${KH}x16xi32>{%m_tiles_all}
       %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${BK}x${w_elem}>
-      %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> memref<?x${N}xf32>{%m}
+      %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> ${sums_type}{${sums_dims}}
       %panel = memref.alloca() : memref<${KP}x16xi32>
 ${scale_defs}${round_defs}
       %zero = arith.constant dense<0.0> : vector<16xf32>
@@ -57,6 +57,7 @@ ${decode_defs}
       %m_tiles_end = arith.addi %m0, %m_tiled : index
       scf.for %nt = %c0 to %cNB step %c16 {
         %n = arith.addi %n0, %nt : index
+        %strip = arith.divui %n, %c16 : index
         scf.for %kc = %c0 to %cK step %cKC {
           %first = arith.cmpi eq, %kc, %c0 : index
           scf.for %kq = %c0 to %cKC step %c32 {

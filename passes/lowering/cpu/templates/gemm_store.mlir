@@ -1,2 +1,3 @@
-// snippet: reads ${acc}:vector<16xf32> %out:memref<?x${N}xf32> ${row}:index %n:index; defines
-            vector.store ${acc}, %out[${row}, %n] : memref<?x${N}xf32>, vector<16xf32>
+// snippet: reads ${acc}:vector<16xf32> %out:${sums_type}${sums_reads}; defines
+            // row ${i}'s sums (read:${sums_reads})
+            vector.store ${acc}, %out[${sums_at}] : ${sums_type}, vector<16xf32>

@@ -1,5 +1,5 @@
-// snippet: reads ${acc}:vector<16xf32> %out:memref<?x${N}xf32> ${row}:index ${in}:i1 %n:index; defines
-            // row ${i}'s outputs, where the row is within M
+// snippet: reads ${acc}:vector<16xf32> %out:${sums_type}${sums_reads} ${in}:i1; defines
+            // row ${i}'s sums, where the row is within M (read:${sums_reads})
             scf.if ${in} {
-              vector.store ${acc}, %out[${row}, %n] : memref<?x${N}xf32>, vector<16xf32>
+              vector.store ${acc}, %out[${sums_at}] : ${sums_type}, vector<16xf32>
             }
