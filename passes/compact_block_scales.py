@@ -20,7 +20,7 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
-from passes.fusion.calls import NamedCalls, layer_of, producer
+from passes.fusion.calls import NamedCalls, producer
 from passes.fusion.scale_chains import scaled_matmul_sites
 from passes.ir.dialect import NamedOp, OpKind, ScaleFormat, Scaling
 from passes.ir.layouts import ScaleLayout
@@ -61,16 +61,7 @@ class CompactBlockScales(ModulePass):
                 compact = [lay is ScaleLayout.COMPACT for lay in layouts]
                 tag = "".join(s for s, c in zip("ab", compact, strict=True) if c)
                 variant = f"{variant_of(name, OpKind.SCALED_MATMUL)}.compact_{tag}"
-                with ir.InsertionPoint(call), call.location:
-                    (result,) = builder.call(
-                        record, variant, operands, [call.results[0].type], layer_of(call)
-                    )
-                for key in call.attributes:  # the layer, its recipe and why, ...
-                    name_ = key if isinstance(key, str) else key.name
-                    if name_ != "callee":
-                        result.owner.attributes[name_] = call.attributes[name_]
-                call.results[0].replace_all_uses_with(result)
-                call.erase()
+                builder.replace_call(call, record, variant, operands, [call.results[0].type])
                 rewritten.add(name)
         for swizzle in dict.fromkeys(swizzles):
             if not any(True for _ in swizzle.results[0].uses):

@@ -24,9 +24,9 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
-from passes.fusion.calls import NamedCalls, layer_of, only_use, producer
+from passes.fusion.calls import NamedCalls, only_use, producer
 from passes.fusion.scale_chains import scaled_matmul_sites
-from passes.ir.dialect import NamedOp, OpKind
+from passes.ir.dialect import Attrs, NamedOp, OpKind
 from passes.ir.named_ops import NamedOpBuilder, erase_uncalled_declarations, variant_of
 from passes.ir.types import tensor_info
 
@@ -78,7 +78,7 @@ def _rounding_chain(call: ir.Operation) -> list[ir.Operation] | None:
 
 def _round(
     builder: NamedOpBuilder,
-    record: object,
+    record: Attrs,
     variant: str,
     call: ir.Operation,
     chain: list[ir.Operation],
@@ -88,20 +88,9 @@ def _round(
     *views, convert = chain
     out = tensor_info(call.results[0].type, dynamic=True)
     assert out is not None
-    with ir.InsertionPoint(call), call.location:
-        (result,) = builder.call(
-            record,  # type: ignore[arg-type]
-            variant,
-            list(call.operands),
-            [out.with_dtype("bf16").builtin()],
-            layer_of(call),
-        )
-    for key in call.attributes:  # the layer, its recipe and why, ...
-        name = key if isinstance(key, str) else key.name
-        if name != "callee":
-            result.owner.attributes[name] = call.attributes[name]
-    call.results[0].replace_all_uses_with(result)
-    call.erase()
+    builder.replace_call(
+        call, record, variant, list(call.operands), [out.with_dtype("bf16").builtin()]
+    )
     for view in views:
         info = tensor_info(view.results[0].type, dynamic=True)
         assert info is not None

@@ -142,6 +142,29 @@ class NamedOpBuilder:
             call.attributes[LAYER_ATTR] = ir.StringAttr.get(layer)
         return list(call.results)
 
+    def replace_call(
+        self,
+        call: ir.Operation,
+        attrs: Attrs,
+        variant: str,
+        operands: Sequence[ir.Value],
+        result_types: Sequence[ir.Type],
+    ) -> list[ir.Value]:
+        """``call`` replaced by a call of the named op ``attrs`` describes (``variant``), made
+        before it with its attributes (the layer, its recipe and why, ...); the new results take
+        over the old ones' uses (``result_types``: theirs), and ``call`` is erased."""
+        with ir.InsertionPoint(call), call.location:
+            results = self.call(attrs, variant, operands, result_types)
+        made = results[0].owner
+        for key in call.attributes:
+            name = key if isinstance(key, str) else key.name
+            if name != "callee":
+                made.attributes[name] = call.attributes[name]
+        for old, new in zip(call.results, results, strict=True):
+            old.replace_all_uses_with(new)
+        call.erase()
+        return results
+
     def symbol_taken(self, name: str) -> bool:
         return any(
             "sym_name" in op.operation.attributes
