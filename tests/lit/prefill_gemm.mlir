@@ -53,12 +53,17 @@
 // CHECK: vector.load %[[PANEL]][%{{.*}}, %c0] : memref<64x16xi32>, vector<16xi32>
 // CHECK-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
 // CHECK: scf.yield
-// CHECK-COUNT-16: vector.store
+// At the last block of K (here the only one) the sums go to the outputs, row-major; before it
+// into the f32 sums, a 16 x 16 block a tile and strip of 16 outputs.
+// CHECK: scf.if %{{.*}} {
+// CHECK-COUNT-16: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x64xf32>, vector<16xf32>
+// CHECK: } else {
+// CHECK-COUNT-16: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %c0] : memref<?x4x16x16xf32>, vector<16xf32>
 // CHECK: scf.if
 // CHECK: func.func private @qmlir.scaled_matmul.e4m3xe4m3.per_tensor.nt.Dx128.64x128
 // CHECK-SAME: qmlir.codes_gemm = "avx512bf16"
 // CHECK: %[[XP:.*]] = flow.dispatch @[[XEXE]]::@[[XFN]]
-// CHECK: %[[ACC:.*]] = flow.dispatch @[[EXE]]::@[[FN]][%{{.*}}](%[[XP]], %arg2, %{{.*}}) : (tensor<?x64x16xi32>{%{{.*}}}, tensor<64x128xi8>, index) -> tensor<?x64xf32>{%{{.*}}}
+// CHECK: %[[ACC:.*]]:2 = flow.dispatch @[[EXE]]::@[[FN]][%{{.*}}](%[[XP]], %arg2, %{{.*}}) : (tensor<?x64x16xi32>{%{{.*}}}, tensor<64x128xi8>, index) -> (tensor<?x4x16x16xf32>{%{{.*}}}, tensor<?x64xf32>{%{{.*}}})
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%{{.*}}, %arg1, %arg3 : tensor<?x64xf32>, tensor<f32>, tensor<f32>)
 // CHECK: %[[ALPHA:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32

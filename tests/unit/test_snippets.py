@@ -609,10 +609,9 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
         "gemm_w_rows.mlir": dict(ra=2, rb=3),
         "gemm_x_rows.mlir": dict(ra=2, rb=3),
         "gemm_products.mlir": dict(KH=64, i=3, t="%t", kp="%kp", wv="%wv", acc="%a3"),
-        "gemm_store_bf16.mlir": dict(v="%a3", row="%r3", N=32, i=3),
+        "gemm_store_bf16.mlir": dict(v="%a3", row="%r3", N=32),
         "gemm_store_bf16_tail.mlir": dict(v="%a3", row="%r3", N=32, i=3, **{"in": "%in3"}),
         "gemm_acc_alpha.mlir": dict(acc="%a3"),
-        "gemm_round_out.mlir": dict(N=32),
         "gemm_round_alpha.mlir": dict(doc="per-tensor scales"),
         "gemm_rows_2d.mlir": dict(M=20, AK=128, a_elem="i8"),
         "gemm_bf16_rows.mlir": dict(src="%w", src_type="memref<32x128xbf16>"),
@@ -810,42 +809,43 @@ def _gemm_transpose(_: str) -> object:  # the first round: lanes exchanged one b
     )
 
 
-ROW_MAJOR = "memref<?x32xf32>"  # a GEMM's f32 outputs [M, 32]
-BLOCKED = "memref<?x2x16x16xf32>"  # a rounded GEMM's f32 sums: a 16 x 16 block a tile and strip
+BLOCKED = "memref<?x2x16x16xf32>"  # a GEMM's f32 sums: a 16 x 16 block a tile and strip
 
 
-def _sums(t: str, r: str, blocked: bool) -> tuple[dict[str, str], dict[str, str]]:
-    """As gemm._tile: the fields of row ``r``'s f32 sums (its row index ``%<r>row``, its offset
-    in the tile ``%<r>off``) in its row snippet and in its store (``t``: the tile's prefix):
-    row-major, or a rounded GEMM's blocks."""
-    if not blocked:
-        at = f"%{r}row, %n"
-        row = {"sums_type": ROW_MAJOR, "sums_at": at, "sums_reads": " %n:index"}
-        return row, {**row, "sums_reads": f" %n:index %{r}row:index"}
-    at = f"%{t}t, %strip, %{r}off, %c0"
-    row = {
-        "sums_type": BLOCKED,
-        "sums_at": at,
-        "sums_reads": f" %{t}t:index %strip:index %c0:index",
-    }
-    return row, {**row, "sums_reads": f"{row['sums_reads']} %{r}off:index"}
+def _row_sums(t: str, r: str) -> dict[str, str]:
+    """As gemm._tile: row ``r``'s sums (its offset in the tile ``%<r>off``) in the block of
+    tile ``t``'s prefix, as its row snippet reads them."""
+    reads = f" %{t}t:index %strip:index %c0:index"
+    return {"sums_type": BLOCKED, "sums_at": f"%{t}t, %strip, %{r}off, %c0", "sums_reads": reads}
 
 
-def _gemm_row(tail: bool, blocked: bool) -> Callable[[str], object]:
+def _store_at(t: str, r: str, last: str | None) -> dict[str, str]:
+    """As gemm._tile: where row ``r``'s store writes: its sums' block (``last`` None), or the
+    outputs (``last``: their element type), row-major at ``%<r>row``."""
+    if last is None:
+        sums = _row_sums(t, r)
+        reads = f"{sums['sums_reads']} %{r}off:index"
+        return {"what": "sums so far", "dst": "%sums", "dst_type": BLOCKED,
+                "dst_at": sums["sums_at"], "dst_reads": reads}  # fmt: skip
+    return {"what": "outputs", "dst": "%out", "dst_type": f"memref<?x32x{last}>",
+            "dst_at": f"%{r}row, %n", "dst_reads": f" %{r}row:index %n:index"}  # fmt: skip
+
+
+def _gemm_row(tail: bool) -> Callable[[str], object]:
     def make(p: str) -> object:
-        row, _ = _sums("q_", p, blocked)
         file = "gemm_row_tail.mlir" if tail else "gemm_row.mlir"
-        return fill(file).substitute(p=p, tile0="%tile0", N=32, i=3, **row)
+        return fill(file).substitute(p=p, tile0="%tile0", N=32, i=3, **_row_sums("q_", p))
 
     return make
 
 
-def _gemm_store(tail: bool, blocked: bool) -> Callable[[str], object]:
+def _gemm_store(tail: bool, last: str | None) -> Callable[[str], object]:
     def make(p: str) -> object:  # row 3's store, its row index %r3_row, its offset %r3_off
-        _, store = _sums("q_", "r3_", blocked)
         guard = {"in": "%in3"} if tail else {}
         file = "gemm_store_tail.mlir" if tail else "gemm_store.mlir"
-        return fill(file).substitute(p=p, acc="%a3", N=32, i=3, **guard, **store)
+        return fill(file).substitute(
+            p=p, acc="%a3", N=32, i=3, **guard, **_store_at("q_", "r3_", last)
+        )
 
     return make
 
@@ -853,13 +853,12 @@ def _gemm_store(tail: bool, blocked: bool) -> Callable[[str], object]:
 def _gemm_tile(tail: bool, rounded: bool = False) -> Callable[[str], object]:
     def make(p: str) -> object:  # as gemm._tile: 16 rows of x [?, 64, 16] against a panel of 64
         suffix = "_tail" if tail else ""
-        rows, products, stores, rounds = [], [], [], []
+        rows, products, stores, last = [], [], [], []
         for i in range(16):
             r = f"{p}r{i}_"
-            row_sums, store_sums = _sums(p, r, rounded)
             rows.append(
                 fill(f"gemm_row{suffix}.mlir").substitute(
-                    p=r, tile0="%tile0", N=32, i=i, **row_sums
+                    p=r, tile0="%tile0", N=32, i=i, **_row_sums(p, r)
                 )
             )
             products.append(
@@ -873,67 +872,69 @@ def _gemm_tile(tail: bool, rounded: bool = False) -> Callable[[str], object]:
                     acc=f"%{p}acc_{i}",
                 )
             )
-            row = {"acc": f"%{p}acc#{i}", "row": f"%{r}row", "N": 32, "i": i}
+            row = {"acc": f"%{p}acc#{i}", "N": 32, "i": i}
             if tail:
                 row["in"] = f"%{r}in"
-            stores.append(
-                fill(f"gemm_store{suffix}.mlir").substitute(p=f"{p}o{i}_", **row, **store_sums)
-            )
+            store = fill(f"gemm_store{suffix}.mlir")
+            stores.append(store.substitute(p=f"{p}o{i}_", **row, **_store_at(p, r, None)))
+            if not rounded:  # the f32 sums into the outputs
+                last.append(store.substitute(p=f"{p}h{i}_", **row, **_store_at(p, r, "f32")))
+                continue
             # rounded (with per-tensor scales): the sums times alpha, rounded and stored as bf16
             acc = row.pop("acc")
-            rounds.append(fill("gemm_acc_alpha.mlir").substitute(p=f"{p}s{i}_", acc=acc))
-            rounds.append(
+            last.append(fill("gemm_acc_alpha.mlir").substitute(p=f"{p}s{i}_", acc=acc))
+            last.append(
                 fill(f"gemm_store_bf16{suffix}.mlir").substitute(
-                    p=f"{p}h{i}_", v=f"%{p}s{i}_scaled", **row
+                    p=f"{p}h{i}_", v=f"%{p}s{i}_scaled", row=f"%{r}row", **row
                 )
             )
-        if rounded:
-            reads = f" %out16:memref<?x32xbf16> %alpha:vector<16xf32> %out:{BLOCKED} %n:index"
-            stores = [_gemm_stores_rounded(f"{p}st_", rounds, stores, reads)]
+        out = (
+            " %out:memref<?x32xbf16> %alpha:vector<16xf32>" if rounded else " %out:memref<?x32xf32>"
+        )
+        text = _gemm_stores_last(f"{p}st_", last, stores, f"{out} %sums:{BLOCKED} %n:index")
         return fill("gemm_tile.mlir").substitute(
             p=p,
             tile0="%tile0",
             N=32,
             KH=64,
             KP=64,
-            row_reads=(" %m:index %m_last:index" if tail else "")
-            + (" %strip:index" if rounded else ""),
-            store_reads=" %out16:memref<?x32xbf16> %alpha:vector<16xf32>" if rounded else "",
-            sums_type=BLOCKED if rounded else ROW_MAJOR,
+            row_reads=(" %m:index %m_last:index" if tail else "") + " %strip:index",
+            store_reads=out,
+            sums_type=BLOCKED,
             rows="\n".join(rows),
             iter_args=", ".join(f"%{p}acc_{i} = %{p}r{i}_init" for i in range(16)),
             acc_types=", ".join(["vector<16xf32>"] * 16),
             products="\n".join(products),
             yields=", ".join(f"%{p}x{i}_next" for i in range(16)),
-            stores="\n".join(stores),
+            stores=str(text),
         )
 
     return make
 
 
-def _gemm_stores_rounded(p: str, rounded: list[str], sums: list[str], reads: str) -> object:
-    """As gemm._tile: the rounded stores at the last block of K (K 128 in blocks of 64), the
+def _gemm_stores_last(p: str, last: list[str], sums: list[str], reads: str) -> object:
+    """As gemm._tile: the outputs' stores at the last block of K (K 128 in blocks of 64), the
     f32 sums' before it (``reads``: the values they read)."""
-    return fill("gemm_stores_rounded.mlir").substitute(
+    return fill("gemm_stores_last.mlir").substitute(
         p=p,
         k_last=64,
         store_reads=reads,
-        alpha_doc="times alpha first",
-        rounded="\n".join(rounded),
-        sums="\n".join(sums),
+        last_doc="times alpha, rounded to bf16",
+        last="\n".join(str(s) for s in last),
+        sums="\n".join(str(s) for s in sums),
     )
 
 
-def _gemm_stores_rounded_case(p: str) -> object:  # one row's stores of each kind
-    row = {"row": "%r3_row", "N": 32, "i": 3}
-    rounded = fill("gemm_store_bf16.mlir").substitute(p=f"{p}h_", v="%a3", **row)
-    _, sums_at = _sums("q_", "r3_", True)
-    sums = fill("gemm_store.mlir").substitute(p=f"{p}o_", acc="%a3", **row, **sums_at)
+def _gemm_stores_last_case(p: str) -> object:  # one row's stores of each kind
+    rounded = fill("gemm_store_bf16.mlir").substitute(p=f"{p}h_", v="%a3", row="%r3_row", N=32)
+    sums = fill("gemm_store.mlir").substitute(
+        p=f"{p}o_", acc="%a3", i=3, **_store_at("q_", "r3_", None)
+    )
     reads = (
-        f" %out16:memref<?x32xbf16> %out:{BLOCKED} %n:index %a3:vector<16xf32> %r3_row:index"
+        f" %out:memref<?x32xbf16> %sums:{BLOCKED} %n:index %a3:vector<16xf32> %r3_row:index"
         " %q_t:index %strip:index %c0:index %r3_off:index"
     )
-    return _gemm_stores_rounded(p, [str(rounded)], [str(sums)], reads)
+    return _gemm_stores_last(p, [str(rounded)], [str(sums)], reads)
 
 
 def _gemv_scales(scale_format: str) -> Callable[[str], object]:
@@ -1158,15 +1159,13 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "fp8_bf16_lookup": _gemm("fp8_bf16_lookup.mlir"),
     "gemm_w_rows": _gemm("gemm_w_rows.mlir"),
     "gemm_x_rows": _gemm("gemm_x_rows.mlir"),
-    "gemm_row": ("gemm_row.mlir", _gemm_row(False, False)),
-    "gemm_row_tail": ("gemm_row_tail.mlir", _gemm_row(True, False)),
-    "gemm_row_blocked": ("gemm_row.mlir", _gemm_row(False, True)),
-    "gemm_row_tail_blocked": ("gemm_row_tail.mlir", _gemm_row(True, True)),
+    "gemm_row": ("gemm_row.mlir", _gemm_row(False)),
+    "gemm_row_tail": ("gemm_row_tail.mlir", _gemm_row(True)),
     "gemm_products": _gemm("gemm_products.mlir"),
-    "gemm_store": ("gemm_store.mlir", _gemm_store(False, False)),
-    "gemm_store_tail": ("gemm_store_tail.mlir", _gemm_store(True, False)),
-    "gemm_store_blocked": ("gemm_store.mlir", _gemm_store(False, True)),
-    "gemm_store_tail_blocked": ("gemm_store_tail.mlir", _gemm_store(True, True)),
+    "gemm_store": ("gemm_store.mlir", _gemm_store(False, None)),
+    "gemm_store_tail": ("gemm_store_tail.mlir", _gemm_store(True, None)),
+    "gemm_store_out": ("gemm_store.mlir", _gemm_store(False, "f32")),
+    "gemm_store_tail_out": ("gemm_store_tail.mlir", _gemm_store(True, "f32")),
     "gemm_rows_2d": _gemm("gemm_rows_2d.mlir"),
     "gemm_bf16_rows": _gemm("gemm_bf16_rows.mlir"),
     "gemm_prefetch_line": _gemm("gemm_prefetch_line.mlir"),
@@ -1195,11 +1194,10 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemm_tile_tail": ("gemm_tile.mlir", _gemm_tile(True)),
     "gemm_tile_rounded": ("gemm_tile.mlir", _gemm_tile(False, rounded=True)),
     "gemm_tile_tail_rounded": ("gemm_tile.mlir", _gemm_tile(True, rounded=True)),
-    "gemm_stores_rounded": ("gemm_stores_rounded.mlir", _gemm_stores_rounded_case),
+    "gemm_stores_last": ("gemm_stores_last.mlir", _gemm_stores_last_case),
     "gemm_store_bf16": _gemm("gemm_store_bf16.mlir"),
     "gemm_store_bf16_tail": _gemm("gemm_store_bf16_tail.mlir"),
     "gemm_acc_alpha": _gemm("gemm_acc_alpha.mlir"),
-    "gemm_round_out": _gemm("gemm_round_out.mlir"),
     "gemm_round_alpha": _gemm("gemm_round_alpha.mlir"),
     "prefill_attention_fma": _prefill("prefill_attention_fma.mlir"),
     "prefill_attention_tile_store": _prefill("prefill_attention_tile_store.mlir"),

@@ -17,9 +17,12 @@ again). Here two hand-written executables replace it:
   (``gemm_panel_scale.mlir``), and transposed in registers (:func:`transpose`) into a panel on
   the stack, the data-tiled GEMM's right tile (16 x 2 a line); then per 16 rows of x
   (``gemm_tile.mlir``) 16 accumulators of 16 lanes, one ``vdpbf16ps`` a row and pair of K, the
-  pair broadcast from x's tile as the instruction's memory operand. The outputs so far wait in
-  the output between blocks of K. Before each tile, the tile's share of the next panel's bytes
-  of B is prefetched (:func:`_prefetch`), so that decoding that panel reads them from the cache.
+  pair broadcast from x's tile as the instruction's memory operand. The sums so far wait
+  between blocks of K in a result of their own, each tile's 16 x 16 block of a strip contiguous
+  (:func:`_sums_type`); the last block stores them into the outputs, row-major: f32, or
+  (:class:`Rounding`, ``round-gemm-outputs``) times the per-tensor scales and rounded to bf16.
+  Before each tile, the tile's share of the next panel's bytes of B is prefetched
+  (:func:`_prefetch`), so that decoding that panel reads them from the cache.
 
 bf16 weights (``passes/bf16_prefill_gemm.py``: a bf16 model's linears) take the same two
 executables, their rows' values read as they are into the panels and x's tiles.
@@ -29,7 +32,9 @@ order, by pairs): the same values bit for bit (tests/e2e/test_prefill_gemm.py). 
 AVX512-BF16 host a 512-token prefill of the 0.35B generators ran 0.94-0.95x the time of the
 decode-and-pack path (fp8-current, fp8-block, mxfp8; nvfp4 0.96x; benchmarks/RESULTS.md); 512
 rows a workgroup instead of 256 (each panel decoded once for a 512-token prompt, not twice) and
-the prefetch took another 4% off the fp8-current and the bf16 `none` prefill.
+the prefetch took another 4% off the fp8-current and the bf16 `none` prefill; the sums' blocks
+(row-major rows between blocks of K had taken one cache set a tile) and the rounding in the
+GEMM 5-11% more (0.35B, 1.1B).
 """
 
 from __future__ import annotations
@@ -94,7 +99,7 @@ _BLOCK_K = {ScaleFormat.FP32: 128, ScaleFormat.E8M0: 32, ScaleFormat.NVFP4: 16}
 class Rounding:
     """A GEMM whose outputs leave it rounded to bf16 (``arith.truncf``: to nearest, ties to even)
     as the last block of K stores them, rather than as f32 sums a dispatch of their own rounds
-    afterwards (the f32 sums before that block wait in an output of their own); ``alpha``: two
+    afterwards; ``alpha``: two
     f32 scalars (per-tensor scales, nvfp4's global scales) whose product multiplies the sums
     first, as the data-tiled GEMM's epilogue does."""
 
@@ -102,12 +107,12 @@ class Rounding:
 
 
 def dispatch_fields(n: int, rounded: bool) -> dict[str, str]:
-    """A definition's ``acc_results`` and ``acc_types``: the GEMM dispatch's results, ``%acc``
-    the outputs (``rounded``: bf16, beside the f32 sums)."""
-    if not rounded:
-        return {"acc_results": "%acc", "acc_types": f"tensor<?x{n}xf32>{{%m}}"}
-    sums = f"tensor<?x{n // LANES}x16x16xf32>{{%tiles}}"  # _sums_type's
-    return {"acc_results": "%sums, %acc", "acc_types": f"({sums}, tensor<?x{n}xbf16>{{%m}})"}
+    """A definition's ``acc_results`` and ``acc_types``: the GEMM dispatch's results, its f32
+    sums between blocks of K (:func:`_sums_type`'s) and ``%acc``, the outputs (``rounded``:
+    bf16, else f32)."""
+    sums = f"tensor<?x{n // LANES}x16x16xf32>{{%tiles}}"
+    out = f"tensor<?x{n}x{'bf16' if rounded else 'f32'}>{{%m}}"
+    return {"acc_results": "%sums, %acc", "acc_types": f"({sums}, {out})"}
 
 
 ROUNDED_DOC = ", rounded to bf16 as the GEMM's last block of K stores them"
@@ -353,18 +358,17 @@ def executable(
             "panel_doc": f"codes decoded from byte tables ({DECODE_DOCS[fmt == E2M1]}), times "
             "their block scales, and",
         }
-    rounds = {"alpha_bindings": "", "out16_binding": "", "round_defs": "", "round_doc": ""}
+    rounds = {"alpha_bindings": "", "alpha_defs": "", "round_doc": "", "out_elem": "f32"}
     if rounding is not None:
-        rounds["out16_binding"] = "%out16_binding: !stream.binding, "
-        rounds["round_defs"] = "\n" + fragment("gemm_round_out.mlir", N=n)
-        rounds["round_doc"] = " (at the last block of K: rounded to bf16 into out16)"
+        rounds["out_elem"] = "bf16"
+        rounds["round_doc"] = ", rounded to it"
         docs["epilogue_doc"] = ""
         if rounding.alpha:
             rounds["alpha_bindings"] = (
                 "%sa_binding: !stream.binding, %sb_binding: !stream.binding, "
             )
             doc = "global scales" if plan.fp4 else "per-tensor scales"
-            rounds["round_defs"] += "\n" + fragment("gemm_round_alpha.mlir", doc=doc)
+            rounds["alpha_defs"] = "\n" + fragment("gemm_round_alpha.mlir", doc=doc)
     return fragment(
         "gemm_executable.mlir",
         exe=exe,
@@ -386,8 +390,7 @@ def executable(
         scale_defs=defs,
         panel=panel_text,
         prefetch=_prefetch(plan, kc, f"memref<{n}x{plan.row_bytes}x{_elem(fmt)}>", fmt is None),
-        sums_type=_sums_type(n, rounding),
-        sums_dims="%m" if rounding is None else "%m_tiles_all",
+        sums_type=_sums_type(n),
         full_tile=_tile(n, k, kc, False, rounding),
         tail_tile=_tile(n, k, kc, True, rounding),
         **rounds,
@@ -494,31 +497,20 @@ def _prefetch(plan: Gemm, kc: int, w_type: str, bf16: bool) -> str:
 def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str:
     """A tile of 16 rows of x against the panel (``gemm_tile.mlir``): whole, its rows' addresses
     a constant apart, or the last, of fewer rows (``tail``: rows past M repeat the last and are
-    not stored); ``rounding``: the last block of K stores its outputs rounded
-    (``gemm_stores_rounded.mlir``)."""
+    not stored). Its sums wait in ``%sums`` between blocks of K (its 16 x 16 block of the strip);
+    the last block stores them into ``%out`` (``gemm_stores_last.mlir``): as f32 sums, or
+    (``rounding``) times alpha and rounded to bf16."""
     p = "tail_" if tail else "full_"
     suffix = "_tail" if tail else ""
-    sums_type = _sums_type(n, rounding)
-    rows, products, stores, rounded = [], [], [], []
+    sums_type = _sums_type(n)
+    out_type = f"memref<?x{n}x{'f32' if rounding is None else 'bf16'}>"
+    block = {"sums_type": sums_type, "sums_reads": f" %{p}t:index %strip:index %c0:index"}
+    rows, products, stores, last = [], [], [], []
     for i in range(LANES):
         r, x, o = f"{p}r{i}_", f"{p}x{i}_", f"{p}o{i}_"
-        # the f32 sums of row i: row-major outputs, or a rounded GEMM's 16 x 16 block
-        if rounding is None:
-            sums = {"sums_at": "{row}, %n", "sums_reads": " %n:index"}
-        else:
-            sums = {"sums_at": f"%{p}t, %strip, %{r}off, %c0",
-                    "sums_reads": f" %{p}t:index %strip:index %c0:index"}  # fmt: skip
-        at = {"sums_type": sums_type, "sums_reads": sums["sums_reads"]}
+        at = f"%{p}t, %strip, %{r}off, %c0"  # row i's sums in the tile's block of the strip
         rows.append(
-            fragment(
-                f"gemm_row{suffix}.mlir",
-                p=r,
-                tile0="%tile0",
-                N=n,
-                i=i,
-                sums_at=sums["sums_at"].format(row=f"%{r}row"),
-                **at,
-            )
+            fragment(f"gemm_row{suffix}.mlir", p=r, tile0="%tile0", N=n, i=i, sums_at=at, **block)
         )
         products.append(
             fragment(
@@ -532,40 +524,54 @@ def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str
                 acc=f"%{p}acc_{i}",
             )
         )
-        row = {"acc": f"%{p}acc#{i}", "row": f"%{r}row", "N": n, "i": i}
+        row = {"acc": f"%{p}acc#{i}", "N": n, "i": i}
         if tail:
             row["in"] = f"%{r}in"
-        sums_at = sums["sums_at"].format(row=f"%{r}row")
-        reads = at["sums_reads"] + (f" %{r}row:index" if rounding is None else f" %{r}off:index")
-        stores.append(
-            fragment(
-                f"gemm_store{suffix}.mlir",
-                p=o,
-                **row,
-                sums_at=sums_at,
-                sums_type=sums_type,
-                sums_reads=reads,
-            )
+        store = fragment(
+            f"gemm_store{suffix}.mlir",
+            p=o,
+            **row,
+            what="sums so far",
+            dst="%sums",
+            dst_type=sums_type,
+            dst_at=at,
+            dst_reads=f"{block['sums_reads']} %{r}off:index",
         )
-        if rounding is None:
+        stores.append(store)
+        if rounding is None:  # the f32 sums into the outputs, row-major
+            last.append(
+                fragment(
+                    f"gemm_store{suffix}.mlir",
+                    p=f"{p}h{i}_",
+                    **row,
+                    what="outputs",
+                    dst="%out",
+                    dst_type=out_type,
+                    dst_at=f"%{r}row, %n",
+                    dst_reads=f" %{r}row:index %n:index",
+                )
+            )
             continue
         value = row.pop("acc")
         if rounding.alpha:
-            rounded.append(fragment("gemm_acc_alpha.mlir", p=f"{p}s{i}_", acc=value))
+            last.append(fragment("gemm_acc_alpha.mlir", p=f"{p}s{i}_", acc=value))
             value = f"%{p}s{i}_scaled"
-        rounded.append(fragment(f"gemm_store_bf16{suffix}.mlir", p=f"{p}h{i}_", v=value, **row))
-    if rounding is not None:
-        alpha_doc = "times alpha first" if rounding.alpha else "as they are"
-        text = fragment(
-            "gemm_stores_rounded.mlir",
-            p=f"{p}st_",
-            k_last=k - kc,
-            alpha_doc=alpha_doc,
-            store_reads=f"{_store_reads(n, rounding)} %out:{sums_type} %n:index",
-            rounded="\n".join(rounded),
-            sums="\n".join(stores),
+        last.append(
+            fragment(f"gemm_store_bf16{suffix}.mlir", p=f"{p}h{i}_", v=value, row=f"%{r}row", **row)
         )
-        stores = [text]
+    if rounding is None:
+        last_doc = "the f32 sums"
+    else:
+        last_doc = "times alpha, rounded to bf16" if rounding.alpha else "rounded to bf16"
+    text = fragment(
+        "gemm_stores_last.mlir",
+        p=f"{p}st_",
+        k_last=k - kc,
+        last_doc=last_doc,
+        store_reads=f"{_store_reads(n, rounding)} %sums:{sums_type} %n:index",
+        last="\n".join(last),
+        sums="\n".join(stores),
+    )
     return fragment(
         "gemm_tile.mlir",
         p=p,
@@ -573,8 +579,7 @@ def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str
         N=n,
         KH=k // 2,
         KP=kc // 2,
-        row_reads=(" %m:index %m_last:index" if tail else "")
-        + ("" if rounding is None else " %strip:index"),
+        row_reads=(" %m:index %m_last:index" if tail else "") + " %strip:index",
         store_reads=_store_reads(n, rounding),
         sums_type=sums_type,
         rows="\n".join(rows),
@@ -582,26 +587,24 @@ def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str
         acc_types=", ".join(["vector<16xf32>"] * LANES),
         products="\n".join(products),
         yields=", ".join(f"%{p}x{i}_next" for i in range(LANES)),
-        stores="\n".join(stores),
+        stores=text,
     )
 
 
-def _sums_type(n: int, rounding: Rounding | None) -> str:
-    """The memref of a GEMM's f32 sums: its outputs ``[M, n]``, or a rounded GEMM's sums between
-    blocks of K, ``[ceil(M / 16), n / 16, 16, 16]``: each tile's 16 x 16 block of a strip of
-    16 outputs contiguous (row-major rows n x 4 bytes apart would each take a cache line of the
-    same set, every K block)."""
-    if rounding is None:
-        return f"memref<?x{n}xf32>"
+def _sums_type(n: int) -> str:
+    """The memref of a GEMM's f32 sums between blocks of K, ``[ceil(M / 16), n / 16, 16, 16]``:
+    each tile's 16 x 16 block of a strip of 16 outputs contiguous (rows of a row-major
+    ``[M, n]``, n x 4 bytes apart, would each take a cache line of one set, every block)."""
     return f"memref<?x{n // LANES}x16x16xf32>"
 
 
 def _store_reads(n: int, rounding: Rounding | None) -> str:
-    """What a tile's stores read beside the f32 sums' (``gemm_tile.mlir``'s ``store_reads``)."""
+    """What a tile's last stores read beside its own values (``gemm_tile.mlir``'s
+    ``store_reads``): the outputs, and alpha where the GEMM multiplies it in."""
     if rounding is None:
-        return ""
+        return f" %out:memref<?x{n}xf32>"
     alpha = " %alpha:vector<16xf32>" if rounding.alpha else ""
-    return f" %out16:memref<?x{n}xbf16>{alpha}"
+    return f" %out:memref<?x{n}xbf16>{alpha}"
 
 
 def gemm_plan(op: NamedOp) -> Gemm | None:

@@ -7,12 +7,15 @@
 //      lines one pair of K's 16 values (the data-tiled GEMM's tile, 16 x 2);
 //   2. for each 16 rows of x (a last tile of fewer: rows past M repeat the last and are not
 //      stored; gemm_tile.mlir): 16 accumulators of 16 lanes, one per row (lane: the row of w),
-//      from the outputs so far (zero at the first K block), and per pair of K each row's pair
-//      of x multiplied with the panel's line (vdpbf16ps, the pair broadcast as its memory
+//      from the sums so far (zero at the first K block), and per pair of K each row's pair of
+//      x multiplied with the panel's line (vdpbf16ps, the pair broadcast as its memory
 //      operand: products exact in f32, each factor a bf16; f32 sums, K in order, denormals as
-//      zero as every CPU dispatch of IREE's); stored back${round_doc}. Each whole tile first prefetches
-//      its share of the next panel's weight bytes (gemm_prefetch.mlir), which step 1 then
-//      reads from the cache rather than from memory.
+//      zero as every CPU dispatch of IREE's); stored back into sums, [ceil(M / 16), ${N} / 16,
+//      16, 16] (a tile's 16 x 16 block of a strip contiguous: rows ${N} x 4 bytes apart would
+//      take lines of one cache set), and at the last block of K into out, [M, ${N}]
+//      ${out_elem}${round_doc}. Each whole tile first prefetches its share of the next panel's
+//      weight bytes (gemm_prefetch.mlir), which step 1 then reads from the cache rather than
+//      from memory.
 // Needs ${needs}.
 stream.executable private @${exe} {
   stream.executable.export public @${fn} workgroups(%m: index) -> (index, index, index) {
@@ -22,8 +25,8 @@ stream.executable private @${exe} {
   }
   builtin.module {
     func.func @${fn}(%x_binding: !stream.binding, %w_binding: !stream.binding,
-                     ${scale_bindings}${alpha_bindings}%out_binding: !stream.binding,
-                     ${out16_binding}%m: index) {
+                     ${scale_bindings}${alpha_bindings}%sums_binding: !stream.binding,
+                     %out_binding: !stream.binding, %m: index) {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %c2 = arith.constant 2 : index
@@ -38,9 +41,10 @@ stream.executable private @${exe} {
       %m_tiles_all = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
       %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<?x${KH}x16xi32>{%m_tiles_all}
       %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${BK}x${w_elem}>
-      %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> ${sums_type}{${sums_dims}}
+      %sums = stream.binding.subspan %sums_binding[%c0] : !stream.binding -> ${sums_type}{%m_tiles_all}
+      %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> memref<?x${N}x${out_elem}>{%m}
       %panel = memref.alloca() : memref<${KP}x16xi32>
-${scale_defs}${round_defs}
+${scale_defs}${alpha_defs}
       %zero = arith.constant dense<0.0> : vector<16xf32>
 ${decode_defs}
       %id = hal.interface.workgroup.id[0] : index

@@ -1,3 +1,3 @@
-// snippet: reads ${acc}:vector<16xf32> %out:${sums_type}${sums_reads}; defines
-            // row ${i}'s sums (read:${sums_reads})
-            vector.store ${acc}, %out[${sums_at}] : ${sums_type}, vector<16xf32>
+// snippet: reads ${acc}:vector<16xf32> ${dst}:${dst_type}${dst_reads}; defines
+            // row ${i}'s ${what} (read:${dst_reads})
+            vector.store ${acc}, ${dst}[${dst_at}] : ${dst_type}, vector<16xf32>

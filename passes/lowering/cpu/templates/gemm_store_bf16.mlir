@@ -1,3 +1,3 @@
-// snippet: reads ${v}:vector<16xf32> %out16:memref<?x${N}xbf16> ${row}:index %n:index; defines
+// snippet: reads ${v}:vector<16xf32> %out:memref<?x${N}xbf16> ${row}:index %n:index; defines
               %${p}h = arith.truncf ${v} : vector<16xf32> to vector<16xbf16>
-              vector.store %${p}h, %out16[${row}, %n] : memref<?x${N}xbf16>, vector<16xbf16>
+              vector.store %${p}h, %out[${row}, %n] : memref<?x${N}xbf16>, vector<16xbf16>

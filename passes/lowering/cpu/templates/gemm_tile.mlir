@@ -1,4 +1,4 @@
-// snippet: reads ${tile0}:index %panel:memref<${KP}x16xi32> %kc:index %c0:index %c1:index %c2:index %c16:index %cKP:index %x:memref<?x${KH}x16xi32> %out:${sums_type} %n:index %first:i1 %zero:vector<16xf32>${row_reads}${store_reads}; defines; holes rows products stores
+// snippet: reads ${tile0}:index %panel:memref<${KP}x16xi32> %kc:index %c0:index %c1:index %c2:index %c16:index %cKP:index %x:memref<?x${KH}x16xi32> %sums:${sums_type} %n:index %first:i1 %zero:vector<16xf32>${row_reads}${store_reads}; defines; holes rows products stores
             // 16 rows of x from ${tile0} against the panel: per pair of K (a line) one
             // vdpbf16ps a row (x [?, ${KH}, 16] pairs, sums ${sums_type}; the rows also read:${row_reads};
             // the stores:${store_reads})
