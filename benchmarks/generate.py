@@ -10,11 +10,13 @@ For each size the benchmark reuses (or writes, as ``llm_scale.py`` does) a rando
 Llama checkpoint, then, each in a process of its own:
 
 - transformers eager bf16 with a static cache (``generate(..., cache_implementation="static")``,
-  greedy, ``torch.set_num_threads(2)``): the prefill (one forward of the prompt) and the decode
-  (the rest of ``generate``'s time over its new tokens but the first);
+  greedy, ``torch.set_num_threads(2)``): the prefill (one forward of the prompt; the median of
+  :data:`PREFILLS`) and the decode (the rest of ``generate``'s time over its new tokens but the
+  first);
 - per recipe, ``qmlir compile DIR --generate --max-seq-len N`` and then a generation of the
-  same length through ``Generator.generate`` (greedy), after one warm-up generation: prefill
-  and decode timed as ``Generator.last_stats`` reports them, peak RSS while generating. The
+  same length through ``Generator.generate`` (greedy), after one warm-up generation: decode
+  timed as ``Generator.last_stats`` reports it, the prefill as the median of :data:`PREFILLS`
+  prefills of the prompt (``Generator.step`` at position 0), peak RSS while generating. The
   process keeps freed memory for reuse (``compiler.retain_freed_memory``), as ``qmlir
   generate`` does, unless ``--malloc default``.
 
@@ -47,6 +49,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from llm_scale import SIZES, llama_config, write_checkpoint  # noqa: E402
 
+PREFILLS = 3  # prefills timed, each side (a single one caught a 1.7x hiccup of this VM once)
+
 _TORCH = r"""
 import json, sys, time, torch, numpy as np, transformers
 torch.set_num_threads(2)
@@ -57,15 +61,18 @@ ids = torch.from_numpy(np.random.default_rng(3).integers(0, vocab, (1, prompt)).
 kw = dict(do_sample=False, cache_implementation="static", max_new_tokens=new, min_new_tokens=new)
 with torch.no_grad():
     lm.generate(ids, **kw)  # warm-up
-    t0 = time.perf_counter(); lm(ids, use_cache=False, logits_to_keep=1); t1 = time.perf_counter()
-    out = lm.generate(ids, **kw); t2 = time.perf_counter()
-prefill = t1 - t0
+    times = []
+    for _ in range(int(sys.argv[4])):
+        t0 = time.perf_counter(); lm(ids, use_cache=False, logits_to_keep=1)
+        times.append(time.perf_counter() - t0)
+    t1 = time.perf_counter(); out = lm.generate(ids, **kw); t2 = time.perf_counter()
+prefill = float(np.median(times))
 print(json.dumps({"prefill_s": prefill, "decode_tps": (new - 1) / ((t2 - t1) - prefill),
                   "tokens": out[0, prompt:].tolist()}))
 """
 
 _QMLIR = r"""
-import json, sys, numpy as np
+import json, sys, time, numpy as np
 sys.path.insert(0, sys.argv[1])
 import compiler
 if sys.argv[6] == "retain":
@@ -78,13 +85,16 @@ gen.generate(ids, 2, eos_token_id=[])  # warm-up (loads and maps the module)
 out = gen.generate(ids, new, eos_token_id=[])
 s = gen.last_stats
 hwm = [int(l.split()[1]) / 1024 for l in open("/proc/self/status") if l.startswith("VmHWM")][0]
+times = []
+for _ in range(int(sys.argv[7])):  # the prompt's prefill alone, as torch's is timed
+    t0 = time.perf_counter(); gen.step(ids, 0); times.append(time.perf_counter() - t0)
 # teacher-forced logits over one fixed sequence: the prompt's prefill, then a decode step per
 # token (every variant sees the same tokens; compared across KV cache formats by the parent)
 fixed = np.random.default_rng(4).integers(0, vocab, (1, prompt + new)).astype(np.int64)
 rows = [gen.step(fixed[:, :prompt], 0)[0]]
 rows += [gen.step(fixed[:, p : p + 1], p)[0] for p in range(prompt, prompt + new - 1)]
 np.save(sys.argv[5], np.stack(rows))
-print(json.dumps({"prefill_s": s.prefill_s, "decode_tps": s.decode_tokens_per_s,
+print(json.dumps({"prefill_s": float(np.median(times)), "decode_tps": s.decode_tokens_per_s,
                   "peak_mb": hwm, "tokens": out[0, prompt:].tolist()}))
 """
 
@@ -231,7 +241,7 @@ def main() -> None:
         folder = work / f"llama-{size}"
         if not (folder / "config.json").is_file():
             write_checkpoint(folder, size)
-        torch = child(_TORCH, str(folder), str(args.prompt), str(args.new))
+        torch = child(_TORCH, str(folder), str(args.prompt), str(args.new), str(PREFILLS))
         rows = [("torch eager bf16", torch, None, "model")]
         variants = [
             (r, kv, g) for r in args.recipes for kv in args.kv_caches for g in args.decode_gemv
@@ -269,6 +279,7 @@ def main() -> None:
                 str(args.new),
                 str(logits),
                 args.malloc,
+                str(PREFILLS),
             )
             measured["logits"] = str(logits)
             params = out.with_name(out.name.removesuffix(".vmfb") + ".params.safetensors")
