@@ -827,7 +827,7 @@ def _store_at(t: str, r: str, last: str | None) -> dict[str, str]:
         reads = f"{sums['sums_reads']} %{r}off:index"
         return {"what": "sums so far", "dst": "%sums", "dst_type": BLOCKED,
                 "dst_at": sums["sums_at"], "dst_reads": reads}  # fmt: skip
-    return {"what": "outputs", "dst": "%out", "dst_type": f"memref<?x32x{last}>",
+    return {"what": "outputs (row-major)", "dst": "%out", "dst_type": f"memref<?x32x{last}>",
             "dst_at": f"%{r}row, %n", "dst_reads": f" %{r}row:index %n:index"}  # fmt: skip
 
 

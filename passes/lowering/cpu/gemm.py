@@ -544,7 +544,7 @@ def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str
                     f"gemm_store{suffix}.mlir",
                     p=f"{p}h{i}_",
                     **row,
-                    what="outputs",
+                    what="outputs (row-major)",
                     dst="%out",
                     dst_type=out_type,
                     dst_at=f"%{r}row, %n",
