@@ -65,10 +65,7 @@ class SeparateGemmOperands(ModulePass):
     dynamic_only: bool = False
 
     def apply(self, module: ir.Module) -> None:
-        found = ops_where(
-            module.operation,
-            lambda op: op.name in torch_ops.MATMUL_OPS and op.name != "torch.aten.bmm",
-        )
+        found = ops_where(module.operation, _is_unbatched_matmul)
         for op in found:
             a, b = _operands(op)
             if is_weight(a) == is_weight(b):

@@ -107,12 +107,12 @@ class Rounding:
 
 
 def dispatch_fields(n: int, rounded: bool) -> dict[str, str]:
-    """A definition's ``acc_results`` and ``acc_types``: the GEMM dispatch's results, its f32
-    sums between blocks of K (:func:`_sums_type`'s) and ``%acc``, the outputs (``rounded``:
-    bf16, else f32)."""
+    """A definition's ``acc_types``: the types of the GEMM dispatch's results ``%sums, %acc``,
+    its f32 sums between blocks of K (:func:`_sums_type`'s) and the outputs (``rounded``: bf16,
+    else f32)."""
     sums = f"tensor<?x{n // LANES}x16x16xf32>{{%tiles}}"
     out = f"tensor<?x{n}x{'bf16' if rounded else 'f32'}>{{%m}}"
-    return {"acc_results": "%sums, %acc", "acc_types": f"({sums}, {out})"}
+    return {"acc_types": f"({sums}, {out})"}
 
 
 ROUNDED_DOC = ", rounded to bf16 as the GEMM's last block of K stores them"

@@ -13,7 +13,7 @@ func.func private @${name}(${args})
   %tiles = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]${x_scales}
   %x_pairs = flow.dispatch @${x_exe}::@${x_fn}[%m](%a_any, ${x_operands}%m)
       : (tensor<?x${AK}xi8>{%m}, ${x_types}index) -> tensor<?x${KH}x16xi32>{%tiles}
-  ${acc_results} = flow.dispatch @${exe}::@${fn}[%m](%x_pairs, %b, ${gemm_args}%m)
+  %sums, %acc = flow.dispatch @${exe}::@${fn}[%m](%x_pairs, %b, ${gemm_args}%m)
       : (tensor<?x${KH}x16xi32>{%tiles}, tensor<${N}x${BK}xi8>, ${gemm_arg_types}index)
       -> ${acc_types}
   %acc_rows = tensor.cast %acc : tensor<?x${N}x${out_elem}> to tensor<${M}x${N}x${out_elem}>${expand}
