@@ -24,8 +24,9 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
-from passes.fusion.calls import NamedCalls, only_use, producer
+from passes.fusion.calls import NamedCalls, only_use
 from passes.fusion.scale_chains import scaled_matmul_sites
+from passes.ir import torch_ops
 from passes.ir.dialect import Attrs, NamedOp, OpKind
 from passes.ir.named_ops import NamedOpBuilder, erase_uncalled_declarations, variant_of
 from passes.ir.types import tensor_info
@@ -98,7 +99,4 @@ def _round(
         torch_side = view.name == "torch_c.from_builtin_tensor"
         view.results[0].set_type(bf16.vtensor() if torch_side else bf16.builtin())
     convert.results[0].replace_all_uses_with(views[-1].results[0])
-    dtype = producer(convert.operands[1])  # its torch.constant.int
-    convert.erase()
-    if dtype is not None and not any(True for _ in dtype.results[0].uses):
-        dtype.erase()
+    torch_ops.erase_unused(convert)  # and its dtype's constant
