@@ -108,6 +108,28 @@ def test_random_weights_and_k_blocks(recipe: str, dtype: torch.dtype, tmp_path: 
     np.testing.assert_array_equal(_bits(kernel(x)), _bits(tiled(x)))
 
 
+@pytest.mark.parametrize("recipe", ["fp8-block", "mxfp8"])
+def test_values_below_f32s_normals_read_as_zero_as_in_the_data_tiled_gemm(
+    recipe: str, tmp_path: Path
+) -> None:
+    """A block of tiny weights (half of K, about 2^-118) has codes whose values times the
+    block's power-of-two scale fall below 2^-126: the panel's hardware rounding to bf16
+    (vcvtne2ps2bf16) flushes them to zero where the dequantize's arith.truncf keeps them as bf16
+    subnormals, and the data-tiled GEMM's vdpbf16ps reads those as zero. Against activations of
+    about 2^80 their products (about 2^-50) would show in the sums: the outputs are the
+    data-tiled GEMM's bit for bit."""
+    torch.manual_seed(2)
+    linear = torch.nn.Linear(256, 32, bias=False).eval()
+    with torch.no_grad():
+        linear.weight[:, :128] *= 2.0**-118
+    kernel, tiled = _pair(linear, torch.zeros(37, 256), tmp_path, recipe)
+    filecheck(_marked(torch.float32), tmp_path / "04-lower.mlir")
+    x = np.random.default_rng(3).standard_normal((37, 256)).astype(np.float32) * 2.0**80
+    got, want = np.asarray(kernel(x)), np.asarray(tiled(x))
+    assert np.isfinite(got).all() and (got != 0).all()
+    np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
 def _as(x: np.ndarray, dtype: torch.dtype) -> np.ndarray:
     """Inputs for a model of ``dtype``."""
     return x.astype(np.float32).astype(

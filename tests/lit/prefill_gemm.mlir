@@ -80,34 +80,48 @@
 
 // Block scales: A's read by the tiling executable (fp8-block's block1d [K blocks, rows padded to
 // 4] f32), B's by the GEMM's panel decode (block2d [N / 128, K blocks]); each two rows' 64
-// values widened to f32, times their rows' scales, rounded to bf16 (the dequantize's values);
-// the sums are not scaled after.
+// values widened to f32, times their rows' scales, rounded to bf16 (the dequantize's values,
+// by vcvtne2ps2bf16, 32 an instruction); the sums are not scaled after.
 // BLOCKL: func.func @{{.*}}Dx128.64x128$x(%{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: !stream.binding, %{{.*}}: index)
 // BLOCKL: stream.binding.subspan %{{.*}} : !stream.binding -> memref<1x?xf32>{%{{.*}}}
 // BLOCKL: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<1x?xf32>
 // BLOCKL: arith.extf %{{.*}} : vector<64xbf16> to vector<64xf32>
-// BLOCKL: arith.truncf %{{.*}} : vector<64xf32> to vector<64xbf16>
+// BLOCKL-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512bf16.cvtne2ps2bf16.512"
+// BLOCKL-NOT: arith.truncf %{{.*}} : vector<64xf32> to vector<64xbf16>
 // BLOCKL: func.func @{{.*}}Dx128.64x128$gemm(
 // BLOCKL: stream.binding.subspan %{{.*}} : !stream.binding -> memref<1x4xf32>
 // BLOCKL: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // BLOCKL: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<1x4xf32>
 // BLOCKL: arith.mulf %{{.*}}, %{{.*}} : vector<64xf32>
+// mxfp8's E8M0 scales (and nvfp4's E4M3 ones): the 16 rows' scales of a K block decoded to f32
+// at once as it begins, two rows' a step (E8M0: each code shifted into an f32's exponent), into
+// a buffer on the stack the panel's steps read.
 // MX: func.func @{{.*}}Dx128.64x128.compact_ab$x(
 // MX: stream.binding.subspan %{{.*}} : !stream.binding -> memref<?x4xi8>{%{{.*}}}
-// MX: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x4xi8>
-// MX: arith.shli %{{.*}}, %{{.*}} : i32
+// MX: %[[SDEC:.*]] = memref.alloca() : memref<16x32xf32>
+// MX: vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x4xi8>, vector<4xi8>
+// MX: arith.shli %{{.*}}, %{{.*}} : vector<64xi32>
+// MX: vector.store %{{.*}}, %[[SDEC]][%{{.*}}, %{{.*}}] : memref<16x32xf32>, vector<32xf32>
+// MX: memref.load %[[SDEC]][%{{.*}}, %{{.*}}] : memref<16x32xf32>
 // MX: func.func @{{.*}}Dx128.64x128.compact_ab$gemm(
 // MX: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x4xi8>
+// MX: vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x4xi8>, vector<4xi8>
+// MX: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<16x32xf32>
 // nvfp4: E2M1 codes two a byte (16 bytes a row and step, their nibbles' values from 16-entry
 // tables, even and odd elements interleaved back into K order), each row's two blocks of 16
 // times their E4M3 scales; the global scales multiply the sums beside the dispatch.
 // NVF: func.func @{{.*}}Dx64.64x64.compact_ab$x(
 // NVF: stream.binding.subspan %{{.*}} : !stream.binding -> memref<?x64xi8>{%{{.*}}}
 // NVF: stream.binding.subspan %{{.*}} : !stream.binding -> memref<?x8xi8>{%{{.*}}}
+// NVF: vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x8xi8>, vector<8xi8>
+// NVF-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.qi.512"
+// NVF: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<16x32xf32>, vector<32xf32>
 // NVF: vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x64xi8>, vector<16xi8>
 // NVF-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.permvar.qi.512"
+// NVF: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<16x32xf32>
 // NVF: func.func @{{.*}}Dx64.64x64.compact_ab$gemm(
 // NVF: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x8xi8>
+// NVF: vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x8xi8>, vector<8xi8>
 // NVF: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.Dx64.64x64.compact_ab(
 // NVF: ins(%{{.*}}, %arg2, %arg5 : tensor<?x64xf32>, tensor<f32>, tensor<f32>)
 

@@ -645,6 +645,7 @@ def _gemm(file: str) -> tuple[str, Callable[[str], object]]:
             sa_type="tensor<4x8xf32>", sa_any_type="tensor<4x?xf32>", rows_map="(s0 ceildiv 4) * 4"
         ),
         "gemm_out_2d.mlir": dict(M=20, N=32, out_elem="f32"),
+        "gemm_scales_decoded.mlir": dict(),
         "gemm_collapse.mlir": dict(
             a_shape="1x?x128", M="?", AK=128, a_elem="bf16", groups="[0, 1], [2]"
         ),
@@ -682,22 +683,14 @@ def _gemm_prefetch(p: str) -> object:  # as gemm.py fills it: two lines, nested
     )
 
 
-def _gemm_scale(scale_format: str, p: str) -> object:  # two rows' block scales, as gemm.Scales
-    if scale_format == "fp32":  # A's block1d layout: [K blocks, rows]
-        return fill("gemm_scale_fp32.mlir").substitute(
-            p=p,
-            scales_type="memref<1x?xf32>",
-            bk=128,
-            rb=1,
-            at_a=f"%{p}kb, %{p}ba",
-            at_b=f"%{p}kb, %{p}bb",
-        )
-    decode = {
-        f"decode_{r}": fill("decode_e8m0_f32.mlir").substitute(p=f"{p}d{r}_", code=f"%{p}e{r}")
-        for r in "ab"
-    }
-    return fill("gemm_scale_e8m0.mlir").substitute(
-        p=p, scales_type="memref<32x4xi8>", bk=32, **decode
+def _gemm_scale_fp32(p: str) -> object:  # two rows' fp32 block scales, as gemm.Scales
+    return fill("gemm_scale_fp32.mlir").substitute(  # A's block1d layout: [K blocks, rows]
+        p=p,
+        scales_type="memref<1x?xf32>",
+        bk=128,
+        rb=1,
+        at_a=f"%{p}kb, %{p}ba",
+        at_b=f"%{p}kb, %{p}bb",
     )
 
 
@@ -712,9 +705,14 @@ _FP8_TABLES = "".join(
 _FP4_TABLES = "".join(f" %{v}:vector<64xi8>" for v in ("nibble", "four", "hi_table", "lo_table"))
 
 
+_DECODED_READS = " %sdec:memref<16x32xf32> %kq:index"
+
+
 def _gemm_panel_scaling(scale_format: str, p: str) -> tuple[str, str]:
-    """As gemm.Scales.text: two rows' block scales read and multiplied into their values; the
-    text and the reads it adds to gemm_panel_rows.mlir's."""
+    """As gemm.Scales.text: two rows' block scales read (E4M3, E8M0: from %sdec) and multiplied
+    into their values, rounded to bf16; the text and the reads it adds to
+    gemm_panel_rows.mlir's."""
+    rounded = _gemm_panel_round(p)
     if scale_format == "nvfp4":  # each row's two blocks of 16
         product = fill("gemm_panel_scale16.mlir").substitute(
             p=p,
@@ -722,14 +720,63 @@ def _gemm_panel_scaling(scale_format: str, p: str) -> tuple[str, str]:
             concat16=list(range(32)),
             concat32=list(range(64)),
         )
-        return f"{_gemm_scale_e4m3(p)}\n{product}", " %scales:memref<32x8xi8> %k:index"
+        read = _gemm_scale_decoded("e4m3")(p)
+        return f"{read}\n{product}\n{rounded}", _DECODED_READS
     fp32 = scale_format == "fp32"
     names = (f"%{p}fa", f"%{p}fb") if fp32 else (f"%{p}da_f32", f"%{p}db_f32")
     product = fill("gemm_panel_scale.mlir").substitute(
         p=p, fa=names[0], fb=names[1], concat=list(range(64))
     )
-    reads = " %scales:memref<1x?xf32>" if fp32 else " %scales:memref<32x4xi8>"
-    return f"{_gemm_scale(scale_format, p)}\n{product}", reads
+    if fp32:
+        return f"{_gemm_scale_fp32(p)}\n{product}\n{rounded}", " %scales:memref<1x?xf32>"
+    read = _gemm_scale_decoded("e8m0")(p)
+    return f"{read}\n{product}\n{rounded}", _DECODED_READS
+
+
+def _gemm_panel_round(p: str) -> object:
+    return fill("gemm_panel_round.mlir").substitute(p=p, concat=list(range(64)))
+
+
+def _gemm_scale_decoded(scale_format: str) -> Callable[[str], object]:
+    def make(p: str) -> object:  # rows 2 and 3's scales from %sdec, as gemm.Scales.text
+        if scale_format == "e4m3":
+            return fill("gemm_scale_e4m3_decoded.mlir").substitute(p=p, ra=2, rb=3)
+        return fill("gemm_scale_e8m0_decoded.mlir").substitute(p=p, ra=2, rb=3, bk=32)
+
+    return make
+
+
+def _gemm_scales_rows(scale_format: str) -> Callable[[str], object]:
+    def make(p: str) -> object:  # as gemm.decode_scales: rows 2 and 3's 24 scales of a K block
+        sb = 24
+        pad = [*range(sb), *[0] * (32 - sb), *range(sb, 2 * sb), *[sb] * (32 - sb)]
+        e4m3 = scale_format == "e4m3"
+        decode = _gemm_scales_decode(scale_format)(p)
+        return fill("gemm_scales_rows.mlir").substitute(
+            p=p,
+            ra=2,
+            rb=3,
+            sb=sb,
+            bk=16 if e4m3 else 32,
+            pad=pad,
+            scales_type="memref<32x48xi8>",
+            decode_reads=_FP8_TABLES if e4m3 else "",
+            decode=decode,
+        )
+
+    return make
+
+
+def _gemm_scales_decode(scale_format: str) -> Callable[[str], object]:
+    def make(p: str) -> object:
+        if scale_format == "e4m3":
+            lookup = fill("fp8_bf16_lookup.mlir").substitute(p=p, interleave=_INTERLEAVE)
+            return fill("gemm_scales_e4m3.mlir").substitute(
+                p=p, table_reads=_FP8_TABLES, lookup=lookup
+            )
+        return fill("gemm_scales_e8m0.mlir").substitute(p=p)
+
+    return make
 
 
 def _gemm_panel_rows(scale_format: str | None) -> Callable[[str], object]:
@@ -762,11 +809,6 @@ def _gemm_panel_rows(scale_format: str | None) -> Callable[[str], object]:
 
 _FP4_INTERLEAVE = [j // 2 + (64 if j % 2 else 0) for j in range(64)]
 _FP4_PAIRS = [j // 2 + (32 if j % 2 else 0) for j in range(64)]
-
-
-def _gemm_scale_e4m3(p: str) -> object:  # nvfp4's: each row's two blocks of 16
-    decode = {f"decode_{r}": snippets.decode(f"{p}{r}_", E4M3) for r in ("a0", "a1", "b0", "b1")}
-    return fill("gemm_scale_e4m3.mlir").substitute(p=p, scales_type="memref<32x8xi8>", **decode)
 
 
 def _gemm_panel_scale16(p: str) -> object:
@@ -1178,11 +1220,17 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemm_panel_rows_e8m0": ("gemm_panel_rows.mlir", _gemm_panel_rows("e8m0")),
     "gemm_panel_scale": ("gemm_panel_scale.mlir", _gemm_panel_scale),
     "gemm_panel_rows_nvfp4": ("gemm_panel_rows.mlir", _gemm_panel_rows("nvfp4")),
+    "gemm_panel_round": ("gemm_panel_round.mlir", _gemm_panel_round),
+    "gemm_scale_e4m3_decoded": ("gemm_scale_e4m3_decoded.mlir", _gemm_scale_decoded("e4m3")),
+    "gemm_scale_e8m0_decoded": ("gemm_scale_e8m0_decoded.mlir", _gemm_scale_decoded("e8m0")),
+    "gemm_scales_rows_e4m3": ("gemm_scales_rows.mlir", _gemm_scales_rows("e4m3")),
+    "gemm_scales_rows_e8m0": ("gemm_scales_rows.mlir", _gemm_scales_rows("e8m0")),
+    "gemm_scales_e4m3": ("gemm_scales_e4m3.mlir", _gemm_scales_decode("e4m3")),
+    "gemm_scales_e8m0": ("gemm_scales_e8m0.mlir", _gemm_scales_decode("e8m0")),
+    "gemm_scales_decoded": _gemm("gemm_scales_decoded.mlir"),
     "gemm_panel_scale16": ("gemm_panel_scale16.mlir", _gemm_panel_scale16),
-    "gemm_scale_e4m3": ("gemm_scale_e4m3.mlir", _gemm_scale_e4m3),
     "fp4_bf16_lookup": ("fp4_bf16_lookup.mlir", _gemm_fp4_lookup),
-    "gemm_scale_fp32": ("gemm_scale_fp32.mlir", lambda p: _gemm_scale("fp32", p)),
-    "gemm_scale_e8m0": ("gemm_scale_e8m0.mlir", lambda p: _gemm_scale("e8m0", p)),
+    "gemm_scale_fp32": ("gemm_scale_fp32.mlir", _gemm_scale_fp32),
     "gemm_alpha": _gemm("gemm_alpha.mlir"),
     "gemm_alpha_one": _gemm("gemm_alpha_one.mlir"),
     "gemm_block_scales": _gemm("gemm_block_scales.mlir"),

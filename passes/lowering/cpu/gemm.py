@@ -47,7 +47,6 @@ from passes.ir.dialect import GemvIsa, NamedOp, ScaleFormat, Scaling
 from passes.ir.formats import E2M1, E4M3, E5M2, FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import DYNAMIC, TensorInfo, shape_text
-from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import definition, dims, fragment, iterators
 from passes.lowering.cpu.gemv import GEMV_FEATURES, INTERLEAVE, tables
 from passes.lowering.definitions import head
@@ -121,7 +120,10 @@ ROUNDED_DOC = ", rounded to bf16 as the GEMM's last block of K stores them"
 @dataclass(frozen=True)
 class Scales:
     """Block scales a panel's rows are multiplied by: a memref of ``scales_type`` read at
-    ``[row // rb, k // bk]`` (``transposed``: at ``[k // bk, row]``, A's block1d layout)."""
+    ``[row // rb, k // bk]`` (``transposed``: at ``[k // bk, row]``, A's block1d layout).
+    fp8-block's f32 ones are read as stored; nvfp4's E4M3 ones and mxfp8's E8M0 ones
+    (:attr:`decoded`) in f32 from ``%sdec``, the 16 rows' scales of a K block decoded as the
+    block begins (:func:`decode_scales`), not each as its codes are."""
 
     scale_format: ScaleFormat
     scales_type: str
@@ -129,17 +131,24 @@ class Scales:
     rb: int = 1
     transposed: bool = False
 
-    def text(self, p: str) -> str:
-        """Rows ``%<p>ra``/``%<p>rb``'s scales (``gemm_scale_*.mlir``), multiplied into their
-        values (``gemm_panel_scale.mlir``, nvfp4's two blocks a row: ``gemm_panel_scale16.mlir``),
-        defining ``%<p>scaled``."""
-        fields = {"p": p, "scales_type": self.scales_type, "bk": self.bk}
+    @property
+    def decoded(self) -> bool:
+        return self.scale_format is not ScaleFormat.FP32
+
+    def reads(self) -> str:
+        """What :meth:`text` reads beside the panel rows' (``gemm_panel_rows.mlir``)."""
+        if self.decoded:
+            return " %sdec:memref<16x32xf32> %kq:index"
+        return f" %scales:{self.scales_type}"
+
+    def text(self, p: str, pair: int) -> str:
+        """Rows ``%<p>ra``/``%<p>rb``'s scales (``gemm_scale_*.mlir``; the 16 rows' ``2 pair``
+        and ``2 pair + 1``), multiplied into their values (``gemm_panel_scale.mlir``, nvfp4's
+        two blocks a row: ``gemm_panel_scale16.mlir``) and rounded to bf16
+        (``gemm_panel_round.mlir``), defining ``%<p>scaled``."""
+        rows = {"p": p, "ra": 2 * pair, "rb": 2 * pair + 1}
         if self.scale_format is ScaleFormat.NVFP4:  # two blocks of 16 a row and step
-            decode = {
-                f"decode_{r}": snippets.decode(f"{p}{r}_", E4M3) for r in ("a0", "a1", "b0", "b1")
-            }
-            fields.pop("bk")
-            read = fragment("gemm_scale_e4m3.mlir", **fields, **decode)
+            read = fragment("gemm_scale_e4m3_decoded.mlir", **rows)
             scale = fragment(
                 "gemm_panel_scale16.mlir",
                 p=p,
@@ -147,24 +156,79 @@ class Scales:
                 concat16=list(range(32)),
                 concat32=list(range(64)),
             )
-            return f"{read}\n{scale}"
+            return f"{read}\n{scale}\n{_round_bf16(p)}"
         if self.scale_format is ScaleFormat.FP32:
             at = ("%{0}kb, %{0}{1}" if self.transposed else "%{0}{1}, %{0}kb").format
             read = fragment(
-                "gemm_scale_fp32.mlir", **fields, rb=self.rb, at_a=at(p, "ba"), at_b=at(p, "bb")
+                "gemm_scale_fp32.mlir",
+                p=p,
+                scales_type=self.scales_type,
+                bk=self.bk,
+                rb=self.rb,
+                at_a=at(p, "ba"),
+                at_b=at(p, "bb"),
             )
             names = (f"%{p}fa", f"%{p}fb")
         else:
-            decode = {
-                f"decode_{r}": fragment("decode_e8m0_f32.mlir", p=f"{p}d{r}_", code=f"%{p}e{r}")
-                for r in "ab"
-            }
-            read = fragment("gemm_scale_e8m0.mlir", **fields, **decode)
+            read = fragment("gemm_scale_e8m0_decoded.mlir", **rows, bk=self.bk)
             names = (f"%{p}da_f32", f"%{p}db_f32")
         scale = fragment(
             "gemm_panel_scale.mlir", p=p, fa=names[0], fb=names[1], concat=list(range(64))
         )
-        return f"{read}\n{scale}"
+        return f"{read}\n{scale}\n{_round_bf16(p)}"
+
+
+def decode_scales(scales: Scales, kc: int, rows_file: str) -> str:
+    """The text decoding 16 rows' block scales of a K block (``kc`` codes from ``%kc``; the
+    rows' indices from ``rows_file``) into ``%sdec`` (``gemm_scales_rows.mlir``, two rows a
+    step: E4M3 ones by the FP8 codes' lookup, E8M0 ones from their bits), which
+    :meth:`Scales.text` then reads."""
+    sb = kc // scales.bk
+    assert scales.decoded and sb <= 32, (scales, kc)
+    pad = [*range(sb), *[0] * (32 - sb), *range(sb, 2 * sb), *[sb] * (32 - sb)]
+    e4m3 = scales.scale_format is ScaleFormat.NVFP4
+    parts = []
+    for j in range(LANES // 2):
+        p = f"sd{j}_"
+        parts.append(fragment(rows_file, p=p, ra=2 * j, rb=2 * j + 1))
+        if e4m3:
+            lookup = fragment("fp8_bf16_lookup.mlir", p=p, interleave=INTERLEAVE)
+            decode = fragment(
+                "gemm_scales_e4m3.mlir", p=p, table_reads=_TABLE_READS[False], lookup=lookup
+            )
+        else:
+            decode = fragment("gemm_scales_e8m0.mlir", p=p)
+        parts.append(
+            fragment(
+                "gemm_scales_rows.mlir",
+                p=p,
+                ra=2 * j,
+                rb=2 * j + 1,
+                sb=sb,
+                bk=scales.bk,
+                pad=pad,
+                scales_type=scales.scales_type,
+                decode_reads=_TABLE_READS[False] if e4m3 else "",
+                decode=decode,
+            )
+        )
+    return "\n".join(parts)
+
+
+def _decoded_scales(scales: Scales, kc: int, rows_file: str) -> tuple[str, str, str]:
+    """For ``scales`` read decoded (:attr:`Scales.decoded`): the definitions to add (``%sdec``),
+    the byte tables to add (E4M3's: the FP8 lookup's) and the text decoding a K block's
+    (:func:`decode_scales`); empty where they are read as stored."""
+    if not scales.decoded:
+        return "", "", ""
+    tables = "\n" + _decode_defs(E4M3) if scales.scale_format is ScaleFormat.NVFP4 else ""
+    return "\n" + fragment("gemm_scales_decoded.mlir"), tables, decode_scales(scales, kc, rows_file)
+
+
+def _round_bf16(p: str) -> str:
+    """The products ``%<p>prod`` rounded to bf16 (``%<p>scaled``) by the hardware's conversion
+    (``gemm_panel_round.mlir``)."""
+    return fragment("gemm_panel_round.mlir", p=p, concat=list(range(64)))
 
 
 def b_rows(n: int) -> int:
@@ -259,10 +323,8 @@ def panel(
         width = STEP // 2 if fp4 else STEP
         scale, values, scale_reads = "", f"%{p}values", ""
         if scales is not None:
-            scale = scales.text(p)
-            values, scale_reads = f"%{p}scaled", f" %scales:{scales.scales_type}"
-            if fp4:  # the scales' K block from %k (the codes' byte %kh)
-                scale_reads += " %k:index"
+            scale = scales.text(p, j)
+            values, scale_reads = f"%{p}scaled", scales.reads()
         parts.append(
             fragment(
                 "gemm_panel_rows.mlir",
@@ -328,7 +390,8 @@ def executable(
     block; ``rounding``: its outputs rounded to bf16 (a second result), else f32 sums."""
     n, k = plan.n, plan.k
     nb, kc = b_rows(n), k_block(k)
-    block, bindings, defs = None, "", ""
+    block, bindings, defs, panel_scales = None, "", "", ""
+    decode_defs = _decode_defs(fmt)
     if plan.scale_format is not None:
         assert scales is not None
         block = Scales(plan.scale_format, scales[0], plan.bk, scales[1])
@@ -340,6 +403,8 @@ def executable(
             rows_map="s0",
             doc=f"B's, [{n} / {scales[1]}, {k} / {plan.bk}]",
         )
+        more_defs, tables, panel_scales = _decoded_scales(block, kc, "gemm_w_rows.mlir")
+        defs, decode_defs = defs + more_defs, decode_defs + tables
     panel_text = panel(
         "gemm_w_rows.mlir",
         ("%w", f"memref<{n}x{plan.row_bytes}x{_elem(fmt)}>"),
@@ -385,9 +450,10 @@ def executable(
         w_elem=_elem(fmt),
         **docs,
         needs=" and ".join(GEMV_FEATURES[GemvIsa.AVX512_BF16]),
-        decode_defs=_decode_defs(fmt),
+        decode_defs=decode_defs,
         scale_bindings=bindings,
         scale_defs=defs,
+        panel_scales=panel_scales,
         panel=panel_text,
         prefetch=_prefetch(plan, kc, f"memref<{n}x{plan.row_bytes}x{_elem(fmt)}>", fmt is None),
         sums_type=_sums_type(n),
@@ -407,7 +473,8 @@ def x_executable(
     tiled = f"memref<?x{k // 2}x16xi32>"
     codes = ("%a", f"memref<?x{plan.row_bytes}x{_elem(fmt)}>")
     panel_text = panel("gemm_x_rows.mlir", codes, ("%x", tiled, "%t, "), scales, fmt)
-    bindings = defs = ""
+    bindings = defs = panel_scales = ""
+    decode_defs, kc = _decode_defs(fmt), k_block(k)
     if scales is not None:
         bindings = "%s_binding: !stream.binding, "
         defs = "\n" + fragment(
@@ -417,6 +484,8 @@ def x_executable(
             rows_map=X_ROWS[scales.scale_format],
             doc="A's" + (", K blocks by rows" if scales.transposed else ""),
         )
+        more_defs, tables, panel_scales = _decoded_scales(scales, kc, "gemm_x_rows.mlir")
+        defs, decode_defs = defs + more_defs, decode_defs + tables
     if fmt is None:
         a_doc = "bf16 values as they are"
     else:
@@ -430,10 +499,12 @@ def x_executable(
         AK=plan.row_bytes,
         KH=k // 2,
         a_elem=_elem(fmt),
+        KC=kc,
         a_doc=a_doc,
-        decode_defs=_decode_defs(fmt),
+        decode_defs=decode_defs,
         scale_bindings=bindings,
         scale_defs=defs,
+        panel_scales=panel_scales,
         panel=panel_text,
     )
 

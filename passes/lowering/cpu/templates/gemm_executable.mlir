@@ -64,6 +64,7 @@ ${decode_defs}
         %strip = arith.divui %n, %c16 : index
         scf.for %kc = %c0 to %cK step %cKC {
           %first = arith.cmpi eq, %kc, %c0 : index
+${panel_scales}
           scf.for %kq = %c0 to %cKC step %c32 {
             %k = arith.addi %kc, %kq : index
             %kh = arith.divui %k, %c2 : index
