@@ -14,8 +14,10 @@ again). Here two hand-written executables replace it:
   :data:`B_ROWS` rows of B; per 16 rows of B and block of K (:func:`k_block`), the rows' codes
   are decoded two rows at a time by byte-table lookups (``fp8_bf16_lookup.mlir``, the decode
   step's: ``gemv.py``; nvfp4's E2M1 nibbles: ``fp4_bf16_lookup.mlir``), times their block scales
-  (``gemm_panel_scale.mlir``), and transposed in registers (:func:`transpose`) into a panel on
-  the stack, the data-tiled GEMM's right tile (16 x 2 a line); then per 16 rows of x
+  (``gemm_panel_scale.mlir``; E4M3 and E8M0 ones decoded to f32 a K block at a time,
+  :func:`decode_scales`) and rounded to bf16 by the hardware (``gemm_panel_round.mlir``), and
+  transposed in registers (:func:`transpose`) into a panel on the stack, the data-tiled GEMM's
+  right tile (16 x 2 a line); then per 16 rows of x
   (``gemm_tile.mlir``) 16 accumulators of 16 lanes, one ``vdpbf16ps`` a row and pair of K, the
   pair broadcast from x's tile as the instruction's memory operand. The sums so far wait
   between blocks of K in a result of their own, each tile's 16 x 16 block of a strip contiguous
