@@ -41,13 +41,19 @@ class CachedDecoder(nn.Module):
     cache's ``max_batch``: the call writes and reads the cache's first ``batch`` rows."""
 
     def __init__(
-        self, lm: nn.Module, max_batch: int, max_seq: int, kv_cache: str = "model"
+        self,
+        lm: nn.Module,
+        max_batch: int,
+        max_seq: int,
+        kv_cache: str = "model",
+        last_mlp: bool = False,
     ) -> None:
         super().__init__()
         from transformers import StaticCache
         from transformers.cache_utils import StaticLayer, StaticSlidingWindowLayer
 
-        self.lm, self.kv_cache = lm, kv_cache
+        # last_mlp: the last layer's MLP over the last position alone (final_norm.py)
+        self.lm, self.kv_cache, self.last_mlp = lm, kv_cache, last_mlp
         config = lm.config.get_text_config()
         self.cache = StaticCache(max_cache_len=max_seq, config=config)
         layer_class = _fp8_layer_class() if kv_cache == "fp8" else _rows_layer_class()
@@ -79,7 +85,8 @@ class CachedDecoder(nn.Module):
                 layer.value_scales = getattr(self, VALUE_SCALES.format(i))
             layer.cumulative_length = getattr(self, LENGTH.format(i))
             layer.cumulative_length.copy_(start[0])
-        with final_norm_on_last_position(self.lm):  # the same values (final_norm.py)
+        # the same values (final_norm.py)
+        with final_norm_on_last_position(self.lm, self.last_mlp):
             out = self.lm(
                 input_ids=input_ids, past_key_values=self.cache, use_cache=True, logits_to_keep=1
             )

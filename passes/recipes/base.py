@@ -40,6 +40,14 @@ class Recipe:
     def option_docs(cls) -> dict[str, str]:
         return {}
 
+    def rows_apart(self) -> bool:
+        """Whether each row of an activation is quantized from that row alone (its codes and
+        scales depend on no other row: no quantize, 1 x K-block scales, a scale a row), so that
+        a row taken out before the quantize gets the same codes as in the whole tensor. Not so
+        for a per-tensor scale (fp8-current, fp8-delayed's history, nvfp4's global scale) or
+        blocks spanning rows."""
+        return False
+
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> Recipe:
         fields = {f.name: f for f in dataclasses.fields(cls)}

@@ -45,6 +45,9 @@ class Fp8BlockScaling(ScalingRecipe):
     pow2_scales: bool = True
     amax_epsilon: float = 0.0
 
+    def rows_apart(self) -> bool:
+        return self.x_block_scaling_dim == 1  # 1 x 128 blocks, not 128 x 128
+
     @classmethod
     def option_docs(cls) -> dict[str, str]:
         return {

@@ -47,6 +47,9 @@ class Fp8RowwiseScaling(ScalingRecipe):
     pow2_scales: bool = False
     amax_epsilon: float = 0.0
 
+    def rows_apart(self) -> bool:
+        return True  # a scale a row
+
     @classmethod
     def option_docs(cls) -> dict[str, str]:
         return {

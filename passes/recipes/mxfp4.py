@@ -39,6 +39,9 @@ class Mxfp4BlockScaling(ScalingRecipe):
 
     e8m0_rounding: E8m0Rounding = E8m0Rounding.CEIL
 
+    def rows_apart(self) -> bool:
+        return True  # 1 x 32 blocks along K
+
     @classmethod
     def option_docs(cls) -> dict[str, str]:
         return {

@@ -13,3 +13,6 @@ class NoQuantization(Recipe):
     name = "none"
     summary = "no quantization: the model as exported, in its own dtype (the baseline)"
     quantizes = False
+
+    def rows_apart(self) -> bool:
+        return True
