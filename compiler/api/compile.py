@@ -105,46 +105,47 @@ def compile(  # noqa: A001 (the product's API name)
     fix its shape (default: next-token logits of a causal LM, else the last hidden state;
     dynamic batch 1..64 and sequence 1..``max_position_embeddings``).
     """
-    if isinstance(model, (str, Path)):
+    folder = isinstance(model, (str, Path))
+    if folder:
         if example_inputs is not None or dynamic_shapes is not None:
             raise QmlirError("a checkpoint folder takes no example inputs or dynamic_shapes")
         if not Path(model).is_dir():
             raise QmlirError(f"'{model}' is not a checkpoint folder (pass an nn.Module)")
-        source = load_model(str(model), output=output_field, batch=batch, seq=seq)
-        folder = True
-    else:
-        if output_field is not None or batch is not None or seq is not None:
-            raise QmlirError("output_field, batch and seq apply to a checkpoint folder only")
-        module, inputs = check_model(model, example_inputs, "compile()")
-        source = ModelSource(type(module).__name__, module, inputs, dynamic_shapes=dynamic_shapes)
-        folder = False
+    elif output_field is not None or batch is not None or seq is not None:
+        raise QmlirError("output_field, batch and seq apply to a checkpoint folder only")
     if weights == "auto":
         weights = "external" if folder else "inline"
     folder_path = Path(model) if isinstance(model, (str, Path)) else None
     recipe, options = folder_recipe(folder_path, recipe, options)
-    compiled = compile_model(
-        source,
-        _options(
-            recipe,
-            options,
-            target=target,
-            quantize_all_matmuls=quantize_all_matmuls,
-            dump_ir=Path(dump_ir) if dump_ir is not None else None,
-            exclude=tuple(exclude),
-            layer_recipes=layer_recipes,
-            cuda_arch=cuda_arch,
-            cpu=cpu,
-            attention=attention,
-            experts=experts,
-            allow_unquantized=allow_unquantized,
-            gemm_operands=gemm_operands,
-            weights=weights,
-            parameters=Path(parameters) if parameters is not None else None,
-            pack_weights=pack_weights,
-            decode_gemv=check_decode_gemv(decode_gemv),
-            activation_scales=tuple(sorted((activation_scales or {}).items())),
-        ),
+    compile_options = _options(
+        recipe,
+        options,
+        target=target,
+        quantize_all_matmuls=quantize_all_matmuls,
+        dump_ir=Path(dump_ir) if dump_ir is not None else None,
+        exclude=tuple(exclude),
+        layer_recipes=layer_recipes,
+        cuda_arch=cuda_arch,
+        cpu=cpu,
+        attention=attention,
+        experts=experts,
+        allow_unquantized=allow_unquantized,
+        gemm_operands=gemm_operands,
+        weights=weights,
+        parameters=Path(parameters) if parameters is not None else None,
+        pack_weights=pack_weights,
+        decode_gemv=check_decode_gemv(decode_gemv),
+        activation_scales=tuple(sorted((activation_scales or {}).items())),
     )
+    if isinstance(model, (str, Path)):  # a causal LM's last MLP: final_norm.py
+        last_mlp = compile_options.rows_apart
+        source = load_model(
+            str(model), output=output_field, batch=batch, seq=seq, last_mlp=last_mlp
+        )
+    else:
+        module, inputs = check_model(model, example_inputs, "compile()")
+        source = ModelSource(type(module).__name__, module, inputs, dynamic_shapes=dynamic_shapes)
+    compiled = compile_model(source, compile_options)
     LOG.info("%s: %s", source.name, compiled.summary)
     return compiled
 

@@ -349,7 +349,10 @@ def _compile(
     from compiler.pipeline.inference import compile_model
     from compiler.runtime.parameters import parameters_beside
 
-    source = load_model(args.model, output=args.output_field, batch=args.batch, seq=args.seq)
+    last_mlp = optimizer is None and options.rows_apart  # a causal LM's (final_norm.py)
+    source = load_model(
+        args.model, output=args.output_field, batch=args.batch, seq=args.seq, last_mlp=last_mlp
+    )
     if args.dynamic:
         source.dynamic_shapes = dynamic_shapes_from_flags(source, args.dynamic)
     if optimizer is not None:

@@ -417,14 +417,16 @@ def parameters_on_meta() -> Iterator[None]:
 
 
 class NextTokenLogits(nn.Module):
-    """A causal LM → the logits of the token after the last position."""
+    """A causal LM → the logits of the token after the last position (``last_mlp``: its last
+    layer's MLP over that position alone, final_norm.py)."""
 
-    def __init__(self, lm: nn.Module) -> None:
+    def __init__(self, lm: nn.Module, last_mlp: bool = False) -> None:
         super().__init__()
-        self.lm = lm
+        self.lm, self.last_mlp = lm, last_mlp
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        with final_norm_on_last_position(self.lm):  # the same values (final_norm.py)
+        # the same values (final_norm.py)
+        with final_norm_on_last_position(self.lm, self.last_mlp):
             out = self.lm(input_ids=input_ids, use_cache=False, logits_to_keep=1)
         return out.logits[:, -1, :]
 
@@ -567,10 +569,13 @@ def load_checkpoint(
     output: str | None = None,
     batch: int | None = None,
     seq: int | None = None,
+    last_mlp: bool = False,
 ) -> ModelSource:
-    """The folder's model, on the meta device, with its checkpoint as the weights' reader."""
+    """The folder's model, on the meta device, with its checkpoint as the weights' reader
+    (``last_mlp``: a causal LM's next-token logits with its last MLP over the last position
+    alone, :class:`NextTokenLogits`)."""
     opened = open_checkpoint(folder)
-    wrapper = _wrapped(opened.model, opened.architecture, output)
+    wrapper = _wrapped(opened.model, opened.architecture, output, last_mlp)
     limit = opened.max_positions
     ids = torch.zeros((batch or EXAMPLE_BATCH, seq or min(EXAMPLE_SEQ, limit)), dtype=torch.int64)
     dims: dict[int, Any] = {}
@@ -625,9 +630,11 @@ def _checkpoint_dtype(config: Any) -> torch.dtype:
     return dtype if dtype in (torch.float32, torch.bfloat16, torch.float16) else torch.float32
 
 
-def _wrapped(model: nn.Module, architecture: str, output: str | None) -> nn.Module:
+def _wrapped(
+    model: nn.Module, architecture: str, output: str | None, last_mlp: bool = False
+) -> nn.Module:
     if output is None and architecture.endswith("ForCausalLM"):
-        return NextTokenLogits(model)
+        return NextTokenLogits(model, last_mlp)
     if output is None:
         base = getattr(model, "base_model", model)
         return OutputField(base, "last_hidden_state")

@@ -17,12 +17,13 @@ def load_model(
     batch: int | None = None,
     seq: int | None = None,
     materialize: bool = False,
+    last_mlp: bool = False,
 ) -> ModelSource:
     """The model ``spec`` names. A checkpoint folder's model is built without its weights
-    (``reader`` reads them) unless ``materialize`` (to run it in torch); ``output``, ``batch``
-    and ``seq`` are a folder's choices (``checkpoint.load_checkpoint``)."""
+    (``reader`` reads them) unless ``materialize`` (to run it in torch); ``output``, ``batch``,
+    ``seq`` and ``last_mlp`` are a folder's choices (``checkpoint.load_checkpoint``)."""
     if Path(spec).is_dir():
-        source = checkpoint.load_checkpoint(Path(spec), output, batch, seq)
+        source = checkpoint.load_checkpoint(Path(spec), output, batch, seq, last_mlp)
         if materialize:
             checkpoint.materialize(source)
         return source

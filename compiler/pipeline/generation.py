@@ -77,9 +77,7 @@ def compile_generator_model(
         # the weights inside the module: the whole model in memory, as transformers holds it
         materialize(ModelSource(name, lm, (), reader=opened.reader(lm)))
         opened = None
-    recipes = [options.recipe, *(recipe for _, recipe in options.layer_recipes)]
-    last_mlp = all(recipe.rows_apart() for recipe in recipes)  # final_norm.py
-    decoder = CachedDecoder(lm.eval(), max_batch, max_seq, kv_cache, last_mlp).eval()
+    decoder = CachedDecoder(lm.eval(), max_batch, max_seq, kv_cache, options.rows_apart).eval()
     stored = None
     if opened is not None:
         reader = opened.reader(decoder)

@@ -60,6 +60,14 @@ class CompileOptions:
     parameters: Path | None = None
     progress_bytes: Callable[[int, int, str], None] | None = None  # parameter file progress
 
+    @property
+    def rows_apart(self) -> bool:
+        """Whether every recipe of the compile (the recipe, the per-layer ones) quantizes each
+        activation row alone (``Recipe.rows_apart``): then a causal LM's last MLP may take the
+        last position only (``compiler/frontend/final_norm.py``)."""
+        recipes = [self.recipe, *(recipe for _, recipe in self.layer_recipes)]
+        return all(recipe.rows_apart() for recipe in recipes)
+
 
 WEIGHT_MODES = ("inline", "external")
 PACK_MODES = ("auto", "load", "call", "decoded")

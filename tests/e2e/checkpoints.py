@@ -37,6 +37,20 @@ def llama(
     return LlamaForCausalLM(config).eval().to(dtype)
 
 
+def last_mlp_checks(one_row: bool) -> str:
+    """FileCheck lines on :func:`llama`'s imported IR (a dynamic batch): its last layer's MLP
+    (three linears, then the head's) over the last position alone, or (``one_row`` False) not."""
+    mlp = "CHECK" if one_row else "CHECK-NOT"
+    return "\n".join(
+        [
+            f"{mlp}: torch.aten.linear {{{{.*}}}} -> !torch.vtensor<[?,1,128],f32>",
+            f"{mlp}: torch.aten.linear {{{{.*}}}} -> !torch.vtensor<[?,1,128],f32>",
+            f"{mlp}: torch.aten.linear {{{{.*}}}} -> !torch.vtensor<[?,1,64],f32>",
+            "CHECK: torch.aten.linear {{.*}} -> !torch.vtensor<[?,1,256],f32>",
+        ]
+    )
+
+
 def bert(seed: int = 0) -> torch.nn.Module:
     """A seeded, tiny ``BertModel``."""
     from transformers import BertConfig, BertModel

@@ -15,6 +15,7 @@ from compiler.frontend.checkpoint import NextTokenLogits, OutputField
 from compiler.runtime.parameters import safetensors_header
 from tests.e2e import checkpoints
 from tests.e2e.cli_runner import run as cli
+from tests.e2e.filecheck import filecheck
 
 pytestmark = pytest.mark.models  # compiles models: not in `make test-fast`
 
@@ -51,6 +52,23 @@ def test_a_llama_folder_compiles_to_the_modules_outputs(llama_folder, tmp_path, 
     assert code == 0 and "cosine similarity" in stdout
     cosine = float(stdout.split("cosine similarity")[1].split()[0])
     assert cosine > 0.9
+
+
+@pytest.mark.parametrize(("recipe", "one_row"), [("mxfp8", True), ("fp8-current", False)])
+def test_a_causal_lms_last_mlp_takes_the_last_position_where_rows_are_quantized_apart(
+    llama_folder, recipe: str, one_row: bool, tmp_path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """The next-token logits read the last position only: where the recipe quantizes each
+    activation row alone the last layer's MLP runs on that position (compiler/frontend/
+    final_norm.py), from the command line and from the API; with a per-tensor scale on every
+    one."""
+    ir = tmp_path / "cli"
+    args = ["compile", str(llama_folder), "--recipe", recipe, "-o", str(tmp_path / "lm.vmfb")]
+    code, stdout, _ = cli(capsys, *args, "--dump-ir", str(ir))
+    assert code == 0, stdout
+    filecheck(checkpoints.last_mlp_checks(one_row), ir / "01-import.mlir")
+    compiler.compile(llama_folder, recipe=recipe, dump_ir=tmp_path / "api")
+    filecheck(checkpoints.last_mlp_checks(one_row), tmp_path / "api" / "01-import.mlir")
 
 
 def test_an_encoder_folder_compiles_to_its_last_hidden_state(tmp_path) -> None:  # type: ignore[no-untyped-def]

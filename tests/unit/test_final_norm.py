@@ -76,6 +76,23 @@ def test_the_last_layers_mlp_takes_the_last_position_alone(arch: str) -> None:
     assert not mlp._forward_pre_hooks
 
 
+@pytest.mark.parametrize("arch", ["llama", "gpt_neox"])
+def test_next_token_logits_with_the_last_mlp_over_the_last_position(arch: str) -> None:
+    """A folder's next-token logits (``NextTokenLogits``) under a recipe whose rows are
+    quantized apart: the last MLP over one position, the same logits."""
+    lm = checkpoints.decoder(arch)
+    mlp = last_mlp(lm)
+    assert mlp is not None
+    ids = torch.randint(0, 200, (2, 7), generator=torch.Generator().manual_seed(4))
+    seen: list[int] = []
+    probe = mlp.register_forward_hook(lambda _m, _a, out: seen.append(out.shape[1]))
+    with torch.no_grad():
+        every, last = NextTokenLogits(lm)(ids), NextTokenLogits(lm, last_mlp=True)(ids)
+    probe.remove()
+    assert seen == [7, 1]
+    torch.testing.assert_close(last, every, rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("arch", checkpoints.MOE)
 def test_a_mixture_of_experts_keeps_every_row(arch: str) -> None:
     assert last_mlp(checkpoints.moe(arch)) is None
