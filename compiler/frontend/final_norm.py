@@ -11,15 +11,15 @@ LayerNorm) works on each position alone, so normalizing the last position alone 
 values, and the slice then comes before the widening. The hook lives only for the call that
 registers it: a caller's own model is left as it was.
 
-``last_mlp=True`` (a generator whose recipe quantizes each activation row apart from the others:
-``Recipe.rows_apart``) also gives the last decoder layer's MLP the last position alone: only
-that position's output reaches the final norm, and the keys and values the cache needs for every
-position come before the MLP. In a 512-token prefill of a 1.1B Llama that MLP is 3.5% of the
-GEMM work (1/22 layers, 77% of a layer's), all for rows whose outputs nothing reads. Each row's
-MLP is computed from that row alone, so the last position's values are the same (its GEMMs, now
-of one row, may sum in another order); with a per-tensor activation scale (fp8-current,
-nvfp4's global one) the scale would come from one row's amax instead of the prompt's, so those
-recipes keep every row.
+``mlp=True`` (a generator, or a folder's next-token logits, whose recipe quantizes each
+activation row apart from the others: ``Recipe.rows_apart``) also gives the last decoder layer's
+MLP the last position alone: only that position's output reaches the final norm, and the keys
+and values the cache needs for every position come before the MLP. In a 512-token prefill of a
+1.1B Llama that MLP is 3.5% of the GEMM work (1/22 layers, 77% of a layer's), all for rows whose
+outputs nothing reads. Each row's MLP is computed from that row alone, so the last position's
+values are the same (its GEMMs, now of one row, may sum in another order); with a per-tensor
+activation scale (fp8-current, nvfp4's global one) the scale would come from one row's amax
+instead of the prompt's, so those recipes keep every row.
 """
 
 from __future__ import annotations
