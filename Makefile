@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.qmlir-installed
 BUILD := build
 
-.PHONY: install demo test test-fast test-architectures lint bench clean gpu-build gpu-run gpu-check gpu-dry-run
+.PHONY: install demo test test-fast test-architectures lint bench clean gpu-build gpu-runtime gpu-run gpu-check gpu-dry-run
 
 install: $(STAMP)
 
@@ -52,6 +52,11 @@ CUDA_ARCH ?= sm_90
 
 gpu-build: $(STAMP)
 	PYTHONPATH=. $(PY) benchmarks/gpu_check_build.py --out $(BUILD)/gpu-check --cuda-arch $(CUDA_ARCH)
+
+# The runtime for the GPU machine's Python, unpacked without its tools into wheels/site (git-
+# ignored; ~3.6 MB to carry): there, PYTHONPATH=wheels/site:. replaces installing the wheel.
+gpu-runtime: $(STAMP)
+	$(PY) benchmarks/gpu_runtime.py --out wheels/site
 
 gpu-run:
 	PYTHONPATH=. $(PY) benchmarks/gpu_check_run.py --dir $(BUILD)/gpu-check

@@ -27,6 +27,7 @@ from passes.ir.dialect import (
 from passes.ir.formats import E4M3
 from passes.ir.named_ops import NamedOpBuilder, callee_name, variant_of
 from passes.ir.torch_ops import defining_op
+from passes.ir.types import tensor_info
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,7 +67,7 @@ def match_chain(calls: NamedCalls, q: ir.Operation) -> Chain | None:
     transpose = swizzle.attrs.transpose
     key = (quantize.attrs.block, quantize.attrs.format, swizzle.attrs.layout, transpose)
     rule = compute_scale.attrs.rule
-    if fused_chain_kernel(*key, rule) is None:
+    if fused_chain_kernel(*key, rule, _cols(x)) is None:
         return None
     if rule is ScaleRule.FP8_BLOCK and compute_scale.attrs.fp8_max != E4M3.max_finite:
         return None
@@ -76,6 +77,13 @@ def match_chain(calls: NamedCalls, q: ir.Operation) -> Chain | None:
         if global_amax is None:
             return None
     return Chain(q, cs, am, sw, global_amax, columnwise=transpose)
+
+
+def _cols(x: ir.Value) -> int:
+    """x's last dim (DYNAMIC where it is not static)."""
+    info = tensor_info(x.type, dynamic=True)
+    assert info is not None, x.type
+    return info.shape[-1]
 
 
 def _nvfp4_global_amax(

@@ -68,6 +68,9 @@ FP8_BLOCK1D_ROWWISE = CudaKernel(
 FP8_BLOCK2D = CudaKernel(
     "qmlir_quantize_fp8_block2d", _FP8, OpKind.FUSED_QUANTIZE, "fp8-block 128x128"
 )
+FP8_ROWWISE = CudaKernel(
+    "qmlir_quantize_fp8_rowwise", _FP8, OpKind.FUSED_QUANTIZE, "fp8-rowwise 1 x cols"
+)
 MXFP8 = CudaKernel("qmlir_quantize_mxfp8", _MX, OpKind.FUSED_QUANTIZE, "mxfp8, both usages")
 MXFP8_ROWWISE = CudaKernel("qmlir_quantize_mxfp8_rowwise", _MX, OpKind.FUSED_QUANTIZE, "mxfp8 1x32")
 NVFP4_DECODE_SCALE = CudaKernel(
@@ -82,6 +85,9 @@ GEMM_FP8_PER_TENSOR = CudaKernel(
 GEMM_FP8_BLOCK = CudaKernel(
     "qmlir_gemm_fp8_block", _GEMM, OpKind.SCALED_MATMUL, "fp32 scales, block1d/block2d"
 )
+GEMM_FP8_ROWWISE = CudaKernel(
+    "qmlir_gemm_fp8_rowwise", _GEMM, OpKind.SCALED_MATMUL, "fp32 scales a row over all of K"
+)
 # a decode step's few rows (M <= 16): 16 x 16 output tiles over all of K (nothing at m > 16)
 GEMM_FP8_PER_TENSOR_FEW_ROWS = CudaKernel(
     "qmlir_gemm_fp8_per_tensor_few_rows", _FEW, OpKind.SCALED_MATMUL, "per-tensor FP8, M <= 16"
@@ -89,12 +95,18 @@ GEMM_FP8_PER_TENSOR_FEW_ROWS = CudaKernel(
 GEMM_FP8_BLOCK_FEW_ROWS = CudaKernel(
     "qmlir_gemm_fp8_block_few_rows", _FEW, OpKind.SCALED_MATMUL, "fp32 block scales, M <= 16"
 )
+GEMM_FP8_ROWWISE_FEW_ROWS = CudaKernel(
+    "qmlir_gemm_fp8_rowwise_few_rows", _FEW, OpKind.SCALED_MATMUL, "fp32 row scales, M <= 16"
+)
 # a dynamic M, after the few-rows kernel on the same C: the tiles where m > 16, nothing otherwise
 GEMM_FP8_PER_TENSOR_MANY_ROWS = CudaKernel(
     "qmlir_gemm_fp8_per_tensor_many_rows", _FEW, OpKind.SCALED_MATMUL, "per-tensor FP8, M > 16"
 )
 GEMM_FP8_BLOCK_MANY_ROWS = CudaKernel(
     "qmlir_gemm_fp8_block_many_rows", _FEW, OpKind.SCALED_MATMUL, "fp32 block scales, M > 16"
+)
+GEMM_FP8_ROWWISE_MANY_ROWS = CudaKernel(
+    "qmlir_gemm_fp8_rowwise_many_rows", _FEW, OpKind.SCALED_MATMUL, "fp32 row scales, M > 16"
 )
 GEMM_MXFP8 = CudaKernel("qmlir_gemm_mxfp8", _GEMM, OpKind.SCALED_MATMUL, "e8m0 scales, mx")
 GEMM_NVFP4 = CudaKernel("qmlir_gemm_nvfp4", _GEMM, OpKind.SCALED_MATMUL, "nvfp4 scales, mx")
@@ -107,16 +119,20 @@ KERNELS: tuple[CudaKernel, ...] = (
     FP8_BLOCK1D,
     FP8_BLOCK1D_ROWWISE,
     FP8_BLOCK2D,
+    FP8_ROWWISE,
     MXFP8,
     MXFP8_ROWWISE,
     NVFP4_DECODE_SCALE,
     NVFP4_QUANTIZE,
     GEMM_FP8_PER_TENSOR,
     GEMM_FP8_BLOCK,
+    GEMM_FP8_ROWWISE,
     GEMM_FP8_PER_TENSOR_FEW_ROWS,
     GEMM_FP8_BLOCK_FEW_ROWS,
+    GEMM_FP8_ROWWISE_FEW_ROWS,
     GEMM_FP8_PER_TENSOR_MANY_ROWS,
     GEMM_FP8_BLOCK_MANY_ROWS,
+    GEMM_FP8_ROWWISE_MANY_ROWS,
     GEMM_MXFP8,
     GEMM_NVFP4,
 )
@@ -127,11 +143,16 @@ ENTRY_POINTS: dict[str, tuple[str, ...]] = {
 }
 
 
+# A kernel's block spanning a whole row, whatever its length (fp8-rowwise: 1 x cols)
+WHOLE_ROW: Block = (1, 0)
+
+
 @dataclass(frozen=True)
 class FusedKernel:
     """A block quantize chain (``amax → compute_scale → quantize → swizzle``) one kernel does:
-    its block, element format, swizzle layout, whether the swizzle transposes (a columnwise
-    chain: blocks down dim 0; its kernel writes the rowwise outputs too), and the scale rules."""
+    its block (or :data:`WHOLE_ROW`), element format, swizzle layout, whether the swizzle
+    transposes (a columnwise chain: blocks down dim 0; its kernel writes the rowwise outputs
+    too), and the scale rules."""
 
     kernel: CudaKernel
     block: Block
@@ -146,6 +167,7 @@ _FP8_RULE = frozenset({ScaleRule.FP8_BLOCK})
 FUSED_KERNELS: tuple[FusedKernel, ...] = (
     FusedKernel(FP8_BLOCK1D_ROWWISE, (1, 128), E4M3, ScaleLayout.BLOCK1D, False, _FP8_RULE),
     FusedKernel(FP8_BLOCK2D, (128, 128), E4M3, ScaleLayout.BLOCK2D, False, _FP8_RULE),
+    FusedKernel(FP8_ROWWISE, WHOLE_ROW, E4M3, ScaleLayout.BLOCK1D, False, _FP8_RULE),
     FusedKernel(MXFP8_ROWWISE, (1, 32), E4M3, ScaleLayout.MX, False, _E8M0),
     FusedKernel(
         NVFP4_QUANTIZE, (1, 16), E2M1, ScaleLayout.MX, False, frozenset({ScaleRule.NVFP4_BLOCK})
@@ -155,10 +177,25 @@ FUSED_KERNELS: tuple[FusedKernel, ...] = (
 )
 
 
+def kernel_block(block: Block | None, cols: int) -> Block | None:
+    """The block a kernel is looked up by: a ``1 x cols`` block over a whole row of ``cols``
+    columns is :data:`WHOLE_ROW` unless a kernel takes that block itself (``1 x 128``)."""
+    if block is None or any(k.block == block for k in FUSED_KERNELS):
+        return block
+    return WHOLE_ROW if block == (1, cols) else block
+
+
 def fused_chain_kernel(
-    block: Block | None, fmt: FloatFormat, layout: ScaleLayout, columnwise: bool, rule: ScaleRule
+    block: Block | None,
+    fmt: FloatFormat,
+    layout: ScaleLayout,
+    columnwise: bool,
+    rule: ScaleRule,
+    cols: int,
 ) -> FusedKernel | None:
-    """The kernel of a chain with these attributes, if one exists (fusion matches on it)."""
+    """The kernel of a chain with these attributes on an x of ``cols`` columns, if one exists
+    (fusion matches on it)."""
+    block = kernel_block(block, cols)
     for k in FUSED_KERNELS:
         key = (k.block, k.format, k.layout, k.columnwise)
         if key == (block, fmt, layout, columnwise) and rule in k.rules:
@@ -167,12 +204,19 @@ def fused_chain_kernel(
 
 
 def fused_op_kernel(
-    fmt: FloatFormat, layout: ScaleLayout, columnwise: bool, rule: ScaleRule
+    block: Block | None,
+    fmt: FloatFormat,
+    layout: ScaleLayout,
+    columnwise: bool,
+    rule: ScaleRule,
+    cols: int,
 ) -> FusedKernel | None:
-    """The kernel of a ``fused_quantize`` (its attributes are its lead chain's: with both
-    outputs the rowwise one's, whose kernel is the combined, columnwise one)."""
+    """The kernel of a ``fused_quantize`` on an x of ``cols`` columns (its attributes are its
+    lead chain's: with both outputs the rowwise one's, whose kernel is the combined, columnwise
+    one; only a whole row's block tells its kernel by the block)."""
+    whole_row = kernel_block(block, cols) == WHOLE_ROW
     for k in FUSED_KERNELS:
-        key = (k.format, k.layout, k.columnwise)
-        if key == (fmt, layout, columnwise) and rule in k.rules:
+        key = (k.format, k.layout, k.columnwise, k.block == WHOLE_ROW)
+        if key == (fmt, layout, columnwise, whole_row) and rule in k.rules:
             return k
     return None

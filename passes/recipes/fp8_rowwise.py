@@ -9,9 +9,11 @@ the block a whole row (``1 x K``; a ``[K, N]`` operand's columns, ``K x 1``): ``
 recipe rounds scales down to a power of 2: ``pow2_scales=true``), cast to E4M3, ``scale_inv``
 stored; the GEMM multiplies each dot product by its row's and column's ``scale_inv``.
 
-On cuda no hand-written kernel takes a scale spanning all of K (the FP8 block kernels take 128):
-the quantize core and the GEMM compile from the llvm-cpu bodies by IREE's own CUDA code
-generation (``passes/lowering/cuda/lower.py``).
+On cuda an activation's rowwise quantize and the ``[N, K]``-weight GEMM run on kernels of their
+own (``qmlir_quantize_fp8_rowwise``: a warp a row; ``qmlir_gemm_fp8_rowwise``: the FP8 tiles
+summing all of K, the two rows' scales multiplied in at the end; its few-rows kernels for a
+decode step); a columnwise ``[K, N]`` operand (training, ``--quantize-all-matmuls``) keeps the
+llvm-cpu bodies, compiled by IREE's own CUDA code generation.
 """
 
 from __future__ import annotations

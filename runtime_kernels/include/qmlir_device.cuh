@@ -103,12 +103,14 @@ __device__ __forceinline__ float4 qmlir_load_float4(const float* p) {
   return q;
 }
 
+// From column `col0` (a 128-column chunk: this lane's 4 columns of it) rather than the tile's.
 template <int kRows, int kL2 = QMLIR_L2_NORMAL>
-__device__ __forceinline__ QmlirTile<kRows> qmlir_load_rows(const float* x, int32_t rows,
-                                                            int32_t cols, int64_t row0) {
+__device__ __forceinline__ QmlirTile<kRows> qmlir_load_rows_at(const float* x, int32_t rows,
+                                                               int32_t cols, int64_t row0,
+                                                               int64_t col0) {
   QmlirTile<kRows> t;
   t.row0 = row0;
-  t.col = (int64_t)blockIdx.x * 128 + (threadIdx.x % 32) * 4;
+  t.col = col0 + (threadIdx.x % 32) * 4;
   t.vector = cols % 4 == 0 && (uintptr_t)x % 16 == 0;
 #pragma unroll
   for (int i = 0; i < kRows; ++i) {
@@ -123,6 +125,12 @@ __device__ __forceinline__ QmlirTile<kRows> qmlir_load_rows(const float* x, int3
     }
   }
   return t;
+}
+
+template <int kRows, int kL2 = QMLIR_L2_NORMAL>
+__device__ __forceinline__ QmlirTile<kRows> qmlir_load_rows(const float* x, int32_t rows,
+                                                            int32_t cols, int64_t row0) {
+  return qmlir_load_rows_at<kRows, kL2>(x, rows, cols, row0, (int64_t)blockIdx.x * 128);
 }
 
 template <int kRowsPerWarp, int kL2 = QMLIR_L2_NORMAL>

@@ -13,7 +13,11 @@ constexpr int kTileM = 64, kTileN = 64;
 constexpr int kStageBytes = 128;           // bytes of one row per K stage
 constexpr int kRowStride = kStageBytes + 16;  // padded shared-memory row
 
-enum ScaleMode { kPerTensor, kBlock, kMx };
+// How the FP8 GEMMs scale their sums: one factor at the end (kPerTensor), f32 scales per 128-K
+// block promoted as K runs (kBlock), E8M0 scales per 32-K block (kMx), or one f32 scale per row
+// of each operand over all of K (kRowwise, fp8-rowwise: acc * (a_sinv[row] * b_sinv[col]) at
+// the end, the scales in the 1D layout [1, pad4(rows)]).
+enum ScaleMode { kPerTensor, kBlock, kMx, kRowwise };
 
 struct Shared {
   uint8_t a[kTileM * kRowStride];
@@ -115,7 +119,7 @@ __device__ __forceinline__ int64_t acc_col(const Frag& f, int ni, int e) {
 // An FP8 operand's scales: fp8-block's f32 scale_inv (`at`: row `row`, K block `kb`, 0 outside
 // the operand), or mxfp8's swizzled E8M0 codes (read through fp8::MxBases).
 struct Scales {
-  const float* sinv;    // kBlock: f32 GEMM-ready scale_inv
+  const float* sinv;    // kBlock, kRowwise: f32 GEMM-ready scale_inv
   const uint8_t* e8m0;  // kMx: swizzled E8M0
   int32_t rows, k, dims;
 
@@ -335,7 +339,18 @@ __device__ __forceinline__ void promote(float acc[4][4][4], const float part[4][
       }
 }
 
-// kBlock: the scales of the thread's rows and columns in K block kb
+// kRowwise: acc *= a_scale[row] * b_scale[col] (the product first, as kPerTensor's factor)
+__device__ __forceinline__ void rescale(float acc[4][4][4], const float a_scale[4][2],
+                                        const float b_scale[4][2]) {
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mi][ni][e] *= a_scale[mi][e / 2] * b_scale[ni][e % 2];
+}
+
+// kBlock: the scales of the thread's rows and columns in K block kb (kRowwise: kb 0)
 __device__ __forceinline__ void block_scales(const Warp& w, const Scales& sa, const Scales& sb,
                                              uint32_t kb, float a_scale[4][2],
                                              float b_scale[4][2]) {
@@ -439,7 +454,7 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
     const uint8_t* sa_tile = s.stage[kt % kStages][0];
     const uint8_t* sb_tile = s.stage[kt % kStages][1];
     const int64_t k0 = (int64_t)kt * kStageBytes;
-    if (kMode == kPerTensor) {
+    if (kMode == kPerTensor || kMode == kRowwise) {
       steps(acc, sa_tile, sb_tile, w);
     } else if (kMode == kBlock) {  // a 128-K block is one or two stages
       steps(part, sa_tile, sb_tile, w);
@@ -462,6 +477,11 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
     }
   }
   cp_async_wait<0>();
+  if (kMode == kRowwise) {
+    float a_scale[4][2], b_scale[4][2];
+    block_scales(w, sa, sb, 0, a_scale, b_scale);
+    rescale(acc, a_scale, b_scale);
+  }
   store_c(c, acc, w, m, n, factor);
 }
 

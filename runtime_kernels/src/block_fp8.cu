@@ -11,6 +11,9 @@
 //   1D rowwise (1x128 along cols):    sinv[kb, r]  of [ceil(cols/128), pad4(rows)]  (block1d)
 //   1D columnwise (128x1 down rows):  sinv[rb, c]  of [ceil(rows/128), pad4(cols)]
 //   2D (128x128 tiles):               sinv[rb, kb] of [ceil(rows/128), pad4(ceil(cols/128))]
+// fp8-rowwise (1 x cols: one block a row, the same scale rule) has a kernel of its own,
+// qmlir_quantize_fp8_rowwise: grid (1, ceil(rows/8)), 8 rows a workgroup, sinv[r] of
+// [1, pad4(rows)] (at the end of this file).
 // Partial tiles are zero-padded: a block's amax is over its real elements.
 #include "qmlir_device.cuh"
 
@@ -151,4 +154,98 @@ extern "C" __global__ void qmlir_quantize_fp8_block2d(const float* x, uint8_t* d
   for (uint32_t pad = k_blocks; pad < qmlir_pad4(k_blocks); ++pad) {
     sinv[qmlir_block2d_offset(rb, pad, k_blocks)] = 0.0f;
   }
+}
+
+// ---- fp8-rowwise: one block a row (1 x cols), the 1x128 rule over the whole row ----------------
+// Grid (1, ceil(rows/8)), block 256: workgroup y takes rows 8y..8y+7. A row of up to 1024 * kVec
+// columns (kVec <= 8: 8192) is held in registers by the whole workgroup, thread t the float4s at
+// columns 4t + 1024j: one DRAM read, a workgroup max, the codes from registers. At most 64
+// registers (4 workgroups an SM: 56, no spills) keep 4 rows an SM in flight; on an H200 at
+// 8192x8192 this ran 114 us (2935 GB/s, 325 MB of DRAM) where 2 workgroups an SM (104 registers)
+// took 184 us and a warp a row reading it twice 147-176 us (539-569 MB). A longer row: a warp a
+// row (warp w: row 8y + w), 128 columns a step, read twice (its amax, then the codes: a re-read
+// that the first read asks L2 to keep). sinv[r] of [1, pad4(rows)] (block1d with one K block),
+// padding rows 0.
+constexpr int kRowwiseRows = 8;
+constexpr int kHeldMax = 8;  // float4s a thread holds: rows of up to 8192 columns
+
+template <int kVec>
+__device__ __forceinline__ void rowwise_held(const float* x, uint8_t* data, float* sinv,
+                                             int32_t rows, int32_t cols, bool pow2, float eps) {
+  const int tid = threadIdx.x;
+  const bool vector = cols % 4 == 0 && (uintptr_t)x % 16 == 0 && (uintptr_t)data % 4 == 0;
+#pragma unroll 1
+  for (int i = 0; i < kRowwiseRows; ++i) {
+    const int64_t row = (int64_t)blockIdx.y * kRowwiseRows + i;
+    if (row >= (int64_t)qmlir_pad4(rows)) return;  // the same for the whole workgroup
+    float v[kVec][4];
+    float m = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      const int64_t col = 4 * ((int64_t)j * 256 + tid);
+      const float* p = x + row * cols + col;
+      if (row < rows && vector && col < cols) {
+        const float4 q = qmlir_load_float4<QMLIR_L2_EVICT_FIRST>(p);
+        v[j][0] = q.x, v[j][1] = q.y, v[j][2] = q.z, v[j][3] = q.w;
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) v[j][e] = (row < rows && col + e < cols) ? p[e] : 0.0f;
+      }
+      m = fmaxf(m, qmlir_lane_amax(v[j]));
+    }
+    const float amax = qmlir_block_max(m);
+    const float scale = qmlir_fp8_scale(amax, QMLIR_E4M3_MAX, eps, pow2);
+    if (tid == 0) sinv[row] = row < rows ? 1.0f / scale : 0.0f;
+    if (row >= rows) continue;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      const int64_t col = 4 * ((int64_t)j * 256 + tid);
+      if (col >= cols) continue;
+      const uint32_t codes = qmlir_encode_fp8x4(v[j][0] * scale, v[j][1] * scale,
+                                                v[j][2] * scale, v[j][3] * scale, false);
+      uint8_t* out = data + row * cols + col;
+      if (vector) {
+        __stcs(reinterpret_cast<unsigned int*>(out), codes);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          if (col + e < cols) out[e] = (uint8_t)(codes >> (8 * e));
+        }
+      }
+    }
+  }
+}
+
+__device__ __forceinline__ void rowwise_twice(const float* x, uint8_t* data, float* sinv,
+                                              int32_t rows, int32_t cols, bool pow2, float eps) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t row = (int64_t)blockIdx.y * kRowwiseRows + warp;
+  if (row >= (int64_t)qmlir_pad4(rows)) return;
+  float m = 0.0f;
+#pragma unroll 4
+  for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+    const QmlirTile<1> t = qmlir_load_rows_at<1, kFirstRead>(x, rows, cols, row, c0);
+    m = fmaxf(m, qmlir_lane_amax(t.v[0]));
+  }
+  const float scale = qmlir_fp8_scale(qmlir_group_max(m, 32), QMLIR_E4M3_MAX, eps, pow2);
+  if (lane == 0) sinv[row] = row < rows ? 1.0f / scale : 0.0f;
+  if (row >= rows) return;
+  const float s[4] = {scale, scale, scale, scale};
+#pragma unroll 4
+  for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+    store_codes(data, qmlir_load_rows_at<1, kReRead>(x, rows, cols, row, c0), 0, s, rows, cols);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4)
+    qmlir_quantize_fp8_rowwise(const float* x, uint8_t* data, float* sinv, int32_t rows,
+                               int32_t cols, int32_t pow2, int32_t eps_bits) {
+  const float eps = qmlir_bits_f32((uint32_t)eps_bits);
+  const bool p2 = pow2 != 0;
+  const int32_t vecs = (int32_t)qmlir_ceil_div((uint32_t)cols, 1024u);  // float4s a thread
+  if (vecs <= 1) return rowwise_held<1>(x, data, sinv, rows, cols, p2, eps);
+  if (vecs <= 2) return rowwise_held<2>(x, data, sinv, rows, cols, p2, eps);
+  if (vecs <= 4) return rowwise_held<4>(x, data, sinv, rows, cols, p2, eps);
+  if (vecs <= kHeldMax) return rowwise_held<kHeldMax>(x, data, sinv, rows, cols, p2, eps);
+  rowwise_twice(x, data, sinv, rows, cols, p2, eps);
 }

@@ -14,6 +14,9 @@
 //   qmlir_gemm_fp8_block: per 128-K block; f32 scale_inv in the GEMM-ready layouts (block1d:
 //     [ceil(K/128), pad4(rows)] for 1x128 blocks, block2d: [ceil(rows/128), pad4(ceil(K/128))]
 //     for 128x128 blocks), a_dims/b_dims (1 or 2) say which.
+//   qmlir_gemm_fp8_rowwise: one f32 scale_inv per row of each operand over all of K
+//     (fp8-rowwise; 1D [1, pad4(rows)]): K summed as per tensor, C = acc * (a_sinv[row] *
+//     b_sinv[col]) at the end.
 //   qmlir_gemm_mxfp8: per 32-K block; E8M0 scales (2^(e-127)) swizzled in 128x4 tiles as
 //     qmlir_quantize_mxfp8 writes them (S[row, k/32] of [rows, ceil(K/32)]).
 // NVFP4 (qmlir_gemm_nvfp4): block size 128 (4 warps as 2 x 2, each 32 x 32), a 64 x 64 output
@@ -239,6 +242,13 @@ extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
 #endif
 }
 
+extern "C" __global__ void __launch_bounds__(fp8::kThreads, QMLIR_GEMM_PER_TENSOR_BLOCKS)
+    qmlir_gemm_fp8_rowwise(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                           const float* b_sinv, float* c, int32_t m, int32_t n, int32_t k) {
+  const Scales sa{a_sinv, nullptr, m, k, 1};
+  const Scales sb{b_sinv, nullptr, n, k, 1};
+  fp8::gemm<kRowwise>(a, sa, b, sb, c, m, n, k, 1.0f);
+}
 
 extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
     qmlir_gemm_mxfp8(const uint8_t* a, const uint8_t* a_scale, const uint8_t* b,

@@ -1,8 +1,8 @@
 // gemm_few_rows.cu: the FP8 GEMMs of gemm_block_scaled.cu for a decode step's few rows (M <= 16),
 // C f32 [M, N] = A [M, K] x B [N, K]^T with the same bindings, constants and scales:
-//   qmlir_gemm_fp8_per_tensor_few_rows, qmlir_gemm_fp8_block_few_rows: M <= 16 (nothing at a
-//     larger m), grid (ceil(N/16), 1);
-//   qmlir_gemm_fp8_per_tensor_many_rows, qmlir_gemm_fp8_block_many_rows: gemm_block_scaled.cu's
+//   qmlir_gemm_fp8_{per_tensor,block,rowwise}_few_rows: M <= 16 (nothing at a larger m), grid
+//     (ceil(N/16), 1);
+//   qmlir_gemm_fp8_{per_tensor,block,rowwise}_many_rows: gemm_block_scaled.cu's
 //     128 x 128 tiles where m > 16, nothing otherwise: a dynamic M launches both kernels, one after
 //     the other on the same C, each on the grid its m needs, the other on one workgroup.
 // A family of its own so that the tiles' modules do not carry this PTX.
@@ -114,7 +114,9 @@ __device__ __forceinline__ void body(const uint8_t* a, const Scales& sa, const u
   float total = 0.0f;
 #pragma unroll
   for (int w = 0; w < kWarps; ++w) total += sums[w][row][col];
-  if (row < m && n0 + col < n) c[(int64_t)row * n + n0 + col] = total * factor;
+  if (row >= m || n0 + col >= n) return;
+  if (kMode == kRowwise) factor = sa.at(row, 0) * sb.at(n0 + col, 0);
+  c[(int64_t)row * n + n0 + col] = total * factor;
 }
 
 // the few-rows kernels: their own 8 KiB of shared memory
@@ -156,6 +158,16 @@ extern "C" __global__ void __launch_bounds__(fp8::kThreads)
 // slower than the few-rows kernel (128 or 255 registers and 48 KiB of shared memory against 77 or
 // 94 and 8 KiB; RESULTS.md, 2026-11-27 seventh session); a host-side choice between the launches
 // (scf.if) broke IREE's command buffers at every GEMM. A static M takes one of the kernels.
+extern "C" __global__ void __launch_bounds__(fp8::kThreads)
+    qmlir_gemm_fp8_rowwise_few_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                    const float* b_sinv, float* c, int32_t m, int32_t n,
+                                    int32_t k) {
+  if (m > few_rows::kRows) return;
+  const Scales sa{a_sinv, nullptr, m, k, 1};
+  const Scales sb{b_sinv, nullptr, n, k, 1};
+  few_rows::gemm<kRowwise>(a, sa, b, sb, c, m, n, k, 1.0f);
+}
+
 extern "C" __global__ void __launch_bounds__(fp8::kThreads, QMLIR_GEMM_PER_TENSOR_BLOCKS)
     qmlir_gemm_fp8_per_tensor_many_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
                                         const float* b_sinv, float* c, int32_t m, int32_t n,
@@ -173,4 +185,14 @@ extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
   const Scales sa{a_sinv, nullptr, m, k, a_dims};
   const Scales sb{b_sinv, nullptr, n, k, b_dims};
   fp8::gemm<kBlock>(a, sa, b, sb, c, m, n, k, 1.0f);
+}
+
+extern "C" __global__ void __launch_bounds__(fp8::kThreads, QMLIR_GEMM_PER_TENSOR_BLOCKS)
+    qmlir_gemm_fp8_rowwise_many_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
+                                     const float* b_sinv, float* c, int32_t m, int32_t n,
+                                     int32_t k) {
+  if (m <= few_rows::kRows) return;
+  const Scales sa{a_sinv, nullptr, m, k, 1};
+  const Scales sb{b_sinv, nullptr, n, k, 1};
+  fp8::gemm<kRowwise>(a, sa, b, sb, c, m, n, k, 1.0f);
 }

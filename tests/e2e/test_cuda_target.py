@@ -50,8 +50,7 @@ KERNELS = {
     },
     "fp8-delayed": {"qmlir_quantize_fp8_delayed_e4m3", "qmlir_gemm_fp8_per_tensor"},
     "fp8-block": {"qmlir_quantize_fp8_block1d_rowwise", "qmlir_gemm_fp8_block"},
-    # no kernel takes a scale over all of K: the llvm-cpu bodies, compiled by IREE for cuda
-    "fp8-rowwise": set(),
+    "fp8-rowwise": {"qmlir_quantize_fp8_rowwise", "qmlir_gemm_fp8_rowwise"},
     "mxfp8": {"qmlir_quantize_mxfp8_rowwise", "qmlir_gemm_mxfp8"},
     "nvfp4": {
         "qmlir_amax_f32",
@@ -199,6 +198,10 @@ DYNAMIC_ROWS = {
         "qmlir_gemm_fp8_per_tensor_many_rows",
     },
     "qmlir_gemm_fp8_block": {"qmlir_gemm_fp8_block_few_rows", "qmlir_gemm_fp8_block_many_rows"},
+    "qmlir_gemm_fp8_rowwise": {
+        "qmlir_gemm_fp8_rowwise_few_rows",
+        "qmlir_gemm_fp8_rowwise_many_rows",
+    },
 }
 DYNAMIC_ALL = {
     recipe: {d for k in ks for d in DYNAMIC_ROWS.get(k, {k})} for recipe, ks in KERNELS.items()
@@ -207,6 +210,7 @@ DYNAMIC_KERNELS = {
     "fp8-current": DYNAMIC_ALL["fp8-current"] - {"qmlir_fp8_scale_from_amax"},
     "fp8-delayed": DYNAMIC_ALL["fp8-delayed"],
     "fp8-block": DYNAMIC_ALL["fp8-block"],
+    "fp8-rowwise": DYNAMIC_ALL["fp8-rowwise"],
     "mxfp8": DYNAMIC_ALL["mxfp8"],
     "nvfp4": DYNAMIC_ALL["nvfp4"] - {"qmlir_nvfp4_decode_scale"},
 }
@@ -328,7 +332,10 @@ def test_training_step_compiles_for_cuda(recipe: str) -> None:
 
 
 @needs_nvrtc
-def test_a_generators_decode_function_launches_the_few_rows_gemms_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("recipe", ["fp8-block", "fp8-rowwise"])
+def test_a_generators_decode_function_launches_the_few_rows_gemms_alone(
+    recipe: str, tmp_path: Path
+) -> None:
     """A generator's ``@decode`` (one token a call, its shapes static) runs each FP8 GEMM on the
     few-rows kernel alone, at a static grid; ``@main`` (any number of tokens) launches the
     few-rows and many-rows pair, its grids read from M."""
@@ -336,10 +343,11 @@ def test_a_generators_decode_function_launches_the_few_rows_gemms_alone(tmp_path
 
     lm = decoder_lm.make_lm(layers=1)
     compiler.compile_generator(
-        lm, "fp8-block", target="cuda", cuda_arch="sm_90", max_seq_len=32, dump_ir=tmp_path
+        lm, recipe, target="cuda", cuda_arch="sm_90", max_seq_len=32, dump_ir=tmp_path
     )
+    gemm = f"qmlir_gemm_{recipe.replace('-', '_')}"
     launches = [k for k in _launches(tmp_path / "04-lower.mlir") if "gemm" in k.kernel]
     static = {k.kernel for k in launches if not k.dynamic}
     dynamic = {k.kernel for k in launches if k.dynamic}
-    assert static == {"qmlir_gemm_fp8_block_few_rows"}, static
-    assert dynamic == {"qmlir_gemm_fp8_block_few_rows", "qmlir_gemm_fp8_block_many_rows"}
+    assert static == {f"{gemm}_few_rows"}, static
+    assert dynamic == {f"{gemm}_few_rows", f"{gemm}_many_rows"}

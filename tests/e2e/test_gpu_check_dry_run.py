@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmarks.gpu_check_build import CHECK_SHAPE, EXTRA_CHECK_SHAPES
+
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = "fp8-current,mxfp8"  # per-tensor, block-scaled (with -rowcol); the flow, not numerics
 
@@ -133,3 +135,33 @@ def test_refuses_other_target(build: Path) -> None:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "llvm-cpu artifacts" in lines[0] and "local-task" in lines[0]
     assert done.stdout == ""
+
+
+def test_extra_quantize_shapes_are_checked(tmp_path: Path) -> None:
+    """fp8-rowwise's kernel takes other paths by row length (held in registers up to 8192
+    columns, float4 loads or single floats; read twice beyond): each of its extra shapes gets a
+    quantize check of its own, with adversarial inputs of that shape, and no benchmark."""
+    done = _script(
+        "gpu_check_build.py",
+        *("--target", "llvm-cpu", "--recipes", "fp8-rowwise", "--parts", "quantize"),
+        *("--out", str(tmp_path)),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    entries = json.loads((tmp_path / "manifest.json").read_text())["entries"]
+    shapes = [tuple(e["input"]["shape"]) for e in entries if e["kind"] == "quantize"]
+    assert shapes == [CHECK_SHAPE, *EXTRA_CHECK_SHAPES["fp8-rowwise"]]
+    assert any(cols > 8192 for _, cols in shapes) and any(cols % 4 for _, cols in shapes)
+    for entry in (e for e in entries if e["kind"] == "quantize"):
+        assert [m["input"]["shape"] for m in entry["more"]] == [entry["input"]["shape"]] * 2
+    assert [e["name"] for e in entries if e["kind"] == "bench_quantize"] == [
+        "bench-quantize-fp8-rowwise"
+    ]
+    done = _run(tmp_path, "--device", "local-task", "--only", "quantize-fp8-rowwise")
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = _rows(done.stdout)
+    for rows_, cols in EXTRA_CHECK_SHAPES["fp8-rowwise"]:
+        for i in range(2):
+            assert rows[f"quantize-fp8-rowwise-{rows_}x{cols} output {i}"] == "identical"
+            assert (
+                rows[f"quantize-fp8-rowwise-{rows_}x{cols} adversarial output {i}"] == "identical"
+            )

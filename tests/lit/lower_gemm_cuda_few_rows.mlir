@@ -2,6 +2,7 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-current}' -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=PT
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=BLOCK
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=MX
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-rowwise}' -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=ROW
 
 // A decode step's GEMM (M of at most 16 rows) runs the FP8 kernels for a few rows, 16 output
 // columns a workgroup over all of K, on the grid (ceil(N/16), 1); from 17 rows on, the 128x128
@@ -66,6 +67,28 @@
 // BLOCK: arith.select
 // BLOCK: hal.dispatch.extern "qmlir_gemm_fp8_block_many_rows"[
 // BLOCK: arith.select
+
+// fp8-rowwise (a scale a row over all of K: here K = 64) takes the rowwise GEMMs the same way, and
+// its activations' quantize a kernel of its own, a warp a row: (1, ceil(rows/8)) workgroups.
+// ROW-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1d.nt.1x64.300x64(
+// ROW: hal.dispatch.extern "qmlir_gemm_fp8_rowwise_few_rows"(
+// ROW-SAME: -> tensor<1x300xf32> count(
+// ROW-NEXT: arith.constant 19 : index
+// ROW-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1d.nt.17x64.300x64(
+// ROW: hal.dispatch.extern "qmlir_gemm_fp8_rowwise"(
+// ROW-SAME: -> tensor<17x300xf32> count(
+// ROW-NEXT: arith.constant 3 : index
+// ROW-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.block1d.nt.Dx64.300x64(
+// ROW: hal.dispatch.extern "qmlir_gemm_fp8_rowwise_few_rows"[
+// ROW: arith.select
+// ROW: hal.dispatch.extern "qmlir_gemm_fp8_rowwise_many_rows"[
+// ROW: arith.select
+// ROW-LABEL: func.func private @qmlir.fused_quantize.e4m3.block1x64.fp32.300x64.block1d(
+// ROW: hal.dispatch.extern "qmlir_quantize_fp8_rowwise"(
+// ROW-SAME: -> (tensor<300x64xi8>, tensor<1x300xf32>) count(
+// ROW-NEXT: %[[X:.*]] = arith.constant 1 : index
+// ROW-NEXT: %[[Y:.*]] = arith.constant 38 : index
+// ROW: hal.return %[[X]], %[[Y]], %{{.*}} : index, index, index
 
 // mxfp8 has no kernel for a few rows: its tiles (128 columns) at any M.
 // MX-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x64.300x64(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from passes.base.errors import QmlirError
 from passes.base.numbers import ceil_div, f32_bits
-from passes.ir.cuda_kernels import KernelFamily, fused_op_kernel
+from passes.ir.cuda_kernels import FP8_ROWWISE, KernelFamily, fused_op_kernel
 from passes.ir.dialect import FusedOutputs, NamedOp, ScaleRule, Scaling
 from passes.ir.layouts import MX_TILE_ROWS, ScaleLayout, pad4, swizzled_shape
 from passes.ir.types import TensorInfo
@@ -18,6 +18,8 @@ from passes.lowering.cuda.kernels import Extern, GridDim, definition, extern_tex
 from passes.lowering.cuda.per_tensor import lower_per_tensor_cast
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, Dims, Size
+
+ROWWISE_ROWS = 8  # qmlir_quantize_fp8_rowwise: a warp a row, 8 warps a workgroup
 
 # qmlir_quantize_mxfp8*'s `rule` constant
 _E8M0_RULE_CODES = {
@@ -62,7 +64,7 @@ def lower_fused_quantize(op: NamedOp, arch: str) -> str:
         ),
         tuple(out_types),
         "%q",
-        _fused_grid(family, m, cols),
+        _fused_grid(kernel, family, m, cols),
     )
     return definition(
         "fused_quantize.mlir",
@@ -114,7 +116,10 @@ def _dynamic_sizes(op: NamedOp, rows: Dim, cols: int) -> tuple[str, list[Dims]]:
 def _fused_kernel(op: NamedOp, columnwise: bool) -> tuple[str, str, dict[str, int]]:
     """The kernel's entry point, its family and its extra ``i32`` constants."""
     rule = op.attrs.rule
-    found = fused_op_kernel(op.attrs.format, op.attrs.layout, columnwise, rule)
+    cols = signature(op)[0][0].shape[1]
+    found = fused_op_kernel(
+        op.attrs.block, op.attrs.format, op.attrs.layout, columnwise, rule, cols
+    )
     if found is None:
         raise QmlirError(f"no cuda kernel for fused_quantize @{op.name}")
     extra: dict[str, int] = {}
@@ -125,7 +130,10 @@ def _fused_kernel(op: NamedOp, columnwise: bool) -> tuple[str, str, dict[str, in
     return found.kernel.entry, found.kernel.family.value, extra
 
 
-def _fused_grid(family: str, rows: Size, cols: int) -> tuple[int, GridDim]:
-    """Workgroups per tile: 128x128 (block_fp8) or 32 rows x 128 columns (mxfp8, nvfp4)."""
+def _fused_grid(kernel: str, family: str, rows: Size, cols: int) -> tuple[int, GridDim]:
+    """Workgroups per tile: 128x128 (block_fp8) or 32 rows x 128 columns (mxfp8, nvfp4); for
+    fp8-rowwise's whole rows, 8 rows (a warp each) a workgroup."""
+    if kernel == FP8_ROWWISE.entry:
+        return (1, tiles(rows, ROWWISE_ROWS))
     tile_rows = 128 if family == KernelFamily.BLOCK_FP8.value else 32
     return (ceil_div(cols, 128), tiles(rows, tile_rows))

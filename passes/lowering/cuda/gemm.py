@@ -61,6 +61,10 @@ FEW_ROWS_KERNELS = {  # tiles -> (few rows, many rows)
         cuda_kernels.GEMM_FP8_BLOCK_FEW_ROWS,
         cuda_kernels.GEMM_FP8_BLOCK_MANY_ROWS,
     ),
+    cuda_kernels.GEMM_FP8_ROWWISE: (
+        cuda_kernels.GEMM_FP8_ROWWISE_FEW_ROWS,
+        cuda_kernels.GEMM_FP8_ROWWISE_MANY_ROWS,
+    ),
 }
 
 
@@ -160,6 +164,11 @@ def _launches(
     return [(few_rows, (few, 1))] if m <= FEW_ROWS else [(kernel, (many, tiles(m, tile)))]
 
 
+def _contraction(op: NamedOp) -> int:
+    """K: A's last dim (in elements)."""
+    return signature(op)[0][0].shape[-1]
+
+
 def _gemm_kernel(op: NamedOp) -> tuple[CudaKernel | None, dict[str, int]]:
     if op.attrs.scaling is Scaling.PER_TENSOR:
         return cuda_kernels.GEMM_FP8_PER_TENSOR, {}
@@ -173,6 +182,9 @@ def _gemm_kernel(op: NamedOp) -> tuple[CudaKernel | None, dict[str, int]]:
             for p, lay in zip("ab", layouts, strict=True)
         }
         return cuda_kernels.GEMM_FP8_BLOCK, dims
+    rows_1d = layouts == (ScaleLayout.BLOCK1D, ScaleLayout.BLOCK1D)
+    if scale_format is ScaleFormat.FP32 and rows_1d and k_blocks == {_contraction(op)}:
+        return cuda_kernels.GEMM_FP8_ROWWISE, {}  # fp8-rowwise: a scale a row over all of K
     mx = layouts == (ScaleLayout.MX, ScaleLayout.MX)
     fp8 = op.attrs.a_format == E4M3 and op.attrs.b_format == E4M3
     if scale_format is ScaleFormat.E8M0 and mx and fp8:  # not E2M1 codes (mxfp4's)
