@@ -13,8 +13,9 @@ to carry to a lent GPU machine with the working tree and the iree-base-runtime w
   outputs (a ``[K, N]`` GEMM operand), one combined kernel on cuda. ``bench-quantize-*``: the
   same at ``BENCH_SHAPE`` (the input is generated on the GPU machine).
 - ``gemm-<recipe>-<M>x<N>x<K>``: the recipe's GEMM alone, its quantized operands (codes and
-  GEMM-ready scales) as arguments: random operands at ``GEMM_CHECK`` (stored, with the llvm-cpu
-  result) and at the ``GEMM_BENCH`` shapes (generated on the GPU machine from a seed).
+  GEMM-ready scales) as arguments: random operands at ``GEMM_CHECK`` and ``GEMM_FEW_ROWS_CHECK``
+  (M of 7: the few-rows kernels; stored, with the llvm-cpu result) and at the ``GEMM_BENCH``
+  shapes (generated on the GPU machine from a seed).
 - ``block-<recipe>``: ``samples/transformer_block.py`` per recipe (batch ``SAMPLE_BATCH``), its
   input and the llvm-cpu output stored; ``block-none-bf16`` the bf16 block without quantization
   (timed only: IREE's bf16 path, the baseline of the recipes' latency).
@@ -78,6 +79,10 @@ EXTRA_CHECK_SHAPES = {"fp8-rowwise": ((19, 1001), (24, 4096), (16, 8192), (37, 1
 ADVERSARIAL = ("adversarial", "adversarial-inf")  # check_input kinds beside the normal one
 BENCH_SHAPE = (8192, 8192)
 GEMM_CHECK = (256, 384, 512)  # M, N, K
+# A decode step's M (the *_few_rows kernels), at GEMM_CHECK's N and K: IREE's llvm-cpu build of
+# the NVFP4 GEMM alone fails at other N and K tried (N 256, 272, 300; K 1024, 1152 at M 7: an i4
+# vector.maskedload it cannot legalize).
+GEMM_FEW_ROWS_CHECK = (7, 384, 512)
 GEMM_BENCH = ((4096, 4096, 4096), (8192, 8192, 8192))
 # The benchmark shapes of a dry run on llvm-cpu (--target llvm-cpu): the same code paths, fast.
 SMALL_BENCH_SHAPE = (1024, 1024)
@@ -337,14 +342,15 @@ def main() -> int:
 
     rng = np.random.default_rng(SEED)
     for recipe in (r for r in GEMM_RECIPES if r in chosen and "gemm" in parts):
-        name = f"gemm-{recipe}-{'x'.join(map(str, GEMM_CHECK))}"
-        cpu_vmfb, specs = gemm_vmfb(recipe, GEMM_CHECK, "llvm-cpu", arch)
-        operands = [random_operand(s["kind"], s["shape"], rng) for s in specs]
-        for i, value in enumerate(operands):
-            inputs[f"{name}/{i}"] = value
-        (expected[f"{name}/0"],) = run_cpu(cpu_vmfb, operands)
-        vmfb = gemm_vmfb(recipe, GEMM_CHECK, target, arch)[0] if cuda else cpu_vmfb
-        note("gemm", name, vmfb, inputs=len(operands), shape=list(GEMM_CHECK))
+        for check in (GEMM_CHECK, GEMM_FEW_ROWS_CHECK):
+            name = f"gemm-{recipe}-{'x'.join(map(str, check))}"
+            cpu_vmfb, specs = gemm_vmfb(recipe, check, "llvm-cpu", arch)
+            operands = [random_operand(s["kind"], s["shape"], rng) for s in specs]
+            for i, value in enumerate(operands):
+                inputs[f"{name}/{i}"] = value
+            (expected[f"{name}/0"],) = run_cpu(cpu_vmfb, operands)
+            vmfb = gemm_vmfb(recipe, check, target, arch)[0] if cuda else cpu_vmfb
+            note("gemm", name, vmfb, inputs=len(operands), shape=list(check))
         for mnk in gemm_bench:
             bench = f"gemm-{recipe}-{'x'.join(map(str, mnk))}"
             vmfb, specs = gemm_vmfb(recipe, mnk, target, arch)

@@ -4,8 +4,8 @@ mixture-of-experts models, each checked against the same artifact compiled for l
 Here (no GPU): ``python benchmarks/gpu_probes/cuda_paths.py build --dir build/cuda-paths``
 compiles, for cuda (sm_90) and llvm-cpu, and records the llvm-cpu outputs of:
 
-- a 2-layer MLP with a dynamic batch (1..256) under fp8-current, fp8-block, fp8-rowwise and
-  mxfp8, at batches 3, 64 and 200;
+- a 2-layer MLP with a dynamic batch (1..256) under fp8-current, fp8-block, fp8-rowwise, mxfp8
+  and nvfp4, at batches 3, 64 and 200 (at 3 the few-rows GEMMs where a recipe has them);
 - its training step under fp8-current and mxfp8 (SGD): the losses and parameters after three
   steps on fixed inputs;
 - small MoE causal LMs (Mixtral, DeepSeek-V3, Qwen3-MoE: every expert's GEMMs quantized,
@@ -43,7 +43,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 BATCHES = (3, 64, 200)
-MODEL_RECIPES = ("fp8-current", "fp8-block", "fp8-rowwise", "mxfp8")
+MODEL_RECIPES = ("fp8-current", "fp8-block", "fp8-rowwise", "mxfp8", "nvfp4")
 STEP_RECIPES = ("fp8-current", "mxfp8")
 STEPS = 3
 TOLERANCE = 1e-3

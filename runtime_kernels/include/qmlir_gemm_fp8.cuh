@@ -153,6 +153,27 @@ __device__ __forceinline__ void store_c(float* c, const float acc[2][4][4], cons
       }
 }
 
+// NVFP4's 64 x 64 tiles (block size kThreads = 128, grid (ceil(N/64), ceil(M/64))):
+// gemm_block_scaled.cu's qmlir_gemm_nvfp4 and gemm_few_rows.cu's qmlir_gemm_nvfp4_many_rows.
+__device__ __forceinline__ void gemm_nvfp4(const uint8_t* a, const uint8_t* a_scale,
+                                           const float* a_sdec, const uint8_t* b,
+                                           const uint8_t* b_scale, const float* b_sdec, float* c,
+                                           int32_t m, int32_t n, int32_t k) {
+  __shared__ __align__(16) Shared s;
+  const Frag f = frag();
+  float acc[2][4][4];
+  zero<2>(acc);
+  for (int64_t k0 = 0; k0 < k; k0 += kStageBytes / 2) {
+    stage_nvfp4(s.a, a, a_scale, (int64_t)blockIdx.y * kTileM, m, k, k0);
+    stage_nvfp4(s.b, b, b_scale, (int64_t)blockIdx.x * kTileN, n, k, k0);
+    __syncthreads();
+#pragma unroll
+    for (int ks = 0; ks < kStageBytes / 2; ks += 16) step_f16(acc, s, f, ks);
+    __syncthreads();
+  }
+  store_c(c, acc, f, m, n, a_sdec[0] * b_sdec[0]);
+}
+
 // Two adjacent elements of C's row, at p = &C[row][col]: one 8-byte store where C allows it
 // (``pairs``: N even and C 8-byte aligned) and both columns are within N, else each column
 // within N alone. The tiled FP8 GEMM's and the wgmma probe's epilogues.

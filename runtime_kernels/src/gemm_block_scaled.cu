@@ -49,19 +49,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
     qmlir_gemm_nvfp4(const uint8_t* a, const uint8_t* a_scale, const float* a_sdec,
                      const uint8_t* b, const uint8_t* b_scale, const float* b_sdec, float* c,
                      int32_t m, int32_t n, int32_t k) {
-  __shared__ __align__(16) Shared s;
-  const Frag f = frag();
-  float acc[2][4][4];
-  zero<2>(acc);
-  for (int64_t k0 = 0; k0 < k; k0 += kStageBytes / 2) {
-    stage_nvfp4(s.a, a, a_scale, (int64_t)blockIdx.y * kTileM, m, k, k0);
-    stage_nvfp4(s.b, b, b_scale, (int64_t)blockIdx.x * kTileN, n, k, k0);
-    __syncthreads();
-#pragma unroll
-    for (int ks = 0; ks < kStageBytes / 2; ks += 16) step_f16(acc, s, f, ks);
-    __syncthreads();
-  }
-  store_c(c, acc, f, m, n, a_sdec[0] * b_sdec[0]);
+  gemm_nvfp4(a, a_scale, a_sdec, b, b_scale, b_sdec, c, m, n, k);
 }
 
 

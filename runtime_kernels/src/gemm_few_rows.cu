@@ -1,10 +1,11 @@
 // gemm_few_rows.cu: the FP8 GEMMs of gemm_block_scaled.cu for a decode step's few rows (M <= 16),
 // C f32 [M, N] = A [M, K] x B [N, K]^T with the same bindings, constants and scales:
-//   qmlir_gemm_fp8_{per_tensor,block,rowwise}_few_rows: M <= 16 (nothing at a larger m), grid
-//     (ceil(N/16), 1);
-//   qmlir_gemm_fp8_{per_tensor,block,rowwise}_many_rows: gemm_block_scaled.cu's
-//     128 x 128 tiles where m > 16, nothing otherwise: a dynamic M launches both kernels, one after
-//     the other on the same C, each on the grid its m needs, the other on one workgroup.
+//   qmlir_gemm_fp8_{per_tensor,block,rowwise}_few_rows, qmlir_gemm_nvfp4_few_rows: M <= 16
+//     (nothing at a larger m), grid (ceil(N/16), 1);
+//   qmlir_gemm_fp8_{per_tensor,block,rowwise}_many_rows, qmlir_gemm_nvfp4_many_rows:
+//     gemm_block_scaled.cu's tiles (FP8 128 x 128, NVFP4 64 x 64) where m > 16, nothing otherwise:
+//     a dynamic M launches both kernels, one after the other on the same C, each on the grid its m
+//     needs, the other on one workgroup.
 // A family of its own so that the tiles' modules do not carry this PTX.
 #include "qmlir_device.cuh"
 #include "qmlir_gemm_fp8.cuh"
@@ -130,6 +131,117 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
 
 }  // namespace few_rows
 
+// ---- NVFP4 for a few rows -----------------------------------------------------------------------
+// The FP8 scheme with NVFP4's operands and its tiles' block size (128 threads, so that a dynamic
+// M launches the pair at one size): a workgroup computes 16 rows (M padded with zero rows) x 16
+// columns over all of K, its 4 warps each taking every 4th 128-K block. Thread (g, t) of a warp
+// reads 16 bytes (32 E2M1 codes, two 16-element blocks) of each of its rows (A's g and g + 8,
+// B's n0 + g and n0 + 8 + g) at codes [32t, 32t + 32) of the block, and its mma step s
+// (m16n8k16, f16) takes codes 4s..4s+3 as its K positions 2t, 2t+1, 2t+8, 2t+9 for A and B
+// alike: the same permutation of each 128-K block's positions for both operands, so each block's
+// sum is unchanged up to its order. Each code is dequantized to e2m1 * d in f16 (exact: the
+// tiles' staging) with d its 16-element block's E4M3 scale; sums in f32 as the tiles'; the warps'
+// sums are added in shared memory in warp order; C = total * (a_sdec * b_sdec).
+namespace few_rows_fp4 {
+
+constexpr int kThreads = 128;  // nvfp4's tiles' block size (gemm_nvfp4)
+constexpr int kWarps = kThreads / 32;
+constexpr int kRows = few_rows::kRows, kCols = few_rows::kCols;
+
+// 16 bytes of a packed [rows, row_bytes] operand's row `row` from byte `byte` (0 past its rows or
+// its bytes)
+__device__ __forceinline__ uint4 load16(const uint8_t* p, int64_t row, int32_t rows,
+                                        int64_t row_bytes, int64_t byte, bool wide) {
+  uint4 v = make_uint4(0, 0, 0, 0);
+  if (row >= rows) return v;
+  const uint8_t* src = p + row * row_bytes + byte;
+  if (wide && byte + 16 <= row_bytes) return *reinterpret_cast<const uint4*>(src);
+  uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    if (byte + i < row_bytes) w[i / 4] |= (uint32_t)src[i] << (8 * (i % 4));
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// the decoded E4M3 scale of row `row`'s 16-element block kb (0 past the rows or the blocks)
+__device__ __forceinline__ float block_scale(const uint8_t* scales, int64_t row, int32_t rows,
+                                             uint32_t kb, uint32_t k_blocks) {
+  if (row >= rows || kb >= k_blocks) return 0.0f;
+  return qmlir_decode_e4m3(scales[qmlir_mx_offset((uint32_t)row, kb, k_blocks)]);
+}
+
+// byte i of the 16 as two f16 (low nibble first), each code's value times d
+__device__ __forceinline__ uint32_t pair(const uint4& v, int i, float d) {
+  const uint32_t word = i < 4 ? v.x : i < 8 ? v.y : i < 12 ? v.z : v.w;
+  const uint32_t byte = (word >> (8 * (i % 4))) & 0xFFu;
+  return pack_f16x2(qmlir_decode_e2m1(byte & 0xFu) * d, qmlir_decode_e2m1(byte >> 4) * d);
+}
+
+using Sums = float[kWarps][kRows][kCols];
+
+__device__ __forceinline__ void gemm(const uint8_t* a, const uint8_t* a_scale, const uint8_t* b,
+                                     const uint8_t* b_scale, float* c, int32_t m, int32_t n,
+                                     int32_t k, float factor) {
+  __shared__ Sums sums;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const uint32_t k_blocks = qmlir_ceil_div((uint32_t)k, 16u);
+  const int64_t row_bytes = (int64_t)k_blocks * 8;
+  const bool wide = row_bytes % 16 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
+  const int64_t n0 = (int64_t)blockIdx.x * kCols;
+  const int blocks = (int)qmlir_ceil_div((uint32_t)k, 128u);
+  float acc[2][4];
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc[j][e] = 0.0f;
+#pragma unroll 1
+  for (int kb128 = warp; kb128 < blocks; kb128 += kWarps) {
+    const int64_t byte = (int64_t)kb128 * 64 + 16 * t;  // codes [32t, 32t + 32) of the block
+    const uint32_t kb = (uint32_t)kb128 * 8 + 2 * t;      // their two 16-element blocks
+    const uint4 a_lo = load16(a, g, m, row_bytes, byte, wide);
+    const uint4 a_hi = load16(a, g + 8, m, row_bytes, byte, wide);
+    uint4 bw[2];
+    float db[2][2];
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int64_t col = n0 + 8 * j + g;
+      bw[j] = load16(b, col, n, row_bytes, byte, wide);
+      db[j][0] = block_scale(b_scale, col, n, kb, k_blocks);
+      db[j][1] = block_scale(b_scale, col, n, kb + 1, k_blocks);
+    }
+    const float da[2][2] = {
+        {block_scale(a_scale, g, m, kb, k_blocks), block_scale(a_scale, g, m, kb + 1, k_blocks)},
+        {block_scale(a_scale, g + 8, m, kb, k_blocks),
+         block_scale(a_scale, g + 8, m, kb + 1, k_blocks)}};
+#pragma unroll
+    for (int s = 0; s < 8; ++s) {
+      const int h = s / 4;  // codes 4s..4s+3 lie in the thread's first or second block
+      const uint32_t af[4] = {pair(a_lo, 2 * s, da[0][h]), pair(a_hi, 2 * s, da[1][h]),
+                              pair(a_lo, 2 * s + 1, da[0][h]), pair(a_hi, 2 * s + 1, da[1][h])};
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const uint32_t bf[2] = {pair(bw[j], 2 * s, db[j][h]), pair(bw[j], 2 * s + 1, db[j][h])};
+        mma_f16(acc[j], af, bf);
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) sums[warp][g + 8 * (e / 2)][8 * j + 2 * t + (e % 2)] = acc[j][e];
+  __syncthreads();
+  for (int idx = threadIdx.x; idx < kRows * kCols; idx += kThreads) {
+    const int row = idx / kCols, col = idx % kCols;
+    float total = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) total += sums[w][row][col];
+    if (row < m && n0 + col < n) c[(int64_t)row * n + n0 + col] = total * factor;
+  }
+}
+
+}  // namespace few_rows_fp4
+
 extern "C" __global__ void __launch_bounds__(fp8::kThreads)
     qmlir_gemm_fp8_per_tensor_few_rows(const uint8_t* a, const float* a_sinv, const uint8_t* b,
                                        const float* b_sinv, float* c, int32_t m, int32_t n,
@@ -195,4 +307,20 @@ extern "C" __global__ void __launch_bounds__(fp8::kThreads, QMLIR_GEMM_PER_TENSO
   const Scales sa{a_sinv, nullptr, m, k, 1};
   const Scales sb{b_sinv, nullptr, n, k, 1};
   fp8::gemm<kRowwise>(a, sa, b, sb, c, m, n, k, 1.0f);
+}
+
+extern "C" __global__ void __launch_bounds__(few_rows_fp4::kThreads)
+    qmlir_gemm_nvfp4_few_rows(const uint8_t* a, const uint8_t* a_scale, const float* a_sdec,
+                              const uint8_t* b, const uint8_t* b_scale, const float* b_sdec,
+                              float* c, int32_t m, int32_t n, int32_t k) {
+  if (m > few_rows_fp4::kRows) return;
+  few_rows_fp4::gemm(a, a_scale, b, b_scale, c, m, n, k, a_sdec[0] * b_sdec[0]);
+}
+
+extern "C" __global__ void __launch_bounds__(kThreads)
+    qmlir_gemm_nvfp4_many_rows(const uint8_t* a, const uint8_t* a_scale, const float* a_sdec,
+                               const uint8_t* b, const uint8_t* b_scale, const float* b_sdec,
+                               float* c, int32_t m, int32_t n, int32_t k) {
+  if (m <= few_rows_fp4::kRows) return;
+  gemm_nvfp4(a, a_scale, a_sdec, b, b_scale, b_sdec, c, m, n, k);
 }

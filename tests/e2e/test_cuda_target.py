@@ -202,6 +202,7 @@ DYNAMIC_ROWS = {
         "qmlir_gemm_fp8_rowwise_few_rows",
         "qmlir_gemm_fp8_rowwise_many_rows",
     },
+    "qmlir_gemm_nvfp4": {"qmlir_gemm_nvfp4_few_rows", "qmlir_gemm_nvfp4_many_rows"},
 }
 DYNAMIC_ALL = {
     recipe: {d for k in ks for d in DYNAMIC_ROWS.get(k, {k})} for recipe, ks in KERNELS.items()
@@ -332,7 +333,7 @@ def test_training_step_compiles_for_cuda(recipe: str) -> None:
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("recipe", ["fp8-block", "fp8-rowwise"])
+@pytest.mark.parametrize("recipe", ["fp8-block", "fp8-rowwise", "nvfp4"])
 def test_a_generators_decode_function_launches_the_few_rows_gemms_alone(
     recipe: str, tmp_path: Path
 ) -> None:

@@ -3,6 +3,7 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-block}' -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=BLOCK
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=MX
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=fp8-rowwise}' -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=ROW
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p fuse-quantize-core -p 'lower-named-ops{target=cuda cuda-arch=sm_90}' %s | FileCheck %s --check-prefix=FP4
 
 // A decode step's GEMM (M of at most 16 rows) runs the FP8 kernels for a few rows, 16 output
 // columns a workgroup over all of K, on the grid (ceil(N/16), 1); from 17 rows on, the 128x128
@@ -89,6 +90,24 @@
 // ROW-NEXT: %[[X:.*]] = arith.constant 1 : index
 // ROW-NEXT: %[[Y:.*]] = arith.constant 38 : index
 // ROW: hal.return %[[X]], %[[Y]], %{{.*}} : index, index, index
+
+// nvfp4 the same way, its pair at its tiles' 128 threads; from 17 rows its 64x64 tiles: 5 wide.
+// FP4-LABEL: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x32.300x32(
+// FP4: hal.dispatch.extern "qmlir_gemm_nvfp4_few_rows"(
+// FP4-SAME: -> tensor<1x300xf32> count(
+// FP4-NEXT: arith.constant 19 : index
+// FP4: <workgroup_size = [128 : index, 1 : index, 1 : index]>
+// FP4-LABEL: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.17x32.300x32(
+// FP4: hal.dispatch.extern "qmlir_gemm_nvfp4"(
+// FP4-SAME: -> tensor<17x300xf32> count(
+// FP4-NEXT: arith.constant 5 : index
+// FP4-LABEL: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.Dx32.300x32(
+// FP4: hal.dispatch.extern "qmlir_gemm_nvfp4_few_rows"[
+// FP4: arith.select
+// FP4: <workgroup_size = [128 : index, 1 : index, 1 : index]>
+// FP4: hal.dispatch.extern "qmlir_gemm_nvfp4_many_rows"[
+// FP4: arith.select
+// FP4: <workgroup_size = [128 : index, 1 : index, 1 : index]>
 
 // mxfp8 has no kernel for a few rows: its tiles (128 columns) at any M.
 // MX-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x64.300x64(
