@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-RECIPES = ("fp8-block", "fp8-current", "nvfp4", "none")
+RECIPES = ("fp8-block", "fp8-current", "fp8-rowwise", "mxfp8", "nvfp4", "none")
 MAX_SEQ, PROMPT, NEW = 256, 16, 64
 FLOAT_DTYPES = {"BF16": np.uint16, "F16": np.float16, "F32": np.float32}
 

@@ -110,6 +110,12 @@ GEMM_FP8_ROWWISE_MANY_ROWS = CudaKernel(
 )
 GEMM_MXFP8 = CudaKernel("qmlir_gemm_mxfp8", _GEMM, OpKind.SCALED_MATMUL, "e8m0 scales, mx")
 GEMM_NVFP4 = CudaKernel("qmlir_gemm_nvfp4", _GEMM, OpKind.SCALED_MATMUL, "nvfp4 scales, mx")
+GEMM_MXFP8_FEW_ROWS = CudaKernel(
+    "qmlir_gemm_mxfp8_few_rows", _FEW, OpKind.SCALED_MATMUL, "e8m0 scales, M <= 16"
+)
+GEMM_MXFP8_MANY_ROWS = CudaKernel(
+    "qmlir_gemm_mxfp8_many_rows", _FEW, OpKind.SCALED_MATMUL, "e8m0 scales, M > 16"
+)
 GEMM_NVFP4_FEW_ROWS = CudaKernel(
     "qmlir_gemm_nvfp4_few_rows", _FEW, OpKind.SCALED_MATMUL, "nvfp4 scales, M <= 16"
 )
@@ -141,6 +147,8 @@ KERNELS: tuple[CudaKernel, ...] = (
     GEMM_FP8_ROWWISE_MANY_ROWS,
     GEMM_MXFP8,
     GEMM_NVFP4,
+    GEMM_MXFP8_FEW_ROWS,
+    GEMM_MXFP8_MANY_ROWS,
     GEMM_NVFP4_FEW_ROWS,
     GEMM_NVFP4_MANY_ROWS,
 )

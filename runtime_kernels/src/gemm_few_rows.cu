@@ -1,8 +1,8 @@
 // gemm_few_rows.cu: the FP8 GEMMs of gemm_block_scaled.cu for a decode step's few rows (M <= 16),
 // C f32 [M, N] = A [M, K] x B [N, K]^T with the same bindings, constants and scales:
-//   qmlir_gemm_fp8_{per_tensor,block,rowwise}_few_rows, qmlir_gemm_nvfp4_few_rows: M <= 16
-//     (nothing at a larger m), grid (ceil(N/16), 1);
-//   qmlir_gemm_fp8_{per_tensor,block,rowwise}_many_rows, qmlir_gemm_nvfp4_many_rows:
+//   qmlir_gemm_{fp8_per_tensor,fp8_block,fp8_rowwise,mxfp8,nvfp4}_few_rows: M <= 16 (nothing at
+//     a larger m), grid (ceil(N/16), 1);
+//   qmlir_gemm_{fp8_per_tensor,fp8_block,fp8_rowwise,mxfp8,nvfp4}_many_rows:
 //     gemm_block_scaled.cu's tiles (FP8 128 x 128, NVFP4 64 x 64) where m > 16, nothing otherwise:
 //     a dynamic M launches both kernels, one after the other on the same C, each on the grid its m
 //     needs, the other on one workgroup.
@@ -130,6 +130,96 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const Scales& sa, const u
 }
 
 }  // namespace few_rows
+
+// ---- mxfp8 for a few rows ----------------------------------------------------------------------
+// The FP8 scheme with an E8M0 scale per 32 K: mma step s of a 128-K block is its 32-block s, of
+// which thread (g, q) reads bytes [32s + 8q, 32s + 8q + 8) of each of its rows (the 4 lanes of a
+// row: the block's 32 bytes), the same K positions for A and B; each step's sum is promoted with
+// the two rows' scales, acc += part * (a_scale * b_scale), as the tiles do (fp8::gemm<kMx>).
+namespace few_rows_mx {
+
+using few_rows::kCols;
+using few_rows::kRows;
+using few_rows::kWarps;
+
+// 8 bytes of an [rows, k] operand's row `row` from byte `col` (0 past its rows or its k)
+__device__ __forceinline__ uint2 load8(const uint8_t* p, int64_t row, int32_t rows, int32_t k,
+                                       int64_t col, bool wide) {
+  uint2 v = make_uint2(0, 0);
+  if (row >= rows) return v;
+  const uint8_t* src = p + row * k + col;
+  if (wide && col + 8 <= k) return *reinterpret_cast<const uint2*>(src);
+  uint32_t w[2] = {0, 0};
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    if (col + i < k) w[i / 4] |= (uint32_t)src[i] << (8 * (i % 4));
+  }
+  return make_uint2(w[0], w[1]);
+}
+
+// the swizzled offset of S[row, 0] (qmlir_mx_offset), ~0u outside the operand (scale 0)
+__device__ __forceinline__ uint32_t base(int64_t row, int32_t rows, uint32_t k_blocks) {
+  return row < rows ? qmlir_mx_offset((uint32_t)row, 0, k_blocks) : ~0u;
+}
+
+__device__ __forceinline__ void gemm(const uint8_t* a, const uint8_t* a_scale, const uint8_t* b,
+                                     const uint8_t* b_scale, float* c, int32_t m, int32_t n,
+                                     int32_t k) {
+  __shared__ few_rows::Sums sums;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
+  const bool wide = k % 8 == 0 && (uintptr_t)a % 8 == 0 && (uintptr_t)b % 8 == 0;
+  const int64_t n0 = (int64_t)blockIdx.x * kCols;
+  const uint32_t k_blocks = qmlir_ceil_div((uint32_t)k, 32u);
+  const int blocks = (int)qmlir_ceil_div((uint32_t)k, 128u);
+  const uint32_t a_base[2] = {base(g, m, k_blocks), base(g + 8, m, k_blocks)};
+  uint32_t b_base[2][2];  // C's columns n0 + 8j + 2q + h
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) b_base[j][h] = base(n0 + 8 * j + 2 * q + h, n, k_blocks);
+  float acc[2][4];
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc[j][e] = 0.0f;
+#pragma unroll 1
+  for (int kb128 = warp; kb128 < blocks; kb128 += kWarps) {
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+      const uint32_t kb = (uint32_t)kb128 * 4 + s;
+      if (kb >= k_blocks) break;
+      const int64_t col = (int64_t)kb * 32 + 8 * q;
+      const uint2 a_lo = load8(a, g, m, k, col, wide), a_hi = load8(a, g + 8, m, k, col, wide);
+      const uint32_t af[4] = {a_lo.x, a_hi.x, a_lo.y, a_hi.y};
+      const uint32_t step = (kb / 4) * 512 + kb % 4;
+      const float sa[2] = {fp8::mx_scale(a_scale, a_base[0], step),
+                           fp8::mx_scale(a_scale, a_base[1], step)};
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const uint2 bw = load8(b, n0 + 8 * j + g, n, k, col, wide);
+        const uint32_t bf[2] = {bw.x, bw.y};
+        float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        mma_e4m3(part, af, bf);
+        const float sb[2] = {fp8::mx_scale(b_scale, b_base[j][0], step),
+                             fp8::mx_scale(b_scale, b_base[j][1], step)};
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[j][e] += part[e] * (sa[e / 2] * sb[e % 2]);
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) sums[warp][g + 8 * (e / 2)][8 * j + 2 * q + (e % 2)] = acc[j][e];
+  __syncthreads();
+  const int row = threadIdx.x / kCols, col = threadIdx.x % kCols;  // 256 threads: every output
+  float total = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) total += sums[w][row][col];
+  if (row < m && n0 + col < n) c[(int64_t)row * n + n0 + col] = total;
+}
+
+}  // namespace few_rows_mx
 
 // ---- NVFP4 for a few rows -----------------------------------------------------------------------
 // The FP8 scheme with NVFP4's operands and its tiles' block size (128 threads, so that a dynamic
@@ -323,4 +413,20 @@ extern "C" __global__ void __launch_bounds__(kThreads)
                                float* c, int32_t m, int32_t n, int32_t k) {
   if (m <= few_rows_fp4::kRows) return;
   gemm_nvfp4(a, a_scale, a_sdec, b, b_scale, b_sdec, c, m, n, k);
+}
+
+extern "C" __global__ void __launch_bounds__(fp8::kThreads)
+    qmlir_gemm_mxfp8_few_rows(const uint8_t* a, const uint8_t* a_scale, const uint8_t* b,
+                              const uint8_t* b_scale, float* c, int32_t m, int32_t n, int32_t k) {
+  if (m > few_rows::kRows) return;
+  few_rows_mx::gemm(a, a_scale, b, b_scale, c, m, n, k);
+}
+
+extern "C" __global__ void __launch_bounds__(fp8::kThreads, 1)
+    qmlir_gemm_mxfp8_many_rows(const uint8_t* a, const uint8_t* a_scale, const uint8_t* b,
+                               const uint8_t* b_scale, float* c, int32_t m, int32_t n, int32_t k) {
+  if (m <= few_rows::kRows) return;
+  const Scales sa{nullptr, a_scale, m, k, 1};
+  const Scales sb{nullptr, b_scale, n, k, 1};
+  fp8::gemm<kMx>(a, sa, b, sb, c, m, n, k, 1.0f);
 }

@@ -202,6 +202,7 @@ DYNAMIC_ROWS = {
         "qmlir_gemm_fp8_rowwise_few_rows",
         "qmlir_gemm_fp8_rowwise_many_rows",
     },
+    "qmlir_gemm_mxfp8": {"qmlir_gemm_mxfp8_few_rows", "qmlir_gemm_mxfp8_many_rows"},
     "qmlir_gemm_nvfp4": {"qmlir_gemm_nvfp4_few_rows", "qmlir_gemm_nvfp4_many_rows"},
 }
 DYNAMIC_ALL = {
@@ -333,7 +334,7 @@ def test_training_step_compiles_for_cuda(recipe: str) -> None:
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("recipe", ["fp8-block", "fp8-rowwise", "nvfp4"])
+@pytest.mark.parametrize("recipe", ["fp8-block", "fp8-rowwise", "mxfp8", "nvfp4"])
 def test_a_generators_decode_function_launches_the_few_rows_gemms_alone(
     recipe: str, tmp_path: Path
 ) -> None:

@@ -109,14 +109,20 @@
 // FP4: arith.select
 // FP4: <workgroup_size = [128 : index, 1 : index, 1 : index]>
 
-// mxfp8 has no kernel for a few rows: its tiles (128 columns) at any M.
+// mxfp8 the same way (its few-rows kernel promotes each 32-K step by its E8M0 scales).
 // MX-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.1x64.300x64(
-// MX: hal.dispatch.extern "qmlir_gemm_mxfp8"(
+// MX: hal.dispatch.extern "qmlir_gemm_mxfp8_few_rows"(
 // MX-SAME: -> tensor<1x300xf32> count(
+// MX-NEXT: arith.constant 19 : index
+// MX-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.17x64.300x64(
+// MX: hal.dispatch.extern "qmlir_gemm_mxfp8"(
+// MX-SAME: -> tensor<17x300xf32> count(
 // MX-NEXT: arith.constant 3 : index
 // MX-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.Dx64.300x64(
-// MX-NOT: arith.select
-// MX: hal.return
+// MX: hal.dispatch.extern "qmlir_gemm_mxfp8_few_rows"[
+// MX: arith.select
+// MX: hal.dispatch.extern "qmlir_gemm_mxfp8_many_rows"[
+// MX: arith.select
 
 func.func @one_row(%x: !torch.vtensor<[1,64],f32>) -> !torch.vtensor<[1,300],f32> {
   %w = torch.vtensor.literal(dense<0.5> : tensor<300x64xf32>) : !torch.vtensor<[300,64],f32>

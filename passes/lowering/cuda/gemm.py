@@ -3,8 +3,8 @@
 
 IREE's own f8 matmul on cuda does not compile with a dynamic dim (TOOLCHAIN.md); this kernel
 takes A with dynamic rows: M (``tensor.dim`` of A) is its ``m`` push constant and the workload of
-the grid's y (128-row tiles for FP8, 64 for NVFP4). At M <= 16 (a decode step) the FP8 and NVFP4
-GEMMs run kernels of their own (``*_few_rows``: 16 columns a workgroup over all of K); a dynamic M
+the grid's y (128-row tiles for FP8, 64 for NVFP4). At M <= 16 (a decode step) the GEMMs run
+kernels of their own (``*_few_rows``: 16 columns a workgroup over all of K); a dynamic M
 launches two kernels on the same C, ``*_few_rows`` and then ``*_many_rows`` (the tiles), each
 of which computes C where ``m`` is its case and returns at once otherwise, on the grid the
 count region picks from M: the full grid for the kernel whose case it is, one workgroup for the
@@ -44,7 +44,7 @@ from passes.lowering.dims import Dim, Dims, Size
 # gemm_block_scaled.cu's launch per kernel: (output tile rows = columns, threads per workgroup)
 FP8_LAUNCH = (128, 256)  # 8 warps, 3-stage cp.async pipeline
 NVFP4_LAUNCH = (64, 128)  # 4 warps, dequantized to f16 in shared memory
-# FP8 and NVFP4 at M <= FEW_ROWS (a decode step): 16 columns a workgroup over all of K, one
+# Every GEMM at M <= FEW_ROWS (a decode step): 16 columns a workgroup over all of K, one
 # workgroup row (the tiles would launch N/128 or N/64 workgroups and leave most SMs idle; the
 # NVFP4 pair launches at its tiles' 128 threads). A static M picks the kernel here (few rows or
 # tiles); a dynamic one launches the few-rows kernel and then the many-rows one (the tiles) on
@@ -65,6 +65,10 @@ FEW_ROWS_KERNELS = {  # tiles -> (few rows, many rows)
     cuda_kernels.GEMM_FP8_ROWWISE: (
         cuda_kernels.GEMM_FP8_ROWWISE_FEW_ROWS,
         cuda_kernels.GEMM_FP8_ROWWISE_MANY_ROWS,
+    ),
+    cuda_kernels.GEMM_MXFP8: (
+        cuda_kernels.GEMM_MXFP8_FEW_ROWS,
+        cuda_kernels.GEMM_MXFP8_MANY_ROWS,
     ),
     cuda_kernels.GEMM_NVFP4: (
         cuda_kernels.GEMM_NVFP4_FEW_ROWS,
