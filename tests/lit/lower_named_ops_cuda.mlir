@@ -95,9 +95,10 @@
 // FUSE-SAME: qmlir.layout = "mx", qmlir.op = "fused_quantize", qmlir.rule = "e8m0_ceil"
 // FUSE: func.func private @qmlir.fused_quantize.e4m3.per_tensor.4x8.amax(tensor<4x8xf32>, tensor<f32>) -> (tensor<4x8xi8>, tensor<f32>, tensor<f32>) attributes {qmlir.format = "e4m3", qmlir.op = "fused_quantize", qmlir.scaling = "per_tensor"}
 
-// ... which lowers to the fused kernel (scales written swizzled); the GEMM to the MXFP8 kernel.
+// ... which lowers to the fused kernel (scales written swizzled); the GEMM (8 rows) to the MXFP8
+// kernel for a few rows.
 // MX-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.8x64.16x64(
-// MX: hal.dispatch.extern "qmlir_gemm_mxfp8"
+// MX: hal.dispatch.extern "qmlir_gemm_mxfp8_few_rows"
 // MX-LABEL: func.func private @qmlir.fused_quantize.e4m3.block1x32.e8m0.8x64.mx(
 // MX: %[[Q:.*]]:2 = hal.dispatch.extern "qmlir_quantize_mxfp8_rowwise"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<8x64xf32>, i32, i32, i32) -> (tensor<8x64xi8>, tensor<512xi8>)
 // MX: ordinal(0) = [#hal.executable.object<{path = "mxfp8.sm_100.ptx"

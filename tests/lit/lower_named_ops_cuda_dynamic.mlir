@@ -48,11 +48,12 @@
 // CHECK-NEXT: %[[Y:.*]] = affine.apply #[[GEMM_TILES]]()[%[[W]]]
 // CHECK: hal.return %[[X]], %[[Y]], %{{.*}} : index, index, index
 
-// The GEMM-ready MX scales of A ([?] bytes) pass with their own dim.
+// The GEMM-ready MX scales of A ([?] bytes) pass with their own dim, to both kernels of the pair.
 // CHECK-LABEL: func.func private @qmlir.scaled_matmul.e4m3xe4m3.mx.nt.Dx64.16x64(
 // CHECK: %[[M:.*]] = tensor.dim %[[A:.*]], %{{.*}} : tensor<?x64xi8>
 // CHECK: %[[S:.*]] = tensor.dim %arg1, %{{.*}} : tensor<?xi8>
-// CHECK: hal.dispatch.extern "qmlir_gemm_mxfp8"[%[[M]]](%[[A]], %arg1, %arg2, %arg3, {{.*}}) : (tensor<?x64xi8>{%[[M]]}, tensor<?xi8>{%[[S]]}, tensor<16x64xi8>, tensor<512xi8>, i32, i32, i32) -> tensor<?x16xf32>{%[[M]]}
+// CHECK: %[[C0:.*]] = hal.dispatch.extern "qmlir_gemm_mxfp8_few_rows"[%[[M]]](%[[A]], %arg1, %arg2, %arg3, {{.*}}) : (tensor<?x64xi8>{%[[M]]}, tensor<?xi8>{%[[S]]}, tensor<16x64xi8>, tensor<512xi8>, i32, i32, i32) -> tensor<?x16xf32>{%[[M]]}
+// CHECK: hal.dispatch.extern "qmlir_gemm_mxfp8_many_rows"[%[[M]]](%[[A]], %arg1, %arg2, %arg3, %[[C0]], {{.*}}) : (tensor<?x64xi8>{%[[M]]}, tensor<?xi8>{%[[S]]}, tensor<16x64xi8>, tensor<512xi8>, tensor<?x16xf32>{%[[M]]}, i32, i32, i32) -> %[[C0]]{%[[M]]}
 
 // The fused mxfp8 quantize sizes its outputs from the rows: the data [rows, 64], the scales
 // pad128(rows) x pad4(2) bytes.
