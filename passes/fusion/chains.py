@@ -14,7 +14,7 @@ import dataclasses
 from iree.compiler import ir
 
 from passes.fusion.calls import NamedCalls, layer_of, only_use
-from passes.ir.cuda_kernels import fused_chain_kernel
+from passes.ir.cuda_kernels import fused_kernel
 from passes.ir.dialect import (
     FusedOutputs,
     FusedQuantize,
@@ -67,7 +67,7 @@ def match_chain(calls: NamedCalls, q: ir.Operation) -> Chain | None:
     transpose = swizzle.attrs.transpose
     key = (quantize.attrs.block, quantize.attrs.format, swizzle.attrs.layout, transpose)
     rule = compute_scale.attrs.rule
-    if fused_chain_kernel(*key, rule, _cols(x)) is None:
+    if fused_kernel(*key, rule, _cols(x), exact_block=True) is None:
         return None
     if rule is ScaleRule.FP8_BLOCK and compute_scale.attrs.fp8_max != E4M3.max_finite:
         return None

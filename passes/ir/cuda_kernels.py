@@ -201,38 +201,27 @@ def kernel_block(block: Block | None, cols: int) -> Block | None:
     return WHOLE_ROW if block == (1, cols) else block
 
 
-def fused_chain_kernel(
+def fused_kernel(
     block: Block | None,
     fmt: FloatFormat,
     layout: ScaleLayout,
     columnwise: bool,
     rule: ScaleRule,
     cols: int,
+    *,
+    exact_block: bool,
 ) -> FusedKernel | None:
-    """The kernel of a chain with these attributes on an x of ``cols`` columns, if one exists
-    (fusion matches on it)."""
+    """The kernel of a chain with these attributes on an x of ``cols`` columns (``exact_block``:
+    fusion matches on the block), or of a ``fused_quantize`` (its attributes are its lead chain's:
+    with both outputs the rowwise one's, whose kernel is the combined, columnwise one; only a
+    whole row's block tells its kernel by the block); None where no kernel takes it."""
     block = kernel_block(block, cols)
     for k in FUSED_KERNELS:
-        key = (k.block, k.format, k.layout, k.columnwise)
-        if key == (block, fmt, layout, columnwise) and rule in k.rules:
-            return k
-    return None
-
-
-def fused_op_kernel(
-    block: Block | None,
-    fmt: FloatFormat,
-    layout: ScaleLayout,
-    columnwise: bool,
-    rule: ScaleRule,
-    cols: int,
-) -> FusedKernel | None:
-    """The kernel of a ``fused_quantize`` on an x of ``cols`` columns (its attributes are its
-    lead chain's: with both outputs the rowwise one's, whose kernel is the combined, columnwise
-    one; only a whole row's block tells its kernel by the block)."""
-    whole_row = kernel_block(block, cols) == WHOLE_ROW
-    for k in FUSED_KERNELS:
-        key = (k.format, k.layout, k.columnwise, k.block == WHOLE_ROW)
-        if key == (fmt, layout, columnwise, whole_row) and rule in k.rules:
+        if exact_block:
+            same_block = k.block == block
+        else:
+            same_block = (k.block == WHOLE_ROW) == (block == WHOLE_ROW)
+        key = (k.format, k.layout, k.columnwise)
+        if same_block and key == (fmt, layout, columnwise) and rule in k.rules:
             return k
     return None

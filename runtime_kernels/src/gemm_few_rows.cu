@@ -58,6 +58,27 @@ __device__ __forceinline__ void load_block(uint32_t w[8], const uint8_t* p, int6
 
 using Sums = float[kWarps][kRows][kCols];  // the warps' sums: 8 KiB
 
+// The thread's sums of its two n8 tiles (m16n8 accumulator layout: rows g and g + 8, columns
+// 8j + 2q and + 1) into its warp's slot of `sums`, then a barrier: every warp's sums are in.
+template <int kW>
+__device__ __forceinline__ void stash(float (&sums)[kW][kRows][kCols], const float acc[2][4],
+                                      int warp, int g, int q) {
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) sums[warp][g + 8 * (e / 2)][8 * j + 2 * q + (e % 2)] = acc[j][e];
+  __syncthreads();
+}
+
+// output (row, col) of the workgroup's 16 x 16: the warps' sums added in warp order
+template <int kW>
+__device__ __forceinline__ float total(const float (&sums)[kW][kRows][kCols], int row, int col) {
+  float t = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kW; ++w) t += sums[w][row][col];
+  return t;
+}
+
 template <ScaleMode kMode>
 __device__ __forceinline__ void body(const uint8_t* a, const Scales& sa, const uint8_t* b,
                                      const Scales& sb, float* c, int32_t m, int32_t n, int32_t k,
@@ -106,18 +127,12 @@ __device__ __forceinline__ void body(const uint8_t* a, const Scales& sa, const u
         acc[j][e] += part[j][e] * scale;
       }
   }
-#pragma unroll
-  for (int j = 0; j < 2; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) sums[warp][g + 8 * (e / 2)][8 * j + 2 * q + (e % 2)] = acc[j][e];
-  __syncthreads();
+  stash(sums, acc, warp, g, q);
   const int row = threadIdx.x / kCols, col = threadIdx.x % kCols;  // 256 threads: every output
-  float total = 0.0f;
-#pragma unroll
-  for (int w = 0; w < kWarps; ++w) total += sums[w][row][col];
+  const float sum = total(sums, row, col);
   if (row >= m || n0 + col >= n) return;
   if (kMode == kRowwise) factor = sa.at(row, 0) * sb.at(n0 + col, 0);
-  c[(int64_t)row * n + n0 + col] = total * factor;
+  c[(int64_t)row * n + n0 + col] = sum * factor;
 }
 
 // the few-rows kernels: their own 8 KiB of shared memory
@@ -177,11 +192,7 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const uint8_t* a_scale, c
   for (int j = 0; j < 2; ++j)
 #pragma unroll
     for (int h = 0; h < 2; ++h) b_base[j][h] = base(n0 + 8 * j + 2 * q + h, n, k_blocks);
-  float acc[2][4];
-#pragma unroll
-  for (int j = 0; j < 2; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) acc[j][e] = 0.0f;
+  float acc[2][4] = {};  // the two n8 tiles' sums
 #pragma unroll 1
   for (int kb128 = warp; kb128 < blocks; kb128 += kWarps) {
 #pragma unroll
@@ -207,16 +218,10 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const uint8_t* a_scale, c
       }
     }
   }
-#pragma unroll
-  for (int j = 0; j < 2; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) sums[warp][g + 8 * (e / 2)][8 * j + 2 * q + (e % 2)] = acc[j][e];
-  __syncthreads();
+  few_rows::stash(sums, acc, warp, g, q);
   const int row = threadIdx.x / kCols, col = threadIdx.x % kCols;  // 256 threads: every output
-  float total = 0.0f;
-#pragma unroll
-  for (int w = 0; w < kWarps; ++w) total += sums[w][row][col];
-  if (row < m && n0 + col < n) c[(int64_t)row * n + n0 + col] = total;
+  const float sum = few_rows::total(sums, row, col);
+  if (row < m && n0 + col < n) c[(int64_t)row * n + n0 + col] = sum;
 }
 
 }  // namespace few_rows_mx
@@ -237,22 +242,6 @@ namespace few_rows_fp4 {
 constexpr int kThreads = 128;  // nvfp4's tiles' block size (gemm_nvfp4)
 constexpr int kWarps = kThreads / 32;
 constexpr int kRows = few_rows::kRows, kCols = few_rows::kCols;
-
-// 16 bytes of a packed [rows, row_bytes] operand's row `row` from byte `byte` (0 past its rows or
-// its bytes)
-__device__ __forceinline__ uint4 load16(const uint8_t* p, int64_t row, int32_t rows,
-                                        int64_t row_bytes, int64_t byte, bool wide) {
-  uint4 v = make_uint4(0, 0, 0, 0);
-  if (row >= rows) return v;
-  const uint8_t* src = p + row * row_bytes + byte;
-  if (wide && byte + 16 <= row_bytes) return *reinterpret_cast<const uint4*>(src);
-  uint32_t w[4] = {0, 0, 0, 0};
-#pragma unroll
-  for (int i = 0; i < 16; ++i) {
-    if (byte + i < row_bytes) w[i / 4] |= (uint32_t)src[i] << (8 * (i % 4));
-  }
-  return make_uint4(w[0], w[1], w[2], w[3]);
-}
 
 // the decoded E4M3 scale of row `row`'s 16-element block kb (0 past the rows or the blocks)
 __device__ __forceinline__ float block_scale(const uint8_t* scales, int64_t row, int32_t rows,
@@ -280,23 +269,19 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const uint8_t* a_scale, c
   const bool wide = row_bytes % 16 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
   const int64_t n0 = (int64_t)blockIdx.x * kCols;
   const int blocks = (int)qmlir_ceil_div((uint32_t)k, 128u);
-  float acc[2][4];
-#pragma unroll
-  for (int j = 0; j < 2; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) acc[j][e] = 0.0f;
+  float acc[2][4] = {};  // the two n8 tiles' sums
 #pragma unroll 1
   for (int kb128 = warp; kb128 < blocks; kb128 += kWarps) {
     const int64_t byte = (int64_t)kb128 * 64 + 16 * t;  // codes [32t, 32t + 32) of the block
     const uint32_t kb = (uint32_t)kb128 * 8 + 2 * t;      // their two 16-element blocks
-    const uint4 a_lo = load16(a, g, m, row_bytes, byte, wide);
-    const uint4 a_hi = load16(a, g + 8, m, row_bytes, byte, wide);
+    const uint4 a_lo = few_rows::load16(a, g, m, (int32_t)row_bytes, byte, wide);
+    const uint4 a_hi = few_rows::load16(a, g + 8, m, (int32_t)row_bytes, byte, wide);
     uint4 bw[2];
     float db[2][2];
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const int64_t col = n0 + 8 * j + g;
-      bw[j] = load16(b, col, n, row_bytes, byte, wide);
+      bw[j] = few_rows::load16(b, col, n, (int32_t)row_bytes, byte, wide);
       db[j][0] = block_scale(b_scale, col, n, kb, k_blocks);
       db[j][1] = block_scale(b_scale, col, n, kb + 1, k_blocks);
     }
@@ -316,17 +301,11 @@ __device__ __forceinline__ void gemm(const uint8_t* a, const uint8_t* a_scale, c
       }
     }
   }
-#pragma unroll
-  for (int j = 0; j < 2; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) sums[warp][g + 8 * (e / 2)][8 * j + 2 * t + (e % 2)] = acc[j][e];
-  __syncthreads();
+  few_rows::stash(sums, acc, warp, g, t);
   for (int idx = threadIdx.x; idx < kRows * kCols; idx += kThreads) {
     const int row = idx / kCols, col = idx % kCols;
-    float total = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) total += sums[w][row][col];
-    if (row < m && n0 + col < n) c[(int64_t)row * n + n0 + col] = total * factor;
+    const float sum = few_rows::total(sums, row, col);
+    if (row < m && n0 + col < n) c[(int64_t)row * n + n0 + col] = sum * factor;
   }
 }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from passes.base.errors import QmlirError
 from passes.base.numbers import ceil_div, f32_bits
-from passes.ir.cuda_kernels import FP8_ROWWISE, KernelFamily, fused_op_kernel
+from passes.ir.cuda_kernels import FP8_ROWWISE, KernelFamily, fused_kernel
 from passes.ir.dialect import FusedOutputs, NamedOp, ScaleRule, Scaling
 from passes.ir.layouts import MX_TILE_ROWS, ScaleLayout, pad4, swizzled_shape
 from passes.ir.types import TensorInfo
@@ -117,8 +117,9 @@ def _fused_kernel(op: NamedOp, columnwise: bool) -> tuple[str, str, dict[str, in
     """The kernel's entry point, its family and its extra ``i32`` constants."""
     rule = op.attrs.rule
     cols = signature(op)[0][0].shape[1]
-    found = fused_op_kernel(
-        op.attrs.block, op.attrs.format, op.attrs.layout, columnwise, rule, cols
+    attrs = op.attrs
+    found = fused_kernel(
+        attrs.block, attrs.format, attrs.layout, columnwise, rule, cols, exact_block=False
     )
     if found is None:
         raise QmlirError(f"no cuda kernel for fused_quantize @{op.name}")
