@@ -1,5 +1,6 @@
 """llvm-cpu lowering of the block amax: max |x| per block of a 2-D ``[M, K]`` tensor, the
-last block of each dim zero-padded."""
+last block of each dim zero-padded (rowwise blocks: the partial last one reduced apart, so that
+no padded copy of x is made)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,24 @@ def lower_block_amax(op: NamedOp) -> str:
             m_defs=rows.defs(),
             m=rows.empty,
             block_bits=block_rows_bits(rows, k, bk, propagate),
+        )
+    kbf = k // bk
+    if bm == 1 and kbf > 0:  # rowwise blocks, the last one partial: the full ones and the tail
+        return definition(
+            "amax_block_rows_tail.mlir",
+            head(op),
+            M=rows,
+            K=k,
+            Kb=kb,
+            Kbf=kbf,
+            Kf=kbf * bk,
+            Kp=kb * bk,
+            bk=bk,
+            tail=k - kbf * bk,
+            m_defs=rows.defs(),
+            m=rows.empty,
+            M_size=rows.size,
+            **nan_fields(propagate),
         )
     mb = out.shape[0]
     return definition(
