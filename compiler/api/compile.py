@@ -113,28 +113,25 @@ def compile(  # noqa: A001 (the product's API name)
             raise QmlirError(f"'{model}' is not a checkpoint folder (pass an nn.Module)")
     elif output_field is not None or batch is not None or seq is not None:
         raise QmlirError("output_field, batch and seq apply to a checkpoint folder only")
-    if weights == "auto":
-        weights = "external" if folder else "inline"
-    folder_path = Path(model) if isinstance(model, (str, Path)) else None
-    recipe, options = folder_recipe(folder_path, recipe, options)
-    compile_options = _options(
+    compile_options = _model_options(
+        model,
         recipe,
         options,
         target=target,
         quantize_all_matmuls=quantize_all_matmuls,
-        dump_ir=Path(dump_ir) if dump_ir is not None else None,
-        exclude=tuple(exclude),
+        dump_ir=dump_ir,
+        exclude=exclude,
         layer_recipes=layer_recipes,
         cuda_arch=cuda_arch,
         cpu=cpu,
-        attention=attention,
-        experts=experts,
         allow_unquantized=allow_unquantized,
         gemm_operands=gemm_operands,
         weights=weights,
-        parameters=Path(parameters) if parameters is not None else None,
+        parameters=parameters,
         pack_weights=pack_weights,
-        decode_gemv=check_decode_gemv(decode_gemv),
+        experts=experts,
+        decode_gemv=decode_gemv,
+        attention=attention,
         activation_scales=tuple(sorted((activation_scales or {}).items())),
     )
     if isinstance(model, (str, Path)):  # a causal LM's last MLP: final_norm.py
@@ -148,6 +145,37 @@ def compile(  # noqa: A001 (the product's API name)
     compiled = compile_model(source, compile_options)
     LOG.info("%s: %s", source.name, compiled.summary)
     return compiled
+
+
+def _model_options(
+    model: Any,
+    recipe: str | None,
+    options: dict[str, Any],
+    *,
+    dump_ir: str | Path | None,
+    exclude: list[str] | tuple[str, ...],
+    weights: str,
+    parameters: str | Path | None,
+    decode_gemv: str,
+    **fields: Any,
+) -> CompileOptions:
+    """:func:`compile`'s and :func:`compile_generator`'s options: a checkpoint folder's own
+    recipe (``folder_recipe``), ``weights="auto"`` external for a folder and inline for a
+    module, paths as ``Path``s, ``decode_gemv`` checked; the rest as :func:`_options` takes it."""
+    folder = Path(model) if isinstance(model, (str, Path)) else None
+    if weights == "auto":
+        weights = "external" if folder is not None else "inline"
+    recipe, options = folder_recipe(folder, recipe, options)
+    return _options(
+        recipe,
+        options,
+        dump_ir=Path(dump_ir) if dump_ir is not None else None,
+        exclude=tuple(exclude),
+        weights=weights,
+        parameters=Path(parameters) if parameters is not None else None,
+        decode_gemv=check_decode_gemv(decode_gemv),
+        **fields,
+    )
 
 
 def _options(
@@ -280,29 +308,26 @@ def compile_generator(
         raise QmlirError(
             f"compile_generator() takes an nn.Module or a folder, not {type(model).__name__}"
         )
-    if weights == "auto":
-        weights = "external" if folder else "inline"
-    folder_path = Path(model) if isinstance(model, (str, Path)) else None
-    recipe, options = folder_recipe(folder_path, recipe, options)
     return compile_generator_model(
         Path(model) if folder else model,  # type: ignore[arg-type]
-        _options(
+        _model_options(
+            model,
             recipe,
             options,
             target=target,
             quantize_all_matmuls=quantize_all_matmuls,
-            dump_ir=Path(dump_ir) if dump_ir is not None else None,
-            exclude=tuple(exclude),
+            dump_ir=dump_ir,
+            exclude=exclude,
             layer_recipes=layer_recipes,
             cuda_arch=cuda_arch,
             cpu=cpu,
             allow_unquantized=allow_unquantized,
             gemm_operands=gemm_operands,
             weights=weights,
-            parameters=Path(parameters) if parameters is not None else None,
+            parameters=parameters,
             pack_weights=pack_weights,
             experts=experts,
-            decode_gemv=check_decode_gemv(decode_gemv),
+            decode_gemv=decode_gemv,
         ),
         max_seq=max_seq_len,
         max_batch=max_batch,
