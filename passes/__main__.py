@@ -20,6 +20,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     compact_block_scales,
     decode_attention,
     decode_gemv,
+    dynamic_gemm,
     expose_scaling_state,
     externalize_weights,
     fold_constant_quantize,

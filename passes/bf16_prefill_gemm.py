@@ -35,21 +35,10 @@ from iree.compiler import ir
 from passes.base.module_pass import ModulePass, register_pass
 from passes.ir import torch_ops
 from passes.ir.functions import function_names
-from passes.ir.types import DYNAMIC, TensorInfo, shape_text, tensor_info
+from passes.ir.types import DYNAMIC, TensorInfo, tensor_info
 from passes.ir.walk import ops_where
 from passes.ir.widening import is_weight
-from passes.lowering.cpu.common import definition
-from passes.lowering.cpu.gemm import (
-    LANES,
-    ROUNDED_DOC,
-    STEP,
-    Gemm,
-    Rounding,
-    dispatch_fields,
-    executable,
-    rows_fields,
-    x_executable,
-)
+from passes.lowering.cpu.gemm import LANES, STEP, bf16_gemm_definitions
 
 PREFIX = "qmlir.gemm_bf16."
 
@@ -102,7 +91,7 @@ def _rewrite(module: ir.Module, names: set[str], site: _Site) -> None:
     name = f"{PREFIX}{'x'.join('D' if d == DYNAMIC else str(d) for d in site.x.shape)}.{site.n}"
     name += ".rounded" if rounded else ""
     if name not in names:
-        for text in gemm_definitions(name, site.x, site.n, site.k, rounded):
+        for text in bf16_gemm_definitions(name, site.x, site.n, site.k, rounded):
             module.body.append(ir.Operation.parse(text))
         names.add(name)
     out = TensorInfo((*site.x.shape[:-1], site.n), "bf16" if rounded else "f32")
@@ -114,28 +103,3 @@ def _rewrite(module: ir.Module, names: set[str], site: _Site) -> None:
             attributes={"callee": ir.FlatSymbolRefAttr.get(name)},
         )
     torch_ops.replace_linear(op, call, "bf16")
-
-
-def gemm_definitions(name: str, x: TensorInfo, n: int, k: int, rounded: bool) -> list[str]:
-    """The text of the two executables and of ``@name``, the function dispatching them: ``x``
-    (bf16 ``[..., k]``) times a bf16 weight ``[n, k]`` transposed, f32 ``[..., n]`` (``rounded``:
-    rounded to bf16 as the GEMM stores them)."""
-    plan = Gemm(n, k)
-    exe, fn = f"{name}$gemm_executable", f"{name}$gemm"
-    x_exe, x_fn = f"{name}$x_executable", f"{name}$x"
-    out = TensorInfo((*x.shape[:-1], n), "bf16" if rounded else "f32")
-    fields: dict[str, object] = {"name": name, "exe": exe, "fn": fn, "N": n, "K": k, "AK": k,
-                                 "KH": k // 2, "out_shape": shape_text(out.shape)}  # fmt: skip
-    _, rows = rows_fields(x, out, fields, "bf16")
-    body = definition(
-        "linear_bf16_gemm.mlir",
-        fields,
-        **rows,
-        **dispatch_fields(n, rounded),
-        x_exe=x_exe,
-        x_fn=x_fn,
-        rounded_doc=ROUNDED_DOC if rounded else "",
-    )
-    rounding = Rounding() if rounded else None
-    gemm = executable(exe, fn, plan, None, None, rounding)
-    return [x_executable(x_exe, x_fn, plan, None, None), gemm, body]

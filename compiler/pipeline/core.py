@@ -35,6 +35,7 @@ from passes.check_indices import CheckIndices
 from passes.compact_block_scales import CompactBlockScales
 from passes.decode_attention import DecodeAttention
 from passes.decode_gemv import DecodeGemv, decode_step_reads_codes
+from passes.dynamic_gemm import DynamicGemm
 from passes.expose_scaling_state import ExposeScalingState
 from passes.externalize_weights import ExternalizeWeights
 from passes.fold_constant_quantize import FoldConstantQuantize
@@ -193,6 +194,8 @@ def lower_and_compile(
     if reads_codes_per_call(options, external, keeps_decoded):
         run_pass(PrefillGemm(), module)  # many rows over the weights' codes as stored
         run_pass(RoundGemmOutputs(), module)  # their rounding to bf16 in their stores
+    if runs_gemm_kernels(options):  # dynamic rows: decoded operands in the bf16 GEMM
+        run_pass(DynamicGemm(), module)
     dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
     if batches_contractions(target, dynamic):  # attention's matmuls kept from data tiling
         run_pass(BatchedContractions(), module)

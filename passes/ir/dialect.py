@@ -130,6 +130,7 @@ class ScaledMatmul:
     gemv: GemvIsa | None = None  # llvm-cpu: one row, B's codes decoded in a matrix-vector product
     codes_gemm: GemvIsa | None = None  # llvm-cpu: many rows, B's codes decoded in a GEMM's loop
     rounded: bool | None = None  # codes_gemm's result bf16: its sums rounded as it stores them
+    bf16_gemm: GemvIsa | None = None  # llvm-cpu: dynamic rows, prefill-gemm's GEMM over decoded
 
     @property
     def operand_type(self) -> str:

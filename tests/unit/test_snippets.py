@@ -892,7 +892,9 @@ def _gemm_store(tail: bool, last: str | None) -> Callable[[str], object]:
     return make
 
 
-def _gemm_tile(tail: bool, rounded: bool = False) -> Callable[[str], object]:
+def _gemm_tile(
+    tail: bool, rounded: bool = False, prepacked: bool = False
+) -> Callable[[str], object]:
     def make(p: str) -> object:  # as gemm._tile: 16 rows of x [?, 64, 16] against a panel of 64
         suffix = "_tail" if tail else ""
         rows, products, stores, last = [], [], [], []
@@ -937,6 +939,9 @@ def _gemm_tile(tail: bool, rounded: bool = False) -> Callable[[str], object]:
         return fill("gemm_tile.mlir").substitute(
             p=p,
             tile0="%tile0",
+            panel="%w" if prepacked else "%panel",
+            panel_type="memref<2x64x16xi32>" if prepacked else "memref<64x16xi32>",
+            panel_at=f"%strip, %{p}kp, %c0" if prepacked else f"%{p}p, %c0",
             N=32,
             KH=64,
             KP=64,
@@ -1242,6 +1247,16 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemm_tile_tail": ("gemm_tile.mlir", _gemm_tile(True)),
     "gemm_tile_rounded": ("gemm_tile.mlir", _gemm_tile(False, rounded=True)),
     "gemm_tile_tail_rounded": ("gemm_tile.mlir", _gemm_tile(True, rounded=True)),
+    # dynamic-gemm's: the panel a view of B stored as its panels
+    "gemm_tile_prepacked": ("gemm_tile.mlir", _gemm_tile(False, prepacked=True)),
+    "gemm_panel_build": (
+        "gemm_panel_build.mlir",
+        lambda _: fill("gemm_panel_build.mlir").substitute(panel_scales="", panel=""),
+    ),
+    "gemm_b_panels": (
+        "gemm_b_panels.mlir",
+        lambda _: fill("gemm_b_panels.mlir").substitute(N=64, K=128, S=4, KH=64),
+    ),
     "gemm_stores_last": ("gemm_stores_last.mlir", _gemm_stores_last_case),
     "gemm_store_bf16": _gemm("gemm_store_bf16.mlir"),
     "gemm_store_bf16_tail": _gemm("gemm_store_bf16_tail.mlir"),

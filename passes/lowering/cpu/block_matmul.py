@@ -13,7 +13,8 @@ from passes.ir.formats import FloatFormat
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import contraction, definition, narrowed, template
+from passes.lowering.cpu.common import definition, narrowed, template
+from passes.lowering.cpu.decoded_gemm import decoded_gemm
 from passes.lowering.cpu.swizzle import scale_grid
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, row_signature
@@ -250,7 +251,8 @@ def lower_block_scaled_matmul(op: NamedOp) -> str:
     )
     decoded = [_decode(operand, scale_format, op.attrs.operand_type) for operand in operands]
     layouts = a_layout.value if a_layout is b_layout else f"{a_layout.value}/{b_layout.value}"
-    return definition(
+    product, called = decoded_gemm(op, a, b, out, transposed)
+    return called + definition(
         "scaled_matmul_block.mlir",
         head(op),
         scale_format=scale_format.value,
@@ -267,5 +269,5 @@ def lower_block_scaled_matmul(op: NamedOp) -> str:
         decode_b=decoded[1],
         unswizzle_a=unswizzled[0],
         unswizzle_b=unswizzled[1],
-        contraction=contraction(a, b, out, transposed, op.attrs.operand_type),
+        contraction=product,
     )

@@ -386,12 +386,17 @@ def executable(
     fmt: FloatFormat | None,
     scales: tuple[str, int] | None = None,
     rounding: Rounding | None = None,
+    prepacked: bool = False,
 ) -> str:
     """The ``stream.executable`` of ``plan``'s GEMM over ``fmt`` codes (None: bf16 values as
     stored; AVX512-BF16 and AVX512-VBMI); ``scales``: B's block scales' memref type and row
-    block; ``rounding``: its outputs rounded to bf16 (a second result), else f32 sums."""
+    block; ``rounding``: its outputs rounded to bf16 (a second result), else f32 sums;
+    ``prepacked``: B (bf16 values) stored as its panels, ``[N / 16, K / 2, 16]`` pairs
+    (``gemm_b_panels.mlir``), each line read where it is rather than built into a panel on the
+    stack."""
     n, k = plan.n, plan.k
     nb, kc = b_rows(n), k_block(k)
+    assert not prepacked or (fmt is None and plan.scale_format is None), plan
     block, bindings, defs, panel_scales = None, "", "", ""
     decode_defs = _decode_defs(fmt)
     if plan.scale_format is not None:
@@ -407,13 +412,18 @@ def executable(
         )
         more_defs, tables, panel_scales = _decoded_scales(block, kc, "gemm_w_rows.mlir")
         defs, decode_defs = defs + more_defs, decode_defs + tables
-    panel_text = panel(
-        "gemm_w_rows.mlir",
-        ("%w", f"memref<{n}x{plan.row_bytes}x{_elem(fmt)}>"),
-        ("%panel", f"memref<{kc // 2}x16xi32>", ""),
-        block,
-        fmt,
-    )
+    w_type = f"memref<{n}x{plan.row_bytes}x{_elem(fmt)}>"
+    panel_type = f"memref<{kc // 2}x16xi32>"
+    panel_name = "%panel"
+    if prepacked:  # the tiles read each line where it is stored: no panel built, none prefetched
+        w_type = panel_type = f"memref<{n // LANES}x{k // 2}x16xi32>"
+        panel_name, panel_alloc, prefetch, panel_build = "%w", "", "", ""
+    else:
+        panel_alloc = f"      %panel = memref.alloca() : {panel_type}"
+        prefetch = _prefetch(plan, kc, w_type, fmt is None)
+        dst = ("%panel", panel_type, "")
+        panel_text = panel("gemm_w_rows.mlir", ("%w", w_type), dst, block, fmt)
+        panel_build = fragment("gemm_panel_build.mlir", panel_scales=panel_scales, panel=panel_text)
     if fmt is None:
         docs = {"x_doc": "the activation", "w_doc": "bf16 values", "epilogue_doc": "",
                 "panel_doc": "bf16 values"}  # fmt: skip
@@ -455,12 +465,13 @@ def executable(
         decode_defs=decode_defs,
         scale_bindings=bindings,
         scale_defs=defs,
-        panel_scales=panel_scales,
-        panel=panel_text,
-        prefetch=_prefetch(plan, kc, f"memref<{n}x{plan.row_bytes}x{_elem(fmt)}>", fmt is None),
+        w_type=w_type,
+        panel_alloc=panel_alloc,
+        panel_build=panel_build,
+        prefetch=prefetch,
         sums_type=_sums_type(n),
-        full_tile=_tile(n, k, kc, False, rounding),
-        tail_tile=_tile(n, k, kc, True, rounding),
+        full_tile=_tile(n, k, kc, False, rounding, (panel_name, panel_type, prepacked)),
+        tail_tile=_tile(n, k, kc, True, rounding, (panel_name, panel_type, prepacked)),
         **rounds,
     )
 
@@ -567,7 +578,9 @@ def _prefetch(plan: Gemm, kc: int, w_type: str, bf16: bool) -> str:
     )
 
 
-def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str:
+def _tile(
+    n: int, k: int, kc: int, tail: bool, rounding: Rounding | None, panel: tuple[str, str, bool]
+) -> str:
     """A tile of 16 rows of x against the panel (``gemm_tile.mlir``): whole, its rows' addresses
     a constant apart, or the last, of fewer rows (``tail``: rows past M repeat the last and are
     not stored). Its sums wait in ``%sums`` between blocks of K (its 16 x 16 block of the strip);
@@ -648,6 +661,11 @@ def _tile(n: int, k: int, kc: int, tail: bool, rounding: Rounding | None) -> str
     return fragment(
         "gemm_tile.mlir",
         p=p,
+        panel=panel[0],
+        panel_type=panel[1],
+        # a line of the panel: its index in the K block's panel, or (B stored as its panels:
+        # [N / 16, K / 2, 16]) the strip's and the pair of K's
+        panel_at=f"%strip, %{p}kp, %c0" if panel[2] else f"%{p}p, %c0",
         tile0="%tile0",
         N=n,
         KH=k // 2,
@@ -887,3 +905,40 @@ def lower_gemm(op: NamedOp) -> str:
     gemm = executable(exe, fn, plan, op.attrs.b_format, gemm_scales, rounding)
     x = x_executable(x_exe, x_fn, plan, op.attrs.a_format, x_scales)
     return f"{x}\n{gemm}\n{body}"
+
+
+def bf16_gemm_definitions(
+    name: str, x: TensorInfo, n: int, k: int, rounded: bool, prepacked: bool = False
+) -> list[str]:
+    """The text of the two executables and of ``@name``, the function dispatching them: ``x``
+    (bf16 ``[..., k]``) times a bf16 weight ``[n, k]`` transposed, f32 ``[..., n]`` (``rounded``:
+    rounded to bf16 as the GEMM stores them); ``prepacked``: the weight laid out as the GEMM's
+    panels first (``gemm_b_panels.mlir``: for a constant, which IREE then lays out once)."""
+    plan = Gemm(n, k)
+    exe, fn = f"{name}$gemm_executable", f"{name}$gemm"
+    x_exe, x_fn = f"{name}$x_executable", f"{name}$x"
+    out = TensorInfo((*x.shape[:-1], n), "bf16" if rounded else "f32")
+    fields: dict[str, object] = {"name": name, "exe": exe, "fn": fn, "N": n, "K": k, "AK": k,
+                                 "KH": k // 2, "out_shape": shape_text(out.shape)}  # fmt: skip
+    _, rows = rows_fields(x, out, fields, "bf16")
+    b = {"b_panels": "", "b_value": "%b", "b_type": f"tensor<{n}x{k}xbf16>"}
+    if prepacked:
+        s, kh = n // LANES, k // 2
+        b = {
+            "b_panels": fragment("gemm_b_panels.mlir", N=n, K=k, S=s, KH=kh),
+            "b_value": "%b_panels",
+            "b_type": f"tensor<{s}x{kh}x32xbf16>",
+        }
+    body = definition(
+        "linear_bf16_gemm.mlir",
+        fields,
+        **rows,
+        **dispatch_fields(n, rounded),
+        **b,
+        x_exe=x_exe,
+        x_fn=x_fn,
+        rounded_doc=ROUNDED_DOC if rounded else "",
+    )
+    rounding = Rounding() if rounded else None
+    gemm = executable(exe, fn, plan, None, None, rounding, prepacked)
+    return [x_executable(x_exe, x_fn, plan, None, None), gemm, body]

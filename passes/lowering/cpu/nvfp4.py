@@ -10,7 +10,8 @@ from passes.ir.dialect import NamedOp, Nvfp4ScaleOrder
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.types import TensorInfo, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import contraction, definition, narrowed, template
+from passes.lowering.cpu.common import definition, narrowed, template
+from passes.lowering.cpu.decoded_gemm import decoded_gemm
 from passes.lowering.cpu.swizzle import scale_grid
 from passes.lowering.cpu.tiling import elementwise_blocks
 from passes.lowering.definitions import head
@@ -101,7 +102,10 @@ def fp4_gemm(
     kp = a.shape[1] * 2
     kb = kp // block
     gemm = op.attrs.operand_type
-    return definition(
+    product, called = decoded_gemm(
+        op, TensorInfo((rows.count, kp), gemm), TensorInfo((n, kp), gemm), out, b_transposed=True
+    )
+    return called + definition(
         name,
         head(op),
         a_shape=shape_text(a.shape),
@@ -118,13 +122,7 @@ def fp4_gemm(
         unswizzle_a=scale_grid("a_", "%sa", str(sa.builtin()), rows, kb, op.attrs.a_layout),
         unswizzle_b=scale_grid("b_", "%sb", str(sb.builtin()), Dim(n), kb, op.attrs.b_layout),
         gemm=gemm,
-        contraction=contraction(
-            TensorInfo((rows.count, kp), "f32"),
-            TensorInfo((n, kp), "f32"),
-            out,
-            b_transposed=True,
-            gemm=gemm,
-        ),
+        contraction=product,
     )
 
 

@@ -14,7 +14,6 @@ from passes.ir.types import DYNAMIC, TensorInfo, shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.block_amax import block_rows_bits, rowwise_block_amax_sibling
 from passes.lowering.cpu.common import (
-    contraction,
     definition,
     dims,
     elementwise,
@@ -22,6 +21,7 @@ from passes.lowering.cpu.common import (
     gemm_operand_fields,
     iterators,
 )
+from passes.lowering.cpu.decoded_gemm import decoded_gemm
 from passes.lowering.definitions import head
 from passes.lowering.dims import Dim, Dims, x_rows_dynamic
 
@@ -115,7 +115,8 @@ def lower_scaled_matmul(op: NamedOp) -> str:
     """Decoded operands, f32 accumulation, ``alpha = scale_inv_a * scale_inv_b``."""
     (a, _, b, _), (out,) = op.signature(dynamic=x_rows_dynamic(op))
     a_dims = Dims.read("%a", a)  # no lines when static; out's dynamic dims are a's leading ones
-    return definition(
+    product, called = decoded_gemm(op, a, b, out, op.attrs.b_transposed)
+    return called + definition(
         "scaled_matmul_per_tensor.mlir",
         head(op),
         a_dims_defs=a_dims.defs(),
@@ -134,7 +135,7 @@ def lower_scaled_matmul(op: NamedOp) -> str:
         decode_a=snippets.decode("a_", op.attrs.a_format),
         decode_b=snippets.decode("b_", op.attrs.b_format),
         **gemm_operand_fields(op, "%a_val", "%b_val"),
-        contraction=contraction(a, b, out, op.attrs.b_transposed, op.attrs.operand_type),
+        contraction=product,
     )
 
 

@@ -40,10 +40,10 @@ stream.executable private @${exe} {
       %cNG = arith.constant ${NG} : index
       %m_tiles_all = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
       %x = stream.binding.subspan %x_binding[%c0] : !stream.binding -> memref<?x${KH}x16xi32>{%m_tiles_all}
-      %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> memref<${N}x${BK}x${w_elem}>
+      %w = stream.binding.subspan %w_binding[%c0] : !stream.binding -> ${w_type}
       %sums = stream.binding.subspan %sums_binding[%c0] : !stream.binding -> ${sums_type}{%m_tiles_all}
       %out = stream.binding.subspan %out_binding[%c0] : !stream.binding -> memref<?x${N}x${out_elem}>{%m}
-      %panel = memref.alloca() : memref<${KP}x16xi32>
+${panel_alloc}
 ${scale_defs}${alpha_defs}
       %zero = arith.constant dense<0.0> : vector<16xf32>
 ${decode_defs}
@@ -64,13 +64,7 @@ ${decode_defs}
         %strip = arith.divui %n, %c16 : index
         scf.for %kc = %c0 to %cK step %cKC {
           %first = arith.cmpi eq, %kc, %c0 : index
-${panel_scales}
-          scf.for %kq = %c0 to %cKC step %c32 {
-            %k = arith.addi %kc, %kq : index
-            %kh = arith.divui %k, %c2 : index
-            %line0 = arith.divui %kq, %c2 : index
-${panel}
-          }
+${panel_build}
           scf.for %tile0 = %m0 to %m_tiles_end step %c16 {
 ${prefetch}
 ${full_tile}

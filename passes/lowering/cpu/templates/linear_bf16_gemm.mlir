@@ -11,8 +11,9 @@ func.func private @${name}(%a: tensor<${a_shape}xbf16>, %b: tensor<${N}x${K}xbf1
   %tiles = affine.apply affine_map<()[s0] -> (s0 ceildiv 16)>()[%m]
   %x_pairs = flow.dispatch @${x_exe}::@${x_fn}[%m](%a_any, %m)
       : (tensor<?x${K}xbf16>{%m}, index) -> tensor<?x${KH}x16xi32>{%tiles}
-  %sums, %acc = flow.dispatch @${exe}::@${fn}[%m](%x_pairs, %b, %m)
-      : (tensor<?x${KH}x16xi32>{%tiles}, tensor<${N}x${K}xbf16>, index) -> ${acc_types}
+${b_panels}
+  %sums, %acc = flow.dispatch @${exe}::@${fn}[%m](%x_pairs, ${b_value}, %m)
+      : (tensor<?x${KH}x16xi32>{%tiles}, ${b_type}, index) -> ${acc_types}
   %acc_rows = tensor.cast %acc : tensor<?x${N}x${out_elem}> to tensor<${M}x${N}x${out_elem}>${expand}
   return %acc_out : tensor<${out_shape}x${out_elem}>
 }
