@@ -446,8 +446,21 @@ def executable(
             )
             doc = "global scales" if plan.fp4 else "per-tensor scales"
             rounds["alpha_defs"] = "\n" + fragment("gemm_round_alpha.mlir", doc=doc)
+    docs["w_doc"] += ", read as stored: no decoded or packed copy of the weight exists"
+    panel_step = (
+        f"the 16 rows' {kc} {docs.pop('panel_doc')} transposed into a panel on the stack, each"
+        f" of its {kc // 2}\n//      lines one pair of K's 16 values (the data-tiled GEMM's"
+        " tile, 16 x 2);"
+    )
+    if prepacked:
+        docs["w_doc"] = (
+            "bf16 values stored as the GEMM's panels ([N / 16, K / 2, 16] pairs, laid out once"
+            " when the module loaded)"
+        )
+        panel_step = "the 16 rows' panel of the K block read where it is stored (none built);"
     return fragment(
         "gemm_executable.mlir",
+        panel_step=panel_step,
         exe=exe,
         fn=fn,
         N=n,

@@ -1,10 +1,9 @@
 // The GEMM of many rows of x (a prefill, a batch; passes/lowering/cpu/gemm.py): acc[m, n] =
 // sum_k x[m, k] * w[n, k] for x [M, ${K}] bf16 (${x_doc}, tiled [ceil(M / 16), ${KH}, 16] pairs
-// of values: 32-bit words; M, %m, an operand) and w [${N}, ${K}] ${w_doc}, read as stored: no
-// decoded or packed copy of the weight exists${epilogue_doc}. Each workgroup takes ${MB} rows of
-// x and ${NB} rows of w, 16 rows of w at a time, K ${KC} at a time:
-//   1. the 16 rows' ${KC} ${panel_doc} transposed into a panel on the stack, each of its ${KP}
-//      lines one pair of K's 16 values (the data-tiled GEMM's tile, 16 x 2);
+// of values: 32-bit words; M, %m, an operand) and w [${N}, ${K}] ${w_doc}${epilogue_doc}.
+// Each workgroup takes ${MB} rows of x and ${NB} rows of w, 16 rows of w at a time, K ${KC} at a
+// time:
+//   1. ${panel_step}
 //   2. for each 16 rows of x (a last tile of fewer: rows past M repeat the last and are not
 //      stored; gemm_tile.mlir): 16 accumulators of 16 lanes, one per row (lane: the row of w),
 //      from the sums so far (zero at the first K block), and per pair of K each row's pair of
