@@ -43,9 +43,10 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
 - ``prefill-gemm`` (llvm-cpu with AVX512-BF16 and -VBMI, where ``decode-gemv`` runs and a call
   would otherwise decode and pack each weight; in ``lower_and_compile``): per-tensor FP8 GEMMs
   of many rows marked to run as GEMMs decoding the weights' codes in their loop.
-- ``dynamic-gemm`` (llvm-cpu with AVX512-BF16 and -VBMI, where ``decode-gemv`` runs; after
-  ``prefill-gemm``): scaled GEMMs of a dynamic number of rows multiply their decoded operands
-  by ``prefill-gemm``'s bf16 GEMM (row-major outputs), not IREE's data-tiled one.
+- ``dynamic-gemm`` (llvm-cpu with AVX512-BF16 and -VBMI, where ``decode-gemv`` runs, under
+  ``--pack-weights panels``; after ``prefill-gemm``): scaled GEMMs of a dynamic number of rows
+  multiply their decoded operands by ``prefill-gemm``'s bf16 GEMM (row-major outputs), not
+  IREE's data-tiled one.
 - ``round-gemm-outputs`` (llvm-cpu, after ``prefill-gemm``): such a GEMM whose f32 result the
   model only rounds to bf16 rounds it (per-tensor scales multiplied first) as it stores it.
 - ``compact-block-scales`` (llvm-cpu, before the weights are folded): mx-layout GEMMs read

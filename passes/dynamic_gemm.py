@@ -1,4 +1,5 @@
-"""Pass ``dynamic-gemm`` (llvm-cpu with AVX512-BF16 and -VBMI, after ``prefill-gemm``): marks
+"""Pass ``dynamic-gemm`` (llvm-cpu with AVX512-BF16 and -VBMI, under ``pack_weights="panels"``;
+after ``prefill-gemm``): marks
 every ``scaled_matmul`` of a dynamic number of rows whose operands its lowering decodes to bf16
 with ``qmlir.bf16_gemm``, so that ``lower-named-ops`` multiplies the decoded operands by
 ``prefill-gemm``'s hand-written bf16 GEMM (``passes/lowering/cpu/decoded_gemm.py``) rather than
@@ -20,6 +21,11 @@ the decoded ``K`` (nvfp4's and mxfp4's padded K) a multiple of 32, bf16 operands
 not fp8-block's (FP32 block scales): there the decoder sample's dynamic artifact ran 1.32-1.35x
 slower with it (MiniLM's 0.91x), its time going to copies around the down projection's partial
 last block (K = 688) that IREE made beside the row-major outputs; not understood, left out.
+
+Not the default: on the AVX512-BF16 host it was faster up to about 1300 rows a call (0.85-0.96x
+the data-tiled GEMMs' artifact: a Qwen2-like, a Mistral-like model and MiniLM) but slower at
+some larger counts (Mistral-like at 1600 rows 1.45x, MiniLM at 1536 rows 1.16x; at 2048 rows
+0.98x and 1.06x), for a reason not found (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations

@@ -83,7 +83,10 @@ def compile(  # noqa: A001 (the product's API name)
     weights into its GEMM tiles once, when the module loads, a second copy in memory), ``call``
     (in every call: no second copy, slower calls) or ``decoded`` (as ``load``, and external
     FP8/FP4 weights decoded once at load rather than in every call: faster calls, the decoded
-    copies in memory; inline weights are decoded at load under ``load`` already).
+    copies in memory; inline weights are decoded at load under ``load`` already) or ``panels``
+    (as ``decoded``; on a CPU with AVX512-BF16 and -VBMI a dynamic artifact's FP8/FP4 GEMMs of
+    several rows multiply the decoded weights, laid out once as the hand-written bf16 GEMM's
+    panels, with row-major outputs: ``dynamic-gemm``, docs/cli.md has its measurements).
     ``decode_gemv`` (llvm-cpu): ``auto`` (default) runs each one-row FP8 GEMM (per-tensor or
     power-of-two block scales; a generator's decode step, a static one-row compile) as a
     matrix-vector product that decodes the weight's codes in its loop, on a CPU with AVX512-BF16

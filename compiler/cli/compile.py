@@ -101,11 +101,14 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
     w.add_argument(
         "--pack-weights",
         default="auto",
-        choices=("auto", "load", "call", "decoded"),
+        choices=("auto", "load", "call", "decoded", "panels"),
         help="llvm-cpu: when IREE packs the weights into its GEMM tiles: load (once, a second "
         "copy in memory beside the weights), call (every call: less memory, slower) or "
         "decoded (as load, and a parameter file's FP8/FP4 weights decoded once at load "
-        "instead of in every call: faster, the decoded copies in memory); auto (default): "
+        "instead of in every call: faster, the decoded copies in memory), panels (as decoded; "
+        "a dynamic artifact's FP8/FP4 GEMMs multiply the decoded weights, laid out once as the "
+        "hand-written bf16 GEMM's panels, with row-major outputs: faster up to about 1300 rows "
+        "a call, slower at some larger ones); auto (default): "
         "decoded for --generate with --weights external where the decoded copies take at most "
         "half of this host's memory and the decode step does not read every weight's codes "
         "as stored (--decode-gemv), load otherwise",

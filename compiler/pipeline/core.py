@@ -194,8 +194,8 @@ def lower_and_compile(
     if reads_codes_per_call(options, external, keeps_decoded):
         run_pass(PrefillGemm(), module)  # many rows over the weights' codes as stored
         run_pass(RoundGemmOutputs(), module)  # their rounding to bf16 in their stores
-    if runs_gemm_kernels(options):  # dynamic rows: decoded operands in the bf16 GEMM
-        run_pass(DynamicGemm(), module)
+    if options.pack_weights == "panels" and runs_gemm_kernels(options):
+        run_pass(DynamicGemm(), module)  # dynamic rows: decoded weights as the bf16 GEMM's panels
     dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
     if batches_contractions(target, dynamic):  # attention's matmuls kept from data tiling
         run_pass(BatchedContractions(), module)
@@ -206,11 +206,16 @@ def lower_and_compile(
     embed_metadata(module, metadata)
     note("iree compile")
     flags = options.iree_flags
+    decoded_at_load = options.pack_weights in DECODED_MODES and external and keeps_decoded
     if options.pack_weights == "call" and not target.is_cuda:
         flags = (PACK_PER_CALL_FLAG, *flags)
-    elif options.pack_weights == "decoded" and external and not target.is_cuda and keeps_decoded:
+    elif decoded_at_load and not target.is_cuda:
         flags = (HOIST_ALL_FLAG, *flags)  # what an inline artifact's "load" does already
     return seal(compile_module(module, target, flags, dynamic, external), metadata)
+
+
+# the --pack-weights modes that keep a parameter file's FP8/FP4 weights decoded, once, at load
+DECODED_MODES = ("decoded", "panels")
 
 
 def decode_gemv_isa(target: Target) -> GemvIsa | None:
@@ -235,7 +240,7 @@ def reads_codes_per_call(options: CompileOptions, external: bool, keeps_decoded:
     ``pack_weights="call"``)."""
     if not runs_gemm_kernels(options):
         return False
-    decoded = options.pack_weights == "decoded" and keeps_decoded
+    decoded = options.pack_weights in DECODED_MODES and keeps_decoded
     return options.pack_weights == "call" or (external and not decoded)
 
 

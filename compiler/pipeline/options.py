@@ -48,6 +48,8 @@ class CompileOptions:
     # llvm-cpu: when IREE packs the weights into its GEMM tiles: "load" (once, into the module's
     # memory beside the weights: a second copy), "call" (every call, no second copy) or
     # "decoded" (as load, and external FP8/FP4 weights decoded at load too, not in every call);
+    # "panels" (as decoded, the decoded weights of a dynamic number of rows' FP8/FP4 GEMMs laid
+    # out as the hand-written bf16 GEMM's panels: passes/dynamic_gemm.py);
     # "auto": decoded for a generator whose weights are external on llvm-cpu, else load
     pack_weights: str = "load"
     # pack_weights was "auto" when resolved: "decoded" then keeps no decoded copies where the
@@ -70,7 +72,7 @@ class CompileOptions:
 
 
 WEIGHT_MODES = ("inline", "external")
-PACK_MODES = ("auto", "load", "call", "decoded")
+PACK_MODES = ("auto", "load", "call", "decoded", "panels")
 DECODE_GEMV_MODES = ("auto", "off")
 
 

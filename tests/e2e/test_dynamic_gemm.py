@@ -1,11 +1,12 @@
-"""``dynamic-gemm`` (llvm-cpu, a CPU with AVX512-BF16 and AVX512-VBMI): a scaled GEMM of a dynamic
-number of rows multiplies its decoded operands (the weight's decoded once, when the module loads)
-by ``prefill-gemm``'s bf16 GEMM, whose outputs are row-major, rather than by IREE's data-tiled
-GEMM, whose dynamic form unpacks its output tiles in a dispatch of its own. The outputs are the
-data-tiled GEMM's (``decode_gemv="off"``) bit for bit, and the static artifact's, at any number of
-rows: a last tile of fewer than 16, a second workgroup of 512 rows; f32 and bf16 models, a bias,
-weights and inputs over 2^-20..2^20. fp8-block's GEMMs keep IREE's (measured slower); so do
-static artifacts, AVX2 code and a K that is no multiple of 32."""
+"""``dynamic-gemm`` (llvm-cpu, a CPU with AVX512-BF16 and AVX512-VBMI, ``pack_weights="panels"``):
+a scaled GEMM of a dynamic number of rows multiplies its decoded operands (the weight's decoded
+once, when the module loads, and laid out as the GEMM's panels) by ``prefill-gemm``'s bf16 GEMM,
+whose outputs are row-major, rather than by IREE's data-tiled GEMM, whose dynamic form unpacks
+its output tiles in a dispatch of its own. The outputs are the data-tiled GEMM's
+(``decode_gemv="off"``) bit for bit, and the static artifact's, at any number of rows: a last
+tile of fewer than 16, a second workgroup of 512 rows; f32 and bf16 models, a bias, weights and
+inputs over 2^-20..2^20. fp8-block's GEMMs keep IREE's (measured slower); so do static
+artifacts, AVX2 code, a K that is no multiple of 32 and every other ``pack_weights``."""
 
 from __future__ import annotations
 
@@ -59,7 +60,9 @@ def test_outputs_are_the_data_tiled_gemms(recipe: str, dtype: torch.dtype, tmp_p
     the data-tiled GEMM's and, at 37 rows, the static artifact's."""
     linear = _linear(1152, 80, dtype)
     x0 = torch.zeros(37, 1152, dtype=dtype)
-    kernel = compiler.compile(linear, (x0,), recipe, dynamic_shapes=ROWS, dump_ir=tmp_path)
+    kernel = compiler.compile(
+        linear, (x0,), recipe, dynamic_shapes=ROWS, pack_weights="panels", dump_ir=tmp_path
+    )
     filecheck(
         f"""{MARKED}
 CHECK: call @{{{{.*}}}}$bf16_gemm(
@@ -87,7 +90,9 @@ def test_a_transformer_layers_gemms_take_it(tmp_path: Path) -> None:
     ).eval()
     dims = ({0: Dim("batch", min=1, max=8), 1: Dim("seq", min=2, max=128)},)
     x0 = torch.zeros(2, 16, 256)
-    kernel = compiler.compile(model, (x0,), "fp8-current", dynamic_shapes=dims, dump_ir=tmp_path)
+    kernel = compiler.compile(
+        model, (x0,), "fp8-current", dynamic_shapes=dims, pack_weights="panels", dump_ir=tmp_path
+    )
     filecheck(f"{MARKED}\n{MARKED}", tmp_path / "04-lower.mlir")
     tiled = compiler.compile(model, (x0,), "fp8-current", dynamic_shapes=dims, decode_gemv="off")
     for b, t in ((2, 7), (3, 40)):
@@ -97,14 +102,23 @@ def test_a_transformer_layers_gemms_take_it(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "case",
-    ["static", "fp8-block", "k-not-a-multiple-of-32", "avx2-code", "decode-gemv-off"],
+    [
+        "default-load",
+        "static",
+        "fp8-block",
+        "k-not-a-multiple-of-32",
+        "avx2-code",
+        "decode-gemv-off",
+    ],
 )
 def test_where_it_does_not_run(case: str, tmp_path: Path) -> None:
     k = 144 if case == "k-not-a-multiple-of-32" else 256
     linear = _linear(k, 64, torch.float32)
-    kw: dict[str, object] = {"dynamic_shapes": ROWS}
+    kw: dict[str, object] = {"dynamic_shapes": ROWS, "pack_weights": "panels"}
     if case == "static":
-        kw = {}
+        kw = {"pack_weights": "panels"}
+    elif case == "default-load":
+        kw = {"dynamic_shapes": ROWS}
     elif case == "avx2-code":
         kw["cpu"] = "x86-64-v3"
     elif case == "decode-gemv-off":
