@@ -6,7 +6,9 @@ Each compile runs in a fresh child process, which reports its wall time and peak
 child's whole process, torch and IREE imports included; the import-only baseline is printed
 too). Latency: median over three rounds of `--repeats` back-to-back calls per variant after
 warm-up, the rounds alternating between variants (calling them interleaved one by one made
-IREE's thread pool wake up cold each time); inputs fixed; IREE uses the `local-task` driver on
+IREE's thread pool wake up cold each time); inputs fixed; the process keeps freed memory from the
+first IREE call on, as any program's does (``compiler/runtime/host_memory.py``: for every
+variant in it, torch's too); IREE uses the `local-task` driver on
 every core, torch its default threads; torch eager bf16 too on a host with native bf16; ONNX
 Runtime (f32, dynamic int8) and OpenVINO (f32, bf16 where native) on the model exported to ONNX
 from the same module (``benchmarks/cpu_peers.py``; the ``bench`` extra), every core. Prints

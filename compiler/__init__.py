@@ -10,7 +10,7 @@ step = compiler.compile_training(model, (x, y), "fp8-current", optimizer="adamw"
 loss = step(x, y)  # one step: forward, backward, update; step.parameters(), step.gradients()
 gen = compiler.compile_generator("llama-folder/", recipe="fp8-current", max_seq_len=512)
 ids = gen.generate(prompt_ids, max_new_tokens=64)  # prefill + decode, the KV cache in the module
-compiler.retain_freed_memory()  # glibc keeps freed memory: CPU calls reuse their buffers' pages
+compiler.retain_freed_memory(False)  # glibc's policy, not freed memory kept from the 1st CPU call
 
 Loading and running an artifact (``load``, ``CompiledModule``) needs only the runtime:
 ``iree-base-runtime``, numpy and ml_dtypes. Compiling needs the ``compile`` extra (torch,

@@ -106,9 +106,9 @@ def _main(argv: list[str] | None) -> int:
         command = {command.NAME: command for command in commands()}[args.command]
         require(feature, getattr(command, "NEEDS", ()))
         if getattr(command, "CALLS_ARTIFACTS", False):
-            from compiler.runtime.host_memory import retain_freed_memory
+            from compiler.runtime.host_memory import retain_for_cpu_calls
 
-            retain_freed_memory()
+            retain_for_cpu_calls()
         return int(command.run(args))
     except MissingExtra as e:
         return _missing_extra(e, debug)

@@ -22,6 +22,7 @@ import ml_dtypes
 import numpy as np
 from iree import runtime as iree_runtime
 
+from compiler.runtime.host_memory import retain_for_cpu_calls
 from compiler.runtime.input_check import (
     NUMPY_DTYPES,
     NonFiniteInputWarning,
@@ -125,6 +126,8 @@ class CompiledModule:
     def _load(self) -> Any:
         with self._load_lock:
             if self._context is None:
+                if self._device.startswith("local"):
+                    retain_for_cpu_calls()  # the calls' buffers reuse their pages (host_memory.py)
                 context, self._module_name = self._open()
                 if self.record.buffers:
                     functions = context.modules[self._module_name]
