@@ -17,15 +17,14 @@ are the data-tiled GEMM's bit for bit (tests/e2e/test_dynamic_gemm.py).
 
 Which GEMMs: A's rows dynamic, B stored ``[N, K]`` (static, 2-D) with ``N`` a multiple of 16 and
 the decoded ``K`` (nvfp4's and mxfp4's padded K) a multiple of 32, bf16 operands
-(``gemm-operands``), not already a one-row (``decode-gemv``) or codes (``prefill-gemm``) GEMM, and
-not fp8-block's (FP32 block scales): there the decoder sample's dynamic artifact ran 1.32-1.35x
-slower with it (MiniLM's 0.91x), its time going to copies around the down projection's partial
-last block (K = 688) that IREE made beside the row-major outputs; not understood, left out.
+(``gemm-operands``), not already a one-row (``decode-gemv``) or codes (``prefill-gemm``) GEMM.
 
-Not the default: on the AVX512-BF16 host it was faster up to about 1300 rows a call (0.85-0.96x
-the data-tiled GEMMs' artifact: a Qwen2-like, a Mistral-like model and MiniLM) but slower at
-some larger counts (Mistral-like at 1600 rows 1.45x, MiniLM at 1536 rows 1.16x; at 2048 rows
-0.98x and 1.06x), for a reason not found (benchmarks/RESULTS.md).
+Not the default: on the AVX512-BF16 host, with freed memory kept (``host_memory.py``), decoder
+models ran 0.85-1.00x the data-tiled GEMMs' time (a Qwen2-like, a Mistral-like model and the
+decoder sample, fp8-block 0.90-0.94x), but MiniLM 0.91-0.92x at 1024 rows, 1.04x at 512 and
+1.08-1.09x at 2048, for a reason not found (benchmarks/RESULTS.md). The slowdowns once measured
+at 1536-1600 rows (1.16-1.60x), and fp8-block's 1.32x that had kept it out, were page faults of
+per-call buffers past glibc's ``mmap`` threshold, gone since freed memory is kept.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ from iree.compiler import ir
 
 from passes.base.module_pass import ModulePass, register_pass
 from passes.fusion.calls import NamedCalls
-from passes.ir.dialect import GemvIsa, NamedOp, OpKind, ScaleFormat
+from passes.ir.dialect import GemvIsa, NamedOp, OpKind
 from passes.ir.formats import E2M1
 from passes.ir.types import DYNAMIC
 from passes.lowering.cpu.gemm import LANES, STEP
@@ -60,8 +59,8 @@ def takes(op: NamedOp) -> bool:
     attrs = op.attrs
     if attrs.gemv or attrs.codes_gemm or attrs.bf16_gemm or attrs.operand_type != "bf16":
         return False
-    if not attrs.b_transposed or attrs.scale_format is ScaleFormat.FP32:
-        return False  # fp8-block's: measured slower (the module doc)
+    if not attrs.b_transposed:
+        return False
     ins, _ = op.signature(dynamic=True)
     fp4 = attrs.a_format == E2M1
     a, b = ins[0], ins[3 if len(ins) == 6 else 2]  # nvfp4: a, sa, ga, b, sb, gb

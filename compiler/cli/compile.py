@@ -107,8 +107,8 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
         "decoded (as load, and a parameter file's FP8/FP4 weights decoded once at load "
         "instead of in every call: faster, the decoded copies in memory), panels (as decoded; "
         "a dynamic artifact's FP8/FP4 GEMMs multiply the decoded weights, laid out once as the "
-        "hand-written bf16 GEMM's panels, with row-major outputs: faster up to about 1300 rows "
-        "a call, slower at some larger ones); auto (default): "
+        "hand-written bf16 GEMM's panels, with row-major outputs: 0.9-1.09x the default's "
+        "time, by model and row count); auto (default): "
         "decoded for --generate with --weights external where the decoded copies take at most "
         "half of this host's memory and the decode step does not read every weight's codes "
         "as stored (--decode-gemv), load otherwise",

@@ -5,8 +5,8 @@ whose outputs are row-major, rather than by IREE's data-tiled GEMM, whose dynami
 its output tiles in a dispatch of its own. The outputs are the data-tiled GEMM's
 (``decode_gemv="off"``) bit for bit, and the static artifact's, at any number of rows: a last
 tile of fewer than 16, a second workgroup of 512 rows; f32 and bf16 models, a bias, weights and
-inputs over 2^-20..2^20. fp8-block's GEMMs keep IREE's (measured slower); so do static
-artifacts, AVX2 code, a K that is no multiple of 32 and every other ``pack_weights``."""
+inputs over 2^-20..2^20, every recipe with bf16 operands (fp8-block's too). Static artifacts,
+AVX2 code, a K that is no multiple of 32 and every other ``pack_weights`` keep IREE's GEMM."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ from tests.e2e.host_isa import needs_avx512_bf16
 
 pytestmark = [pytest.mark.models, needs_avx512_bf16]
 
-RECIPES = ["fp8-current", "mxfp8", "nvfp4", "mxfp4"]  # per-tensor; E8M0, E4M3 (FP4), E8M0 (FP4)
+# per-tensor; fp8-block's FP32 block scales; E8M0, E4M3 (FP4), E8M0 (FP4)
+RECIPES = ["fp8-current", "fp8-block", "mxfp8", "nvfp4", "mxfp4"]
 MARKED = 'CHECK: qmlir.bf16_gemm = "avx512bf16"'
 ROWS = ({0: Dim("rows", min=1, max=1024)},)
 
@@ -51,7 +52,8 @@ def _bits(values: object) -> np.ndarray:
 
 
 # every recipe's f32 model; a bf16 model's GEMMs (bf16 activations, the sums rounded after) too
-CASES = [(r, torch.float32) for r in RECIPES] + [(r, torch.bfloat16) for r in RECIPES[::2]]
+BF16 = ["fp8-current", "fp8-block", "nvfp4"]
+CASES = [(r, torch.float32) for r in RECIPES] + [(r, torch.bfloat16) for r in BF16]
 
 
 @pytest.mark.parametrize(("recipe", "dtype"), CASES, ids=[f"{r}-{str(d)[6:]}" for r, d in CASES])
@@ -105,7 +107,6 @@ def test_a_transformer_layers_gemms_take_it(tmp_path: Path) -> None:
     [
         "default-load",
         "static",
-        "fp8-block",
         "k-not-a-multiple-of-32",
         "avx2-code",
         "decode-gemv-off",
@@ -123,6 +124,5 @@ def test_where_it_does_not_run(case: str, tmp_path: Path) -> None:
         kw["cpu"] = "x86-64-v3"
     elif case == "decode-gemv-off":
         kw["decode_gemv"] = "off"
-    recipe = "fp8-block" if case == "fp8-block" else "fp8-current"
-    compiler.compile(linear, (torch.zeros(20, k),), recipe, dump_ir=tmp_path, **kw)
+    compiler.compile(linear, (torch.zeros(20, k),), "fp8-current", dump_ir=tmp_path, **kw)
     filecheck("CHECK-NOT: qmlir.bf16_gemm =\nCHECK: linalg.matmul", tmp_path / "04-lower.mlir")
