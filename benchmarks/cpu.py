@@ -74,13 +74,17 @@ DYNAMIC = {
 
 
 def _variants(
-    recipes: list[str], extra: list[str], dynamic: bool = False
+    recipes: list[str], extra: list[str], dynamic: bool = False, panels: bool = False
 ) -> dict[str, tuple[str, dict[str, object]]]:
     out: dict[str, tuple[str, dict[str, object]]] = {r: (r, {}) for r in recipes}
     out.update({name: EXTRA_VARIANTS[name] for name in extra})
     if dynamic:  # run at the static artifact's size; unquantized matmuls allowed (counted)
         for r in recipes:
             out[f"{r}, dynamic"] = (r, {"dynamic": True, "allow_unquantized": True})
+    if dynamic and panels:  # the quantizing recipes' dynamic GEMMs under dynamic-gemm too
+        for r in recipes[1:]:
+            options = {"dynamic": True, "allow_unquantized": True, "pack_weights": "panels"}
+            out[f"{r}, dynamic, panels"] = (r, options)
     return out
 
 
@@ -338,11 +342,19 @@ def main() -> None:
         action="store_true",
         help="also each recipe compiled with dynamic batch/sequence dims, run at the static size",
     )
+    parser.add_argument(
+        "--panels",
+        action="store_true",
+        help="with --dynamic: also each quantizing recipe's dynamic artifact under "
+        "--pack-weights panels (its GEMMs in the hand-written bf16 GEMM: dynamic-gemm)",
+    )
     args = parser.parse_args()
     if args.recipes[0] != "none":
         parser.error("--recipes must start with none (the ratios are against it)")
     extra = [] if args.no_extra else args.extra or list(EXTRA_VARIANTS)
-    variants = _variants(args.recipes, extra, args.dynamic)
+    if args.panels and not args.dynamic:
+        parser.error("--panels needs --dynamic")
+    variants = _variants(args.recipes, extra, args.dynamic, args.panels)
     sys.path.insert(0, str(ROOT))
     from compiler.version import IREE_VERSION, __version__
 
