@@ -14,17 +14,15 @@ import pytest
 import torch
 
 from tests.e2e.python_child import run_python
+from tests.freed_block import FAULTS, PAGES
 
 pytestmark = pytest.mark.skipif(
     platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="glibc only"
 )
 
-BLOCK = 256 << 20
-PAGES = BLOCK // 4096
-
-CHILD = r"""
-BLOCK = {block}
-import ctypes, json, resource, sys
+CHILD = (
+    r"""
+import json, sys
 import numpy as np
 import compiler
 from compiler.runtime import host_memory
@@ -34,19 +32,10 @@ art = compiler.load(sys.argv[1])
 art(np.ones((4, 64), np.float32))
 if sys.argv[2] == "restored":
     compiler.retain_freed_memory(False)
-libc = ctypes.CDLL(None)
-libc.malloc.restype = ctypes.c_void_p
-libc.free.argtypes = (ctypes.c_void_p,)
-def touch():
-    p = libc.malloc(BLOCK)
-    ctypes.memset(p, 1, BLOCK)
-    libc.free(p)
-touch()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-touch()
-faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-print(json.dumps({"retained": host_memory._retained, "faults": faults}))
-""".replace("{block}", str(BLOCK))
+"""
+    + FAULTS
+    + 'print(json.dumps({"retained": host_memory._retained, "faults": freed_block_faults()}))\n'
+)
 
 
 @pytest.fixture(scope="module")

@@ -10,24 +10,18 @@ import sys
 
 import pytest
 
-CHILD = r"""
-import ctypes, resource, sys
+from tests.freed_block import FAULTS, PAGES
+
+CHILD = (
+    r"""
+import sys
 sys.path.insert(0, sys.argv[1])
 from compiler.runtime.host_memory import retain_freed_memory
 applied = retain_freed_memory() if sys.argv[2] == "retain" else None
-libc = ctypes.CDLL(None)
-libc.malloc.restype = ctypes.c_void_p
-libc.free.argtypes = (ctypes.c_void_p,)
-size = 256 << 20
-def touch():
-    p = libc.malloc(size)
-    ctypes.memset(p, 1, size)
-    libc.free(p)
-touch()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-touch()
-print(applied, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 """
+    + FAULTS
+    + "print(applied, freed_block_faults())\n"
+)
 
 glibc = pytest.mark.skipif(
     platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="glibc only"
@@ -46,7 +40,7 @@ def _faults(mode: str) -> tuple[str, int]:
 
 @glibc
 def test_freed_memory_is_reused_without_page_faults() -> None:
-    pages = (256 << 20) // 4096
+    pages = PAGES
     _, default = _faults("default")
     assert default >= pages // 2  # the block came back from the kernel: faulted in again
     applied, retained = _faults("retain")
