@@ -9,14 +9,16 @@ a quarter of its CPU time was the kernel's (``benchmarks/profile_decode.py``, RE
 
 :func:`retain_freed_memory` tells glibc to serve every block from the heap and to keep what is
 freed (``mallopt``: ``M_MMAP_MAX`` 0, ``M_TRIM_THRESHOLD`` at its maximum), so a call reuses the
-pages of the last. The process's peak RSS stays what it was (the buffers' high-water mark); its
-RSS no longer drops back between calls. It is process-wide, for the life of the process, and it
-is the default: the ``qmlir`` command makes it before it loads an artifact, and a Python program
-gets it at the first call of an llvm-cpu artifact (:func:`retain_for_cpu_calls`), since without
-it any call whose transient buffers pass glibc's ``mmap`` threshold (32 MiB at most) faults them
-in again each time: the decoder sample's mxfp8 dynamic artifact ran 1.4x slower so, a Mistral-
-like model's at 2048 tokens 1.5x (benchmarks/RESULTS.md). A program that wants glibc's policy
-calls ``retain_freed_memory(False)`` before (or sets ``QMLIR_RETAIN_FREED_MEMORY=0``).
+pages of the last. The process's peak RSS stays about what it was (the buffers' high-water
+mark; a Mistral-like model's at 8 x 256 tokens 122 -> 139 MB, the heap's reuse less tight than
+fresh mappings); its RSS no longer drops back between calls. It is process-wide, for the life
+of the process, and it is the default: the ``qmlir`` command makes it before it loads an
+artifact, and a Python program gets it at the first call of an llvm-cpu artifact
+(:func:`retain_for_cpu_calls`), since without it any call whose transient buffers pass glibc's
+``mmap`` threshold (32 MiB at most) faults them in again each time: the decoder sample's mxfp8
+dynamic artifact ran 1.4x slower so, a Mistral-like model's at 2048 tokens 1.5x
+(benchmarks/RESULTS.md). A program that wants glibc's policy calls
+``retain_freed_memory(False)`` before (or sets ``QMLIR_RETAIN_FREED_MEMORY=0``).
 """
 
 from __future__ import annotations
