@@ -1,6 +1,7 @@
 """CPU benchmark: torch eager, ONNX Runtime, OpenVINO, IREE `none` and every recipe, in one run.
 
     python benchmarks/cpu.py [--repeats 30] [--models mlp transformer_block] [--profile fp8-current]
+                             [--dynamic [--panels]] [--no-extra]
 
 Each compile runs in a fresh child process, which reports its wall time and peak RSS (the
 child's whole process, torch and IREE imports included; the import-only baseline is printed
