@@ -29,6 +29,7 @@ from passes import (  # noqa: F401 (each module registers its pass)
     gemm_operands,
     hold_buffers,
     hold_training_state,
+    int_fp4_gemm,
     kv_cache_codes,
     lower_named_ops,
     prefill_attention,

@@ -43,6 +43,7 @@ from passes.fold_weight_views import FoldWeightViews
 from passes.fuse_quantize_core import FuseQuantizeCore
 from passes.gemm_operands import GemmOperands
 from passes.host.flags import HOIST_ALL_FLAG, PACK_PER_CALL_FLAG
+from passes.int_fp4_gemm import IntFp4Gemm
 from passes.ir.dialect import GemvIsa
 from passes.ir.parameters import Reader
 from passes.kv_cache_codes import KvCacheCodes
@@ -194,6 +195,8 @@ def lower_and_compile(
     if reads_codes_per_call(options, external, keeps_decoded):
         run_pass(PrefillGemm(), module)  # many rows over the weights' codes as stored
         run_pass(RoundGemmOutputs(), module)  # their rounding to bf16 in their stores
+    if runs_int_fp4_gemms(options):
+        run_pass(IntFp4Gemm(), module)  # nvfp4's many-row GEMMs in integers (AVX2 code)
     if options.pack_weights == "panels" and runs_gemm_kernels(options):
         run_pass(DynamicGemm(), module)  # dynamic rows: decoded weights as the bf16 GEMM's panels
     dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
@@ -230,6 +233,13 @@ def runs_gemm_kernels(options: CompileOptions) -> bool:
     ``bf16-prefill-gemm``): llvm-cpu code for a CPU with decode-gemv's AVX-512 variant
     (AVX512-BF16 and -VBMI), unless ``decode_gemv="off"``."""
     return options.decode_gemv == "auto" and decode_gemv_isa(options.target) is GemvIsa.AVX512_BF16
+
+
+def runs_int_fp4_gemms(options: CompileOptions) -> bool:
+    """Whether an artifact's many-row nvfp4 GEMMs run in integers (``int-fp4-gemm``): llvm-cpu
+    code for a CPU with decode-gemv's AVX2 variant and not its AVX-512 one (where IREE's bf16
+    GEMM runs them), unless ``decode_gemv="off"``."""
+    return options.decode_gemv == "auto" and decode_gemv_isa(options.target) is GemvIsa.AVX2
 
 
 def reads_codes_per_call(options: CompileOptions, external: bool, keeps_decoded: bool) -> bool:

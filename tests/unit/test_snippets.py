@@ -1116,6 +1116,7 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     ),
     "decode_e2m1": ("decode_e2m1.mlir", lambda p: snippets.decode_e2m1(p, f"%{p}fp4")),
     "decode_e2m1_code": ("decode_e2m1_code.mlir", lambda p: snippets.decode_value(E2M1, p)),
+    "e2m1_twice_i8": ("e2m1_twice_i8.mlir", snippets.e2m1_twice),
     "decode_e8m0_f64": ("decode_e8m0_f64.mlir", lambda _: snippets.decode_scale_f64("e8m0")),
     "decode_fp8": ("decode_fp8.mlir", lambda p: snippets.decode(p, E4M3)),
     "decode_e5m2": ("decode_e5m2.mlir", lambda p: snippets.decode(p, E5M2)),

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from iree.compiler import ir
 
 from passes.base.errors import QmlirError
-from passes.ir.dialect import NamedOp, OpKind, ScaleFormat, ScaleRule, Scaling
+from passes.ir.dialect import GemvIsa, NamedOp, OpKind, ScaleFormat, ScaleRule, Scaling
 from passes.ir.formats import E2M1
 from passes.lowering.cpu import (
     block_matmul,
@@ -21,6 +21,7 @@ from passes.lowering.cpu import (
     cudnn,
     gemm,
     gemv,
+    int_gemm,
     mxfp4,
     nvfp4,
     per_tensor,
@@ -71,6 +72,8 @@ def _scaled_matmul(op: NamedOp) -> Lowering:
         raise QmlirError(f"@{op.name}: only a codes GEMM (prefill-gemm's) rounds its result")
     if op.attrs.gemv:
         return gemv.lower_gemv
+    if op.attrs.codes_gemm is GemvIsa.AVX2:
+        return int_gemm.lower_int_gemm
     if op.attrs.codes_gemm:
         return gemm.lower_gemm
     if op.attrs.scaling is not Scaling.BLOCK:

@@ -75,6 +75,12 @@ def decode_e2m1(prefix: str, out: str) -> str:
     return template("decode_e2m1.mlir").substitute(p=prefix, out=out)
 
 
+def e2m1_twice(prefix: str) -> str:
+    """``%{prefix}nib`` (an E2M1 code in the low nibble, i8) → ``%{prefix}twice`` (i8): its value
+    times 2, an integer in -12..12."""
+    return template("e2m1_twice_i8.mlir").substitute(p=prefix)
+
+
 def decode_value(fmt: FloatFormat, prefix: str) -> str:
     """``%{prefix}code`` (i8, one code per byte) → ``%{prefix}val`` (f32), E4M3 or E2M1."""
     if fmt == E4M3:

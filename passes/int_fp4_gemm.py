@@ -1,0 +1,41 @@
+"""Pass ``int-fp4-gemm`` (llvm-cpu in AVX2 code): marks every many-row nvfp4 ``scaled_matmul``
+(a batch, a prefill: A's rows more than one or dynamic) with ``qmlir.codes_gemm = "avx2"``, so
+that ``lower-named-ops`` writes it as a GEMM in integers (``passes/lowering/cpu/int_gemm.py``:
+E2M1 values times 2 are the integers -12..12, each block's products summed exactly by
+``vpmaddubsw``) instead of IREE's f32 GEMM over decoded operands.
+
+Which GEMMs (``int_gemm.int_gemm_plan``): B stored ``[N, K]`` and static with ``N`` a multiple
+of 16, 1 x 16 block scales compact (after ``compact-block-scales``), one-row GEMMs left to
+``decode-gemv``. The products are the data-tiled GEMM's, exact; a block's 16 are summed
+exactly in integers, the blocks' sums in f32: the same values to within the order and number of
+f32 roundings (docs/numerics.md). The pipeline runs it for a CPU whose decode-gemv variant is
+AVX2's (AVX2, FMA and F16C without AVX512-BF16 and -VBMI: there IREE's bf16 GEMM is faster
+than this one's instructions gain), unless ``decode_gemv="off"``
+(``compiler.pipeline.core.runs_int_fp4_gemms``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from iree.compiler import ir
+
+from passes.base.module_pass import ModulePass, register_pass
+from passes.fusion.calls import NamedCalls
+from passes.ir.dialect import GemvIsa, NamedOp, OpKind
+from passes.lowering.cpu.int_gemm import int_gemm_plan
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class IntFp4Gemm(ModulePass):
+    name = "int-fp4-gemm"
+
+    def apply(self, module: ir.Module) -> None:
+        for decl in NamedCalls(module).decls.values():
+            op = NamedOp(decl)
+            attrs = op.attrs
+            if op.kind is not OpKind.SCALED_MATMUL or attrs.gemv or attrs.codes_gemm:
+                continue
+            if int_gemm_plan(op):
+                op.update(codes_gemm=GemvIsa.AVX2)

@@ -1,0 +1,152 @@
+"""``int-fp4-gemm`` (llvm-cpu in AVX2 code): nvfp4's GEMMs of many rows run in integers
+(``passes/lowering/cpu/int_gemm.py``): E2M1 values times 2 multiplied as bytes by
+``vpmaddubsw``, each block of 16 codes' products summed exactly, times the two E4M3 block scales
+into f32 sums. Against IREE's data-tiled f32 GEMM over the dequantized operands
+(``decode_gemv="off"``), which sums the same exact products one rounding at a time: a single
+product (one non-zero input) gives its output bit for bit; sums whose every partial sum is
+exact (nvfp4's largest values everywhere) too, and the f64 product; random ones to within the
+order of their f32 roundings. Any number of rows (tiles of 4, workgroups of 128 rows), dynamic
+or static; N of 16, 32 and 64 rows a workgroup. AVX2 code (``x86-64-v3``) runs on every host
+these tests run on; an AVX512-BF16 CPU's code keeps IREE's bf16 GEMM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch.export import Dim
+
+import compiler
+from tests.e2e.filecheck import filecheck
+from tests.e2e.host_isa import HOST_ISA
+from tests.e2e.test_decode_gemv import N, _every_fp4_code_linear
+
+pytestmark = [
+    pytest.mark.models,
+    pytest.mark.skipif(HOST_ISA is None, reason="this CPU lacks AVX2, FMA or F16C"),
+]
+
+AVX2 = "x86-64-v3"
+
+
+def _marked(rows: str, k: int, n: int) -> str:
+    """FileCheck lines: the GEMM of ``rows`` x ``k`` codes by ``n`` marked and dispatched."""
+    kb = k // 2
+    name = f"{rows}x{kb}.{n}x{kb}"
+    return f"""CHECK: stream.executable private @{{{{.*}}}}.{name}{{{{.*}}}}$int_gemm_executable
+CHECK: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.{rows}x{kb}.{n}x{kb}
+CHECK-SAME: qmlir.codes_gemm = "avx2"
+CHECK: flow.dispatch @{{{{.*}}}}$int_gemm_executable::@{{{{.*}}}}$int_gemm
+"""
+
+
+def _pair(  # type: ignore[no-untyped-def]
+    model: torch.nn.Module, x: torch.Tensor, tmp_path: Path, **kw
+):
+    """The model in integers (AVX2 code) and as IREE's data-tiled f32 GEMM."""
+    ints = compiler.compile(model, (x,), "nvfp4", cpu=AVX2, dump_ir=tmp_path, **kw)
+    tiled = compiler.compile(model, (x,), "nvfp4", cpu=AVX2, decode_gemv="off", **kw)
+    return ints, tiled
+
+
+def _rel(got: np.ndarray, want: np.ndarray) -> float:
+    return float(np.linalg.norm(got - want) / np.linalg.norm(want))
+
+
+@pytest.mark.parametrize("rows", [7, 40])
+def test_every_code_multiplies_as_the_data_tiled_gemm(rows: int, tmp_path: Path) -> None:
+    """Every E2M1 code in each block of the weight (each 16 of a row), against one non-zero
+    input column at a time (each output a single product: bit for bit) and random inputs."""
+    k = 256
+    linear = _every_fp4_code_linear(k)
+    ints, tiled = _pair(linear, torch.zeros(rows, k), tmp_path)
+    filecheck(_marked(str(rows), k, N), tmp_path / "04-lower.mlir")
+    for j in (0, 1, 17, k - 1):
+        x = np.zeros((rows, k), np.float32)
+        x[:, j] = np.linspace(-6.0, 6.0, rows)  # each row its own code, -0 among them
+        np.testing.assert_array_equal(np.asarray(ints(x)), np.asarray(tiled(x)))
+    x = np.random.default_rng(0).standard_normal((rows, k)).astype(np.float32)
+    got, want = np.asarray(ints(x)), np.asarray(tiled(x))
+    assert _rel(got, want) < 1e-6  # the f32 sums in another order
+
+
+def test_the_largest_sums_are_exact(tmp_path: Path) -> None:
+    """Weights and inputs of +-6 (every block scale 448, E4M3's largest): each block's sum of
+    products reaches 16 x 36 (the 16-bit sums 2304, never saturating), every partial sum an
+    exact integer times the scales, so the outputs are the data-tiled GEMM's bit for bit and
+    the f64 products to the global scales' rounding."""
+    k = 512
+    rng = np.random.default_rng(1)
+    signs = rng.choice([-1.0, 1.0], size=(N, k)).astype(np.float32)
+    signs[0], signs[1] = 1.0, -1.0
+    linear = torch.nn.Linear(k, N, bias=False)
+    with torch.no_grad():
+        linear.weight.copy_(torch.from_numpy(6.0 * signs))
+    ints, tiled = _pair(linear.eval(), torch.zeros(9, k), tmp_path)
+    x_signs = rng.choice([-1.0, 1.0], size=(9, k))
+    x_signs[0] = 1.0
+    x = (6.0 * x_signs).astype(np.float32)
+    got = np.asarray(ints(x))
+    np.testing.assert_array_equal(got, np.asarray(tiled(x)))
+    want = x.astype(np.float64) @ (6.0 * signs.T.astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert want[0, :2].tolist() == [36 * k, -36 * k]
+
+
+@pytest.mark.parametrize("n", [80, 96, 192])  # 16, 32 and 64 rows of B a workgroup
+def test_random_weights_over_a_wide_range(n: int, tmp_path: Path) -> None:
+    """Weights and inputs spanning 2^-20 to 2^20 (every block its own scales, the global
+    scales far from 1), a bias: to within the f32 sums' order of the data-tiled GEMM."""
+    torch.manual_seed(0)
+    k = 384
+    linear = torch.nn.Linear(k, n).eval()
+    with torch.no_grad():
+        linear.weight.mul_(torch.exp2(torch.randint(-20, 20, (n, k)).float()))
+    ints, tiled = _pair(linear, torch.zeros(37, k), tmp_path)
+    filecheck(_marked("37", k, n), tmp_path / "04-lower.mlir")
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal((37, k)) * np.exp2(rng.integers(-20, 20, (37, k)))).astype(np.float32)
+    got, want = np.asarray(ints(x)), np.asarray(tiled(x))
+    assert np.isfinite(got).all()
+    assert _rel(got, want) < 1e-6
+
+
+def test_a_dynamic_number_of_rows(tmp_path: Path) -> None:
+    """One row, 3 (a last tile of 4 partial), 4, 5, 128 (one workgroup), 129 and 300 (three
+    workgroups, the last partial), a 3-D activation: as the data-tiled GEMM, and at 5 rows as
+    the static twin bit for bit (rows are independent in the kernel)."""
+    torch.manual_seed(0)
+    linear = torch.nn.Linear(256, 64, bias=False).eval()
+    seq = ({1: Dim("seq", min=1, max=512)},)
+    ints, tiled = _pair(linear, torch.zeros(1, 40, 256), tmp_path, dynamic_shapes=seq)
+    filecheck(_marked("D", 256, 64), tmp_path / "04-lower.mlir")
+    static = compiler.compile(linear, (torch.zeros(1, 5, 256),), "nvfp4", cpu=AVX2)
+    rng = np.random.default_rng(2)
+    for t in (1, 3, 4, 5, 128, 129, 300):
+        x = rng.standard_normal((1, t, 256)).astype(np.float32)
+        got = np.asarray(ints(x))
+        assert got.shape == (1, t, 64)
+        assert _rel(got, np.asarray(tiled(x))) < 1e-6
+        if t == 5:
+            np.testing.assert_array_equal(got, np.asarray(static(x)))
+
+
+def test_code_for_avx512_bf16_keeps_irees_gemm(tmp_path: Path) -> None:
+    """On a CPU with AVX512-BF16 and -VBMI (compiled here, not run) IREE's bf16 GEMM runs
+    nvfp4's many-row GEMMs, faster there than these instructions; decode_gemv="off" keeps the
+    data-tiled GEMM in AVX2 code too."""
+    linear = _every_fp4_code_linear(256)
+    x = torch.zeros(8, 256)
+    for cpu, mode in (("sapphirerapids", "auto"), (AVX2, "off")):
+        dump = tmp_path / cpu
+        compiler.compile(linear, (x,), "nvfp4", decode_gemv=mode, cpu=cpu, dump_ir=dump)
+        filecheck(
+            f"""CHECK-NOT: int_gemm
+CHECK: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.8x128.{N}x128
+CHECK-NOT: qmlir.codes_gemm
+CHECK: linalg.matmul
+""",
+            dump / "04-lower.mlir",
+        )
