@@ -5,7 +5,7 @@ E2M1 values times 2 are the integers -12..12, each block's products summed exact
 ``vpmaddubsw``) instead of IREE's f32 GEMM over decoded operands.
 
 Which GEMMs (``int_gemm.int_gemm_plan``): B stored ``[N, K]`` and static with ``N`` a multiple
-of 16, 1 x 16 block scales compact (after ``compact-block-scales``), one-row GEMMs left to
+of 8, 1 x 16 block scales compact (after ``compact-block-scales``), one-row GEMMs left to
 ``decode-gemv``. The products are the data-tiled GEMM's, exact; a block's 16 are summed
 exactly in integers, the blocks' sums in f32: the same values to within the order and number of
 f32 roundings (docs/numerics.md). The pipeline runs it for a CPU whose decode-gemv variant is

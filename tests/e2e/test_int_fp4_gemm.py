@@ -6,7 +6,7 @@ into f32 sums. Against IREE's data-tiled f32 GEMM over the dequantized operands
 product (one non-zero input) gives its output bit for bit; sums whose every partial sum is
 exact (nvfp4's largest values everywhere) too, and the f64 product; random ones to within the
 order of their f32 roundings. Any number of rows (tiles of 4, workgroups of 128 rows), dynamic
-or static; N of 16, 32 and 64 rows a workgroup. AVX2 code (``x86-64-v3``) runs on every host
+or static; N of 8, 16, 32 and 64 rows a workgroup. AVX2 code (``x86-64-v3``) runs on every host
 these tests run on; an AVX512-BF16 CPU's code keeps IREE's bf16 GEMM."""
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def test_the_largest_sums_are_exact(tmp_path: Path) -> None:
     assert want[0, :2].tolist() == [36 * k, -36 * k]
 
 
-@pytest.mark.parametrize("n", [80, 96, 192])  # 16, 32 and 64 rows of B a workgroup
+@pytest.mark.parametrize("n", [72, 80, 96, 192])  # 8, 16, 32 and 64 rows of B a workgroup
 def test_random_weights_over_a_wide_range(n: int, tmp_path: Path) -> None:
     """Weights and inputs spanning 2^-20 to 2^20 (every block its own scales, the global
     scales far from 1), a bias: to within the f32 sums' order of the data-tiled GEMM."""

@@ -2,8 +2,8 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p compact-block-scales -p int-fp4-gemm -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p compact-block-scales -p int-fp4-gemm %s | FileCheck %s --check-prefix=KEPT
 
-// int-fp4-gemm marks nvfp4's GEMMs of many rows (a dynamic number, two; N a multiple of 16) as
-// "avx2" and no other: not the one-row GEMM (decode-gemv's), not an N of 40.
+// int-fp4-gemm marks nvfp4's GEMMs of many rows (a dynamic number, two; N a multiple of 8) as
+// "avx2" and no other: not the one-row GEMM (decode-gemv's), not an N of 36.
 // MARK: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.1x64.64x64.compact_ab
 // MARK-NOT: qmlir.codes_gemm =
 // MARK-SAME: qmlir.gemv = "avx2"
@@ -11,15 +11,15 @@
 // MARK-SAME: qmlir.codes_gemm = "avx2"
 // MARK: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.2x64.64x64.compact_ab
 // MARK-SAME: qmlir.codes_gemm = "avx2"
-// MARK: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.2x64.40x64.compact_ab
+// MARK: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.2x64.36x64.compact_ab
 // MARK-NOT: qmlir.codes_gemm =
 
 // lower-named-ops writes a marked GEMM as A's codes as signed bytes (E2M1 values times 2), its
 // offsets (12 times each 16's sum) and decoded scales, B laid out in lines of 8 rows x 4 codes
 // (values times 2 plus 12) with its scales times a quarter, transposed, then one dispatch of the
-// hand-written executable: per block of 16 codes, for each of 4 rows of x and 2 groups of 8
-// rows of B, 4 vpmaddubsw, their 16-bit sums added, vpmaddwd into 32 bits, less the offset, to
-// f32 and times the two scales into the sums; rows past M not stored. The global scales multiply
+// hand-written executable: per block of 16 codes, 8 rows of B's 4 lines, then for each of 4 rows
+// of x 4 vpmaddubsw, their 16-bit sums added, vpmaddwd into 32 bits, less the offset, to f32
+// and times the two scales into the sums; rows past M not stored. The global scales multiply
 // the sums after the dispatch.
 // CHECK: stream.executable private @[[EXE:qmlir.scaled_matmul.e2m1xe2m1.mx.nt.Dx64.64x64.compact_ab\$int_gemm_executable]] {
 // CHECK: workgroups(%{{.*}}: index)
@@ -28,7 +28,7 @@
 // CHECK: stream.binding.subspan %{{.*}} : !stream.binding -> memref<8x32x32xi8>
 // CHECK: stream.binding.subspan %{{.*}} : !stream.binding -> memref<8x64xf32>
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(
-// CHECK-COUNT-8: vector.load %{{.*}}[%{{.*}}, %{{.*}}, %c0] : memref<8x32x32xi8>, vector<32xi8>
+// CHECK-COUNT-4: vector.load %{{.*}}[%{{.*}}, %{{.*}}, %c0] : memref<8x32x32xi8>, vector<32xi8>
 // CHECK-COUNT-4: llvm.call_intrinsic "llvm.x86.avx2.pmadd.ub.sw"
 // CHECK: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
 // CHECK: arith.subi %{{.*}}, %{{.*}} : vector<8xi32>
@@ -69,9 +69,9 @@ func.func @two_rows(%x: !torch.vtensor<[2,128],f32>) -> !torch.vtensor<[2,64],f3
   return %0 : !torch.vtensor<[2,64],f32>
 }
 
-func.func @n40(%x: !torch.vtensor<[2,128],f32>) -> !torch.vtensor<[2,40],f32> {
-  %w = torch.vtensor.literal(dense<0.5> : tensor<40x128xf32>) : !torch.vtensor<[40,128],f32>
+func.func @n36(%x: !torch.vtensor<[2,128],f32>) -> !torch.vtensor<[2,36],f32> {
+  %w = torch.vtensor.literal(dense<0.5> : tensor<36x128xf32>) : !torch.vtensor<[36,128],f32>
   %none = torch.constant.none
-  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[2,128],f32>, !torch.vtensor<[40,128],f32>, !torch.none -> !torch.vtensor<[2,40],f32>
-  return %0 : !torch.vtensor<[2,40],f32>
+  %0 = torch.aten.linear %x, %w, %none : !torch.vtensor<[2,128],f32>, !torch.vtensor<[36,128],f32>, !torch.none -> !torch.vtensor<[2,36],f32>
+  return %0 : !torch.vtensor<[2,36],f32>
 }

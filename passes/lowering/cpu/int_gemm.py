@@ -34,9 +34,9 @@ from passes.lowering.definitions import head
 from passes.lowering.dims import x_rows_dynamic
 
 BLOCK = 16  # nvfp4's codes a block scale
-LANES = 16  # rows of B a step of the loop (two 8-lane groups)
+LANES = 8  # rows of B a step of the loop (a lane each)
 BLOCK_ROWS = 128  # rows of A a workgroup
-B_ROWS = (64, 32, 16)  # rows of B a workgroup: the first of these that divides N
+B_ROWS = (64, 32, 16, 8)  # rows of B a workgroup: the first of these that divides N
 
 
 def int_gemm_plan(op: NamedOp) -> tuple[int, int] | None:
