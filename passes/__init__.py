@@ -48,8 +48,8 @@ In the order the compile runs them (``compiler/pipeline/core.py``, with ``infere
   multiply their decoded operands by ``prefill-gemm``'s bf16 GEMM (row-major outputs), not
   IREE's data-tiled one.
 - ``int-fp4-gemm`` (llvm-cpu where ``decode-gemv`` runs its AVX2 variant; in
-  ``lower_and_compile``): nvfp4's many-row GEMMs marked to run in integers (each block's E2M1
-  products summed exactly by ``vpmaddubsw``) rather than as IREE's f32 GEMM.
+  ``lower_and_compile``): nvfp4's and mxfp4's many-row GEMMs marked to run in integers (each
+  block's E2M1 products summed exactly by ``vpmaddubsw``) rather than as IREE's f32 GEMM.
 - ``round-gemm-outputs`` (llvm-cpu, after ``prefill-gemm``): such a GEMM whose f32 result the
   model only rounds to bf16 rounds it (per-tensor scales multiplied first) as it stores it.
 - ``compact-block-scales`` (llvm-cpu, before the weights are folded): mx-layout GEMMs read

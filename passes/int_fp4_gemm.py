@@ -1,16 +1,16 @@
-"""Pass ``int-fp4-gemm`` (llvm-cpu in AVX2 code): marks every many-row nvfp4 ``scaled_matmul``
-(a batch, a prefill: A's rows more than one or dynamic) with ``qmlir.codes_gemm = "avx2"``, so
-that ``lower-named-ops`` writes it as a GEMM in integers (``passes/lowering/cpu/int_gemm.py``:
-E2M1 values times 2 are the integers -12..12, each block's products summed exactly by
-``vpmaddubsw``) instead of IREE's f32 GEMM over decoded operands.
+"""Pass ``int-fp4-gemm`` (llvm-cpu in AVX2 code): marks every many-row FP4 ``scaled_matmul``
+(nvfp4, mxfp4) (a batch, a prefill: A's rows more than one or dynamic) with ``qmlir.codes_gemm =
+"avx2"``, so that ``lower-named-ops`` writes it as a GEMM in integers
+(``passes/lowering/cpu/int_gemm.py``: E2M1 values times 2 are the integers -12..12, each block's
+products summed exactly by ``vpmaddubsw``) instead of IREE's f32 GEMM over decoded operands.
 
-Which GEMMs (``int_gemm.int_gemm_plan``): B stored ``[N, K]`` and static with ``N`` a multiple
-of 8, 1 x 16 block scales compact (after ``compact-block-scales``), one-row GEMMs left to
-``decode-gemv``. The products are the data-tiled GEMM's, exact; a block's 16 are summed
-exactly in integers, the blocks' sums in f32: the same values to within the order and number of
-f32 roundings (docs/numerics.md). The pipeline runs it for a CPU whose decode-gemv variant is
-AVX2's (AVX2, FMA and F16C without AVX512-BF16 and -VBMI: there IREE's bf16 GEMM is faster
-than this one's instructions gain), unless ``decode_gemv="off"``
+Which GEMMs (``int_gemm.int_gemm_plan``): B stored ``[N, K]`` and static with ``N`` a multiple of
+8, block scales compact (after ``compact-block-scales``; mxfp4's blocks of 32 as two 16s), one-row
+GEMMs left to ``decode-gemv``. The products are the data-tiled GEMM's, exact; each 16 codes' are
+summed exactly in integers, the blocks' sums in f32: the same values to within the order and number
+of f32 roundings (docs/numerics.md). The pipeline runs it for a CPU whose decode-gemv variant is
+AVX2's (AVX2, FMA and F16C without AVX512-BF16 and -VBMI: there IREE's bf16 GEMM is faster than
+this one's instructions gain), unless ``decode_gemv="off"``
 (``compiler.pipeline.core.runs_int_fp4_gemms``).
 """
 

@@ -196,7 +196,7 @@ def lower_and_compile(
         run_pass(PrefillGemm(), module)  # many rows over the weights' codes as stored
         run_pass(RoundGemmOutputs(), module)  # their rounding to bf16 in their stores
     if runs_int_fp4_gemms(options):
-        run_pass(IntFp4Gemm(), module)  # nvfp4's many-row GEMMs in integers (AVX2 code)
+        run_pass(IntFp4Gemm(), module)  # FP4 many-row GEMMs in integers (AVX2 code)
     if options.pack_weights == "panels" and runs_gemm_kernels(options):
         run_pass(DynamicGemm(), module)  # dynamic rows: decoded weights as the bf16 GEMM's panels
     dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
@@ -236,9 +236,9 @@ def runs_gemm_kernels(options: CompileOptions) -> bool:
 
 
 def runs_int_fp4_gemms(options: CompileOptions) -> bool:
-    """Whether an artifact's many-row nvfp4 GEMMs run in integers (``int-fp4-gemm``): llvm-cpu
-    code for a CPU with decode-gemv's AVX2 variant and not its AVX-512 one (where IREE's bf16
-    GEMM runs them), unless ``decode_gemv="off"``."""
+    """Whether an artifact's many-row FP4 GEMMs (nvfp4, mxfp4) run in integers (``int-fp4-gemm``):
+    llvm-cpu code for a CPU with decode-gemv's AVX2 variant and not its AVX-512 one (where
+    IREE's bf16 GEMM runs them), unless ``decode_gemv="off"``."""
     return options.decode_gemv == "auto" and decode_gemv_isa(options.target) is GemvIsa.AVX2
 
 

@@ -1,7 +1,7 @@
-"""``int-fp4-gemm`` (llvm-cpu in AVX2 code): nvfp4's GEMMs of many rows run in integers
-(``passes/lowering/cpu/int_gemm.py``): E2M1 values times 2 multiplied as bytes by
-``vpmaddubsw``, each block of 16 codes' products summed exactly, times the two E4M3 block scales
-into f32 sums. Against IREE's data-tiled f32 GEMM over the dequantized operands
+"""``int-fp4-gemm`` (llvm-cpu in AVX2 code): nvfp4's and mxfp4's GEMMs of many rows run in
+integers (``passes/lowering/cpu/int_gemm.py``): E2M1 values times 2 multiplied as bytes by
+``vpmaddubsw``, each 16 codes' products summed exactly, times the two blocks' scales (nvfp4's
+E4M3, mxfp4's E8M0) into f32 sums. Against IREE's data-tiled f32 GEMM over the dequantized operands
 (``decode_gemv="off"``), which sums the same exact products one rounding at a time: a single
 product (one non-zero input) gives its output bit for bit; sums whose every partial sum is
 exact (nvfp4's largest values everywhere) too, and the f64 product; random ones to within the
@@ -29,6 +29,7 @@ pytestmark = [
 ]
 
 AVX2 = "x86-64-v3"
+RECIPES = ["nvfp4", "mxfp4"]  # E4M3 block scales of 16 and global scales; E8M0 scales of 32
 
 
 def _marked(rows: str, k: int, n: int) -> str:
@@ -43,11 +44,11 @@ CHECK: flow.dispatch @{{{{.*}}}}$int_gemm_executable::@{{{{.*}}}}$int_gemm
 
 
 def _pair(  # type: ignore[no-untyped-def]
-    model: torch.nn.Module, x: torch.Tensor, tmp_path: Path, **kw
+    model: torch.nn.Module, x: torch.Tensor, tmp_path: Path, recipe: str, **kw
 ):
     """The model in integers (AVX2 code) and as IREE's data-tiled f32 GEMM."""
-    ints = compiler.compile(model, (x,), "nvfp4", cpu=AVX2, dump_ir=tmp_path, **kw)
-    tiled = compiler.compile(model, (x,), "nvfp4", cpu=AVX2, decode_gemv="off", **kw)
+    ints = compiler.compile(model, (x,), recipe, cpu=AVX2, dump_ir=tmp_path, **kw)
+    tiled = compiler.compile(model, (x,), recipe, cpu=AVX2, decode_gemv="off", **kw)
     return ints, tiled
 
 
@@ -55,13 +56,16 @@ def _rel(got: np.ndarray, want: np.ndarray) -> float:
     return float(np.linalg.norm(got - want) / np.linalg.norm(want))
 
 
+@pytest.mark.parametrize("recipe", RECIPES)
 @pytest.mark.parametrize("rows", [7, 40])
-def test_every_code_multiplies_as_the_data_tiled_gemm(rows: int, tmp_path: Path) -> None:
+def test_every_code_multiplies_as_the_data_tiled_gemm(
+    rows: int, recipe: str, tmp_path: Path
+) -> None:
     """Every E2M1 code in each block of the weight (each 16 of a row), against one non-zero
     input column at a time (each output a single product: bit for bit) and random inputs."""
     k = 256
     linear = _every_fp4_code_linear(k)
-    ints, tiled = _pair(linear, torch.zeros(rows, k), tmp_path)
+    ints, tiled = _pair(linear, torch.zeros(rows, k), tmp_path, recipe)
     filecheck(_marked(str(rows), k, N), tmp_path / "04-lower.mlir")
     for j in (0, 1, 17, k - 1):
         x = np.zeros((rows, k), np.float32)
@@ -72,8 +76,10 @@ def test_every_code_multiplies_as_the_data_tiled_gemm(rows: int, tmp_path: Path)
     assert _rel(got, want) < 1e-6  # the f32 sums in another order
 
 
-def test_the_largest_sums_are_exact(tmp_path: Path) -> None:
-    """Weights and inputs of +-6 (every block scale 448, E4M3's largest): each block's sum of
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_the_largest_sums_are_exact(recipe: str, tmp_path: Path) -> None:
+    """Weights and inputs of +-6 (nvfp4: every block scale 448, E4M3's largest; mxfp4: 2^0, the
+    codes +-6 a quarter of the sum's): each 16 codes' sum of
     products reaches 16 x 36 (the 16-bit sums 2304, never saturating), every partial sum an
     exact integer times the scales, so the outputs are the data-tiled GEMM's bit for bit and
     the f64 products to the global scales' rounding."""
@@ -84,7 +90,7 @@ def test_the_largest_sums_are_exact(tmp_path: Path) -> None:
     linear = torch.nn.Linear(k, N, bias=False)
     with torch.no_grad():
         linear.weight.copy_(torch.from_numpy(6.0 * signs))
-    ints, tiled = _pair(linear.eval(), torch.zeros(9, k), tmp_path)
+    ints, tiled = _pair(linear.eval(), torch.zeros(9, k), tmp_path, recipe)
     x_signs = rng.choice([-1.0, 1.0], size=(9, k))
     x_signs[0] = 1.0
     x = (6.0 * x_signs).astype(np.float32)
@@ -95,8 +101,11 @@ def test_the_largest_sums_are_exact(tmp_path: Path) -> None:
     assert want[0, :2].tolist() == [36 * k, -36 * k]
 
 
-@pytest.mark.parametrize("n", [72, 80, 96, 192])  # 8, 16, 32 and 64 rows of B a workgroup
-def test_random_weights_over_a_wide_range(n: int, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("recipe", "n"),
+    [("nvfp4", 72), ("nvfp4", 80), ("nvfp4", 96), ("nvfp4", 192), ("mxfp4", 80)],
+)  # 8, 16, 32 and 64 rows of B a workgroup
+def test_random_weights_over_a_wide_range(recipe: str, n: int, tmp_path: Path) -> None:
     """Weights and inputs spanning 2^-20 to 2^20 (every block its own scales, the global
     scales far from 1), a bias: to within the f32 sums' order of the data-tiled GEMM."""
     torch.manual_seed(0)
@@ -104,7 +113,7 @@ def test_random_weights_over_a_wide_range(n: int, tmp_path: Path) -> None:
     linear = torch.nn.Linear(k, n).eval()
     with torch.no_grad():
         linear.weight.mul_(torch.exp2(torch.randint(-20, 20, (n, k)).float()))
-    ints, tiled = _pair(linear, torch.zeros(37, k), tmp_path)
+    ints, tiled = _pair(linear, torch.zeros(37, k), tmp_path, recipe)
     filecheck(_marked("37", k, n), tmp_path / "04-lower.mlir")
     rng = np.random.default_rng(1)
     x = (rng.standard_normal((37, k)) * np.exp2(rng.integers(-20, 20, (37, k)))).astype(np.float32)
@@ -113,16 +122,17 @@ def test_random_weights_over_a_wide_range(n: int, tmp_path: Path) -> None:
     assert _rel(got, want) < 1e-6
 
 
-def test_a_dynamic_number_of_rows(tmp_path: Path) -> None:
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_a_dynamic_number_of_rows(recipe: str, tmp_path: Path) -> None:
     """One row, 3 (a last tile of 4 partial), 4, 5, 128 (one workgroup), 129 and 300 (three
     workgroups, the last partial), a 3-D activation: as the data-tiled GEMM, and at 5 rows as
     the static twin bit for bit (rows are independent in the kernel)."""
     torch.manual_seed(0)
     linear = torch.nn.Linear(256, 64, bias=False).eval()
     seq = ({1: Dim("seq", min=1, max=512)},)
-    ints, tiled = _pair(linear, torch.zeros(1, 40, 256), tmp_path, dynamic_shapes=seq)
+    ints, tiled = _pair(linear, torch.zeros(1, 40, 256), tmp_path, recipe, dynamic_shapes=seq)
     filecheck(_marked("D", 256, 64), tmp_path / "04-lower.mlir")
-    static = compiler.compile(linear, (torch.zeros(1, 5, 256),), "nvfp4", cpu=AVX2)
+    static = compiler.compile(linear, (torch.zeros(1, 5, 256),), recipe, cpu=AVX2)
     rng = np.random.default_rng(2)
     for t in (1, 3, 4, 5, 128, 129, 300):
         x = rng.standard_normal((1, t, 256)).astype(np.float32)

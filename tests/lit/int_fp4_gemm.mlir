@@ -1,5 +1,6 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p compact-block-scales -p decode-gemv{isa=avx2} -p int-fp4-gemm %s | FileCheck %s --check-prefix=MARK
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p compact-block-scales -p int-fp4-gemm -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp4}' -p compact-block-scales -p int-fp4-gemm %s | FileCheck %s --check-prefix=MXFP4
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p compact-block-scales -p int-fp4-gemm %s | FileCheck %s --check-prefix=KEPT
 
 // int-fp4-gemm marks nvfp4's GEMMs of many rows (a dynamic number, two; N a multiple of 8) as
@@ -44,6 +45,11 @@
 // CHECK: flow.dispatch @[[EXE]]::@[[FN]][%{{.*}}](%[[XQ]], %{{.*}}, %{{.*}}, %[[WP]], %{{.*}}, %{{.*}})
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%{{.*}}, %arg2, %arg5 : tensor<?x64xf32>, tensor<f32>, tensor<f32>)
+
+// mxfp4's GEMMs (E8M0 scales of 1 x 32) are taken too.
+// MXFP4: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.Dx64.64x64.compact_ab
+// MXFP4-SAME: qmlir.codes_gemm = "avx2"
+// MXFP4-SAME: qmlir.scale_format = "e8m0"
 
 // Other recipes' GEMMs are left alone.
 // KEPT-NOT: qmlir.codes_gemm =

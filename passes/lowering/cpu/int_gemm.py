@@ -14,17 +14,18 @@ global scales multiply the sums after the dispatch, as the data-tiled GEMM's epi
 On the AVX2 host MiniLM nvfp4 ran 0.65-0.70x its time with the data-tiled GEMM, the
 decoder sample 0.73-0.74x, their dynamic artifacts 0.67-0.72x (benchmarks/RESULTS.md).
 
-B is laid out once where it is a constant (IREE hoists the layout into the module's initializer;
-a parameter file's weights without decoded copies are laid out each call, as the data-tiled
-GEMM decoded and packed them): per 8
-rows and 4 codes of K, the 8 rows' 4 bytes each (a 32-byte line, one ``vpmaddubsw`` operand),
-its block scales decoded, times a quarter and transposed (8 rows' scales one load). A's codes
-become signed bytes, its scales f32 and its offsets i32, each call (IREE's dispatches).
+B is laid out once where it is a constant (IREE hoists the layout into the module's initializer; a
+parameter file's weights without decoded copies are laid out each call, as the data-tiled GEMM
+decoded and packed them): per 8 rows and 4 codes of K, the 8 rows' 4 bytes each (a 32-byte line,
+one ``vpmaddubsw`` operand), its block scales decoded, times a quarter and transposed (8 rows'
+scales one load). A's codes become signed bytes, its scales f32 and its offsets i32, each call
+(IREE's dispatches).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from passes.ir.dialect import NamedOp, ScaleFormat
 from passes.ir.formats import E2M1, E4M3
@@ -36,65 +37,97 @@ from passes.lowering.cpu.gemm import executable_names, rows_fields
 from passes.lowering.definitions import head
 from passes.lowering.dims import x_rows_dynamic
 
-BLOCK = 16  # nvfp4's codes a block scale
+STEP = 16  # codes the kernel sums exactly at a time (a block of nvfp4, half of mxfp4's)
 LANES = 8  # rows of B a step of the loop (a lane each)
 BLOCK_ROWS = 128  # rows of A a workgroup
 B_ROWS = (64, 32, 16, 8)  # rows of B a workgroup: the first of these that divides N
 
 
-def int_gemm_plan(op: NamedOp) -> tuple[int, int] | None:
-    """``(N, K)`` of an nvfp4 ``scaled_matmul`` that runs as the integer GEMM: B ``[N, K / 2]``
-    bytes, static and stored transposed, ``N`` a multiple of :data:`LANES`; block scales of 1 x
-    16, compact; A ``[..., K / 2]`` with more than one row or a dynamic number; None otherwise."""
+@dataclass(frozen=True)
+class IntGemm:
+    """A GEMM this file writes: B ``[n, k / 2]`` bytes of E2M1 codes, block scales ``fmt``
+    (nvfp4's E4M3 ones of 1 x 16 with global scales, or mxfp4's E8M0 ones of 1 x 32)."""
+
+    n: int
+    k: int
+    fmt: ScaleFormat
+
+    @property
+    def block(self) -> int:
+        return 16 if self.fmt is ScaleFormat.NVFP4 else 32
+
+
+def int_gemm_plan(op: NamedOp) -> IntGemm | None:
+    """The integer GEMM of an FP4 ``scaled_matmul`` (E2M1 operands: nvfp4's, mxfp4's): B ``[N, K
+    / 2]`` bytes, static and stored transposed, ``N`` a multiple of :data:`LANES`; block scales
+    compact; A ``[..., K / 2]`` with more than one row or a dynamic number; None otherwise."""
     attrs = op.attrs
-    if attrs.scale_format is not ScaleFormat.NVFP4 or not attrs.b_transposed:
+    fmt = attrs.scale_format
+    if fmt not in (ScaleFormat.NVFP4, ScaleFormat.E8M0) or not attrs.b_transposed:
         return None
     if attrs.a_format != E2M1 or attrs.b_format != E2M1:
         return None
     if attrs.a_layout is not ScaleLayout.COMPACT or attrs.b_layout is not ScaleLayout.COMPACT:
         return None
     ins, _ = op.signature(dynamic=True)
-    a, b = ins[0], ins[3]
+    a, b = ins[0], ins[3 if fmt is ScaleFormat.NVFP4 else 2]
     if b.rank != 2 or not b.is_static or a.rank < 2:
         return None
     n, row_bytes = b.shape
-    if n % LANES or a.shape[-1] != row_bytes or (2 * row_bytes) % BLOCK:
+    plan = IntGemm(n, 2 * row_bytes, fmt)
+    if n % LANES or a.shape[-1] != row_bytes or plan.k % plan.block:
         return None
     lead = a.shape[:-1]
     if DYNAMIC not in lead and math.prod(lead) <= 1:
         return None  # one row: decode-gemv's
-    return n, 2 * row_bytes
+    return plan
+
+
+def _decoded_scale(fmt: ScaleFormat, prefix: str) -> tuple[str, str]:
+    """Lines decoding ``%<prefix>code`` (a block scale's code) and the f32 value they define."""
+    if fmt is ScaleFormat.NVFP4:
+        return snippets.decode_value(E4M3, prefix), f"%{prefix}val"
+    return fragment("decode_e8m0_f32.mlir", p=prefix, code=f"%{prefix}code"), f"%{prefix}f32"
 
 
 def lower_int_gemm(op: NamedOp) -> str:
     """The executable and the definition of a GEMM :func:`int_gemm_plan` takes."""
     plan = int_gemm_plan(op)
-    assert plan is not None, f"@{op.name} is not a many-row nvfp4 GEMM"
-    n, k = plan
+    assert plan is not None, f"@{op.name} is not a many-row FP4 GEMM"
+    n, k = plan.n, plan.k
+    nvfp4 = plan.fmt is ScaleFormat.NVFP4
     ins, (out,) = op.signature(dynamic=x_rows_dynamic(op))
-    a, sa, sb = ins[0], ins[1], ins[4]
+    a, sa, sb = ins[0], ins[1], ins[4 if nvfp4 else 3]
     exe, fn = executable_names(op, "int_gemm")
     nb = next(rows for rows in B_ROWS if n % rows == 0)
-    shapes = {"N": n, "K": k, "KB": k // BLOCK, "KQ": k // 4, "NG8": n // 8, "AK": k // 2}
-    fields: dict[str, object] = {**head(op), **shapes, "out_shape": shape_text(out.shape)}
+    shapes = {"N": n, "K": k, "KQ": k // 4, "NG8": n // 8, "AK": k // 2}
+    halves = {"KH": k // STEP, "KS": k // plan.block, "R": plan.block // STEP, "BK": plan.block}
+    fields: dict[str, object] = {**head(op), **shapes, **halves, "out_shape": shape_text(out.shape)}
     a_dims, row_fields = rows_fields(a, out, fields, "i8")
-    names = ("a", "sa", "ga", "b", "sb", "gb")
+    names = ("a", "sa", "ga", "b", "sb", "gb") if nvfp4 else ("a", "sa", "b", "sb")
     args = ",\n".join(f"%{name}: {t.builtin()}" for name, t in zip(names, ins, strict=True))
     sizes = a_dims.empty(out)
+    # nvfp4: the global scales multiply the sums after the dispatch (as the data-tiled GEMM's
+    # epilogue); mxfp4: a quarter (each block's sum is 4 times the products'), exact
+    alpha = ("%ga", "%gb") if nvfp4 else ("%quarter", "%one")
     epilogue = fragment(
         "gemm_alpha.mlir",
         out_shape=shape_text(out.shape),
-        sa="%ga",
-        sb="%gb",
+        sa=alpha[0],
+        sb=alpha[1],
         out_sizes=sizes,
         size_reads="".join(f" {v}:index" for v in sizes.split(", ") if v),
         out_dims=", ".join(dims(out.rank)),
         out_parallels=iterators(["parallel"] * out.rank),
     )
+    decode_a, a_val = _decoded_scale(plan.fmt, "sad_")
+    decode_b, b_val = _decoded_scale(plan.fmt, "sbd_")
+    docs = _DOCS[plan.fmt]
     body = definition(
-        "scaled_matmul_nvfp4_int.mlir",
+        "scaled_matmul_fp4_int.mlir",
         fields,
         **row_fields,
+        **docs,
         exe=exe,
         fn=fn,
         args=args,
@@ -102,11 +135,35 @@ def lower_int_gemm(op: NamedOp) -> str:
         sb_type=str(sb.builtin()),
         twice_a=snippets.e2m1_twice("qa_"),
         twice_b=snippets.e2m1_twice("qb_"),
-        decode_a=snippets.decode_value(E4M3, "sad_"),
-        decode_b=snippets.decode_value(E4M3, "sbd_"),
+        decode_a=decode_a,
+        a_val=a_val,
+        decode_b=decode_b,
+        b_val=b_val,
+        w_factor="0.25" if nvfp4 else "1.0",
         epilogue=epilogue,
     )
     kernel = fragment(
-        "int_gemm_executable.mlir", exe=exe, fn=fn, MB=BLOCK_ROWS, NB=nb, NG=n // nb, **shapes
+        "int_gemm_executable.mlir",
+        exe=exe,
+        fn=fn,
+        MB=BLOCK_ROWS,
+        NB=nb,
+        NG=n // nb,
+        KB=k // STEP,
+        **shapes,
     )
     return f"{kernel}\n{body}"
+
+
+_DOCS = {
+    ScaleFormat.NVFP4: {
+        "fmt_doc": "NVFP4 operands: E4M3 block scales of 1 x 16, global scales",
+        "alpha_doc": ", times (S_dec_a * S_dec_b)",
+        "w_doc": " times a quarter (4 times the products' sum: exact)",
+    },
+    ScaleFormat.E8M0: {
+        "fmt_doc": "MXFP4 operands: E8M0 block scales of 1 x 32",
+        "alpha_doc": ", times a quarter (each 16's sum is 4 times the products')",
+        "w_doc": "",
+    },
+}
