@@ -19,6 +19,7 @@ import torch
 from torch.export import Dim
 
 import compiler
+from compiler.runtime.input_check import NonFiniteInputWarning
 from tests.e2e.filecheck import filecheck
 from tests.e2e.host_isa import HOST_ISA
 from tests.e2e.test_decode_gemv import N, _every_fp4_code_linear
@@ -160,3 +161,21 @@ CHECK: linalg.matmul
 """,
             dump / "04-lower.mlir",
         )
+
+
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_a_nan_input_gives_the_data_tiled_gemms_nans(recipe: str, tmp_path: Path) -> None:
+    """A NaN in row 3 of the input: mxfp4's block holding it gets the NaN scale (0xFF), which
+    makes that row's outputs NaN, as the data-tiled GEMM's; nvfp4 encodes a NaN element as 0 (the
+    row finite). The other rows as the data-tiled GEMM's."""
+    torch.manual_seed(1)
+    linear = torch.nn.Linear(128, 64, bias=False).eval()
+    ints, tiled = _pair(linear, torch.zeros(9, 128), tmp_path, recipe)
+    x = np.random.default_rng(4).standard_normal((9, 128)).astype(np.float32)
+    x[3, 5] = np.nan
+    with pytest.warns(NonFiniteInputWarning):
+        got, want = np.asarray(ints(x)), np.asarray(tiled(x))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    assert np.isnan(got[3]).all() == (recipe == "mxfp4")
+    keep = np.arange(9) != 3
+    assert _rel(got[keep], want[keep]) < 1e-6
