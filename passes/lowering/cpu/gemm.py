@@ -888,16 +888,7 @@ def lower_gemm(op: NamedOp) -> str:
         dispatch["gemm_args"] += "".join(f"{s}, " for s in scalars)
         dispatch["gemm_arg_types"] += "".join(f"{t.builtin()}, " for t in types)
     if alpha and not rounded:
-        epilogue = fragment(
-            "gemm_alpha.mlir",
-            out_shape=shape_text(out.shape),
-            sa=scalars[0],
-            sb=scalars[1],
-            out_sizes=sizes,
-            size_reads="".join(f" {v}:index" for v in sizes.split(", ") if v),
-            out_dims=", ".join(dims(out.rank)),
-            out_parallels=iterators(["parallel"] * out.rank),
-        )
+        epilogue = alpha_epilogue(out, sizes, *scalars)
     else:
         epilogue = fragment(
             "gemm_alpha_one.mlir", out_shape=shape_text(out.shape), out_elem=out.dtype
@@ -918,6 +909,21 @@ def lower_gemm(op: NamedOp) -> str:
     gemm = executable(exe, fn, plan, op.attrs.b_format, gemm_scales, rounding)
     x = x_executable(x_exe, x_fn, plan, op.attrs.a_format, x_scales)
     return f"{x}\n{gemm}\n{body}"
+
+
+def alpha_epilogue(out: TensorInfo, sizes: str, sa: str, sb: str) -> str:
+    """``gemm_alpha.mlir``: ``%acc_out`` (``out``'s type) times the product of the f32 scalars
+    ``sa`` and ``sb`` (per-tensor or global scales) as ``%out``; ``sizes``: its dynamic sizes."""
+    return fragment(
+        "gemm_alpha.mlir",
+        out_shape=shape_text(out.shape),
+        sa=sa,
+        sb=sb,
+        out_sizes=sizes,
+        size_reads="".join(f" {v}:index" for v in sizes.split(", ") if v),
+        out_dims=", ".join(dims(out.rank)),
+        out_parallels=iterators(["parallel"] * out.rank),
+    )
 
 
 def bf16_gemm_definitions(

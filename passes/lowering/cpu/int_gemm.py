@@ -32,8 +32,8 @@ from passes.ir.formats import E2M1, E4M3
 from passes.ir.layouts import ScaleLayout
 from passes.ir.types import DYNAMIC, shape_text
 from passes.lowering.cpu import snippets
-from passes.lowering.cpu.common import definition, dims, fragment, iterators
-from passes.lowering.cpu.gemm import executable_names, rows_fields
+from passes.lowering.cpu.common import definition, fragment
+from passes.lowering.cpu.gemm import alpha_epilogue, executable_names, rows_fields
 from passes.lowering.definitions import head
 from passes.lowering.dims import x_rows_dynamic
 
@@ -106,20 +106,10 @@ def lower_int_gemm(op: NamedOp) -> str:
     a_dims, row_fields = rows_fields(a, out, fields, "i8")
     names = ("a", "sa", "ga", "b", "sb", "gb") if nvfp4 else ("a", "sa", "b", "sb")
     args = ",\n".join(f"%{name}: {t.builtin()}" for name, t in zip(names, ins, strict=True))
-    sizes = a_dims.empty(out)
     # nvfp4: the global scales multiply the sums after the dispatch (as the data-tiled GEMM's
     # epilogue); mxfp4: a quarter (each block's sum is 4 times the products'), exact
     alpha = ("%ga", "%gb") if nvfp4 else ("%quarter", "%one")
-    epilogue = fragment(
-        "gemm_alpha.mlir",
-        out_shape=shape_text(out.shape),
-        sa=alpha[0],
-        sb=alpha[1],
-        out_sizes=sizes,
-        size_reads="".join(f" {v}:index" for v in sizes.split(", ") if v),
-        out_dims=", ".join(dims(out.rank)),
-        out_parallels=iterators(["parallel"] * out.rank),
-    )
+    epilogue = alpha_epilogue(out, a_dims.empty(out), *alpha)
     decode_a, a_val = _decoded_scale(plan.fmt, "sad_")
     decode_b, b_val = _decoded_scale(plan.fmt, "sbd_")
     docs = _DOCS[plan.fmt]
