@@ -195,7 +195,8 @@ def lower_and_compile(
     if reads_codes_per_call(options, external, keeps_decoded):
         run_pass(PrefillGemm(), module)  # many rows over the weights' codes as stored
         run_pass(RoundGemmOutputs(), module)  # their rounding to bf16 in their stores
-    if runs_int_fp4_gemms(options):
+    decoded_at_load = options.pack_weights in DECODED_MODES and external and keeps_decoded
+    if runs_int_fp4_gemms(options) and (decoded_at_load or not external):
         run_pass(IntFp4Gemm(), module)  # FP4 many-row GEMMs in integers (AVX2 code)
     if options.pack_weights == "panels" and runs_gemm_kernels(options):
         run_pass(DynamicGemm(), module)  # dynamic rows: decoded weights as the bf16 GEMM's panels
@@ -209,7 +210,6 @@ def lower_and_compile(
     embed_metadata(module, metadata)
     note("iree compile")
     flags = options.iree_flags
-    decoded_at_load = options.pack_weights in DECODED_MODES and external and keeps_decoded
     if options.pack_weights == "call" and not target.is_cuda:
         flags = (PACK_PER_CALL_FLAG, *flags)
     elif decoded_at_load and not target.is_cuda:
@@ -236,10 +236,19 @@ def runs_gemm_kernels(options: CompileOptions) -> bool:
 
 
 def runs_int_fp4_gemms(options: CompileOptions) -> bool:
-    """Whether an artifact's many-row FP4 GEMMs (nvfp4, mxfp4) run in integers (``int-fp4-gemm``):
-    llvm-cpu code for a CPU with decode-gemv's AVX2 variant and not its AVX-512 one (where
-    IREE's bf16 GEMM runs them), unless ``decode_gemv="off"``."""
-    return options.decode_gemv == "auto" and decode_gemv_isa(options.target) is GemvIsa.AVX2
+    """Whether an artifact's many-row FP4 GEMMs (nvfp4, mxfp4) may run in integers
+    (``int-fp4-gemm``): llvm-cpu code for a CPU with decode-gemv's AVX2 variant and not its
+    AVX-512 one (where IREE's bf16 GEMM runs them), unless ``decode_gemv="off"`` or
+    ``pack_weights="call"``. The pipeline takes them where the weights' layout for them is made
+    once, at load: inline weights, or a parameter file's under ``decoded`` or ``panels``; where
+    a call would lay out each weight (a parameter file's under ``load``, a generator's ``auto``
+    without decoded copies) the layout cost a Mistral-like model's 5-token call 1.45x the
+    data-tiled GEMM's decode (benchmarks/RESULTS.md), which stays."""
+    return (
+        options.decode_gemv == "auto"
+        and options.pack_weights != "call"
+        and decode_gemv_isa(options.target) is GemvIsa.AVX2
+    )
 
 
 def reads_codes_per_call(options: CompileOptions, external: bool, keeps_decoded: bool) -> bool:
