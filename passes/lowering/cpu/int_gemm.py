@@ -15,10 +15,10 @@ On the AVX2 host MiniLM nvfp4 ran 0.65-0.70x its time with the data-tiled GEMM, 
 decoder sample 0.73-0.74x, their dynamic artifacts 0.67-0.72x (benchmarks/RESULTS.md).
 
 B is laid out once, at load (IREE hoists the layout into the module's initializer: the pipeline
-takes this GEMM only where it does, ``compiler.pipeline.core.runs_int_fp4_gemms``): per 8 rows and 4 codes of K, the 8 rows' 4 bytes each (a 32-byte line,
-one ``vpmaddubsw`` operand), its block scales decoded, times a quarter and transposed (8 rows'
-scales one load). A's codes become signed bytes, its scales f32 and its offsets i32, each call
-(IREE's dispatches).
+takes this GEMM only where it does, ``compiler.pipeline.core.runs_int_fp4_gemms``): per 8 rows and
+4 codes of K, the 8 rows' 4 bytes each (a 32-byte line, one ``vpmaddubsw`` operand), its block
+scales decoded, times a quarter and transposed (8 rows' scales one load). A's codes become signed
+bytes, its scales f32 and its offsets i32, each call (IREE's dispatches).
 """
 
 from __future__ import annotations
