@@ -733,8 +733,7 @@ def gemm_plan(op: NamedOp) -> Gemm | None:
     k = 2 * row_bytes if nvfp4 else row_bytes  # nvfp4: two codes a byte
     if n % LANES or k % STEP or a.shape[-1] != row_bytes:
         return None
-    lead = a.shape[:-1]
-    if DYNAMIC not in lead and math.prod(lead) <= 1:
+    if not many_rows(a):
         return None  # one row: decode-gemv's
     if attrs.scaling is not Scaling.BLOCK:
         return Gemm(n, k)
@@ -747,6 +746,13 @@ def gemm_plan(op: NamedOp) -> Gemm | None:
         return None
     plan = Gemm(n, k, attrs.scale_format)
     return plan if k % plan.bk == 0 else None
+
+
+def many_rows(a: TensorInfo) -> bool:
+    """Whether an activation ``[..., K]`` has more than one row, or a dynamic number: a GEMM of
+    one row is decode-gemv's matrix-vector product."""
+    lead = a.shape[:-1]
+    return DYNAMIC in lead or math.prod(lead) > 1
 
 
 # each block-scale format's (A's block, B's block, A's layout, B's layout) as the CPU's GEMM

@@ -23,16 +23,15 @@ bytes, its scales f32 and its offsets i32, each call (IREE's dispatches).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from passes.ir.dialect import NamedOp, ScaleFormat
 from passes.ir.formats import E2M1, E4M3
 from passes.ir.layouts import ScaleLayout
-from passes.ir.types import DYNAMIC, shape_text
+from passes.ir.types import shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import definition, fragment
-from passes.lowering.cpu.gemm import alpha_epilogue, executable_names, rows_fields
+from passes.lowering.cpu.gemm import alpha_epilogue, executable_names, many_rows, rows_fields
 from passes.lowering.definitions import head
 from passes.lowering.dims import x_rows_dynamic
 
@@ -76,10 +75,7 @@ def int_gemm_plan(op: NamedOp) -> IntGemm | None:
     plan = IntGemm(n, 2 * row_bytes, fmt)
     if n % LANES or a.shape[-1] != row_bytes or plan.k % plan.block:
         return None
-    lead = a.shape[:-1]
-    if DYNAMIC not in lead and math.prod(lead) <= 1:
-        return None  # one row: decode-gemv's
-    return plan
+    return plan if many_rows(a) else None  # one row: decode-gemv's
 
 
 def _decoded_scale(fmt: ScaleFormat, prefix: str) -> tuple[str, str]:
