@@ -31,6 +31,9 @@ from passes.lowering.cpu.int_gemm import int_gemm_plan
 @dataclasses.dataclass(frozen=True)
 class IntFp4Gemm(ModulePass):
     name = "int-fp4-gemm"
+    # B's codes read as stored and laid out inside the GEMM each call (``qmlir.stored_b``): where
+    # IREE would not lay the weights out once, at load
+    stored: bool = False
 
     def apply(self, module: ir.Module) -> None:
         for decl in NamedCalls(module).decls.values():
@@ -39,4 +42,4 @@ class IntFp4Gemm(ModulePass):
             if op.kind is not OpKind.SCALED_MATMUL or attrs.gemv or attrs.codes_gemm:
                 continue
             if int_gemm_plan(op):
-                op.update(codes_gemm=GemvIsa.AVX2)
+                op.update(codes_gemm=GemvIsa.AVX2, stored_b=self.stored or None)

@@ -196,8 +196,8 @@ def lower_and_compile(
         run_pass(PrefillGemm(), module)  # many rows over the weights' codes as stored
         run_pass(RoundGemmOutputs(), module)  # their rounding to bf16 in their stores
     decoded_at_load = options.pack_weights in DECODED_MODES and external and keeps_decoded
-    if runs_int_fp4_gemms(options) and (decoded_at_load or not external):
-        run_pass(IntFp4Gemm(), module)  # FP4 many-row GEMMs in integers (AVX2 code)
+    if runs_int_fp4_gemms(options):  # FP4 many-row GEMMs in integers (AVX2 code)
+        run_pass(IntFp4Gemm(stored=lays_out_per_call(options, external, decoded_at_load)), module)
     if options.pack_weights == "panels" and runs_gemm_kernels(options):
         run_pass(DynamicGemm(), module)  # dynamic rows: decoded weights as the bf16 GEMM's panels
     dynamic = any("dims" in entry for entry in metadata.signature["inputs"])
@@ -244,11 +244,14 @@ def runs_int_fp4_gemms(options: CompileOptions) -> bool:
     a call would lay out each weight (a parameter file's under ``load``, a generator's ``auto``
     without decoded copies) the layout cost a Mistral-like model's 5-token call 1.45x the
     data-tiled GEMM's decode (benchmarks/RESULTS.md), which stays."""
-    return (
-        options.decode_gemv == "auto"
-        and options.pack_weights != "call"
-        and decode_gemv_isa(options.target) is GemvIsa.AVX2
-    )
+    return options.decode_gemv == "auto" and decode_gemv_isa(options.target) is GemvIsa.AVX2
+
+
+def lays_out_per_call(options: CompileOptions, external: bool, decoded_at_load: bool) -> bool:
+    """Whether an artifact's integer FP4 GEMMs (``int-fp4-gemm``) read B's codes as stored,
+    laying them out inside the GEMM each call: where IREE would not lay them out once, at load
+    (a parameter file's weights without decoded copies, ``pack_weights="call"``)."""
+    return options.pack_weights == "call" or (external and not decoded_at_load)
 
 
 def reads_codes_per_call(options: CompileOptions, external: bool, keeps_decoded: bool) -> bool:

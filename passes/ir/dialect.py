@@ -129,6 +129,7 @@ class ScaledMatmul:
     gemm_operands: GemmOperandType | None = None
     gemv: GemvIsa | None = None  # llvm-cpu: one row, B's codes decoded in a matrix-vector product
     codes_gemm: GemvIsa | None = None  # llvm-cpu: many rows, B's codes decoded in a GEMM's loop
+    stored_b: bool | None = None  # codes_gemm "avx2": B's codes laid out in each call, as stored
     rounded: bool | None = None  # codes_gemm's result bf16: its sums rounded as it stores them
     bf16_gemm: GemvIsa | None = None  # llvm-cpu: dynamic rows, prefill-gemm's GEMM over decoded
 

@@ -181,18 +181,66 @@ def test_a_nan_input_gives_the_data_tiled_gemms_nans(recipe: str, tmp_path: Path
     assert _rel(got[keep], want[keep]) < 1e-6
 
 
-def test_weights_laid_out_each_call_keep_the_data_tiled_gemm(tmp_path: Path) -> None:
-    """The weight's layout for the integer GEMM is made once, at load: for weights in a
-    parameter file only under ``pack_weights="decoded"`` (IREE then hoists it); under ``load``
-    (the default) and ``call`` a call would make it again (a 5-token call 1.45x the data-tiled
-    GEMM's time, benchmarks/RESULTS.md), so those keep the data-tiled GEMM."""
+def _stored(rows: str, k: int, n: int, stored: bool) -> str:
+    """FileCheck lines: the GEMM of :func:`_marked` reads B's codes as stored, laying them out in
+    the executable (``stored``: B's codes, ``[n, k / 2]`` bytes, dispatched as they are), or
+    reads B's layout made at load (lines of 32 bytes)."""
+    head, dispatch = _marked(rows, k, n).rsplit("CHECK: flow.dispatch", 1)
+    if stored:
+        return f"""{head}CHECK-SAME: qmlir.stored_b = true
+CHECK-NOT: x32xi8>
+CHECK: flow.dispatch{dispatch}CHECK-SAME: tensor<{n}x{k // 2}xi8>
+"""
+    return f"""{head}CHECK-NOT: qmlir.stored_b
+CHECK: tensor.collapse_shape {{{{.*}}}} into tensor<{n // 8}x{k // 4}x32xi8>
+CHECK: flow.dispatch{dispatch}"""
+
+
+def test_weights_in_a_parameter_file_are_read_as_stored(tmp_path: Path) -> None:
+    """For weights in a parameter file under ``pack_weights="load"`` (the default) and ``call``
+    (and inline ones under ``call``), where IREE would lay the weights out in every call, the
+    integer GEMM reads B's codes and scales as stored, laying each 8 rows out on the stack; under
+    ``decoded`` IREE lays them out once, at load. Every artifact's outputs are the same, bit for
+    bit: the same products summed in the same order."""
     linear = _every_fp4_code_linear(256)
     x = torch.zeros(8, 256)
-    for mode, marked in (("load", False), ("call", False), ("decoded", True)):
-        dump = tmp_path / mode
-        compiler.compile(
-            linear, (x,), "nvfp4", cpu=AVX2, weights="external", parameters=dump / "w.safetensors",
-            pack_weights=mode, dump_ir=dump,
+    xs = np.random.default_rng(5).standard_normal((8, 256)).astype(np.float32)
+    inline = compiler.compile(linear, (x,), "nvfp4", cpu=AVX2)
+    want = np.asarray(inline(xs))
+    cases = (("load", True, "external"), ("call", True, "external"), ("decoded", False, "external"),
+             ("call", True, "inline"))  # fmt: skip
+    for mode, stored, weights in cases:
+        dump = tmp_path / f"{mode}-{weights}"
+        external = {"parameters": dump / "w.safetensors"} if weights == "external" else {}
+        art = compiler.compile(
+            linear, (x,), "nvfp4", cpu=AVX2, weights=weights, pack_weights=mode, dump_ir=dump,
+            **external,
         )  # fmt: skip
-        check = _marked("8", 256, N) if marked else "CHECK-NOT: qmlir.codes_gemm"
-        filecheck(check, dump / "04-lower.mlir")
+        filecheck(_stored("8", 256, N, stored), dump / "04-lower.mlir")
+        np.testing.assert_array_equal(np.asarray(art(xs)), want)
+
+
+@pytest.mark.parametrize(("recipe", "k"), [("nvfp4", 1120), ("mxfp4", 3072)])
+def test_long_rows_read_as_stored_in_blocks_of_k(recipe: str, k: int, tmp_path: Path) -> None:
+    """K past one panel of B's codes as stored (64 steps of 16): nvfp4's 70 steps as blocks of
+    64 and 6, mxfp4's 96 (48 blocks of 32) as 64 and 32, the sums so far read back from the
+    output: bit for bit the GEMM over B laid out at load (all of K at once), and as the
+    data-tiled GEMM; 1, 7 and 130 rows (dynamic)."""
+    torch.manual_seed(3)
+    linear = torch.nn.Linear(k, 24, bias=False).eval()
+    seq = ({0: Dim("rows", min=1, max=512)},)
+    x = torch.zeros(7, k)
+    at_load, tiled = _pair(linear, x, tmp_path / "load", recipe, dynamic_shapes=seq)
+    dump = tmp_path / "stored"
+    stored = compiler.compile(
+        linear, (x,), recipe, cpu=AVX2, weights="external", parameters=dump / "w.safetensors",
+        dynamic_shapes=seq, dump_ir=dump,
+    )  # fmt: skip
+    filecheck(_stored("D", k, 24, True), dump / "04-lower.mlir")
+    filecheck("CHECK: memref.alloca() : memref<256x32xi8>", dump / "04-lower.mlir")
+    rng = np.random.default_rng(6)
+    for rows in (1, 7, 130):
+        xs = rng.standard_normal((rows, k)).astype(np.float32)
+        got = np.asarray(stored(xs))
+        np.testing.assert_array_equal(got, np.asarray(at_load(xs)))
+        assert _rel(got, np.asarray(tiled(xs))) < 1e-6

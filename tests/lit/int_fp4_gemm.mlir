@@ -1,5 +1,6 @@
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p compact-block-scales -p decode-gemv{isa=avx2} -p int-fp4-gemm %s | FileCheck %s --check-prefix=MARK
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p compact-block-scales -p int-fp4-gemm -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s
+// RUN: %qmlir-opt -p 'quantize-matmuls{recipe=nvfp4}' -p compact-block-scales -p 'int-fp4-gemm{stored=true}' -p fold-constant-quantize -p lower-named-ops %s | FileCheck %s --check-prefix=STORED
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp4}' -p compact-block-scales -p int-fp4-gemm %s | FileCheck %s --check-prefix=MXFP4
 // RUN: %qmlir-opt -p 'quantize-matmuls{recipe=mxfp8}' -p compact-block-scales -p int-fp4-gemm %s | FileCheck %s --check-prefix=KEPT
 
@@ -45,6 +46,30 @@
 // CHECK: flow.dispatch @[[EXE]]::@[[FN]][%{{.*}}](%[[XQ]], %{{.*}}, %{{.*}}, %[[WP]], %{{.*}}, %{{.*}})
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%{{.*}}, %arg2, %arg5 : tensor<?x64xf32>, tensor<f32>, tensor<f32>)
+
+// With stored=true (weights IREE would lay out each call) the GEMM reads B's codes and scales as
+// stored: per 8 rows of B and K block, the executable splits each 8 bytes into 16 codes, looks
+// them up (vpshufb) as values times 2 plus 12 and stores them as 4 lines' 4 bytes into a panel on
+// the stack, the scales decoded beside them; the tiles read the panel; the definition lays
+// nothing out and dispatches B as it is.
+// STORED: stream.executable private @[[EXE:qmlir.scaled_matmul.e2m1xe2m1.mx.nt.Dx64.64x64.compact_ab\$int_gemm_executable]] {
+// STORED: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x64xi8>
+// STORED: stream.binding.subspan %{{.*}} : !stream.binding -> memref<64x8xi8>
+// STORED: %[[PANEL:.*]] = memref.alloca() : memref<32x32xi8>
+// STORED: %[[PSCALE:.*]] = memref.alloca() : memref<8x8xf32>
+// STORED: scf.for %{{.*}} = %c0 to %{{.*}} step %{{.*}} {
+// STORED: vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xi8>, vector<8xi8>
+// STORED: vector.shuffle
+// STORED: llvm.call_intrinsic "llvm.x86.ssse3.pshuf.b.128"
+// STORED-COUNT-4: vector.store %{{.*}}, %[[PANEL]][%{{.*}}, %{{.*}}] : memref<32x32xi8>, vector<4xi8>
+// STORED: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x8xi8>
+// STORED: memref.store %{{.*}}, %[[PSCALE]][%{{.*}}, %{{.*}}] : memref<8x8xf32>
+// STORED: vector.load %[[PSCALE]][%{{.*}}, %c0] : memref<8x8xf32>, vector<8xf32>
+// STORED-COUNT-4: vector.load %[[PANEL]][%{{.*}}, %c0] : memref<32x32xi8>, vector<32xi8>
+// STORED: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.Dx64.64x64.compact_ab(
+// STORED-SAME: qmlir.stored_b = true
+// STORED-NOT: x32xi8>
+// STORED: flow.dispatch @[[EXE]]::@{{.*}}[%{{.*}}](%{{.*}}, %{{.*}}, %{{.*}}, %arg3, %arg4, %{{[^)]*}}) : ({{.*}}, tensor<64x64xi8>, tensor<64x8xi8>, index)
 
 // mxfp4's GEMMs (E8M0 scales of 1 x 32) are taken too.
 // MXFP4: func.func private @qmlir.scaled_matmul.e2m1xe2m1.mx.nt.Dx64.64x64.compact_ab

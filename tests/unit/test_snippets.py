@@ -829,6 +829,39 @@ def _gemm_fp4_lookup(p: str) -> object:
     )
 
 
+def _int_gemm_panel(mxfp4: bool) -> Callable[[str], object]:
+    """int_gemm's panel of B's codes as stored (int_gemm._b_operands): 64 rows, K 128 (8 steps),
+    nvfp4's E4M3 scales a step or mxfp4's E8M0 ones two steps."""
+
+    def make(p: str) -> object:
+        if mxfp4:
+            decode = fill("decode_e8m0_f32.mlir").substitute(p=f"{p}d_", code=f"%{p}d_code")
+            value, scales, steps = f"%{p}d_f32", "memref<64x4xi8>", 2
+        else:
+            decode, value, scales, steps = (
+                snippets.decode(f"{p}d_", E4M3),
+                f"%{p}d_val",
+                "memref<64x8xi8>",
+                1,
+            )
+        table = ", ".join(str(round(2 * gemv.code_value(E2M1, c)) + 12) for c in range(16))
+        return fill("int_gemm_panel.mlir").substitute(
+            p=p, w_type="memref<64x64xi8>", s_type=scales, KCQ=32, KCB=8, R=steps, w_doc="",
+            w_factor="1.0" if mxfp4 else "0.25", table=table, decode=decode, value=value,
+        )  # fmt: skip
+
+    return make
+
+
+def _int_gemm_b_layout(p: str) -> object:
+    """int_gemm's B laid out at load (int_gemm._b_operands): nvfp4's 64 rows, K 128."""
+    return fill("int_gemm_b_layout.mlir").substitute(
+        p=p, N=64, AK=64, NG8=8, KQ=32, KH=8, KS=8, R=1, sb_type="tensor<64x8xi8>", w_doc="",
+        twice_b=snippets.e2m1_twice(f"{p}qb_"), decode_b=snippets.decode(f"{p}sbd_", E4M3),
+        b_val=f"%{p}sbd_val", w_factor="0.25",
+    )  # fmt: skip
+
+
 def _gemm_panel_store(x: bool) -> Callable[[str], object]:
     def make(p: str) -> object:  # the GEMM's panel on the stack, or x's tiles (one tile: %t)
         dst = (
@@ -1250,6 +1283,9 @@ CASES: dict[str, tuple[str, Callable[[str], object]]] = {
     "gemm_tile_tail_rounded": ("gemm_tile.mlir", _gemm_tile(True, rounded=True)),
     # dynamic-gemm's: the panel a view of B stored as its panels
     "gemm_tile_prepacked": ("gemm_tile.mlir", _gemm_tile(False, prepacked=True)),
+    "int_gemm_panel": ("int_gemm_panel.mlir", _int_gemm_panel(False)),
+    "int_gemm_panel_mxfp4": ("int_gemm_panel.mlir", _int_gemm_panel(True)),
+    "int_gemm_b_layout": ("int_gemm_b_layout.mlir", _int_gemm_b_layout),
     "gemm_panel_build": (
         "gemm_panel_build.mlir",
         lambda _: fill("gemm_panel_build.mlir").substitute(panel_scales="", panel=""),

@@ -32,6 +32,7 @@ from passes.ir.types import shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import definition, fragment
 from passes.lowering.cpu.gemm import alpha_epilogue, executable_names, many_rows, rows_fields
+from passes.lowering.cpu.gemv import code_value
 from passes.lowering.definitions import head
 from passes.lowering.dims import x_rows_dynamic
 
@@ -39,6 +40,7 @@ STEP = 16  # codes the kernel sums exactly at a time (a block of nvfp4, half of 
 LANES = 8  # rows of B a step of the loop (a lane each)
 BLOCK_ROWS = 128  # rows of A a workgroup
 B_ROWS = (64, 32, 16, 8)  # rows of B a workgroup: the first of these that divides N
+MAX_PANEL_STEPS = 64  # steps of K a panel of B's codes as stored (8 rows: 8 KiB, scales 2 KiB)
 
 
 @dataclass(frozen=True)
@@ -85,12 +87,111 @@ def _decoded_scale(fmt: ScaleFormat, prefix: str) -> tuple[str, str]:
     return fragment("decode_e8m0_f32.mlir", p=prefix, code=f"%{prefix}code"), f"%{prefix}f32"
 
 
+def k_steps(plan: IntGemm, stored: bool) -> int:
+    """Steps of 16 codes the kernel takes at a time (its K block): all of K when B is laid out
+    at load; from B's codes as stored, at most :data:`MAX_PANEL_STEPS` (their panel on the
+    stack), the most a block of ``plan.block`` codes' scales stay whole in (mxfp4's 32: an
+    even number)."""
+    steps = plan.k // STEP
+    if not stored:
+        return steps
+    whole = plan.block // STEP
+    return min(steps, MAX_PANEL_STEPS // whole * whole)
+
+
+def _b_operands(plan: IntGemm, op: NamedOp, stored: bool, sb_type: str) -> dict[str, str]:
+    """The definition's and the executable's fields for B: laid out at load
+    (``int_gemm_b_layout.mlir``, IREE hoisting it), or read as stored and laid out a panel at
+    a time inside the executable (``int_gemm_panel.mlir``)."""
+    n, k = plan.n, plan.k
+    nvfp4 = plan.fmt is ScaleFormat.NVFP4
+    kcb = k_steps(plan, stored)
+    w_doc = _DOCS[plan.fmt]["w_doc"]
+    factor = "0.25" if nvfp4 else "1.0"
+    if not stored:
+        decode_b, b_val = _decoded_scale(plan.fmt, "wl_sbd_")
+        layout = fragment(
+            "int_gemm_b_layout.mlir",
+            p="wl_",
+            N=n,
+            AK=k // 2,
+            NG8=n // 8,
+            KQ=k // 4,
+            KH=k // STEP,
+            KS=k // plan.block,
+            R=plan.block // STEP,
+            sb_type=sb_type,
+            w_doc=w_doc,
+            twice_b=snippets.e2m1_twice("wl_qb_"),
+            decode_b=decode_b,
+            b_val=b_val,
+            w_factor=factor,
+        )
+        return {
+            "b_layout": layout,
+            "b_args": "%wl_wp, %wl_ws",
+            "b_types": f"tensor<{n // 8}x{k // 4}x32xi8>, tensor<{k // STEP}x{n}xf32>",
+            "b_doc": "%wl_wp, %wl_ws: B laid out once, at load (int_gemm_b_layout.mlir).",
+            "w_type": f"memref<{n // 8}x{k // 4}x32xi8>",
+            "s_type": f"memref<{k // STEP}x{n}xf32>",
+            "ws_doc": f"{w_doc}, transposed (laid out once, at load)",
+            "panel_alloc": "",
+            "panel_build": "",
+            "w_base": "%kb0",
+            "wp": "%w",
+            "wp_lead": "%g0, ",
+            "wp_type": f"memref<{n // 8}x{k // 4}x32xi8>",
+            "ws": "%s",
+            "ws_col": "%n",
+            "ws_type": f"memref<{k // STEP}x{n}xf32>",
+        }
+    scale_type = sb_type.replace("tensor<", "memref<")
+    decode, value = _decoded_scale(plan.fmt, "wp_d_")
+    panel_type, pscale_type = f"memref<{4 * kcb}x32xi8>", f"memref<{kcb}x8xf32>"
+    build = fragment(
+        "int_gemm_panel.mlir",
+        p="wp_",
+        w_type=f"memref<{n}x{k // 2}xi8>",
+        s_type=scale_type,
+        KCQ=4 * kcb,
+        KCB=kcb,
+        R=plan.block // STEP,
+        w_doc=w_doc,
+        w_factor=factor,
+        table=", ".join(str(round(2 * code_value(E2M1, c)) + 12) for c in range(16)),
+        decode=decode,
+        value=value,
+    )
+    return {
+        "b_layout": "",
+        "b_args": "%b, %sb",
+        "b_types": f"tensor<{n}x{k // 2}xi8>, {sb_type}",
+        "b_doc": "%b, %sb: B's codes and block scales as stored (no copy of them is kept).",
+        "w_type": f"memref<{n}x{k // 2}xi8>",
+        "s_type": scale_type,
+        "ws_doc": f"{w_doc}; B read as stored, laid out a K block at a time into a panel on the "
+        "stack (int_gemm_panel.mlir)",
+        "panel_alloc": f"\n      %panel = memref.alloca() : {panel_type}"
+        f"\n      %pscale = memref.alloca() : {pscale_type}",
+        "panel_build": "\n" + build,
+        "w_base": "%c0",
+        "wp": "%panel",
+        "wp_lead": "",
+        "wp_type": panel_type,
+        "ws": "%pscale",
+        "ws_col": "%c0",
+        "ws_type": pscale_type,
+    }
+
+
 def lower_int_gemm(op: NamedOp) -> str:
-    """The executable and the definition of a GEMM :func:`int_gemm_plan` takes."""
+    """The executable and the definition of a GEMM :func:`int_gemm_plan` takes (``stored_b``: B
+    read as stored, laid out inside the executable)."""
     plan = int_gemm_plan(op)
     assert plan is not None, f"@{op.name} is not a many-row FP4 GEMM"
     n, k = plan.n, plan.k
     nvfp4 = plan.fmt is ScaleFormat.NVFP4
+    stored = bool(op.attrs.stored_b)
     ins, (out,) = op.signature(dynamic=x_rows_dynamic(op))
     a, sa, sb = ins[0], ins[1], ins[4 if nvfp4 else 3]
     exe, fn = executable_names(op, "int_gemm")
@@ -106,26 +207,25 @@ def lower_int_gemm(op: NamedOp) -> str:
     alpha = ("%ga", "%gb") if nvfp4 else ("%quarter", "%one")
     epilogue = alpha_epilogue(out, a_dims.empty(out), *alpha)
     decode_a, a_val = _decoded_scale(plan.fmt, "sad_")
-    decode_b, b_val = _decoded_scale(plan.fmt, "sbd_")
-    docs = _DOCS[plan.fmt]
+    b = _b_operands(plan, op, stored, str(sb.builtin()))
     body = definition(
         "scaled_matmul_fp4_int.mlir",
         fields,
         **row_fields,
-        **docs,
+        fmt_doc=_DOCS[plan.fmt]["fmt_doc"],
+        alpha_doc=_DOCS[plan.fmt]["alpha_doc"],
         exe=exe,
         fn=fn,
         args=args,
         sa_type=str(sa.builtin()),
-        sb_type=str(sb.builtin()),
         twice_a=snippets.e2m1_twice("qa_"),
-        twice_b=snippets.e2m1_twice("qb_"),
         decode_a=decode_a,
         a_val=a_val,
-        decode_b=decode_b,
-        b_val=b_val,
-        w_factor="0.25" if nvfp4 else "1.0",
         epilogue=epilogue,
+        b_layout=b["b_layout"],
+        b_args=b["b_args"],
+        b_types=b["b_types"],
+        b_doc=b["b_doc"],
     )
     kernel = fragment(
         "int_gemm_executable.mlir",
@@ -135,9 +235,18 @@ def lower_int_gemm(op: NamedOp) -> str:
         NB=nb,
         NG=n // nb,
         KB=k // STEP,
+        KCB=k_steps(plan, stored),
         **shapes,
+        **{key: b[key] for key in _KERNEL_FIELDS},
     )
     return f"{kernel}\n{body}"
+
+
+# the executable's fields :func:`_b_operands` gives
+_KERNEL_FIELDS = (
+    "w_type", "s_type", "ws_doc", "panel_alloc", "panel_build", "w_base", "wp", "wp_lead",
+    "wp_type", "ws", "ws_col", "ws_type",
+)  # fmt: skip
 
 
 _DOCS = {

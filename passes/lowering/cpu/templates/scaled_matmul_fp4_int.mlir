@@ -6,9 +6,7 @@
 //   %xq: A's codes as their values times 2, signed bytes [M, ${K}];
 //   %xo: 12 times each 16 of %xq's sum (the products of B's offset), i32 [M, ${KH}];
 //   %xs: A's block scales decoded, each 16's, f32 [M, ${KH}];
-//   %wp: B's codes as their values times 2 plus 12, unsigned bytes [${NG8}, ${KQ}, 32]: per 8
-//        rows of B and 4 of K, the 8 rows' 4 bytes each (B constant: laid out once, at load);
-//   %ws: B's block scales decoded${w_doc}, each 16's, transposed, f32 [${KH}, ${N}].
+//   ${b_doc}
 func.func private @${name}(${args})
     -> tensor<${out_shape}xf32> attributes {${attrs}} {
   %c0 = arith.constant 0 : index${a_dims_defs}${collapse}
@@ -58,44 +56,10 @@ ${decode_a}
     linalg.yield ${a_val} : f32
   } -> tensor<?x${KS}x${R}xf32>
   %xs = tensor.collapse_shape %xs_blocks [[0], [1, 2]] : tensor<?x${KS}x${R}xf32> into tensor<?x${KH}xf32>
-  %b_pairs = tensor.expand_shape %b [[0, 1], [2, 3]] output_shape [${NG8}, 8, ${KQ}, 2]
-      : tensor<${N}x${AK}xi8> into tensor<${NG8}x8x${KQ}x2xi8>
-  %wp_empty = tensor.empty() : tensor<${NG8}x${KQ}x8x2x2xi8>
-  %wp_quads = linalg.generic {
-      indexing_maps = [affine_map<(g, q, j, h, s) -> (g, j, q, h)>,
-                       affine_map<(g, q, j, h, s) -> (g, q, j, h, s)>],
-      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
-      ins(%b_pairs : tensor<${NG8}x8x${KQ}x2xi8>) outs(%wp_empty : tensor<${NG8}x${KQ}x8x2x2xi8>) {
-  ^bb0(%qb_byte: i8, %o: i8):
-    %qb_s = linalg.index 4 : index
-    %qb_hi = arith.index_cast %qb_s : index to i8
-    %qb_four = arith.constant 4 : i8
-    %qb_fifteen = arith.constant 15 : i8
-    %qb_nshift = arith.muli %qb_hi, %qb_four : i8
-    %qb_nshifted = arith.shrui %qb_byte, %qb_nshift : i8
-    %qb_nib = arith.andi %qb_nshifted, %qb_fifteen : i8  // the even code low, the odd high
-${twice_b}
-    %c12 = arith.constant 12 : i8
-    %u = arith.addi %qb_twice, %c12 : i8
-    linalg.yield %u : i8
-  } -> tensor<${NG8}x${KQ}x8x2x2xi8>
-  %wp = tensor.collapse_shape %wp_quads [[0], [1], [2, 3, 4]]
-      : tensor<${NG8}x${KQ}x8x2x2xi8> into tensor<${NG8}x${KQ}x32xi8>
-  %ws_empty = tensor.empty() : tensor<${KS}x${R}x${N}xf32>
-  %ws_blocks = linalg.generic {
-      indexing_maps = [affine_map<(b, t, n) -> (n, b)>, affine_map<(b, t, n) -> (b, t, n)>],
-      iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%sb : ${sb_type}) outs(%ws_empty : tensor<${KS}x${R}x${N}xf32>) {
-  ^bb0(%sbd_code: i8, %o: f32):
-${decode_b}
-    %w_factor = arith.constant ${w_factor} : f32
-    %q = arith.mulf ${b_val}, %w_factor : f32
-    linalg.yield %q : f32
-  } -> tensor<${KS}x${R}x${N}xf32>
-  %ws = tensor.collapse_shape %ws_blocks [[0, 1], [2]] : tensor<${KS}x${R}x${N}xf32> into tensor<${KH}x${N}xf32>
-  %acc = flow.dispatch @${exe}::@${fn}[%m](%xq, %xs, %xo, %wp, %ws, %m)
+${b_layout}
+  %acc = flow.dispatch @${exe}::@${fn}[%m](%xq, %xs, %xo, ${b_args}, %m)
       : (tensor<?x${K}xi8>{%m}, tensor<?x${KH}xf32>{%m}, tensor<?x${KH}xi32>{%m},
-         tensor<${NG8}x${KQ}x32xi8>, tensor<${KH}x${N}xf32>, index) -> tensor<?x${N}xf32>{%m}
+         ${b_types}, index) -> tensor<?x${N}xf32>{%m}
   %acc_rows = tensor.cast %acc : tensor<?x${N}xf32> to tensor<${M}x${N}xf32>${expand}
   // mxfp4's epilogue: the sums times a quarter (exact; each 16 codes' integer sum is 4 times the
   // products'); unused under nvfp4
