@@ -10,9 +10,14 @@ GEMMs left to ``decode-gemv``. The products are the data-tiled GEMM's, exact; ea
 summed exactly in integers, the blocks' sums in f32: the same values to within the order and number
 of f32 roundings (docs/numerics.md). The pipeline runs it for a CPU whose decode-gemv variant is
 AVX2's (AVX2, FMA and F16C without AVX512-BF16 and -VBMI: there IREE's bf16 GEMM is faster than
-this one's instructions gain), unless ``decode_gemv="off"`` or ``pack_weights="call"``, and only
-where IREE lays the weights out for it once, at load: inline weights, or a parameter file's under
-``decoded`` or ``panels`` (``compiler.pipeline.core.runs_int_fp4_gemms``).
+this one's instructions gain), unless ``decode_gemv="off"``
+(``compiler.pipeline.core.runs_int_fp4_gemms``). B is laid out for it once, at load, where IREE
+does so (inline weights, or a parameter file's under ``decoded`` or ``panels``); elsewhere (a
+parameter file's under ``load``, a generator's ``auto`` without decoded copies,
+``pack_weights="call"``: ``compiler.pipeline.core.lays_out_per_call``) the pass runs with
+``stored=true`` and marks the GEMMs ``qmlir.stored_b``: they read B's codes as stored and lay
+them out inside the executable (the same outputs bit for bit), as a call that laid out each
+weight first ran 1.45x the data-tiled GEMM's time on a 5-token prompt (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations

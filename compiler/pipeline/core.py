@@ -238,19 +238,17 @@ def runs_gemm_kernels(options: CompileOptions) -> bool:
 def runs_int_fp4_gemms(options: CompileOptions) -> bool:
     """Whether an artifact's many-row FP4 GEMMs (nvfp4, mxfp4) may run in integers
     (``int-fp4-gemm``): llvm-cpu code for a CPU with decode-gemv's AVX2 variant and not its
-    AVX-512 one (where IREE's bf16 GEMM runs them), unless ``decode_gemv="off"`` or
-    ``pack_weights="call"``. The pipeline takes them where the weights' layout for them is made
-    once, at load: inline weights, or a parameter file's under ``decoded`` or ``panels``; where
-    a call would lay out each weight (a parameter file's under ``load``, a generator's ``auto``
-    without decoded copies) the layout cost a Mistral-like model's 5-token call 1.45x the
-    data-tiled GEMM's decode (benchmarks/RESULTS.md), which stays."""
+    AVX-512 one (where IREE's bf16 GEMM runs them), unless ``decode_gemv="off"``; B laid out at
+    load or, per :func:`lays_out_per_call`, inside the GEMM."""
     return options.decode_gemv == "auto" and decode_gemv_isa(options.target) is GemvIsa.AVX2
 
 
 def lays_out_per_call(options: CompileOptions, external: bool, decoded_at_load: bool) -> bool:
     """Whether an artifact's integer FP4 GEMMs (``int-fp4-gemm``) read B's codes as stored,
     laying them out inside the GEMM each call: where IREE would not lay them out once, at load
-    (a parameter file's weights without decoded copies, ``pack_weights="call"``)."""
+    (a parameter file's weights without decoded copies, ``pack_weights="call"``), as a separate
+    layout made each call cost a Mistral-like model's 5-token call 1.45x the data-tiled GEMM's
+    time (benchmarks/RESULTS.md)."""
     return options.pack_weights == "call" or (external and not decoded_at_load)
 
 

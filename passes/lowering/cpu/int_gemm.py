@@ -14,11 +14,17 @@ global scales multiply the sums after the dispatch, as the data-tiled GEMM's epi
 On the AVX2 host MiniLM nvfp4 ran 0.65-0.70x its time with the data-tiled GEMM, the
 decoder sample 0.73-0.74x, their dynamic artifacts 0.67-0.72x (benchmarks/RESULTS.md).
 
-B is laid out once, at load (IREE hoists the layout into the module's initializer: the pipeline
-takes this GEMM only where it does, ``compiler.pipeline.core.runs_int_fp4_gemms``): per 8 rows and
-4 codes of K, the 8 rows' 4 bytes each (a 32-byte line, one ``vpmaddubsw`` operand), its block
-scales decoded, times a quarter and transposed (8 rows' scales one load). A's codes become signed
-bytes, its scales f32 and its offsets i32, each call (IREE's dispatches).
+B's layout: per 8 rows and 4 codes of K, the 8 rows' 4 bytes each (a 32-byte line, one
+``vpmaddubsw`` operand), its block scales decoded, times a quarter and transposed (8 rows' scales
+one load). Made once, at load, where IREE hoists it into the module's initializer
+(``int_gemm_b_layout.mlir``: inline weights, decoded copies); where a call would make it again
+(``qmlir.stored_b``: a parameter file's weights under ``load``, ``pack_weights="call"``) the
+executable reads B's codes and scales as stored and lays each 8 rows out itself, at most
+:data:`MAX_PANEL_STEPS` steps of K at a time, into a panel on its stack (``int_gemm_panel.mlir``:
+each 8 bytes split into nibbles and looked up by ``vpshufb``); across such K blocks the sums so
+far are read back from the output, so each output's roundings are the same in the same order.
+A's codes become signed bytes, its scales f32 and its offsets i32, each call (IREE's
+dispatches).
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ STEP = 16  # codes the kernel sums exactly at a time (a block of nvfp4, half of 
 LANES = 8  # rows of B a step of the loop (a lane each)
 BLOCK_ROWS = 128  # rows of A a workgroup
 B_ROWS = (64, 32, 16, 8)  # rows of B a workgroup: the first of these that divides N
-MAX_PANEL_STEPS = 64  # steps of K a panel of B's codes as stored (8 rows: 8 KiB, scales 2 KiB)
+MAX_PANEL_STEPS = 128  # steps of K a panel of B's codes as stored (8 rows: 16 KiB, scales 4 KiB)
 
 
 @dataclass(frozen=True)
@@ -89,14 +95,18 @@ def _decoded_scale(fmt: ScaleFormat, prefix: str) -> tuple[str, str]:
 
 def k_steps(plan: IntGemm, stored: bool) -> int:
     """Steps of 16 codes the kernel takes at a time (its K block): all of K when B is laid out
-    at load; from B's codes as stored, at most :data:`MAX_PANEL_STEPS` (their panel on the
-    stack), the most a block of ``plan.block`` codes' scales stay whole in (mxfp4's 32: an
-    even number)."""
+    at load; from B's codes as stored, K in the fewest blocks of at most
+    :data:`MAX_PANEL_STEPS` (their panel on the stack), as even as a block of ``plan.block``
+    codes' scales kept whole allows (mxfp4's 32: an even number of steps; the last block may
+    be shorter). A 0.35B model's MLP (K 2816, 176 steps) as blocks of 64 ran 1.08-1.27x the
+    time of B laid out at load at 256 rows, of 128 1.02-1.10x, all of K at once 0.99x
+    (benchmarks/RESULTS.md)."""
     steps = plan.k // STEP
     if not stored:
         return steps
     whole = plan.block // STEP
-    return min(steps, MAX_PANEL_STEPS // whole * whole)
+    blocks = -(-steps // MAX_PANEL_STEPS)
+    return -(-steps // blocks // whole) * whole if blocks > 1 else steps
 
 
 def _b_operands(plan: IntGemm, op: NamedOp, stored: bool, sb_type: str) -> dict[str, str]:
