@@ -108,7 +108,9 @@ def test_the_largest_sums_are_exact(recipe: str, tmp_path: Path) -> None:
 )  # 8, 16, 32 and 64 rows of B a workgroup
 def test_random_weights_over_a_wide_range(recipe: str, n: int, tmp_path: Path) -> None:
     """Weights and inputs spanning 2^-20 to 2^20 (every block its own scales, the global
-    scales far from 1), a bias: to within the f32 sums' order of the data-tiled GEMM."""
+    scales far from 1), a bias: to within the f32 sums' order of the data-tiled GEMM; the
+    weights in a parameter file (B read as stored, its scales decoded in the executable) bit for
+    bit as inline ones (B laid out at load)."""
     torch.manual_seed(0)
     k = 384
     linear = torch.nn.Linear(k, n).eval()
@@ -121,6 +123,11 @@ def test_random_weights_over_a_wide_range(recipe: str, n: int, tmp_path: Path) -
     got, want = np.asarray(ints(x)), np.asarray(tiled(x))
     assert np.isfinite(got).all()
     assert _rel(got, want) < 1e-6
+    stored = compiler.compile(
+        linear, (torch.zeros(37, k),), recipe, cpu=AVX2, weights="external",
+        parameters=tmp_path / "w.safetensors",
+    )  # fmt: skip
+    np.testing.assert_array_equal(np.asarray(stored(x)), got)
 
 
 @pytest.mark.parametrize("recipe", RECIPES)
