@@ -834,20 +834,10 @@ def _int_gemm_panel(mxfp4: bool) -> Callable[[str], object]:
     nvfp4's E4M3 scales a step or mxfp4's E8M0 ones two steps."""
 
     def make(p: str) -> object:
-        if mxfp4:
-            decode = fill("decode_e8m0_f32.mlir").substitute(p=f"{p}d_", code=f"%{p}d_code")
-            value, scales, steps = f"%{p}d_f32", "memref<64x4xi8>", 2
-        else:
-            decode, value, scales, steps = (
-                snippets.decode(f"{p}d_", E4M3),
-                f"%{p}d_val",
-                "memref<64x8xi8>",
-                1,
-            )
-        table = ", ".join(str(round(2 * gemv.code_value(E2M1, c)) + 12) for c in range(16))
         return fill("int_gemm_panel.mlir").substitute(
-            p=p, w_type="memref<64x64xi8>", s_type=scales, KCQ=32, KCB=8, R=steps, w_doc="",
-            w_factor="1.0" if mxfp4 else "0.25", table=table, decode=decode, value=value,
+            p=p, w_type="memref<64x64xi8>", s_type=f"memref<64x{4 if mxfp4 else 8}xi8>", KCQ=32,
+            KCB=8, R=2 if mxfp4 else 1, w_doc="",
+            table=", ".join(str(v) for v in gemv.fp4_offset_table()),
         )  # fmt: skip
 
     return make

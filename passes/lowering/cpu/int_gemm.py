@@ -29,6 +29,8 @@ dispatches).
 
 from __future__ import annotations
 
+import math
+import struct
 from dataclasses import dataclass
 
 from passes.ir.dialect import NamedOp, ScaleFormat
@@ -38,7 +40,7 @@ from passes.ir.types import shape_text
 from passes.lowering.cpu import snippets
 from passes.lowering.cpu.common import definition, fragment
 from passes.lowering.cpu.gemm import alpha_epilogue, executable_names, many_rows, rows_fields
-from passes.lowering.cpu.gemv import code_value
+from passes.lowering.cpu.gemv import code_value, fp4_offset_table
 from passes.lowering.definitions import head
 from passes.lowering.dims import x_rows_dynamic
 
@@ -109,6 +111,23 @@ def k_steps(plan: IntGemm, stored: bool) -> int:
     return -(-steps // blocks // whole) * whole if blocks > 1 else steps
 
 
+def scale_table(fmt: ScaleFormat, factor: float) -> list[int]:
+    """The f32 bits (as signed i32) of each block-scale code's value times ``factor`` (exact: a
+    power of two): nvfp4's E4M3 codes (magnitude 0x7F the quiet NaN 0x7FC00000, as
+    ``decode_fp8.mlir``) or mxfp4's E8M0 ones (2^(e - 127); 0 for code 0 and NaN for 0xFF, as
+    ``decode_e8m0_f32.mlir``)."""
+    if fmt is ScaleFormat.NVFP4:
+        values = [code_value(E4M3, code) * factor for code in range(256)]
+    else:
+        values = [math.nan if e == 255 else (2.0 ** (e - 127) if e else 0.0) * factor
+                  for e in range(256)]  # fmt: skip
+    bits = [
+        0x7FC00000 if math.isnan(v) else struct.unpack("<i", struct.pack("<f", v))[0]
+        for v in values
+    ]
+    return [b - (1 << 32) if b >= 1 << 31 else b for b in bits]
+
+
 def _b_operands(plan: IntGemm, op: NamedOp, stored: bool, sb_type: str) -> dict[str, str]:
     """The definition's and the executable's fields for B: laid out at load
     (``int_gemm_b_layout.mlir``, IREE hoisting it), or read as stored and laid out a panel at
@@ -145,6 +164,7 @@ def _b_operands(plan: IntGemm, op: NamedOp, stored: bool, sb_type: str) -> dict[
             "w_type": f"memref<{n // 8}x{k // 4}x32xi8>",
             "s_type": f"memref<{k // STEP}x{n}xf32>",
             "ws_doc": f"{w_doc}, transposed (laid out once, at load)",
+            "globals": "",
             "panel_alloc": "",
             "panel_build": "",
             "w_base": "%kb0",
@@ -156,7 +176,6 @@ def _b_operands(plan: IntGemm, op: NamedOp, stored: bool, sb_type: str) -> dict[
             "ws_type": f"memref<{k // STEP}x{n}xf32>",
         }
     scale_type = sb_type.replace("tensor<", "memref<")
-    decode, value = _decoded_scale(plan.fmt, "wp_d_")
     panel_type, pscale_type = f"memref<{4 * kcb}x32xi8>", f"memref<{kcb}x8xf32>"
     build = fragment(
         "int_gemm_panel.mlir",
@@ -167,11 +186,10 @@ def _b_operands(plan: IntGemm, op: NamedOp, stored: bool, sb_type: str) -> dict[
         KCB=kcb,
         R=plan.block // STEP,
         w_doc=w_doc,
-        w_factor=factor,
-        table=", ".join(str(round(2 * code_value(E2M1, c)) + 12) for c in range(16)),
-        decode=decode,
-        value=value,
+        table=", ".join(str(v) for v in fp4_offset_table()),
     )
+    table = f"@{op.name}$scale_table"
+    bits = ", ".join(str(v) for v in scale_table(plan.fmt, float(factor)))
     return {
         "b_layout": "",
         "b_args": "%b, %sb",
@@ -181,8 +199,11 @@ def _b_operands(plan: IntGemm, op: NamedOp, stored: bool, sb_type: str) -> dict[
         "s_type": scale_type,
         "ws_doc": f"{w_doc}; B read as stored, laid out a K block at a time into a panel on the "
         "stack (int_gemm_panel.mlir)",
+        "globals": f'\n    memref.global "private" constant {table} : memref<256xi32> = '
+        f"dense<[{bits}]>",
         "panel_alloc": f"\n      %panel = memref.alloca() : {panel_type}"
-        f"\n      %pscale = memref.alloca() : {pscale_type}",
+        f"\n      %pscale = memref.alloca() : {pscale_type}"
+        f"\n      %scale_table = memref.get_global {table} : memref<256xi32>",
         "panel_build": "\n" + build,
         "w_base": "%c0",
         "wp": "%panel",
@@ -254,8 +275,8 @@ def lower_int_gemm(op: NamedOp) -> str:
 
 # the executable's fields :func:`_b_operands` gives
 _KERNEL_FIELDS = (
-    "w_type", "s_type", "ws_doc", "panel_alloc", "panel_build", "w_base", "wp", "wp_lead",
-    "wp_type", "ws", "ws_col", "ws_type",
+    "w_type", "s_type", "ws_doc", "globals", "panel_alloc", "panel_build", "w_base", "wp",
+    "wp_lead", "wp_type", "ws", "ws_col", "ws_type",
 )  # fmt: skip
 
 

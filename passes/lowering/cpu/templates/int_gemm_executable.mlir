@@ -21,7 +21,7 @@ stream.executable private @${exe} {
     %c1 = arith.constant 1 : index
     stream.return %groups, %c1, %c1 : index, index, index
   }
-  builtin.module {
+  builtin.module {${globals}
     func.func @${fn}(%xq_binding: !stream.binding, %xs_binding: !stream.binding,
                    %xo_binding: !stream.binding, %w_binding: !stream.binding,
                    %s_binding: !stream.binding, %out_binding: !stream.binding, %m: index) {

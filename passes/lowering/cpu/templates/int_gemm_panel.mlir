@@ -1,15 +1,15 @@
-          // snippet: reads %w:${w_type} %s:${s_type} %panel:memref<${KCQ}x32xi8> %pscale:memref<${KCB}x8xf32> %n:index %kb0:index %kcb:index %c0:index %c1:index %c4:index %c8:index; defines; holes decode
+          // snippet: reads %w:${w_type} %s:${s_type} %panel:memref<${KCQ}x32xi8> %pscale:memref<${KCB}x8xf32> %n:index %kb0:index %kcb:index %c0:index %c1:index %c4:index %c8:index %scale_table:memref<256xi32>; defines
           // the panel of B's 8 rows from %n over the K block's steps, from B's codes as stored:
           // each step's 16 codes (8 bytes) split into nibbles (the even code low, the odd high),
           // each looked up as its value times 2 plus 12 (vpshufb) and stored as 4 bytes into each
-          // of 4 lines (the row's lane); each step's block scale decoded${w_doc} (%pscale)
+          // of 4 lines (the row's lane); each step's block scale decoded${w_doc} by a table
+          // of the 256 codes' f32 bits (%pscale)
           %${p}table = arith.constant dense<[${table}]> : vector<16xi8>
           %${p}low = arith.constant dense<15> : vector<8xi8>
           %${p}four = arith.constant dense<4> : vector<8xi8>
           %${p}c2 = arith.constant 2 : index
           %${p}c3 = arith.constant 3 : index
           %${p}cR = arith.constant ${R} : index
-          %${p}factor = arith.constant ${w_factor} : f32
           scf.for %${p}r = %c0 to %c8 step %c1 {
             %${p}row = arith.addi %n, %${p}r : index
             %${p}lane = arith.muli %${p}r, %c4 : index
@@ -34,9 +34,11 @@
               vector.store %${p}v2, %panel[%${p}q2, %${p}lane] : memref<${KCQ}x32xi8>, vector<4xi8>
               vector.store %${p}v3, %panel[%${p}q3, %${p}lane] : memref<${KCQ}x32xi8>, vector<4xi8>
               %${p}sb = arith.divui %${p}b, %${p}cR : index
-              %${p}d_code = memref.load %s[%${p}row, %${p}sb] : ${s_type}
-${decode}
-              %${p}scale = arith.mulf ${value}, %${p}factor : f32
+              %${p}code = memref.load %s[%${p}row, %${p}sb] : ${s_type}
+              %${p}code32 = arith.extui %${p}code : i8 to i32
+              %${p}entry = arith.index_cast %${p}code32 : i32 to index
+              %${p}bits = memref.load %scale_table[%${p}entry] : memref<256xi32>
+              %${p}scale = arith.bitcast %${p}bits : i32 to f32
               memref.store %${p}scale, %pscale[%${p}bl, %${p}r] : memref<${KCB}x8xf32>
             }
           }
