@@ -21,7 +21,8 @@ one load). Made once, at load, where IREE hoists it into the module's initialize
 (``qmlir.stored_b``: a parameter file's weights under ``load``, ``pack_weights="call"``) the
 executable reads B's codes and scales as stored and lays each 8 rows out itself, at most
 :data:`MAX_PANEL_STEPS` steps of K at a time, into a panel on its stack (``int_gemm_panel.mlir``:
-each 8 bytes split into nibbles and looked up by ``vpshufb``); across such K blocks the sums so
+each 8 bytes split into nibbles and looked up by ``vpshufb``, each block scale's f32 bits read
+from a table of the 256 codes: :func:`scale_table`); across such K blocks the sums so
 far are read back from the output, so each output's roundings are the same in the same order.
 A's codes become signed bytes, its scales f32 and its offsets i32, each call (IREE's
 dispatches).
