@@ -158,7 +158,7 @@ def _b_operands(plan: IntGemm, op: NamedOp, stored: bool, sb_type: str) -> dict[
             w_factor=factor,
         )
         return {
-            "b_layout": layout,
+            "b_defs": layout,
             "b_args": "%wl_wp, %wl_ws",
             "b_types": f"tensor<{n // 8}x{k // 4}x32xi8>, tensor<{k // STEP}x{n}xf32>",
             "b_doc": "%wl_wp, %wl_ws: B laid out once, at load (int_gemm_b_layout.mlir).",
@@ -192,7 +192,7 @@ def _b_operands(plan: IntGemm, op: NamedOp, stored: bool, sb_type: str) -> dict[
     table = f"@{op.name}$scale_table"
     bits = ", ".join(str(v) for v in scale_table(plan.fmt, float(factor)))
     return {
-        "b_layout": "",
+        "b_defs": "",
         "b_args": "%b, %sb",
         "b_types": f"tensor<{n}x{k // 2}xi8>, {sb_type}",
         "b_doc": "%b, %sb: B's codes and block scales as stored (no copy of them is kept).",
@@ -254,7 +254,7 @@ def lower_int_gemm(op: NamedOp) -> str:
         decode_a=decode_a,
         a_val=a_val,
         epilogue=epilogue,
-        b_layout=b["b_layout"],
+        b_defs=b["b_defs"],
         b_args=b["b_args"],
         b_types=b["b_types"],
         b_doc=b["b_doc"],

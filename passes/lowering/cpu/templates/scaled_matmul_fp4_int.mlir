@@ -56,7 +56,7 @@ ${decode_a}
     linalg.yield ${a_val} : f32
   } -> tensor<?x${KS}x${R}xf32>
   %xs = tensor.collapse_shape %xs_blocks [[0], [1, 2]] : tensor<?x${KS}x${R}xf32> into tensor<?x${KH}xf32>
-${b_layout}
+${b_defs}
   %acc = flow.dispatch @${exe}::@${fn}[%m](%xq, %xs, %xo, ${b_args}, %m)
       : (tensor<?x${K}xi8>{%m}, tensor<?x${KH}xf32>{%m}, tensor<?x${KH}xi32>{%m},
          ${b_types}, index) -> tensor<?x${N}xf32>{%m}
